@@ -1,0 +1,3 @@
+"""adjudicator: a play-by-email game service."""
+
+__version__ = "0.1.0"

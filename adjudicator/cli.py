@@ -1,0 +1,296 @@
+"""The ``adjudicate`` command: thin, it calls the service and the pure core."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from adjudicator import __version__
+from adjudicator.app import App, make_app
+from adjudicator.config import Config, ConfigError, load_config
+from adjudicator.core.errors import RecordError
+from adjudicator.core.record import parse_record
+from adjudicator.core.replay import replay
+from adjudicator.demo import seed_demo
+from adjudicator.games import GAME_NAMES, UnknownGame
+from adjudicator.runner import serve
+from adjudicator.service import ServiceError
+from adjudicator.service.closing import close_and_adjudicate
+from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.rerun import find_round, pick_game, rerun_round
+from adjudicator.service.rounds import start_game
+from adjudicator.service.status import status_lines
+from adjudicator.service.welcome import queue_welcome
+from adjudicator.storage.db import make_engine, migrate, session_scope
+from adjudicator.storage.models import RoundState
+from adjudicator.textreport import format_replay
+
+app = typer.Typer(
+    help="Run play-by-email games: take orders by mail, close rounds at their deadlines, "
+    "adjudicate them by the rules and mail every player the result.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_USAGE = 2
+EXIT_DIFFERENT = 4  # --round re-run differs from the archive
+EX_TEMPFAIL = 75  # sysexits.h: the mail server will try again later
+
+
+class _State:
+    config_path: Path | None = None
+
+
+def _config() -> Config:
+    try:
+        return load_config(_State.config_path)
+    except ConfigError as error:
+        typer.echo(f"adjudicate: configuration: {error}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+@app.callback(invoke_without_command=True)
+def _main(
+    context: typer.Context,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            "-c",
+            help="Configuration file (default: $ADJUDICATOR_CONFIG, then ./adjudicator.toml).",
+        ),
+    ] = None,
+    round_number: Annotated[
+        int | None,
+        typer.Option(
+            "--round",
+            help="Close and adjudicate round N now if it is open; if it was adjudicated, re-run "
+            "it from its stored orders and show any difference from the archived result.",
+        ),
+    ] = None,
+    game: Annotated[str | None, typer.Option(help="The game, for --round.")] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="With --round: show, store nothing, mail nothing.")
+    ] = False,
+) -> None:
+    _State.config_path = config
+    if round_number is not None:
+        if context.invoked_subcommand is not None:
+            typer.echo("adjudicate: --round does not go with a command", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        _round(round_number, game, dry_run=dry_run)
+    elif context.invoked_subcommand is None:
+        typer.echo(context.get_help())
+
+
+def _show(public_state: dict[str, object], winners: list[str], draw: bool, finished: bool) -> None:
+    for key, value in public_state.items():
+        typer.echo(f"  {key.replace('_', ' ')}: {value}")
+    if finished:
+        typer.echo("  game over: " + ("a draw" if draw else " and ".join(winners) or "nobody wins"))
+
+
+def _round(number: int, game_name: str | None, *, dry_run: bool) -> None:
+    application = _app()
+    now = application.clock()
+    try:
+        with session_scope(application.engine) as session:
+            game = pick_game(session, game_name)
+            round_ = find_round(session, game, number)
+            assert round_.id is not None
+            if dry_run or round_.state in (RoundState.ADJUDICATED, RoundState.REPORTED):
+                rerun = rerun_round(session, game, round_)
+                session.rollback()
+                label = "dry run (nothing stored or mailed)" if dry_run else "re-run"
+                typer.echo(f"game {game.name}, round {number}: {label}")
+                _show(rerun.public_state, rerun.winners, rerun.draw, rerun.finished)
+                if rerun.differences:
+                    typer.echo("DIFFERENT from the archived result:")
+                    for line in rerun.differences:
+                        typer.echo(f"  {line}")
+                    raise typer.Exit(EXIT_DIFFERENT)
+                if not dry_run:
+                    typer.echo("identical to the archived result")
+                return
+            closed = close_and_adjudicate(
+                session, round_.id, ctx=application.ctx, now=now, force=True
+            )
+            if closed is None or closed.adjudicated is None:
+                why = closed.error if closed else "another process is closing it"
+                raise ServiceError(f"round {number} of {game.name} was not adjudicated: {why}")
+            result = closed.adjudicated.result
+            typer.echo(f"game {game.name}, round {number}: adjudicated, results queued")
+            _show(result.public_state, result.winners, result.draw, result.finished)
+    except ServiceError as error:
+        _fail(error)
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(f"adjudicator {__version__}")
+
+
+@app.command()
+def init() -> None:
+    """Create the database, or bring its schema up to date."""
+    config = _config()
+    engine = make_engine(config.database_url)
+    migrate(engine)
+    typer.echo(f"database ready: {engine.url.render_as_string(hide_password=True)}")
+
+
+@app.command("replay")
+def replay_command(
+    record: Annotated[str, typer.Argument(help="A game record file, or - for standard input.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the JSON of RECORD-FORMAT.md.")
+    ] = False,
+) -> None:
+    """Adjudicate a game record from its start and print every round's result."""
+    try:
+        text = sys.stdin.read() if record == "-" else Path(record).read_text(encoding="utf-8")
+    except OSError as error:
+        typer.echo(f"adjudicate: cannot read {record}: {error.strerror}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    except UnicodeDecodeError:
+        typer.echo(f"adjudicate: {record} is not UTF-8 text", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    name = "<stdin>" if record == "-" else record
+    try:
+        result = replay(parse_record(text))
+    except (RecordError, UnknownGame) as error:
+        typer.echo(f"adjudicate: {name}: {error}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    if as_json:
+        typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        typer.echo(format_replay(result), nl=False)
+
+
+@app.command("serve")
+def serve_command(
+    once: Annotated[bool, typer.Option(help="One pass over everything, then exit.")] = False,
+    demo: Annotated[
+        bool, typer.Option(help="First set up a demonstration game with mails waiting.")
+    ] = False,
+) -> None:
+    """Run the service: read orders, close rounds at their deadlines, send the mails."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    application = _app()
+    if demo and seed_demo(application):
+        typer.echo(
+            "demo: game 'demo' created (Giveaway, 3 players, 1-minute rounds); its order mails "
+            f"wait in {application.config.maildir_path}; mails sent by the service go to "
+            f"{application.config.data_path / 'outbox-maildir'}. Stop with Ctrl-C."
+        )
+    serve(application, once=once)
+
+
+game_app = typer.Typer(help="Create and manage games.", no_args_is_help=True)
+app.add_typer(game_app, name="game")
+
+
+def _app() -> App:
+    return make_app(_config())
+
+
+def _fail(error: ServiceError) -> NoReturn:
+    typer.echo(f"adjudicate: {error}", err=True)
+    raise typer.Exit(error.exit_code)
+
+
+def _pairs(values: list[str], what: str) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        name, sep, setting = value.partition("=")
+        if not sep or not name or not setting:
+            typer.echo(f"adjudicate: {what} {value!r}: expected name=value", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        pairs[name.strip().lower()] = setting.strip()
+    return pairs
+
+
+@game_app.command("create")
+def game_create(
+    name: Annotated[str, typer.Argument(help="The game's tag, used in subjects: [NAME].")],
+    kind: Annotated[str, typer.Option(help=f"One of: {', '.join(GAME_NAMES)}.")],
+    player: Annotated[
+        list[str], typer.Option(help="handle=address, once per player, in seat order.")
+    ],
+    option: Annotated[list[str] | None, typer.Option(help="name=value game option.")] = None,
+    time_zone: Annotated[str, typer.Option(help="The game's time zone.")] = "UTC",
+    schedule: Annotated[
+        str | None, typer.Option(help="Time per round: 72h, 30m, 2d (none: by hand).")
+    ] = None,
+    start: Annotated[bool, typer.Option(help="Open round 1 at once.")] = True,
+) -> None:
+    """Create a game; every player is mailed a welcome with their password."""
+    application = _app()
+    players = [PlayerSpec(h, a) for h, a in _pairs(player, "--player").items()]
+    now = application.clock()
+    try:
+        with session_scope(application.engine) as session:
+            game, credentials = create_game(
+                session,
+                name=name,
+                kind=kind,
+                players=players,
+                options=_pairs(option or [], "--option"),
+                time_zone=time_zone,
+                schedule=schedule,
+                now=now,
+            )
+            first = start_game(session, game, now=now) if start else None
+            queue_welcome(
+                session,
+                ctx=application.ctx,
+                game=game,
+                credentials=credentials,
+                first_round=first,
+                now=now,
+            )
+    except ServiceError as error:
+        _fail(error)
+    typer.echo(
+        f"game {game.name} created ({game.kind}, {len(players)} players)"
+        + (", round 1 open" if start else "")
+    )
+    for cred in credentials:
+        typer.echo(f"  {cred.handle:<16} {cred.address:<32} welcome mail queued")
+
+
+@app.command()
+def status(
+    name: Annotated[str | None, typer.Argument(help="One game (default: all).")] = None,
+) -> None:
+    """Show games, their rounds and who has ordered."""
+    application = _app()
+    with session_scope(application.engine) as session:
+        try:
+            lines = status_lines(session, name=name)
+        except ServiceError as error:
+            _fail(error)
+    typer.echo("\n".join(lines))
+
+
+@app.command()
+def receive() -> None:
+    """Read one message on standard input (for procmail, .forward or a Postfix alias)."""
+    raw = sys.stdin.buffer.read()
+    try:
+        application = _app()
+        application.ingest(raw, channel="pipe")
+    except Exception as error:  # the mail server keeps the message and retries
+        typer.echo(f"adjudicate: could not store the message: {error}", err=True)
+        raise typer.Exit(EX_TEMPFAIL) from None
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,158 @@
+"""Configuration: one TOML file, overridden by environment variables, with defaults that run on
+one machine with no external server (SQLite and Maildir folders under the data folder).
+
+Environment overrides are ``ADJUDICATOR_<KEY>`` for the ``[service]`` table and
+``ADJUDICATOR_<TABLE>_<KEY>`` for the others, e.g. ``ADJUDICATOR_DATABASE_URL`` or
+``ADJUDICATOR_SMTP_HOST``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONFIG_ENV = "ADJUDICATOR_CONFIG"
+DEFAULT_FILE = Path("adjudicator.toml")
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message names the key."""
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    data_dir: str = "data"
+    database_url: str = ""  # empty: sqlite file <data_dir>/adjudicator.db
+    address: str = "judge@localhost"  # the service's own address: From of every mail it sends
+    name: str = "Adjudicator"
+    secret_key_file: str = ""  # empty: <data_dir>/secret.key, created on first use
+    archive_dir: str = ""  # empty: <data_dir>/archive
+    max_message_bytes: int = 1_000_000
+
+
+@dataclass(frozen=True)
+class SmtpConfig:
+    host: str = ""  # empty: no SMTP; outgoing mail is written to <data_dir>/outbox-maildir
+    port: int = 25
+    username: str = ""
+    password: str = ""
+    tls: str = "none"  # none | starttls | implicit
+
+
+@dataclass(frozen=True)
+class ImapConfig:
+    host: str = ""  # empty: no IMAP poller
+    port: int = 143
+    username: str = ""
+    password: str = ""
+    ssl: bool = False
+    folder: str = "INBOX"
+    processed_folder: str = ""  # empty: flag handled mail instead of moving it
+    poll_seconds: int = 60
+
+
+@dataclass(frozen=True)
+class MaildirConfig:
+    path: str = ""  # empty: <data_dir>/maildir
+
+
+@dataclass(frozen=True)
+class Config:
+    service: ServiceConfig = field(default_factory=ServiceConfig)
+    smtp: SmtpConfig = field(default_factory=SmtpConfig)
+    imap: ImapConfig = field(default_factory=ImapConfig)
+    maildir: MaildirConfig = field(default_factory=MaildirConfig)
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.service.data_dir)
+
+    @property
+    def database_url(self) -> str:
+        if self.service.database_url:
+            return self.service.database_url
+        return f"sqlite:///{(self.data_path / 'adjudicator.db').resolve()}"
+
+    @property
+    def maildir_path(self) -> Path:
+        return Path(self.maildir.path) if self.maildir.path else self.data_path / "maildir"
+
+    @property
+    def archive_path(self) -> Path:
+        return Path(self.service.archive_dir or self.data_path / "archive")
+
+    @property
+    def secret_key_path(self) -> Path:
+        if self.service.secret_key_file:
+            return Path(self.service.secret_key_file)
+        return self.data_path / "secret.key"
+
+
+def _coerce(value: Any, target: Any, *, key: str) -> Any:
+    kind = type(target)
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"{key}: expected true or false, got {value!r}")
+    if kind is int:
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{key}: expected a whole number, got {value!r}") from None
+    if not isinstance(value, str):
+        raise ConfigError(f"{key}: expected a string, got {value!r}")
+    return value
+
+
+def _table(cls: Any, values: Mapping[str, Any], env: Mapping[str, str], *, table: str) -> Any:
+    defaults = cls()
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        names = ", ".join(sorted(known))
+        raise ConfigError(f"[{table}] has no key {unknown[0]!r} (known: {names})")
+    prefix = "ADJUDICATOR_" if table == "service" else f"ADJUDICATOR_{table.upper()}_"
+    settings: dict[str, Any] = {}
+    for name in known:
+        key = f"{table}.{name}"
+        env_name = prefix + name.upper()
+        if env_name in env:
+            settings[name] = _coerce(env[env_name], getattr(defaults, name), key=env_name)
+        elif name in values:
+            settings[name] = _coerce(values[name], getattr(defaults, name), key=key)
+    return cls(**settings)
+
+
+def load_config(path: Path | None = None, *, env: Mapping[str, str] | None = None) -> Config:
+    """Read the configuration from ``path`` (or ``$ADJUDICATOR_CONFIG``, or ``./adjudicator.toml``
+    when it exists), then apply the environment overrides."""
+    env = os.environ if env is None else env
+    if path is None and env.get(CONFIG_ENV):
+        path = Path(env[CONFIG_ENV])
+    if path is None and DEFAULT_FILE.exists():
+        path = DEFAULT_FILE
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"no configuration file at {str(path)!r}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"{path}: {error}") from None
+    tables = {f.name: f.default_factory for f in dataclasses.fields(Config)}
+    unknown = sorted(set(data) - set(tables))
+    if unknown:
+        raise ConfigError(f"unknown table [{unknown[0]}] (known: {', '.join(sorted(tables))})")
+    return Config(
+        **{name: _table(cls, data.get(name, {}), env, table=name) for name, cls in tables.items()}
+    )

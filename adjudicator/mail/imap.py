@@ -1,0 +1,354 @@
+"""The IMAP poller: fetches new mail from one folder and hands each raw message to the service.
+
+Delivery is at least once, never at most once: ``handle`` stores the raw mail, and only after it
+returns is the message marked handled (``$Adjudicated`` and ``\\Seen``, or moved to the
+processed folder) and the cursor advanced. A crash in between delivers the message again; the
+service drops the copy by its content digest.
+
+The cursor is ``(UIDVALIDITY, last UID)`` per mailbox, kept by the caller (a ``CursorStore``).
+When the server's UIDVALIDITY differs from the stored one, every UID we knew is void: the folder
+is scanned again from the start, skipping what carries ``$Adjudicated``.
+
+imapclient is synchronous, so the loop is too: run it in a thread of its own and call ``stop()``
+from any other thread.
+"""
+
+from __future__ import annotations
+
+import imaplib
+import logging
+import selectors
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from ssl import SSLContext, SSLSocket
+from typing import Any, Protocol
+from urllib.parse import quote
+
+from imapclient import DELETED, SEEN, IMAPClient
+
+log = logging.getLogger(__name__)
+
+HANDLED_FLAG = b"$Adjudicated"
+
+MessageHandler = Callable[[str, bytes], None]
+"""``handle(ref, raw)``: store one raw message. ``ref`` names where it came from (an RFC 5092
+IMAP URL here, ``maildir:...`` for a Maildir); it is for logs, not for deduplication."""
+
+# Errors that mean "this connection is gone": reconnect. imaplib raises IMAP4.abort on EOF,
+# BYE and garbled responses; socket errors, timeouts and TLS errors are all OSError.
+CONNECTION_ERRORS: tuple[type[BaseException], ...] = (OSError, imaplib.IMAP4.abort)
+
+
+class CursorStore(Protocol):
+    """Where the poller keeps its place: the last handled UID under a UIDVALIDITY."""
+
+    def get(self, mailbox: str) -> tuple[int, int] | None: ...
+
+    def set(self, mailbox: str, uidvalidity: int, last_uid: int) -> None: ...
+
+
+class MemoryCursorStore:
+    """A CursorStore in a dict: for tests and for a one-shot ``adjudicate receive``."""
+
+    def __init__(self) -> None:
+        self.cursors: dict[str, tuple[int, int]] = {}
+
+    def get(self, mailbox: str) -> tuple[int, int] | None:
+        return self.cursors.get(mailbox)
+
+    def set(self, mailbox: str, uidvalidity: int, last_uid: int) -> None:
+        self.cursors[mailbox] = (uidvalidity, last_uid)
+
+
+class HandlerError(Exception):
+    """``handle`` raised; the message stays unhandled and comes again on the next pass.
+    The original exception is the ``__cause__``."""
+
+
+@dataclass(frozen=True)
+class ImapSettings:
+    host: str
+    username: str
+    password: str
+    port: int = 143
+    ssl: bool = False  # implicit TLS (port 993)
+    ssl_context: SSLContext | None = None  # None: the system's default verification
+    folder: str = "INBOX"
+    processed_folder: str = ""  # empty: handled mail stays, flagged $Adjudicated and \Seen
+    poll_seconds: float = 60.0  # between passes without IDLE; with IDLE, a safety net
+    batch_size: int = 50  # messages per FETCH: bounds the memory a pass holds
+    timeout: float = 30.0  # connect and read timeout of every command
+    idle_renew_seconds: float = 25 * 60  # RFC 2177: re-issue IDLE before 29 minutes
+    backoff_initial: float = 1.0  # reconnect delays double from here...
+    backoff_max: float = 300.0  # ...up to here
+    use_idle: bool = True
+
+    @property
+    def mailbox(self) -> str:
+        """The cursor key: who, where and which folder."""
+        user = quote(self.username, safe="")
+        return f"imap://{user}@{self.host}:{self.port}/{quote(self.folder, safe='')}"
+
+
+class ImapPoller:
+    """Fetches new messages from ``settings.folder`` and passes them to ``handle``.
+
+    ``run_once()`` and ``run_forever()`` must not run at the same time; ``stop()`` may be
+    called from any thread.
+    """
+
+    def __init__(
+        self, settings: ImapSettings, *, cursors: CursorStore, handle: MessageHandler
+    ) -> None:
+        self.settings = settings
+        self.cursors = cursors
+        self.handle = handle
+        self._client: Any = None  # IMAPClient, logged in, folder selected
+        self._stop_event = threading.Event()
+        self._wake: tuple[socket.socket, socket.socket] | None = None
+        self.idling = threading.Event()  # set while an IDLE is running (for health checks)
+
+    # --- one pass ----------------------------------------------------------------------------
+
+    def run_once(self) -> int:
+        """Fetch and hand over every new message; return how many were handled.
+
+        Connects when needed. If a kept-open connection turns out to be dead, reconnects once
+        and tries again; errors on a fresh connection propagate. Raises ``HandlerError`` when
+        ``handle`` fails, after marking what was handled before it.
+        """
+        reused = self._client is not None
+        try:
+            return self._fetch_new(self._connected())
+        except CONNECTION_ERRORS as error:
+            self._disconnect(logout=False)
+            if not reused:
+                raise
+            log.info("IMAP connection lost (%s); reconnecting", error)
+            return self._fetch_new(self._connected())
+
+    def _fetch_new(self, client: Any) -> int:
+        uidvalidity = int(client.select_folder(self.settings.folder)[b"UIDVALIDITY"])
+        last_uid = self._last_uid(uidvalidity)
+        # "UID n:*" always matches the highest UID even when it is below n (RFC 3501 6.4.8),
+        # so the filter on uid > last_uid is ours to do.
+        found = client.search(["UID", f"{last_uid + 1}:*", "UNKEYWORD", HANDLED_FLAG])
+        uids = sorted(uid for uid in found if uid > last_uid)
+        handled = 0
+        for batch in _batches(uids, self.settings.batch_size):
+            handled += self._deliver(client, batch, uidvalidity=uidvalidity)
+        if handled:
+            log.info("IMAP %s: handled %d new messages", self.settings.mailbox, handled)
+        return handled
+
+    def _last_uid(self, uidvalidity: int) -> int:
+        """The cursor under the server's UIDVALIDITY; on a change, restart from 0 (a rescan:
+        mail already flagged $Adjudicated is skipped by the search, the rest is delivered
+        again and the service's digest dedupe drops what it had)."""
+        mailbox = self.settings.mailbox
+        cursor = self.cursors.get(mailbox)
+        if cursor is not None and cursor[0] == uidvalidity:
+            return cursor[1]
+        if cursor is not None:
+            log.warning(
+                "IMAP %s: UIDVALIDITY changed from %d to %d; rescanning the folder",
+                mailbox,
+                cursor[0],
+                uidvalidity,
+            )
+        self.cursors.set(mailbox, uidvalidity, 0)
+        return 0
+
+    def _deliver(self, client: Any, uids: Sequence[int], *, uidvalidity: int) -> int:
+        fetched = client.fetch(list(uids), [b"BODY.PEEK[]"])
+        handled: list[int] = []
+        try:
+            for uid in uids:
+                raw = fetched.get(uid, {}).get(b"BODY[]")
+                if raw is None:
+                    continue  # expunged by someone else since the SEARCH
+                try:
+                    self.handle(self._ref(uidvalidity, uid), bytes(raw))
+                except Exception as error:
+                    raise HandlerError(f"handling IMAP UID {uid} failed: {error!r}") from error
+                handled.append(uid)
+        finally:
+            if handled:
+                # The cursor first: it is ours and durable. If the server goes away before the
+                # flags are stored, the cursor still keeps these UIDs from coming again (only a
+                # UIDVALIDITY rescan would, and the digest dedupe drops those).
+                self.cursors.set(self.settings.mailbox, uidvalidity, handled[-1])
+                self._mark_handled(client, handled)
+        return len(handled)
+
+    def _mark_handled(self, client: Any, uids: list[int]) -> None:
+        client.add_flags(uids, [SEEN, HANDLED_FLAG], silent=True)
+        target = self.settings.processed_folder
+        if not target:
+            return
+        if client.has_capability("MOVE"):
+            client.move(uids, target)
+            return
+        # RFC 6851 fallback: copy, flag deleted, expunge just these (UIDPLUS) or all deleted.
+        client.copy(uids, target)
+        client.add_flags(uids, [DELETED], silent=True)
+        if client.has_capability("UIDPLUS"):
+            client.uid_expunge(uids)
+        else:
+            client.expunge()
+
+    def _ref(self, uidvalidity: int, uid: int) -> str:
+        return f"{self.settings.mailbox};UIDVALIDITY={uidvalidity}/;UID={uid}"
+
+    # --- connection --------------------------------------------------------------------------
+
+    def _connected(self) -> Any:
+        if self._client is not None:
+            return self._client
+        s = self.settings
+        client = IMAPClient(
+            s.host, port=s.port, ssl=s.ssl, ssl_context=s.ssl_context, timeout=s.timeout
+        )
+        try:
+            client.login(s.username, s.password)
+            if s.processed_folder and not client.folder_exists(s.processed_folder):
+                client.create_folder(s.processed_folder)
+        except BaseException:
+            _quietly(client.shutdown)
+            raise
+        self._client = client
+        log.debug("IMAP %s: connected", s.mailbox)
+        return client
+
+    def _disconnect(self, *, logout: bool) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            _quietly(client.logout if logout else client.shutdown)
+
+    def close(self) -> None:
+        """Log out (after ``run_once``; ``run_forever`` does it on its own when stopped)."""
+        self._disconnect(logout=True)
+
+    # --- the loop ----------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Ask ``run_forever`` to return: at once while it waits, else after the current pass."""
+        self._stop_event.set()
+        wake = self._wake
+        if wake is not None:
+            _quietly(lambda: wake[1].send(b"x"))
+
+    def run_forever(self, stop_event: threading.Event | None = None) -> None:
+        """Fetch, wait for news (IDLE, or a poll interval), fetch again, until stopped.
+
+        ``stop_event`` (optional) stops the loop when set, like ``stop()``; without ``stop()``
+        it is noticed within a second. Connection errors and failures of ``handle`` are logged
+        and retried after a delay that doubles up to ``backoff_max``.
+        """
+        if stop_event is not None:
+            if self._stop_event.is_set():
+                stop_event.set()  # stop() came first
+            self._stop_event = stop_event
+        self._wake = socket.socketpair()
+        for end in self._wake:
+            end.setblocking(False)
+        delay = self.settings.backoff_initial
+        try:
+            while not self._stop_event.is_set():
+                try:
+                    handled = self.run_once()
+                    delay = self.settings.backoff_initial
+                    # Mail that arrived during the pass was announced (EXISTS) in the middle of
+                    # its FETCH or STORE, where nobody listens, and the next IDLE will not
+                    # repeat it: after a pass that found mail, look again before waiting.
+                    if not handled:
+                        self._wait_for_news()
+                except Exception as error:
+                    if self._stop_event.is_set():
+                        break
+                    log.warning(
+                        "IMAP %s: %s; retrying in %.1fs",
+                        self.settings.mailbox,
+                        error,
+                        delay,
+                        # a traceback only for the unexpected: not for a server that is down
+                        # or refuses the login, but for handle() and for bugs
+                        exc_info=not isinstance(error, (*CONNECTION_ERRORS, imaplib.IMAP4.error)),
+                    )
+                    self._disconnect(logout=False)
+                    self._sleep(delay)
+                    delay = min(delay * 2, self.settings.backoff_max)
+        finally:
+            self._disconnect(logout=True)
+            for end in self._wake:
+                end.close()
+            self._wake = None
+
+    def _wait_for_news(self) -> None:
+        client = self._connected()
+        if self.settings.use_idle and client.has_capability("IDLE"):
+            self._idle(client)
+        else:
+            self._sleep(self.settings.poll_seconds)
+
+    def _idle(self, client: Any) -> None:
+        """IDLE until the folder has new mail, ``poll_seconds`` have passed, or we stop.
+
+        Ending the IDLE after ``poll_seconds`` (at the latest after ``idle_renew_seconds``,
+        RFC 2177's 29 minutes) is a safety net: Dovecot does not report mail that arrived
+        between our last command and the start of the IDLE; the next pass finds it.
+        """
+        client.idle()
+        self.idling.set()
+        s = self.settings
+        renew_at = time.monotonic() + min(s.idle_renew_seconds, s.poll_seconds)
+        try:
+            while not self._stop_event.is_set():
+                if not self._sleep(renew_at - time.monotonic(), client.socket()):
+                    return  # stop, or time to re-issue the IDLE
+                responses = client.idle_check(timeout=0)
+                if any(r and r[0] == b"BYE" for r in responses):
+                    raise imaplib.IMAP4.abort(f"server said BYE: {responses}")
+                if not responses or any(len(r) > 1 and r[1] == b"EXISTS" for r in responses):
+                    # No line although readable: EOF, most likely; idle_done will tell.
+                    return
+        finally:
+            self.idling.clear()
+            client.idle_done()
+
+    def _sleep(self, seconds: float, sock: socket.socket | None = None) -> bool:
+        """Wait up to ``seconds``; True as soon as ``sock`` has data, False on timeout or stop."""
+        deadline = time.monotonic() + seconds
+        with selectors.DefaultSelector() as selector:
+            if self._wake is not None:
+                selector.register(self._wake[0], selectors.EVENT_READ)
+            if sock is not None:
+                selector.register(sock, selectors.EVENT_READ)
+            while not self._stop_event.is_set():
+                if isinstance(sock, SSLSocket) and sock.pending():
+                    return True
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                # Wake at least every second: a bare stop_event.set() has no wake-up call.
+                for key, _ in selector.select(min(remaining, 1.0)):
+                    if key.fileobj is sock:
+                        return True
+                    _quietly(lambda: self._wake[0].recv(64) if self._wake else b"")
+        return False
+
+
+def _batches(uids: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+    for start in range(0, len(uids), size):
+        yield uids[start : start + size]
+
+
+def _quietly(action: Callable[[], object]) -> None:
+    """Run a clean-up step whose failure only means the connection was already gone."""
+    try:
+        action()
+    except Exception as error:
+        log.debug("ignored during clean-up: %r", error)

@@ -1,0 +1,144 @@
+"""Maildir folders: reading incoming mail, and writing mail into one (tests, the local outbox).
+
+A Maildir (https://cr.yp.to/proto/maildir.html) is three folders: ``tmp/`` where a message is
+written, ``new/`` where it appears with one atomic rename, and ``cur/`` where a reader moves it
+with an info suffix ``:2,<flags>``. We mark a message handled by moving it to ``cur/`` with the
+``S`` (seen) flag, only after ``handle`` returned: as with IMAP, a crash in between delivers it
+again and the service drops the copy by its digest.
+
+Other programs (a mail client, a second reader) may move or delete files at any time, so every
+step tolerates a file that vanished.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+MessageHandler = Callable[[str, bytes], None]
+"""``handle(ref, raw)``, the same callback as the IMAP poller's; ``ref`` is ``maildir:<path>``
+of the message as it was found."""
+
+SUBFOLDERS = ("tmp", "new", "cur")
+INFO_SEPARATOR = ":"  # ':2,' starts the info part of a name (some Windows tools use '!')
+HANDLED = "S"
+
+_counter = itertools.count(1)
+
+
+def ensure_maildir(path: Path) -> Path:
+    for sub in SUBFOLDERS:
+        (path / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+def deliver(maildir: Path, raw: bytes) -> Path:
+    """Write ``raw`` into ``maildir``'s ``new/`` the Maildir way: into ``tmp/`` first, synced,
+    then renamed, so a reader never sees half a message. Creates the folders when missing and
+    returns the new file's path."""
+    ensure_maildir(maildir)
+    name = _unique_name()
+    temporary = maildir / "tmp" / name
+    with open(temporary, "xb") as file:
+        file.write(raw)
+        file.flush()
+        os.fsync(file.fileno())
+    final = maildir / "new" / name
+    os.rename(temporary, final)
+    return final
+
+
+def _unique_name() -> str:
+    """time.M<microseconds>P<pid>Q<counter>.<host>, as the Maildir page suggests."""
+    now = time.time_ns() // 1000
+    seconds, micros = divmod(now, 1_000_000)
+    host = socket.gethostname().replace("/", r"\057").replace(":", r"\072")
+    return f"{seconds}.M{micros}P{os.getpid()}Q{next(_counter)}.{host}"
+
+
+def flags_of(name: str) -> str:
+    """The flags of a ``cur/`` file name: ``'1234.host:2,RS'`` -> ``'RS'``."""
+    _, separator, info = name.partition(INFO_SEPARATOR)
+    if separator and info.startswith("2,"):
+        return info[2:]
+    return ""
+
+
+def with_flag(name: str, flag: str) -> str:
+    """The file name with ``flag`` added to its info (flags stay in ASCII order)."""
+    key = name.partition(INFO_SEPARATOR)[0]
+    flags = "".join(sorted(set(flags_of(name)) | {flag}))
+    return f"{key}{INFO_SEPARATOR}2,{flags}"
+
+
+class MaildirReader:
+    """Hands every unhandled message of a Maildir to ``handle``: all of ``new/``, and the files
+    in ``cur/`` without the ``S`` flag (put there by another program without reading them)."""
+
+    def __init__(self, maildir: Path, *, handle: MessageHandler) -> None:
+        self.maildir = maildir
+        self.handle = handle
+        self._stop_event = threading.Event()
+
+    def run_once(self) -> int:
+        """One pass; returns how many messages were handled. When ``handle`` raises, the
+        message stays where it is and the exception propagates."""
+        ensure_maildir(self.maildir)
+        handled = 0
+        for path in self._unhandled():
+            try:
+                raw = path.read_bytes()
+            except FileNotFoundError:
+                continue  # taken or deleted by someone else meanwhile
+            self.handle(f"maildir:{path}", raw)
+            self._mark_handled(path)
+            handled += 1
+        if handled:
+            log.info("Maildir %s: handled %d new messages", self.maildir, handled)
+        return handled
+
+    def _unhandled(self) -> Iterator[Path]:
+        # Names start with the delivery time, so sorting gives (roughly) arrival order.
+        for sub in ("new", "cur"):
+            try:
+                names = sorted(os.listdir(self.maildir / sub))
+            except FileNotFoundError:
+                continue
+            for name in names:
+                if name.startswith("."):
+                    continue
+                if sub == "cur" and HANDLED in flags_of(name):
+                    continue
+                yield self.maildir / sub / name
+
+    def _mark_handled(self, path: Path) -> None:
+        target = self.maildir / "cur" / with_flag(path.name, HANDLED)
+        try:
+            os.rename(path, target)
+        except FileNotFoundError:
+            log.info("Maildir %s: %s vanished before it was marked", self.maildir, path.name)
+
+    def stop(self) -> None:
+        self._stop_event.set()
+
+    def run_forever(
+        self, stop_event: threading.Event | None = None, *, poll_seconds: float = 5.0
+    ) -> None:
+        """Pass after pass, ``poll_seconds`` apart, until ``stop()`` or ``stop_event``.
+        A failing ``handle`` is logged and tried again on the next pass."""
+        if stop_event is not None:
+            self._stop_event = stop_event
+        while not self._stop_event.is_set():
+            try:
+                self.run_once()
+            except Exception:
+                log.exception("Maildir %s: pass failed; trying again", self.maildir)
+            self._stop_event.wait(poll_seconds)

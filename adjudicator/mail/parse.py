@@ -1,0 +1,431 @@
+"""Reading inbound mail: raw bytes in, an ``InboundMail`` value out, whatever the bytes are.
+
+``read_mail`` never raises. It parses with the standard library's tolerant ``compat32`` policy
+and reads headers from their raw form itself (RFC 2047 words, 8-bit UTF-8 or cp1252 headers,
+broken address lists), classifies the mail (``classify.py``), and for ordinary mail takes the
+lines the sender wrote (``body.py``). ``split_sections`` then splits those lines by game.
+
+No network, no database, no clock: the same bytes always give the same value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import email
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from email import policy
+from email.message import Message
+from typing import NamedTuple
+
+from adjudicator.core.text import normalise_line
+from adjudicator.mail.body import (
+    MAX_LINES,
+    Cut,
+    body_lines,
+    cut_reply,
+    decode_bytes,
+    decode_words,
+    extract_text,
+)
+from adjudicator.mail.classify import (
+    MESSAGE_ID,
+    Bounce,
+    Headers,
+    MailKind,
+    classify,
+    own_key,
+)
+
+__all__ = [
+    "AuthResult",
+    "Bounce",
+    "Cut",
+    "InboundMail",
+    "MailKind",
+    "Section",
+    "SectionLine",
+    "read_mail",
+    "split_sections",
+]
+
+MAX_HEADER_BYTES = 256_000
+
+
+@dataclass(frozen=True)
+class AuthResult:
+    """One Authentication-Results field (RFC 8601): who checked, and the dkim/spf/dmarc verdicts.
+
+    A verdict is the result keyword in lower case (``pass``, ``fail``, ``softfail``, ``none``,
+    ``temperror``...), or None when the field does not mention the method. With several dkim
+    results (several signatures), any ``pass`` counts. Only a field added by our own receiving
+    server can be trusted (the topmost, or the one whose ``authserv_id`` we know): anyone can
+    write the others.
+    """
+
+    authserv_id: str
+    dkim: str | None
+    spf: str | None
+    dmarc: str | None
+    raw: str
+
+
+@dataclass(frozen=True)
+class InboundMail:
+    """Everything the service needs from one inbound mail.
+
+    Addresses are bare (``bob@example.org``) with the domain in lower case. ``lines`` are the
+    body lines the sender wrote, after quotes and signatures are cut: a removed line in the
+    middle is left blank so that line numbers stay those of the body, and the lines of text
+    attachments follow after one blank line. They are read only for ``ordinary`` mail.
+    """
+
+    kind: MailKind
+    kind_reason: str = ""
+    message_id: str | None = None
+    sender: str | None = None
+    sender_name: str = ""
+    reply_to: tuple[str, ...] = ()
+    to: tuple[str, ...] = ()
+    cc: tuple[str, ...] = ()
+    delivered_to: tuple[str, ...] = ()  # Delivered-To, X-Original-To, Envelope-To
+    subject: str = ""
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    auth_results: tuple[AuthResult, ...] = ()  # topmost field first
+    lines: tuple[str, ...] = ()
+    cut: tuple[Cut, ...] = ()
+    attachments_used: tuple[str, ...] = ()
+    bounce: Bounce | None = None
+    notes: tuple[str, ...] = ()  # how the text was decoded, for the logs
+    size: int = 0
+
+    @property
+    def recipients(self) -> tuple[str, ...]:
+        """Every address the mail was delivered or addressed to, envelope first, no repeats."""
+        return tuple(dict.fromkeys((*self.delivered_to, *self.to, *self.cc)))
+
+    def auth(self, authserv_id: str | None = None) -> AuthResult | None:
+        """The Authentication-Results of ``authserv_id`` (case-insensitive), else the topmost."""
+        for result in self.auth_results:
+            if authserv_id is None or result.authserv_id.lower() == authserv_id.lower():
+                return result
+        return None
+
+
+def read_mail(
+    raw: bytes, *, own_addresses: Collection[str] = (), max_bytes: int = 1_000_000
+) -> InboundMail:
+    """Read one mail as received; never raises (unparseable input is kind ``unreadable``)."""
+    try:
+        return _read(bytes(raw), own=frozenset(map(own_key, own_addresses)), max_bytes=max_bytes)
+    except Exception as error:  # the promise is "never raises": report it as unreadable
+        return InboundMail(
+            MailKind.UNREADABLE, f"internal error: {type(error).__name__}: {error}"[:200]
+        )
+
+
+def _read(raw: bytes, *, own: frozenset[str], max_bytes: int) -> InboundMail:
+    size = len(raw)
+    if not raw.strip():
+        return InboundMail(MailKind.UNREADABLE, "empty message", size=size)
+    source = _header_section(raw) if size > max_bytes else raw
+    try:
+        msg = email.message_from_bytes(source, policy=policy.compat32)
+    except Exception as error:  # the standard library's parser on hostile input
+        reason = f"parser error: {type(error).__name__}"
+        return InboundMail(MailKind.UNREADABLE, reason, size=size)
+    headers = _header_map(msg)
+    if not headers:
+        return InboundMail(MailKind.UNREADABLE, "no header fields", size=size)
+    senders = _field_addresses(headers, "from")
+    verdict = classify(
+        msg,
+        headers=headers,
+        from_addresses=[address for _, address in senders],
+        own=own,
+        size=size,
+        max_bytes=max_bytes,
+    )
+    sender = next(((name, address) for name, address in senders if "@" in address), None)
+    mail = InboundMail(
+        kind=verdict.kind,
+        kind_reason=verdict.reason,
+        message_id=_message_id(headers),
+        sender=sender[1] if sender else None,
+        sender_name=sender[0] if sender else "",
+        reply_to=_addresses_only(headers, "reply-to"),
+        to=_addresses_only(headers, "to"),
+        cc=_addresses_only(headers, "cc"),
+        delivered_to=tuple(
+            dict.fromkeys(
+                address
+                for name in ("delivered-to", "x-original-to", "envelope-to")
+                for address in _addresses_only(headers, name)
+            )
+        ),
+        subject=_subject(headers),
+        in_reply_to=next(iter(_message_ids(headers, "in-reply-to")), None),
+        references=_message_ids(headers, "references"),
+        auth_results=tuple(
+            parse_auth_results(value) for value in headers.get("authentication-results", ())
+        ),
+        bounce=verdict.bounce,
+        size=size,
+    )
+    if verdict.kind is not MailKind.ORDINARY:
+        return mail
+    return _with_body(mail, msg)
+
+
+def _with_body(mail: InboundMail, msg: Message) -> InboundMail:
+    text = extract_text(msg)
+    lines, cuts = cut_reply(body_lines(text.body))
+    used = []
+    for name, attachment in text.attachments:
+        lines += ["", *body_lines(attachment)[:MAX_LINES]]
+        used.append(name)
+    return dataclasses.replace(
+        mail,
+        lines=tuple(lines),
+        cut=tuple(cuts),
+        attachments_used=tuple(used),
+        notes=text.notes,
+    )
+
+
+def _header_section(raw: bytes) -> bytes:
+    """The header fields of a mail too large to parse whole."""
+    head = raw[:MAX_HEADER_BYTES]
+    ends = [end for end in (head.find(b"\r\n\r\n"), head.find(b"\n\n")) if end >= 0]
+    return head[: min(ends) + 1] if ends else head
+
+
+# ---------------------------------------------------------------------------------------------
+# Header fields
+
+_FOLD = re.compile(r"\r?\n(?=[ \t])")
+_LINE_BREAK = re.compile(r"[\r\n]+")
+
+
+def _header_map(msg: Message) -> Headers:
+    """Raw values by lower-case name: unfolded, 8-bit bytes read as UTF-8 (else cp1252)."""
+    fields: dict[str, list[str]] = {}
+    for name, value in msg.raw_items():
+        text = value if isinstance(value, str) else str(value)
+        try:
+            text = text.encode("utf-8", "surrogateescape").decode("utf-8")
+        except UnicodeError:
+            text = decode_bytes(text.encode("utf-8", "surrogateescape"), None)[0]
+        text = _LINE_BREAK.sub(" ", _FOLD.sub("", text))
+        fields.setdefault(str(name).strip().lower(), []).append(text)
+    return fields
+
+
+def _subject(headers: Headers) -> str:
+    values = headers.get("subject", ())
+    return " ".join(decode_words(values[0]).split()) if values else ""
+
+
+def _message_id(headers: Headers) -> str | None:
+    values = headers.get("message-id", ())
+    if not values:
+        return None
+    match = MESSAGE_ID.search(values[0])
+    if match:
+        return f"<{match.group(1)}>"
+    token = values[0].strip().split(" ")[0]
+    return f"<{token}>" if "@" in token else None
+
+
+def _message_ids(headers: Headers, name: str) -> tuple[str, ...]:
+    found = [f"<{m}>" for value in headers.get(name, ()) for m in MESSAGE_ID.findall(value)]
+    return tuple(dict.fromkeys(found))
+
+
+def _field_addresses(headers: Headers, name: str) -> list[tuple[str, str]]:
+    return [pair for value in headers.get(name, ()) for pair in parse_addresses(value)]
+
+
+def _addresses_only(headers: Headers, name: str) -> tuple[str, ...]:
+    addresses = (address for _, address in _field_addresses(headers, name) if "@" in address)
+    return tuple(dict.fromkeys(addresses))
+
+
+_ANGLE_ADDRESS = re.compile(r"<([^<>]*)>")
+_COMMENT = re.compile(r"\(([^()]*)\)")
+_GROUP_NAME = re.compile(r'^[^:<>"@,]*:\s*')
+
+
+def parse_addresses(value: str) -> list[tuple[str, str]]:
+    """The (display name, bare address) pairs of an address-list field, tolerant of bad syntax.
+
+    ``Bob <bob@Example.ORG>``, ``bob@example.org (Bob)``, ``"Doe, J" <j@x>``, groups
+    (``team: a@x, b@x;``) and RFC 2047 names all work; a display name that is itself an address
+    (``alice@x <bob@x>``) gives the address in angle brackets. The domain is lower-cased.
+    """
+    pairs = []
+    for piece in _split_list(value):
+        chunk = _GROUP_NAME.sub("", piece.strip()).strip().rstrip(";").strip()
+        angles = [m for m in _ANGLE_ADDRESS.finditer(chunk) if m.group(1).strip()]
+        if angles:
+            address, name = angles[-1].group(1), chunk[: angles[-1].start()]
+        else:
+            comment = _COMMENT.search(chunk)
+            name = comment.group(1) if comment else ""
+            tokens = _COMMENT.sub(" ", chunk).split()
+            address = next((t for t in tokens if "@" in t), tokens[0] if tokens else "")
+        address = _normalise_address(address)
+        if address:
+            pairs.append((_display_name(name), address))
+    return pairs
+
+
+def _split_list(value: str, *, separator: str = ",", nested: bool = True) -> list[str]:
+    """Split at commas outside quotes (and, when ``nested``, angle brackets and comments)."""
+    chunks: list[str] = []
+    current: list[str] = []
+    quoted = escaped = False
+    depth = 0
+    for char in value:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif nested and not quoted and char in "<(":
+            depth += 1
+        elif nested and not quoted and char in ">)":
+            depth = max(0, depth - 1)
+        elif char == separator and not quoted and depth == 0:
+            chunks.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    chunks.append("".join(current))
+    return chunks
+
+
+def _normalise_address(address: str) -> str:
+    address = address.strip().strip("<>\"'").strip()
+    if address.lower().startswith("mailto:"):
+        address = address[7:]
+    address = address.rstrip(".;,")
+    if not address or any(c.isspace() for c in address):
+        return ""
+    local, at, domain = address.rpartition("@")
+    return f"{local}@{domain.lower()}" if at and local and domain else address.strip("@")
+
+
+def _display_name(name: str) -> str:
+    name = name.strip()
+    if len(name) >= 2 and name[0] == name[-1] == '"':
+        name = name[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+    return " ".join(decode_words(name).split())
+
+
+def parse_auth_results(raw: str) -> AuthResult:
+    """One Authentication-Results value: ``authserv-id; method=result prop=value; ...``."""
+    text = raw
+    for _ in range(10):  # comments may nest: remove the innermost first
+        text, removed = _COMMENT.subn(" ", text)
+        if not removed:
+            break
+    parts = _split_list(text, separator=";", nested=False)
+    first = parts[0].split()
+    verdicts: dict[str, str] = {}
+    for part in parts[1:]:
+        match = re.match(r"\s*([\w.-]+)(?:/[\w.]+)?\s*=\s*([\w-]+)", part)
+        if not match:
+            continue
+        method, result = match.group(1).lower(), match.group(2).lower()
+        if method not in verdicts or (method == "dkim" and result == "pass"):
+            verdicts[method] = result
+    return AuthResult(
+        authserv_id=first[0] if first else "",
+        dkim=verdicts.get("dkim"),
+        spf=verdicts.get("spf"),
+        dmarc=verdicts.get("dmarc"),
+        raw=raw.strip(),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Sections: one mail, orders for several games
+
+
+class SectionLine(NamedTuple):
+    number: int  # 1-based line number within the mail's lines, for error replies
+    text: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """The lines of one mail meant for one game (None: no game named), and its secret."""
+
+    game: str | None
+    lines: tuple[SectionLine, ...] = ()
+    secret: str | None = field(default=None, compare=False)
+
+    def __repr__(self) -> str:
+        hidden = "None" if self.secret is None else "'<hidden>'"
+        return f"Section(game={self.game!r}, lines={self.lines!r}, secret={hidden})"
+
+    __str__ = __repr__
+
+
+_GAME_NAME = r"[a-z0-9][a-z0-9_.-]{0,63}"
+_GAME_LINE = re.compile(rf"game\s*[:=]?\s*({_GAME_NAME})", re.IGNORECASE)
+_SUBJECT_TAG = re.compile(rf"\[({_GAME_NAME})\]", re.IGNORECASE)
+_NOT_GAME_TAGS = {"spam", "external", "ext", "bulk", "warning", "fwd", "fw"}
+_SECRET_LINE = re.compile(
+    r"\s*(?:[-*\u2022]\s*)?(?:password|secret)\b\s*[:=]?\s*(\S+)\s*\Z", re.IGNORECASE
+)
+
+
+def subject_game(subject: str) -> str | None:
+    """The game tagged in a subject: ``[gw42]`` anywhere (``Re: [gw42] orders``), lower case."""
+    for match in _SUBJECT_TAG.finditer(subject):
+        if match.group(1).lower() not in _NOT_GAME_TAGS:
+            return match.group(1).lower()
+    return None
+
+
+def split_sections(lines: Sequence[str], *, subject: str) -> list[Section]:
+    """Split a mail's lines into one section per game.
+
+    A line ``GAME <name>`` (or ``game: name``; any case; bullets allowed) starts the section of
+    that game; lines before any such line belong to the game tagged in the subject (or None).
+    A ``PASSWORD <secret>`` or ``SECRET <secret>`` line (one word; ``password: x`` too) is taken
+    out and becomes its section's secret (the last one wins); "Secret Santa is fun" is not one.
+    Blank lines are dropped; the rest keep their line numbers (1 = first of ``lines``). Sections
+    of the same game are merged, in the order games first appear; a section with no lines and no
+    secret is dropped unless a GAME line started it.
+    """
+    order: list[str | None] = [subject_game(subject)]
+    texts: dict[str | None, list[SectionLine]] = {order[0]: []}
+    secrets: dict[str | None, str] = {}
+    named: set[str | None] = set()
+    current = order[0]
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        game = _GAME_LINE.fullmatch(normalise_line(text))
+        secret = _SECRET_LINE.fullmatch(text.replace("\u00a0", " "))
+        if game:
+            current = game.group(1).lower()
+            named.add(current)
+            if current not in texts:
+                order.append(current)
+                texts[current] = []
+        elif secret:
+            secrets[current] = secret.group(1)
+        else:
+            texts[current].append(SectionLine(number, text))
+    return [
+        Section(game, tuple(texts[game]), secrets.get(game))
+        for game in order
+        if texts[game] or game in secrets or game in named
+    ]

@@ -1,0 +1,156 @@
+"""``adjudicate serve``: the service's main loop.
+
+Mail comes in from the Maildir folder (always) and the IMAP folder (when configured, in a thread
+of its own, with IDLE); each message is stored, then processed. Deadlines close rounds on the
+scheduler. The outbox is drained after every intake and every closing, and every second anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import threading
+from pathlib import Path
+
+from adjudicator.app import App
+from adjudicator.mail.imap import ImapPoller, ImapSettings
+from adjudicator.mail.maildir import MaildirReader, ensure_maildir
+from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
+from adjudicator.scheduler import DeadlineScheduler
+from adjudicator.service.closing import sweep
+from adjudicator.service.outbox import send_due
+from adjudicator.storage.cursors import DatabaseCursorStore
+
+log = logging.getLogger("adjudicator.serve")
+TICK_SECONDS = 1.0
+
+
+def make_sender(app: App) -> MailSender:
+    smtp = app.config.smtp
+    if not smtp.host:
+        folder = ensure_maildir(app.config.data_path / "outbox-maildir")
+        log.info("no SMTP host configured: outgoing mail goes to %s", folder)
+        return LocalMaildirSender(folder)
+    tls = smtp.tls if smtp.tls in ("none", "starttls", "implicit") else "none"
+    return SmtpSender(
+        SmtpSettings(
+            host=smtp.host,
+            port=smtp.port,
+            tls=tls,  # type: ignore[arg-type]
+            username=smtp.username,
+            password=smtp.password,
+        )
+    )
+
+
+def make_imap_poller(app: App, wake: asyncio.Event, loop: asyncio.AbstractEventLoop) -> ImapPoller:
+    imap = app.config.imap
+    settings = ImapSettings(
+        host=imap.host,
+        port=imap.port,
+        username=imap.username,
+        password=imap.password,
+        ssl=imap.ssl,
+        folder=imap.folder,
+        processed_folder=imap.processed_folder,
+        poll_seconds=imap.poll_seconds,
+    )
+
+    def handle(ref: str, raw: bytes) -> None:
+        app.ingest(raw, channel="imap")
+        loop.call_soon_threadsafe(wake.set)
+
+    return ImapPoller(settings, cursors=DatabaseCursorStore(app.engine), handle=handle)
+
+
+class Service:
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.stop = asyncio.Event()
+        self.wake = asyncio.Event()
+
+    def _maildir(self) -> MaildirReader:
+        folder = ensure_maildir(Path(self.app.config.maildir_path))
+        log.info("reading orders from the Maildir %s", folder)
+
+        def handle(ref: str, raw: bytes) -> None:
+            self.app.ingest(raw, channel="maildir")
+
+        return MaildirReader(folder, handle=handle)
+
+    async def _drain(self, sender: MailSender) -> None:
+        sent = await send_due(
+            self.app.engine,
+            sender,
+            bounce_address=self.app.config.service.address,
+            now=self.app.clock,
+        )
+        if sent:
+            log.info("sent %d mail(s)", sent)
+
+    async def run(self, *, once: bool = False) -> None:
+        loop = asyncio.get_running_loop()
+        recovered = await asyncio.to_thread(self.app.process_pending)
+        if recovered:
+            log.info("processed %d mail(s) stored before a restart", recovered)
+        maildir = self._maildir()
+        sender = make_sender(self.app)
+
+        def closed(_: object) -> None:
+            loop.call_soon_threadsafe(self.wake.set)
+
+        scheduler = DeadlineScheduler(self.app, on_closed=closed)
+        imap_thread = None
+        poller = None
+        if self.app.config.imap.host:
+            poller = make_imap_poller(self.app, self.wake, loop)
+            if once:
+                await asyncio.to_thread(poller.run_once)
+            else:
+                imap_thread = threading.Thread(target=poller.run_forever, name="imap", daemon=True)
+                imap_thread.start()
+        try:
+            if once:
+                await asyncio.to_thread(maildir.run_once)
+                await asyncio.to_thread(
+                    sweep, self.app.engine, ctx=self.app.ctx, now=self.app.clock()
+                )
+                await self._drain(sender)
+                return
+            scheduler.start()
+            while not self.stop.is_set():
+                await asyncio.to_thread(maildir.run_once)
+                await self._drain(sender)
+                self.wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wait_any(), timeout=TICK_SECONDS)
+        finally:
+            scheduler.shutdown()
+            if poller is not None:
+                poller.stop()
+            if imap_thread is not None:
+                await asyncio.to_thread(imap_thread.join, 10)
+            await sender.close()
+
+    async def _wait_any(self) -> None:
+        waiters = [asyncio.ensure_future(self.stop.wait()), asyncio.ensure_future(self.wake.wait())]
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+
+
+def serve(app: App, *, once: bool = False) -> None:
+    async def main() -> None:
+        service = Service(app)
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, service.stop.set)
+        log.info("adjudicator serving (database %s)", app.engine.url.render_as_string())
+        await service.run(once=once)
+        log.info("stopped")
+
+    asyncio.run(main())

@@ -1,0 +1,141 @@
+"""Creating games and reading their state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlmodel import Session, col, select
+
+from adjudicator.core.errors import SetupError
+from adjudicator.core.game import PieceSpec, Rules, Setup
+from adjudicator.core.text import is_handle
+from adjudicator.games import UnknownGame, get_rules
+from adjudicator.security import hash_secret, new_secret, new_token, token_digest
+from adjudicator.service import ServiceError
+from adjudicator.storage.models import Game, Seat
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    handle: str
+    address: str
+    time_zone: str | None = None
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What a new player is told once, in the welcome mail; only hashes are stored."""
+
+    handle: str
+    address: str
+    secret: str
+    reply_token: str
+
+
+def setup_to_json(setup: Setup) -> dict[str, Any]:
+    return {
+        "colours": dict(setup.colours),
+        "start": {k: dict(v) for k, v in setup.start.items()},
+        "pieces": [[p.owner, p.kind, p.cell, p.height] for p in setup.pieces],
+        "to_move": setup.to_move,
+    }
+
+
+def setup_from_json(data: Mapping[str, Any]) -> Setup:
+    return Setup(
+        colours=data.get("colours", {}),
+        start=data.get("start", {}),
+        pieces=tuple(PieceSpec(o, k, c, h) for o, k, c, h in data.get("pieces", [])),
+        to_move=data.get("to_move"),
+    )
+
+
+def check_time_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ServiceError(f"unknown time zone {name!r} (use a name like Europe/London)") from None
+    return name
+
+
+def rules_of(game: Game) -> Rules[Any, Any]:
+    return get_rules(game.kind)
+
+
+def game_state(game: Game) -> Any:
+    """The game's current state (the cache of replaying its stored rounds)."""
+    assert game.state is not None, "a created game always has a state"
+    return rules_of(game).load(game.state)
+
+
+def seats_of(session: Session, game: Game) -> list[Seat]:
+    return list(session.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat))))
+
+
+def find_game(session: Session, name: str) -> Game:
+    game = session.exec(select(Game).where(Game.name == name.lower())).first()
+    if game is None:
+        raise ServiceError(f"no game called {name!r}", exit_code=3)
+    return game
+
+
+def create_game(
+    session: Session,
+    *,
+    name: str,
+    kind: str,
+    players: Sequence[PlayerSpec],
+    options: Mapping[str, str],
+    setup: Setup = Setup(),  # noqa: B008 - an immutable default
+    time_zone: str = "UTC",
+    schedule: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+    now: datetime,
+) -> tuple[Game, list[Credentials]]:
+    """Create a game and its seats; return the players' credentials (shown once)."""
+    name = name.strip().lower()
+    if not is_handle(name):
+        raise ServiceError(f"{name!r} is not a usable game name (a letter, then letters or digits)")
+    if session.exec(select(Game).where(Game.name == name)).first() is not None:
+        raise ServiceError(f"a game called {name!r} exists already")
+    try:
+        rules = get_rules(kind)
+        handles = [p.handle.lower() for p in players]
+        state = rules.start(handles, options=options, setup=setup)
+    except (UnknownGame, SetupError) as error:
+        raise ServiceError(str(error)) from None
+    game = Game(
+        name=name,
+        kind=rules.name,
+        options=dict(options),
+        setup=setup_to_json(setup),
+        settings=dict(settings or {}),
+        time_zone=check_time_zone(time_zone),
+        schedule=schedule,
+        state=rules.dump(state),
+        created_at=now,
+    )
+    session.add(game)
+    session.flush()
+    assert game.id is not None
+    credentials = []
+    for seat_number, player in enumerate(players):
+        secret, token = new_secret(), new_token()
+        session.add(
+            Seat(
+                game_id=game.id,
+                seat=seat_number,
+                handle=player.handle.lower(),
+                address=player.address.strip().lower(),
+                secret_hash=hash_secret(secret),
+                reply_token=token_digest(token),
+                time_zone=check_time_zone(player.time_zone) if player.time_zone else None,
+            )
+        )
+        credentials.append(Credentials(player.handle.lower(), player.address, secret, token))
+    session.flush()
+    return game, credentials

@@ -1,0 +1,113 @@
+"""``adjudicate --round N``: close and adjudicate an open round now, or re-run an adjudicated
+one from its stored orders and show any difference from the archived result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session, select
+
+from adjudicator.core.game import JSON
+from adjudicator.service import ServiceError
+from adjudicator.service.games import game_state, rules_of, setup_from_json
+from adjudicator.service.rounds import check_stored, lines_in_force
+from adjudicator.storage.models import Game, GameStatus, Round, RoundResult, RoundState, Seat
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """The result of adjudicating a round again, without storing anything."""
+
+    public_state: dict[str, JSON]
+    winners: list[str]
+    draw: bool
+    finished: bool
+    differences: list[str]
+
+
+def pick_game(session: Session, name: str | None) -> Game:
+    if name:
+        game = session.exec(select(Game).where(Game.name == name.lower())).first()
+        if game is None:
+            raise ServiceError(f"no game called {name!r}", exit_code=3)
+        return game
+    running = session.exec(select(Game).where(Game.status != GameStatus.FINISHED)).all()
+    if not running:
+        running = session.exec(select(Game)).all()  # only finished games: one may be meant
+    if len(running) != 1:
+        names = ", ".join(g.name for g in running) or "none"
+        raise ServiceError(f"say which game with --game (games not finished: {names})", exit_code=2)
+    return running[0]
+
+
+def find_round(session: Session, game: Game, number: int) -> Round:
+    round_ = session.exec(
+        select(Round).where(Round.game_id == game.id, Round.number == number)
+    ).first()
+    if round_ is None:
+        raise ServiceError(
+            f"game {game.name} has no round {number} (it is at round {game.current_round})",
+            exit_code=3,
+        )
+    return round_
+
+
+def state_before(session: Session, game: Game, round_: Round) -> Any:
+    """The game state at the start of ``round_``: the stored result of the round before, or
+    the game's start."""
+    rules = rules_of(game)
+    if round_.number == 1:
+        seats = session.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat))  # type: ignore[arg-type]
+        players = [seat.handle for seat in seats]
+        return rules.start(players, options=game.options, setup=setup_from_json(game.setup))
+    previous = session.exec(
+        select(RoundResult)
+        .join(Round, Round.id == RoundResult.round_id)  # type: ignore[arg-type]
+        .where(Round.game_id == game.id, Round.number == round_.number - 1)
+    ).one()
+    return rules.load(previous.state)
+
+
+def _diff(archived: RoundResult, rerun: Rerun) -> list[str]:
+    changes = []
+    for key in sorted(set(archived.public_state) | set(rerun.public_state)):
+        old, new = archived.public_state.get(key), rerun.public_state.get(key)
+        if old != new:
+            changes.append(f"{key}: archived {old!r}, now {new!r}")
+    if archived.winners != rerun.winners or archived.draw != rerun.draw:
+        changes.append(
+            f"outcome: archived winners {archived.winners} draw {archived.draw}, "
+            f"now winners {rerun.winners} draw {rerun.draw}"
+        )
+    return changes
+
+
+def rerun_round(session: Session, game: Game, round_: Round) -> Rerun:
+    """Adjudicate ``round_`` again without storing: from its archived orders when it has been
+    adjudicated, else from the orders in force now (a dry run)."""
+    rules = rules_of(game)
+    archived = session.exec(select(RoundResult).where(RoundResult.round_id == round_.id)).first()
+    if archived is not None:
+        state = state_before(session, game, round_)
+        lines = archived.orders
+    else:
+        if round_.state not in (RoundState.OPEN, RoundState.CLOSING):
+            raise ServiceError(f"round {round_.number} has no stored result")
+        state = game_state(game)
+        lines = lines_in_force(session, game, round_)
+    orders, _, _ = check_stored(rules, state, lines)
+    resolution = rules.resolve(state, orders)
+    outcome = rules.outcome(resolution.state)
+    rerun = Rerun(
+        public_state=rules.public_state(resolution.state),
+        winners=list(outcome.winners) if outcome else [],
+        draw=outcome.draw if outcome else False,
+        finished=outcome is not None,
+        differences=[],
+    )
+    if archived is None:
+        return rerun
+    return Rerun(
+        rerun.public_state, rerun.winners, rerun.draw, rerun.finished, _diff(archived, rerun)
+    )

@@ -1,0 +1,238 @@
+"""A round's life cycle: open -> closing -> adjudicated -> reported.
+
+Every step is a compare-and-set on ``Round.state`` so that the scheduler, the sweeper, a second
+service instance and the game master's command may race without harm: whoever loses the race
+sees a row count of 0 and does nothing. Adjudicating a round stores its result, the game's new
+state, the next round and the outgoing mails in one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from adjudicator.core.errors import AdjudicationLimitError
+from adjudicator.core.game import Outcome, Resolution, Rules
+from adjudicator.service import ServiceError
+from adjudicator.service.games import game_state, rules_of, seats_of
+from adjudicator.storage.models import (
+    Game,
+    GameStatus,
+    OrderSet,
+    Round,
+    RoundResult,
+    RoundState,
+)
+
+
+@dataclass(frozen=True)
+class Adjudicated:
+    """What adjudicating a round produced (for the notifier and the command line)."""
+
+    game: Game
+    round: Round
+    result: RoundResult
+    resolution: Resolution[Any]
+    outcome: Outcome | None
+    next_round: Round | None
+
+
+def deadline_after(schedule: str | None, opened_at: datetime) -> datetime | None:
+    """The deadline of a round opened at ``opened_at`` under ``schedule`` ("72h", "30m", "2d")."""
+    if not schedule:
+        return None
+    amount, unit = schedule[:-1], schedule[-1:].lower()
+    units = {"m": "minutes", "h": "hours", "d": "days"}
+    if not amount.isdigit() or unit not in units:
+        raise ValueError(f"unknown schedule {schedule!r}")
+    return opened_at + timedelta(**{units[unit]: int(amount)})
+
+
+def open_round(session: Session, game: Game, *, now: datetime) -> Round:
+    assert game.id is not None
+    number = game.current_round + 1
+    round_ = Round(
+        game_id=game.id,
+        number=number,
+        opened_at=now,
+        deadline=deadline_after(game.schedule, now),
+    )
+    game.current_round = number
+    session.add(round_)
+    session.add(game)
+    session.flush()
+    return round_
+
+
+def open_round_of(session: Session, game: Game) -> Round | None:
+    return session.exec(
+        select(Round).where(Round.game_id == game.id, Round.state == RoundState.OPEN)
+    ).first()
+
+
+def start_game(session: Session, game: Game, *, now: datetime) -> Round:
+    """Open round 1 of a game that has not started."""
+    if game.status != GameStatus.SETUP:
+        raise ServiceError(f"game {game.name!r} has started already ({game.status})")
+    game.status = GameStatus.RUNNING
+    return open_round(session, game, now=now)
+
+
+def _step(session: Session, round_id: int, old: RoundState, new: RoundState, **values: Any) -> bool:
+    """Compare-and-set the round's state; True when this caller made the step."""
+    result = session.execute(
+        update(Round)
+        .where(col(Round.id) == round_id, col(Round.state) == old)
+        .values(state=new, **values)
+    )
+    return bool(getattr(result, "rowcount", 0) == 1)
+
+
+def close_round(session: Session, round_id: int, *, now: datetime) -> bool:
+    """open -> closing. Orders arriving after this are refused as late."""
+    return _step(session, round_id, RoundState.OPEN, RoundState.CLOSING, closed_at=now)
+
+
+def orders_in_force(session: Session, round_: Round) -> dict[int, OrderSet]:
+    """The newest accepted order set of each seat in this round."""
+    newest: dict[int, OrderSet] = {}
+    for order_set in session.exec(
+        select(OrderSet).where(OrderSet.round_id == round_.id).order_by(col(OrderSet.id))
+    ):
+        newest[order_set.seat_id] = order_set
+    return newest
+
+
+def previous_orders(session: Session, round_id: int, seat_id: int) -> OrderSet | None:
+    """The order set of one seat in force in a round (one indexed row, not the whole round)."""
+    return session.exec(
+        select(OrderSet)
+        .where(OrderSet.round_id == round_id, OrderSet.seat_id == seat_id)
+        .order_by(col(OrderSet.id).desc())
+        .limit(1)
+    ).first()
+
+
+def lines_in_force(session: Session, game: Game, round_: Round) -> dict[str, list[str]]:
+    """Each player's order lines in force in ``round_`` (the newest accepted set)."""
+    handles = {seat.id: seat.handle for seat in seats_of(session, game)}
+    return {handles[seat_id]: o.lines for seat_id, o in orders_in_force(session, round_).items()}
+
+
+def check_stored(
+    rules: Rules[Any, Any], state: Any, lines: dict[str, list[str]]
+) -> tuple[dict[str, list[Any]], dict[str, list[str]], list[dict[str, str]]]:
+    """Read stored order lines against ``state`` for the players it waits for: the orders, the
+    lines they came from, and the problems of any set that no longer checks (a safety net: the
+    lines were accepted against the same state)."""
+    movers = set(rules.to_move(state))
+    orders: dict[str, list[Any]] = {}
+    used: dict[str, list[str]] = {}
+    rejected: list[dict[str, str]] = []
+    for handle, player_lines in lines.items():
+        if handle not in movers:
+            continue
+        checked = rules.check(state, handle, player_lines)
+        if checked.ok:
+            orders[handle], used[handle] = list(checked.orders), list(player_lines)
+        else:
+            rejected += [
+                {"player": handle, "order": p.line or "", "error": p.message}
+                for p in checked.problems
+            ]
+    return orders, used, rejected
+
+
+def adjudicate_round(session: Session, round_id: int, *, now: datetime) -> Adjudicated | None:
+    """closing -> adjudicated: resolve the round from the orders in force.
+
+    Returns ``None`` when another caller adjudicated it first. When the game's work budget is
+    exceeded the round stays ``closing`` with the reason in ``Round.error`` for the game master.
+    """
+    round_ = session.get(Round, round_id)
+    if round_ is None or round_.state != RoundState.CLOSING:
+        return None
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    rules = rules_of(game)
+    state = game_state(game)
+    orders, lines, rejected = check_stored(rules, state, lines_in_force(session, game, round_))
+    try:
+        resolution = rules.resolve(state, orders)
+    except AdjudicationLimitError as error:
+        round_.error = str(error)
+        session.add(round_)
+        session.flush()
+        return None
+    if not _step(session, round_id, RoundState.CLOSING, RoundState.ADJUDICATED, adjudicated_at=now):
+        return None
+    session.refresh(round_)
+    return _record_result(
+        session,
+        game=game,
+        round_=round_,
+        rules=rules,
+        resolution=resolution,
+        lines=lines,
+        rejected=rejected,
+        now=now,
+    )
+
+
+def _record_result(
+    session: Session,
+    *,
+    game: Game,
+    round_: Round,
+    rules: Rules[Any, Any],
+    resolution: Resolution[Any],
+    lines: dict[str, list[str]],
+    rejected: list[dict[str, str]],
+    now: datetime,
+) -> Adjudicated:
+    assert round_.id is not None
+    outcome = rules.outcome(resolution.state)
+    report = resolution.report
+    result = RoundResult(
+        round_id=round_.id,
+        orders=lines,
+        rejected=rejected,
+        public_state=rules.public_state(resolution.state),
+        report={
+            "public": report.public,
+            "private": {k: dict(v) for k, v in report.private.items()},
+            "codes": {k: list(v) for k, v in report.codes.items()},
+        },
+        state=rules.dump(resolution.state),
+        finished=outcome is not None,
+        winners=list(outcome.winners) if outcome else [],
+        draw=outcome.draw if outcome else False,
+        created_at=now,
+    )
+    session.add(result)
+    game.state = result.state
+    next_round = None
+    if outcome is not None:
+        game.status = GameStatus.FINISHED
+        game.finished_at = now
+    else:
+        next_round = open_round(session, game, now=now)
+    session.add(game)
+    session.flush()
+    return Adjudicated(game, round_, result, resolution, outcome, next_round)
+
+
+def apply_move_now(session: Session, round_id: int, *, now: datetime) -> Adjudicated | None:
+    """Sequential games move on arrival: close and adjudicate the round at once."""
+    if not close_round(session, round_id, now=now):
+        return None
+    return adjudicate_round(session, round_id, now=now)
+
+
+def mark_reported(session: Session, round_id: int, *, now: datetime) -> bool:
+    """adjudicated -> reported, once every result mail has been queued."""
+    return _step(session, round_id, RoundState.ADJUDICATED, RoundState.REPORTED, reported_at=now)

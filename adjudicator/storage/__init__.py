@@ -1,0 +1,1 @@
+"""Storage: SQLModel tables and the functions that read and write them."""

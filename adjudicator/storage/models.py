@@ -1,0 +1,187 @@
+"""The tables. Times are aware datetimes in UTC (SQLModel's ``UTCDateTime`` refuses naive ones).
+
+Raw mail is kept forever in :class:`Submission`; a game's state is only a cache of replaying its
+rounds' stored orders; every round step is a compare-and-set on :attr:`Round.state`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, LargeBinary, String, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class GameStatus(StrEnum):
+    SETUP = "setup"
+    RUNNING = "running"
+    PAUSED = "paused"
+    FINISHED = "finished"
+
+
+class RoundState(StrEnum):
+    """A round's life cycle; each step is taken once, by compare-and-set."""
+
+    OPEN = "open"
+    CLOSING = "closing"
+    ADJUDICATED = "adjudicated"
+    REPORTED = "reported"
+
+
+class SubmissionStatus(StrEnum):
+    RECEIVED = "received"  # stored, not yet processed
+    ACCEPTED = "accepted"  # orders stored
+    REJECTED = "rejected"  # answered with the problems
+    IGNORED = "ignored"  # auto-reply, bounce, loop, oversized: logged, never answered
+    FAILED = "failed"  # processing raised; kept for the game master
+
+
+class OutboxStatus(StrEnum):
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"  # permanently refused by the SMTP server
+
+
+class Game(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True, description="the game master's tag, e.g. gw42")
+    kind: str = Field(description="a game name of RECORD-FORMAT.md")
+    options: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    setup: dict[str, Any] = Field(
+        default_factory=dict,
+        sa_column=Column(JSON, nullable=False),
+        description="the record header's colours, start, pieces and to-move",
+    )
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        sa_column=Column(JSON, nullable=False),
+        description="service settings of this game (grace, reminders, mail policy)",
+    )
+    status: GameStatus = Field(default=GameStatus.SETUP, sa_type=String(16))
+    time_zone: str = "UTC"
+    schedule: str | None = Field(default=None, description="deadline rule, e.g. '72h'")
+    state: dict[str, Any] | None = Field(
+        default=None, sa_column=Column(JSON), description="cache of the replayed game state"
+    )
+    current_round: int = 0
+    created_at: datetime
+    finished_at: datetime | None = None
+
+
+class Seat(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("game_id", "handle"),
+        UniqueConstraint("game_id", "seat"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat: int = Field(description="0-based seat order")
+    handle: str
+    address: str = Field(index=True)
+    secret_hash: str = Field(description="scrypt hash of the player's secret")
+    reply_token: str | None = Field(default=None, unique=True, description="orders+TOKEN@")
+    time_zone: str | None = None
+    active: bool = True
+    unreachable: bool = False
+    missed_rounds: int = 0
+    failed_logins: int = 0
+    locked_until: datetime | None = None
+
+
+class Round(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("game_id", "number"),
+        Index("ix_round_state_deadline", "state", "deadline"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    number: int
+    state: RoundState = Field(default=RoundState.OPEN, sa_type=String(16))
+    opened_at: datetime
+    deadline: datetime | None = None
+    closed_at: datetime | None = None
+    adjudicated_at: datetime | None = None
+    reported_at: datetime | None = None
+    error: str | None = Field(default=None, description="why adjudication stopped, for the GM")
+
+
+class Submission(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    received_at: datetime
+    channel: str = Field(description="imap, maildir, pipe or cli")
+    digest: str = Field(unique=True, description="sha256 of the raw bytes: re-delivery is a no-op")
+    message_id: str | None = Field(default=None, index=True)
+    sender: str | None = None
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    status: SubmissionStatus = Field(
+        default=SubmissionStatus.RECEIVED, index=True, sa_type=String(16)
+    )
+    note: str | None = None
+    auth_results: str | None = None
+    game_id: int | None = Field(default=None, foreign_key="game.id")
+    seat_id: int | None = Field(default=None, foreign_key="seat.id")
+    processed_at: datetime | None = None
+
+
+class OrderSet(SQLModel, table=True):
+    """One accepted set of orders; the newest for a (round, seat) is the one in force."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    round_id: int = Field(foreign_key="round.id", index=True)
+    seat_id: int = Field(foreign_key="seat.id", index=True)
+    submission_id: int | None = Field(default=None, foreign_key="submission.id", index=True)
+    lines: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    receipt: str
+    created_at: datetime
+
+
+class RoundResult(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    round_id: int = Field(foreign_key="round.id", unique=True)
+    orders: dict[str, list[str]] = Field(
+        default_factory=dict, sa_column=Column(JSON, nullable=False)
+    )
+    rejected: list[dict[str, str]] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False)
+    )
+    public_state: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JSON, nullable=False)
+    )
+    report: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    finished: bool = False
+    winners: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    draw: bool = False
+    created_at: datetime
+
+
+class OutboxMail(SQLModel, table=True):
+    """A mail waiting to be sent, committed with the change that caused it."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, description="idempotency key: queuing twice is a no-op")
+    kind: str
+    game_id: int | None = Field(default=None, foreign_key="game.id")
+    round_id: int | None = Field(default=None, foreign_key="round.id")
+    recipient: str
+    envelope_sender: str | None = Field(default=None, description="Return-Path for bounces")
+    message: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    status: OutboxStatus = Field(default=OutboxStatus.PENDING, index=True, sa_type=String(16))
+    attempts: int = 0
+    next_attempt_at: datetime
+    sent_at: datetime | None = None
+    last_error: str | None = None
+    created_at: datetime
+
+
+class MailboxCursor(SQLModel, table=True):
+    """How far an IMAP folder has been read: (UIDVALIDITY, last UID)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    mailbox: str = Field(unique=True, description="user@host/folder")
+    uidvalidity: int
+    last_uid: int = 0

@@ -1,0 +1,80 @@
+"""The readable text form of ``adjudicate replay`` (without ``--json``)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+from adjudicator.core.game import JSON
+
+
+def _diagram(game: str, state: Mapping[str, JSON]) -> str | None:
+    """A board game's text diagram, when its picture module offers one."""
+    module_name = "adjudicator.pictures." + game.replace("-", "_")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        return None
+    draw = getattr(module, "text_diagram", None)
+    if draw is None:
+        return None
+    return cast(Callable[[Mapping[str, JSON]], str], draw)(state)
+
+
+def _value(value: JSON) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_value(v)}" for k, v in value.items()) or "-"
+    if isinstance(value, list):
+        return ", ".join(_value(v) for v in value) or "-"
+    return str(value)
+
+
+def _state_lines(game: str, state: Mapping[str, JSON]) -> list[str]:
+    diagram = _diagram(game, state)
+    lines = [] if diagram is None else ["  " + row for row in diagram.splitlines()]
+    for key, value in state.items():
+        if diagram is not None and key == "board":
+            continue
+        if key == "rings":
+            rings = cast(Sequence[Mapping[str, Any]], value)
+            text = "; ".join(
+                f"{' -> '.join(ring['members'])} -> {ring['members'][0]} ({ring['amount']} each)"
+                for ring in rings
+            )
+            lines.append(f"  rings: {text or 'none'}")
+        elif key == "board" and isinstance(value, list):
+            lines += ["  " + row for row in cast(list[str], value)]
+        else:
+            lines.append(f"  {key.replace('_', ' ')}: {_value(value)}")
+    return lines
+
+
+def _outcome(result: Mapping[str, JSON]) -> str | None:
+    if not result["finished"]:
+        return None
+    winners = cast(list[str], result["winners"])
+    if result["draw"]:
+        return "Game over: a draw."
+    if winners:
+        return f"Game over: {' and '.join(winners)} {'wins' if len(winners) == 1 else 'win'}."
+    return "Game over: nobody wins."
+
+
+def format_replay(result: Mapping[str, JSON]) -> str:
+    """Text for a terminal from the JSON object of ``replay``."""
+    game = cast(str, result["game"])
+    out = [f"{game}: {' '.join(cast(list[str], result['players']))}"]
+    for round_ in cast(list[dict[str, Any]], result["rounds"]):
+        out.append("")
+        out.append(f"Round {round_['round']}")
+        for rejected in round_["rejected"]:
+            order = rejected["order"].replace("\n", " / ")
+            out.append(f"  rejected {rejected['player']}: {order!r}: {rejected['error']}")
+        out += _state_lines(game, round_["state"])
+        ending = _outcome(round_)
+        if ending:
+            out.append(f"  {ending}")
+    if not result["rounds"]:
+        out.append("(no rounds)")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,145 @@
+"""Maildir delivery and reading, on real folders."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from adjudicator.mail.maildir import MaildirReader, deliver, flags_of, with_flag
+
+
+def message(n: int) -> bytes:
+    return f"Subject: orders {n}\n\nA PAR - BUR ({n})\n".encode()
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.refs: list[str] = []
+        self.raws: list[bytes] = []
+
+    def __call__(self, ref: str, raw: bytes) -> None:
+        self.refs.append(ref)
+        self.raws.append(raw)
+
+
+def listing(maildir: Path, sub: str) -> list[str]:
+    return sorted(os.listdir(maildir / sub))
+
+
+def test_deliver_writes_through_tmp_into_new(maildir: Path) -> None:
+    paths = [deliver(maildir, message(n)) for n in range(3)]
+    assert listing(maildir, "tmp") == []
+    assert listing(maildir, "cur") == []
+    assert [p.parent for p in paths] == [maildir / "new"] * 3
+    assert len({p.name for p in paths}) == 3  # unique names, even within one microsecond
+    assert [p.read_bytes() for p in paths] == [message(n) for n in range(3)]
+    assert all(":" not in p.name for p in paths)
+
+
+def test_reading_hands_over_new_mail_once_and_marks_it_seen(maildir: Path) -> None:
+    names = [deliver(maildir, message(n)).name for n in range(3)]
+    inbox = Inbox()
+    reader = MaildirReader(maildir, handle=inbox)
+    assert reader.run_once() == 3
+    assert inbox.raws == [message(n) for n in range(3)]  # in delivery order
+    assert inbox.refs[0] == f"maildir:{maildir / 'new' / names[0]}"
+    assert listing(maildir, "new") == []
+    assert listing(maildir, "cur") == sorted(f"{name}:2,S" for name in names)
+    assert reader.run_once() == 0
+    assert len(inbox.raws) == 3
+
+
+def test_unread_mail_in_cur_is_read_and_seen_mail_is_not(maildir: Path) -> None:
+    """A mail client may move mail to cur/ without reading it (flag F only): still ours."""
+    deliver(maildir, b"x")  # creates the folders
+    (maildir / "new").joinpath(os.listdir(maildir / "new")[0]).unlink()
+    (maildir / "cur" / "1.a.host:2,F").write_bytes(message(1))
+    (maildir / "cur" / "2.b.host:2,S").write_bytes(message(2))
+    (maildir / "cur" / "3.c.host").write_bytes(message(3))  # no info part at all
+    inbox = Inbox()
+    assert MaildirReader(maildir, handle=inbox).run_once() == 2
+    assert inbox.raws == [message(1), message(3)]
+    assert listing(maildir, "cur") == ["1.a.host:2,FS", "2.b.host:2,S", "3.c.host:2,S"]
+
+
+def test_a_failing_handle_leaves_the_message_where_it_was(maildir: Path) -> None:
+    for n in range(3):
+        deliver(maildir, message(n))
+    inbox = Inbox()
+    database_down = True
+
+    def flaky(ref: str, raw: bytes) -> None:
+        if database_down and raw == message(1):
+            raise RuntimeError("database is down")
+        inbox(ref, raw)
+
+    reader = MaildirReader(maildir, handle=flaky)
+    with pytest.raises(RuntimeError):
+        reader.run_once()
+    assert inbox.raws == [message(0)]
+    assert len(listing(maildir, "new")) == 2  # the failed one and the one after it
+    database_down = False
+    assert reader.run_once() == 2
+    assert inbox.raws == [message(0), message(1), message(2)]
+
+
+def test_files_vanishing_underneath_are_skipped(maildir: Path) -> None:
+    """Another reader takes a file between our listing and our read, or between our read
+    and our rename: neither is an error."""
+    paths = [deliver(maildir, message(n)) for n in range(3)]
+    inbox = Inbox()
+
+    def meddling(ref: str, raw: bytes) -> None:
+        inbox(ref, raw)
+        if raw == message(0):
+            paths[1].unlink()  # not yet read: skipped
+            paths[0].unlink()  # read, not yet renamed: counted, nothing to rename
+
+    assert MaildirReader(maildir, handle=meddling).run_once() == 2
+    assert inbox.raws == [message(0), message(2)]
+    assert listing(maildir, "cur") == [f"{paths[2].name}:2,S"]
+
+
+def test_dot_files_are_ignored_and_missing_folders_created(tmp_path: Path) -> None:
+    maildir = tmp_path / "fresh"
+    inbox = Inbox()
+    assert MaildirReader(maildir, handle=inbox).run_once() == 0
+    assert sorted(os.listdir(maildir)) == ["cur", "new", "tmp"]
+    (maildir / "new" / ".hidden").write_bytes(b"x")
+    assert MaildirReader(maildir, handle=inbox).run_once() == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "flags", "seen"),
+    [
+        ("123.M4P5.host", "", "123.M4P5.host:2,S"),
+        ("123.M4P5.host:2,", "", "123.M4P5.host:2,S"),
+        ("123.M4P5.host:2,FR", "FR", "123.M4P5.host:2,FRS"),
+        ("123.M4P5.host:2,ST", "ST", "123.M4P5.host:2,ST"),
+        ("123.M4P5.host:2,a", "a", "123.M4P5.host:2,Sa"),  # Dovecot keyword letters sort last
+    ],
+)
+def test_info_flags(name: str, flags: str, seen: str) -> None:
+    assert flags_of(name) == flags
+    assert with_flag(name, "S") == seen
+
+
+def test_run_forever_polls_until_stopped(maildir: Path) -> None:
+    inbox = Inbox()
+    reader = MaildirReader(maildir, handle=inbox)
+    thread = threading.Thread(target=reader.run_forever, kwargs={"poll_seconds": 0.05})
+    thread.start()
+    try:
+        deliver(maildir, message(1))
+        deadline = time.monotonic() + 3
+        while not inbox.raws and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert inbox.raws == [message(1)]
+    finally:
+        reader.stop()
+        thread.join(2)
+    assert not thread.is_alive()

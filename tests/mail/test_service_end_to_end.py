@@ -1,0 +1,196 @@
+"""End to end over real servers: players' mails are appended to a real Dovecot, the running
+service (IMAP IDLE, SQLite, the outbox over SMTP) answers them, and the answers arrive at a
+real aiosmtpd receiver."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink
+from sqlmodel import Session, select
+
+from adjudicator.app import App, make_app
+from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
+from adjudicator.runner import Service
+from adjudicator.service.closing import sweep
+from adjudicator.service.games import Credentials, PlayerSpec, create_game
+from adjudicator.service.rounds import start_game
+from adjudicator.service.welcome import queue_welcome
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import RoundResult
+
+PLAYERS = ("alice", "bob", "carol")
+
+
+def order_mail(sender: str, body: str, *, message_id: str) -> bytes:
+    message = EmailMessage()
+    message["From"] = f"{sender}@example.org"
+    message["To"] = "judge@pbem.test"
+    message["Subject"] = "Re: [gw7] orders"
+    message["Message-ID"] = message_id
+    message.set_content(body)
+    return message.as_bytes()
+
+
+class Running:
+    """The service's main loop in a thread of its own, stopped at the end of the test."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.loop = asyncio.new_event_loop()
+        self.service: Service | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.ready = threading.Event()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+
+        async def main() -> None:
+            self.service = Service(self.app)
+            self.ready.set()
+            await self.service.run()
+
+        self.loop.run_until_complete(main())
+
+    def wake(self) -> None:
+        assert self.service is not None
+        self.loop.call_soon_threadsafe(self.service.wake.set)
+
+    def stop(self) -> None:
+        if self.service is not None:
+            self.loop.call_soon_threadsafe(self.service.stop.set)
+        self.thread.join(15)
+
+
+@pytest.fixture
+def game_app(
+    tmp_path: Path, dovecot: Dovecot, imap_user: str, smtp_sink: SmtpSink
+) -> Iterator[tuple[App, dict[str, Credentials]]]:
+    config = Config(
+        service=ServiceConfig(data_dir=str(tmp_path / "data"), address="judge@pbem.test"),
+        smtp=SmtpConfig(host="127.0.0.1", port=smtp_sink.port),
+        imap=ImapConfig(
+            host="127.0.0.1",
+            port=dovecot.port,
+            username=imap_user,
+            password=IMAP_PASSWORD,
+            poll_seconds=30,
+        ),
+    )
+    app = make_app(config)
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="gw7",
+            kind="giveaway",
+            schedule="72h",
+            options={},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
+            now=app.clock(),
+        )
+        first = start_game(session, game, now=app.clock())
+        queue_welcome(
+            session,
+            ctx=app.ctx,
+            game=game,
+            credentials=credentials,
+            first_round=first,
+            now=app.clock(),
+        )
+    yield app, {c.handle: c for c in credentials}
+    app.engine.dispose()
+
+
+def _text(content: bytes) -> str:
+    message = message_from_bytes(content, policy=policy.default)
+    body = message.get_body(preferencelist=("plain",))
+    assert body is not None
+    return str(body.get_content())
+
+
+def test_orders_by_mail_are_confirmed_and_results_mailed(
+    game_app: tuple[App, dict[str, Credentials]],
+    dovecot: Dovecot,
+    imap_user: str,
+    smtp_sink: SmtpSink,
+) -> None:
+    app, creds = game_app
+    running = Running(app)
+    running.thread.start()
+    try:
+        welcomes = smtp_sink.wait_for(3, timeout=15)
+        assert sorted(r.rcpt_tos[0] for r in welcomes) == [f"{p}@example.org" for p in PLAYERS]
+        for welcome in welcomes:
+            handle = welcome.rcpt_tos[0].split("@")[0]
+            assert f"PASSWORD {creds[handle].secret}" in _text(welcome.content)
+
+        orders = {
+            "alice": "GIVE 1 TO bob\nGIVE 2 TO carol",
+            "bob": "- give 1 to alice\n- give 2 to carol",
+            "carol": "GIVE 3 TO alice",
+        }
+        started = time.monotonic()
+        for handle, body in orders.items():
+            raw = order_mail(
+                handle,
+                f"PASSWORD {creds[handle].secret}\n{body}\n",
+                message_id=f"<{handle}-1@example.org>",
+            )
+            dovecot.append(imap_user, raw)
+        confirmations = smtp_sink.wait_for(6, timeout=20)[3:]
+        latency = time.monotonic() - started
+        by_player = {r.rcpt_tos[0].split("@")[0]: _text(r.content) for r in confirmations}
+        assert "GIVE 1 TO bob" in by_player["alice"]
+        assert "GIVE 2 TO carol" in by_player["bob"]
+        assert "GIVE 3 TO alice" in by_player["carol"]
+        assert latency < 20  # a liveness bound, not a benchmark: bench/intake.py measures
+
+        # The same mail again (an IMAP re-delivery): stored once, never answered twice.
+        dovecot.append(
+            imap_user,
+            order_mail(
+                "carol",
+                f"PASSWORD {creds['carol'].secret}\nGIVE 3 TO alice\n",
+                message_id="<carol-1@example.org>",
+            ),
+        )
+        # A bad mail is answered with its problem, and changes nothing.
+        dovecot.append(
+            imap_user,
+            order_mail(
+                "bob",
+                f"PASSWORD {creds['bob'].secret}\nGIVE 9 TO alice\n",
+                message_id="<bob-2@example.org>",
+            ),
+        )
+        rejection = smtp_sink.wait_for(7, timeout=20)[6]
+        assert rejection.rcpt_tos == ("bob@example.org",)
+        assert "NOT accepted" in message_from_bytes(rejection.content)["Subject"]
+        time.sleep(1.5)
+        assert len(smtp_sink.received) == 7
+
+        # The deadline passes: the round is adjudicated and everybody gets the result.
+        app.clock = lambda: datetime.now(UTC) + timedelta(hours=73)
+        closed = sweep(app.engine, ctx=app.ctx, now=app.clock())
+        assert len(closed) == 1
+        running.wake()
+        results = smtp_sink.wait_for(10, timeout=20)[7:]
+        assert sorted(r.rcpt_tos[0] for r in results) == [f"{p}@example.org" for p in PLAYERS]
+        assert "Round 1 result" in message_from_bytes(results[0].content)["Subject"]
+        with Session(app.engine) as session:
+            result = session.exec(select(RoundResult)).one()
+        # alice->bob 1 and bob->alice 1, with no other gift between them: a ring of two, each
+        # receives 1 x 2. alice: 2 + 3 from carol; bob: 2; carol: 2 + 2.
+        assert result.public_state["rings"] == [{"members": ["alice", "bob"], "amount": 1}]
+        assert result.public_state["scores"] == {"alice": 5, "bob": 2, "carol": 4}
+        assert "alice: 5" in _text(results[0].content).replace("'", "").replace('"', "")
+    finally:
+        running.stop()

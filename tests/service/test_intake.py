@@ -1,0 +1,315 @@
+"""Mail intake at the use-case level: stored before processed, never applied twice, never for
+someone else, and always answered (or, for robots, never answered)."""
+
+from __future__ import annotations
+
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+
+import pytest
+from sqlmodel import Session, select
+
+from adjudicator.app import App
+from adjudicator.service.games import Credentials, PlayerSpec, create_game
+from adjudicator.service.intake import MAX_FAILED_LOGINS, store_raw
+from adjudicator.service.rounds import start_game
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import OrderSet, OutboxMail, Submission, SubmissionStatus
+
+PLAYERS = ["alice", "bob", "carol"]
+
+
+def make_mail(
+    body: str,
+    *,
+    sender: str = "alice@example.org",
+    subject: str = "[gw1] orders",
+    to: str = "judge@pbem.test",
+    **headers: str,
+) -> bytes:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Message-ID"] = f"<{abs(hash((body, sender, subject, to)))}@example.org>"
+    for name, value in headers.items():
+        message[name.replace("_", "-")] = value
+    message.set_content(body)
+    return message.as_bytes()
+
+
+@pytest.fixture
+def creds(app: App) -> dict[str, Credentials]:
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="gw1",
+            kind="giveaway",
+            time_zone="Europe/London",
+            schedule="72h",
+            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
+            options={},
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+        session.exec(select(OutboxMail)).all()
+    with session_scope(app.engine) as session:  # forget the welcome mails: not tested here
+        for mail in session.exec(select(OutboxMail)):
+            session.delete(mail)
+    return {c.handle: c for c in credentials}
+
+
+def outbox(app: App) -> list[tuple[str, str, str]]:
+    """(kind, recipient, text) of every queued mail, oldest first."""
+    with Session(app.engine) as session:
+        mails = session.exec(select(OutboxMail).order_by(OutboxMail.id)).all()  # type: ignore[arg-type]
+        out = []
+        for mail in mails:
+            parsed = message_from_bytes(mail.message, policy=policy.default)
+            body = parsed.get_body(preferencelist=("plain",))
+            assert body is not None
+            out.append((mail.kind, mail.recipient, body.get_content()))
+        return out
+
+
+def stored_orders(app: App) -> list[list[str]]:
+    with Session(app.engine) as session:
+        return [o.lines for o in session.exec(select(OrderSet).order_by(OrderSet.id))]  # type: ignore[arg-type]
+
+
+def test_valid_orders_are_stored_canonically_and_confirmed(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    raw = make_mail(f"Hi!\n\npassword {creds['alice'].secret}\ngive 2 to Bob\n- give 1 to carol.\n")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+    assert stored_orders(app) == [["GIVE 2 TO bob", "GIVE 1 TO carol"]]
+    [(kind, to, text)] = outbox(app)
+    assert (kind, to) == ("confirmation", "alice@example.org")
+    assert "GIVE 2 TO bob" in text
+    assert "GIVE 1 TO carol" in text
+    assert "Hi!" in text  # listed back as not read
+    assert "Receipt: " in text
+    # The deadline is given in the game's time zone: 72 h after 2 March 12:00 UTC is
+    # Thursday 5 March, 12:00 GMT in London.
+    assert "Thursday 05 March 2026, 12:00 GMT" in text
+    assert creds["alice"].secret not in text
+
+
+def test_replacing_orders_keeps_the_last_valid_set_and_says_what_it_replaced(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    secret = creds["alice"].secret
+    app.ingest(make_mail(f"PASSWORD {secret}\nGIVE 3 TO bob"), channel="pipe")
+    app.ingest(make_mail(f"PASSWORD {secret}\nGIVE 3 TO carol"), channel="pipe")
+    assert stored_orders(app) == [["GIVE 3 TO bob"], ["GIVE 3 TO carol"]]
+    text = outbox(app)[-1][2]
+    assert "They replace your earlier orders" in text
+    assert "GIVE 3 TO bob" in text
+
+
+def test_bad_orders_are_not_applied_and_every_bad_line_is_named(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    secret = creds["alice"].secret
+    app.ingest(make_mail(f"PASSWORD {secret}\nGIVE 3 TO bob"), channel="pipe")
+    raw = make_mail(f"PASSWORD {secret}\nGIVE 2 TO bobb\nGIVE 2 TO alice\n")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
+    assert stored_orders(app) == [["GIVE 3 TO bob"]]  # the earlier orders stay in force
+    kind, _, text = outbox(app)[-1]
+    assert kind == "rejection"
+    assert "GIVE 2 TO bobb" in text
+    assert "bob" in text.split("GIVE 2 TO bobb", 1)[1]  # a suggestion follows
+    assert "GIVE 2 TO alice" in text
+    assert "stay in force" in text
+
+
+def test_the_same_message_delivered_twice_is_applied_once(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    raw = make_mail(f"PASSWORD {creds['bob'].secret}\nGIVE 3 TO alice", sender="bob@example.org")
+    assert app.ingest(raw, channel="imap") == SubmissionStatus.ACCEPTED
+    assert app.ingest(raw, channel="imap") is None
+    assert app.ingest(raw, channel="maildir") is None
+    assert stored_orders(app) == [["GIVE 3 TO alice"]]
+    assert len(outbox(app)) == 1
+
+
+def test_a_crash_after_storing_loses_nothing_and_repeats_nothing(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """The raw mail is committed first; a process that dies before processing it leaves it
+    'received', and the restart processes it exactly once."""
+    raw = make_mail(f"PASSWORD {creds['bob'].secret}\nGIVE 3 TO alice", sender="bob@example.org")
+    with session_scope(app.engine) as session:
+        assert store_raw(session, raw, channel="pipe", now=app.clock()) is not None
+    # ... the process dies here ...
+    assert app.process_pending() == 1
+    assert app.process_pending() == 0
+    assert stored_orders(app) == [["GIVE 3 TO alice"]]
+    assert len(outbox(app)) == 1
+
+
+def test_the_from_header_alone_is_not_trusted(app: App, creds: dict[str, Credentials]) -> None:
+    """Mail from alice's address without her password is refused, and refused in words that
+    reveal nothing about the game's players."""
+    assert app.ingest(make_mail("GIVE 3 TO bob"), channel="pipe") == SubmissionStatus.REJECTED
+    assert stored_orders(app) == []
+    [(kind, to, text)] = outbox(app)
+    assert (kind, to) == ("refusal", "alice@example.org")
+    assert "alice" not in text.lower().replace("alice@example.org", "")
+
+
+def test_a_wrong_password_is_refused_and_the_real_player_told(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    raw = make_mail("PASSWORD guessed\nGIVE 3 TO bob")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
+    kinds = {(kind, to) for kind, to, _ in outbox(app)}
+    assert kinds == {("refusal", "alice@example.org"), ("intrusion", "alice@example.org")}
+    assert stored_orders(app) == []
+
+
+def test_a_right_password_from_another_address_is_refused(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob", sender="eve@evil.test")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
+    assert stored_orders(app) == []
+    assert [(k, t) for k, t, _ in outbox(app)] == [("refusal", "eve@evil.test")]
+
+
+def test_repeated_failures_are_rate_limited(app: App, creds: dict[str, Credentials]) -> None:
+    for attempt in range(MAX_FAILED_LOGINS):
+        app.ingest(make_mail(f"PASSWORD wrong{attempt}\nGIVE 3 TO bob"), channel="pipe")
+    before = len(outbox(app))
+    # Locked now: even the right password is refused, and nobody is mailed about it.
+    raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
+    assert len(outbox(app)) == before
+    assert stored_orders(app) == []
+    # After the lock the right password works again.
+    app.clock.advance(hours=2)  # type: ignore[attr-defined]
+    raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO carol")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+
+
+def test_the_reply_token_address_authenticates_without_password(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    token = creds["carol"].reply_token
+    raw = make_mail(
+        "GIVE 3 TO alice",
+        sender="carol.at.work@example.com",
+        subject="orders",
+        to=f"judge+{token}@pbem.test",
+    )
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+    assert stored_orders(app) == [["GIVE 3 TO alice"]]
+    # The confirmation goes to the registered address, not to whoever wrote.
+    assert outbox(app)[0][1] == "carol@example.org"
+
+
+def test_orders_after_the_deadline_are_refused_as_late(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    app.clock.advance(hours=73)  # type: ignore[attr-defined]
+    raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
+    assert stored_orders(app) == []
+    assert outbox(app)[0][0] == "late"
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Auto_Submitted": "auto-replied"},
+        {"Precedence": "bulk"},
+        {"X_Loop": "judge@pbem.test"},
+        {"Return_Path": "<>", "sender": "MAILER-DAEMON@mx.example.org"},
+    ],
+    ids=["auto-submitted", "precedence", "x-loop", "bounce"],
+)
+def test_robots_are_logged_and_never_answered(
+    app: App, creds: dict[str, Credentials], headers: dict[str, str]
+) -> None:
+    raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob", **headers)
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.IGNORED
+    assert outbox(app) == []
+    assert stored_orders(app) == []
+
+
+def test_mail_from_the_service_itself_is_ignored(app: App, creds: dict[str, Credentials]) -> None:
+    raw = make_mail("GIVE 3 TO bob", sender="judge@pbem.test")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.IGNORED
+    assert outbox(app) == []
+
+
+def test_a_mail_without_a_game_is_answered_with_how_to_name_one(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    raw = make_mail("GIVE 3 TO bob", subject="my orders", sender="stranger@example.net")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
+    [(kind, _, text)] = outbox(app)
+    assert kind == "no_game"
+    assert "does not say which game" in text
+    assert "in the subject" in text
+    assert "GAME " in text
+
+
+def test_one_mail_may_carry_orders_for_several_games(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    with session_scope(app.engine) as session:
+        game, second = create_game(
+            session,
+            name="duel",
+            kind="starship-combat",
+            options={},
+            players=[PlayerSpec("alice", "alice@example.org"), PlayerSpec("zed", "z@example.org")],
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+    body = (
+        f"GAME gw1\nPASSWORD {creds['alice'].secret}\nGIVE 3 TO bob\n\n"
+        f"GAME duel\nPASSWORD {second[0].secret}\nfire and shield\n"
+    )
+    assert app.ingest(make_mail(body, subject="orders"), channel="pipe") == (
+        SubmissionStatus.ACCEPTED
+    )
+    assert stored_orders(app) == [["GIVE 3 TO bob"], ["FIRE SHIELD"]]
+    confirmations = [t for k, _, t in outbox(app) if k == "confirmation"]
+    assert len(confirmations) == 2
+
+
+def test_a_game_may_require_verified_mail(app: App, creds: dict[str, Credentials]) -> None:
+    from adjudicator.service.games import find_game
+
+    with session_scope(app.engine) as session:
+        game = find_game(session, "gw1")
+        game.settings = {"require_auth": ["dkim"]}
+        session.add(game)
+    secret = creds["alice"].secret
+    unsigned = make_mail(f"PASSWORD {secret}\nGIVE 3 TO bob")
+    assert app.ingest(unsigned, channel="pipe") == SubmissionStatus.REJECTED
+    signed = make_mail(
+        f"PASSWORD {secret}\nGIVE 3 TO carol",
+        Authentication_Results=(
+            "mx.pbem.test; dkim=pass header.d=example.org; spf=pass; dmarc=pass"
+        ),
+    )
+    assert app.ingest(signed, channel="pipe") == SubmissionStatus.ACCEPTED
+    with Session(app.engine) as session:
+        stored = session.exec(select(Submission).order_by(Submission.id)).all()  # type: ignore[arg-type]
+        assert stored[-1].auth_results is not None
+        assert "dkim=pass" in stored[-1].auth_results
+
+
+def test_a_greeting_above_the_game_lines_is_not_a_section_of_its_own(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """Only the confirmation is sent: no refusal for the greeting before GAME."""
+    body = f"Hi judge,\n\nGAME gw1\nPASSWORD {creds['alice'].secret}\nGIVE 3 TO bob\n"
+    assert app.ingest(make_mail(body, subject="orders"), channel="pipe") == (
+        SubmissionStatus.ACCEPTED
+    )
+    assert [kind for kind, _, _ in outbox(app)] == ["confirmation"]

@@ -1,0 +1,80 @@
+"""Storage: migrations create the schema; times stay aware UTC; raw mail is kept byte for byte;
+the same message cannot be stored twice; both SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import Game, Round, RoundState, Submission
+
+TABLES = {
+    "game",
+    "seat",
+    "round",
+    "submission",
+    "orderset",
+    "roundresult",
+    "outboxmail",
+    "mailboxcursor",
+    "alembic_version",
+}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest) -> Engine:
+    fixture = "sqlite_engine" if request.param == "sqlite" else "pg_engine"
+    return request.getfixturevalue(fixture)  # type: ignore[no-any-return]
+
+
+def test_migrations_create_every_table(engine: Engine) -> None:
+    assert set(inspect(engine).get_table_names()) >= TABLES
+
+
+def test_sqlite_runs_in_wal_mode(sqlite_engine: Engine) -> None:
+    with sqlite_engine.connect() as connection:
+        assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+
+
+def test_times_are_stored_aware_and_come_back_in_utc(engine: Engine) -> None:
+    london_summer = timezone(timedelta(hours=1))
+    deadline = datetime(2026, 7, 1, 21, 0, tzinfo=london_summer)
+    with session_scope(engine) as session:
+        game = Game(name="gw1", kind="giveaway", created_at=datetime.now(UTC))
+        session.add(game)
+        session.flush()
+        assert game.id is not None
+        session.add(Round(game_id=game.id, number=1, opened_at=deadline, deadline=deadline))
+    with Session(engine) as session:
+        stored = session.exec(select(Round)).one()
+        assert stored.deadline == deadline
+        assert stored.deadline is not None
+        assert stored.deadline.utcoffset() == timedelta(0)
+        assert stored.state == RoundState.OPEN
+        # The due-deadlines query compares correctly in UTC on both databases.
+        due = session.exec(
+            select(Round).where(Round.deadline <= datetime(2026, 7, 1, 20, 0, tzinfo=UTC))
+        ).all()
+        assert len(due) == 1
+
+
+def test_naive_datetimes_are_refused(engine: Engine) -> None:
+    with pytest.raises(Exception, match="timezone"), session_scope(engine) as session:
+        session.add(Game(name="gw2", kind="giveaway", created_at=datetime(2026, 1, 1)))
+
+
+def test_raw_mail_is_kept_byte_for_byte_and_only_once(engine: Engine) -> None:
+    raw = b"From: a@example.org\r\nSubject: orders\r\n\r\nGIVE 3 TO bob\r\n\xff\x00"
+    now = datetime.now(UTC)
+    with session_scope(engine) as session:
+        session.add(Submission(received_at=now, channel="pipe", digest="d1", raw=raw))
+    with Session(engine) as session:
+        assert session.exec(select(Submission)).one().raw == raw
+    with pytest.raises(IntegrityError), session_scope(engine) as session:
+        session.add(Submission(received_at=now, channel="imap", digest="d1", raw=raw))

@@ -1,0 +1,164 @@
+"""The `adjudicate` command, run as a game master runs it (Typer's runner, a real database)."""
+
+from __future__ import annotations
+
+import json
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+from typer.testing import CliRunner
+
+from adjudicator.cli import app
+from adjudicator.storage.db import make_engine
+from adjudicator.storage.models import OutboxMail, Round, RoundState, Submission
+
+GOLDEN = Path(__file__).parent / "golden"
+runner = CliRunner()
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ADJUDICATOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ADJUDICATOR_ADDRESS", "judge@pbem.test")
+    monkeypatch.delenv("ADJUDICATOR_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def engine_of(env: Path):  # type: ignore[no-untyped-def]
+    return make_engine(f"sqlite:///{env / 'data' / 'adjudicator.db'}")
+
+
+def test_version_and_help() -> None:
+    assert "adjudicator" in runner.invoke(app, ["version"]).output
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("replay", "init", "serve", "game", "status", "receive"):
+        assert command in result.output
+
+
+def test_replay_json_is_the_record_format_object() -> None:
+    record = GOLDEN / "starship-combat" / "sample.record"
+    result = runner.invoke(app, ["replay", str(record), "--json"])
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data == json.loads(record.with_suffix(".json").read_text(encoding="utf-8"))
+
+
+def test_replay_text_reads_well() -> None:
+    record = GOLDEN / "starship-combat" / "sample.record"
+    result = runner.invoke(app, ["replay", str(record)])
+    assert result.exit_code == 0
+    assert "Round 8" in result.output
+    assert "Game over:" in result.output
+
+
+def test_replay_reads_standard_input() -> None:
+    text = "game: starship-combat\nplayers: a b\nround 1\na: FIRE\nb: SHIELD\n"
+    result = runner.invoke(app, ["replay", "-", "--json"], input=text)
+    assert result.exit_code == 0
+    assert json.loads(result.output)["rounds"][0]["state"]["missiles"] == {"a": 2, "b": 3}
+
+
+def test_a_malformed_record_exits_2_naming_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.record"
+    path.write_text("game: starship-combat\nplayers: a b\nround 1\nzed: FIRE\n", encoding="utf-8")
+    result = runner.invoke(app, ["replay", str(path)])
+    assert result.exit_code == 2
+    assert "line 4" in result.output
+    assert runner.invoke(app, ["replay", str(tmp_path / "missing.record")]).exit_code == 2
+
+
+def test_a_game_master_runs_a_game_from_the_command_line(env: Path) -> None:
+    assert runner.invoke(app, ["init"]).exit_code == 0
+    result = runner.invoke(
+        app,
+        [
+            "game",
+            "create",
+            "duel",
+            "--kind",
+            "starship-combat",
+            "--player",
+            "ann=ann@example.org",
+            "--player",
+            "ben=ben@example.org",
+            "--schedule",
+            "48h",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    with Session(engine_of(env)) as session:
+        welcomes = session.exec(select(OutboxMail).where(OutboxMail.kind == "welcome")).all()
+        assert sorted(m.recipient for m in welcomes) == ["ann@example.org", "ben@example.org"]
+    status = runner.invoke(app, ["status"])
+    assert "duel" in status.output
+    assert "waiting" in status.output
+
+    # ann sends orders through the pipe, with the password from her welcome mail
+    welcome = next(m for m in welcomes if m.recipient == "ann@example.org").message.decode()
+    secret = welcome.split("PASSWORD ", 1)[1].split()[0]
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = (
+        "ann@example.org",
+        "judge@pbem.test",
+        "[duel]",
+    )
+    message.set_content(f"PASSWORD {secret}\nfire\n")
+    assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
+    assert "ordered" in runner.invoke(app, ["status", "duel"]).output
+
+    # a dry run shows the result and stores nothing
+    dry = runner.invoke(app, ["--round", "1", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "destroyed: ['ben']" in dry.output
+    with Session(engine_of(env)) as session:
+        assert session.exec(select(Round)).one().state == RoundState.OPEN
+
+    # closing by hand before the deadline
+    closed = runner.invoke(app, ["--round", "1", "--game", "duel"])
+    assert closed.exit_code == 0, closed.output
+    assert "game over: ann" in closed.output
+    with Session(engine_of(env)) as session:
+        assert session.exec(select(Round)).one().state == RoundState.REPORTED
+
+    # re-running an adjudicated round compares with the archive
+    again = runner.invoke(app, ["--round", "1"])
+    assert again.exit_code == 0
+    assert "identical to the archived result" in again.output
+
+
+def test_round_errors_have_clear_messages_and_codes(env: Path) -> None:
+    runner.invoke(app, ["init"])
+    assert runner.invoke(app, ["--round", "1"]).exit_code == 2  # no game to pick
+    runner.invoke(
+        app,
+        [
+            "game",
+            "create",
+            "g1",
+            "--kind",
+            "starship-combat",
+            "--player",
+            "a=a@x.org",
+            "--player",
+            "b=b@x.org",
+        ],
+    )
+    result = runner.invoke(app, ["--round", "5", "--game", "g1"])
+    assert result.exit_code == 3
+    assert "no round 5" in result.output
+    result = runner.invoke(app, ["--round", "1", "--game", "nope"])
+    assert result.exit_code == 3
+    bad = runner.invoke(app, ["game", "create", "g2", "--kind", "chess", "--player", "a=a@x.org"])
+    assert bad.exit_code == 1
+    assert "unknown game" in bad.output
+
+
+def test_receive_stores_even_what_it_cannot_use(env: Path) -> None:
+    runner.invoke(app, ["init"])
+    assert runner.invoke(app, ["receive"], input=b"\xff\xfe not a mail at all").exit_code == 0
+    with Session(engine_of(env)) as session:
+        assert len(session.exec(select(Submission)).all()) == 1

@@ -1,0 +1,60 @@
+"""Secrets are stored hashed and checked exactly; receipts are stable and specific."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from adjudicator.security import (
+    hash_secret,
+    load_or_create_key,
+    new_secret,
+    receipt,
+    token_digest,
+    verify_secret,
+)
+
+
+def test_a_secret_verifies_against_its_hash_only() -> None:
+    secret = new_secret()
+    stored = hash_secret(secret)
+    assert secret not in stored
+    assert verify_secret(secret, stored)
+    assert verify_secret(f"  {secret.upper()} ", stored)  # typed with caps or spaces
+    assert not verify_secret(secret[:-1], stored)
+    assert not verify_secret(new_secret(), stored)
+    assert not verify_secret(secret, "garbage")
+    assert not verify_secret(secret, "md5$AAAA$BBBB")
+
+
+def test_the_same_secret_hashes_differently_each_time() -> None:
+    assert hash_secret("abc") != hash_secret("abc")
+
+
+def test_secrets_are_long_random_and_unambiguous() -> None:
+    made = {new_secret() for _ in range(200)}
+    assert len(made) == 200
+    for secret in made:
+        assert len(secret) == 12
+        assert not set(secret) & set("01lo")
+
+
+def test_receipts_depend_on_every_part(tmp_path: Path) -> None:
+    key = load_or_create_key(tmp_path / "secret.key")
+    assert load_or_create_key(tmp_path / "secret.key") == key  # created once, then read
+    assert (tmp_path / "secret.key").stat().st_mode & 0o077 == 0
+    base = {"game": "gw1", "round_number": 3, "player": "alice", "lines": ["GIVE 3 TO bob"]}
+    code = receipt(key, **base)  # type: ignore[arg-type]
+    assert code == receipt(key, **base)  # type: ignore[arg-type]
+    for change in (
+        {"game": "gw2"},
+        {"round_number": 4},
+        {"player": "bob"},
+        {"lines": ["GIVE 3 TO carol"]},
+    ):
+        assert receipt(key, **{**base, **change}) != code  # type: ignore[arg-type]
+    assert receipt(b"other key", **base) != code  # type: ignore[arg-type]
+
+
+def test_reply_tokens_are_looked_up_by_digest() -> None:
+    assert token_digest("AbC123xyz") == token_digest("abc123xyz ")
+    assert token_digest("abc123xyz") != token_digest("abc123xy")
