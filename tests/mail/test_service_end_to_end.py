@@ -137,7 +137,6 @@ def test_orders_by_mail_are_confirmed_and_results_mailed(
             "bob": "- give 1 to alice\n- give 2 to carol",
             "carol": "GIVE 3 TO alice",
         }
-        started = time.monotonic()
         for handle, body in orders.items():
             raw = order_mail(
                 handle,
@@ -146,12 +145,10 @@ def test_orders_by_mail_are_confirmed_and_results_mailed(
             )
             dovecot.append(imap_user, raw)
         confirmations = smtp_sink.wait_for(6, timeout=20)[3:]
-        latency = time.monotonic() - started
         by_player = {r.rcpt_tos[0].split("@")[0]: _text(r.content) for r in confirmations}
         assert "GIVE 1 TO bob" in by_player["alice"]
         assert "GIVE 2 TO carol" in by_player["bob"]
         assert "GIVE 3 TO alice" in by_player["carol"]
-        assert latency < 20  # a liveness bound, not a benchmark: bench/intake.py measures
 
         # The same mail again (an IMAP re-delivery): stored once, never answered twice.
         dovecot.append(
