@@ -94,6 +94,7 @@ def create_game(
     time_zone: str = "UTC",
     schedule: str | None = None,
     settings: Mapping[str, Any] | None = None,
+    gm_address: str | None = None,
     now: datetime,
 ) -> tuple[Game, list[Credentials]]:
     """Create a game and its seats; return the players' credentials (shown once)."""
@@ -114,6 +115,7 @@ def create_game(
         options=dict(options),
         setup=setup_to_json(setup),
         settings=dict(settings or {}),
+        gm_address=gm_address,
         time_zone=check_time_zone(time_zone),
         schedule=schedule,
         state=rules.dump(state),

@@ -68,6 +68,8 @@ class Game(SQLModel, table=True):
     current_round: int = 0
     created_at: datetime
     finished_at: datetime | None = None
+    gm_address: str | None = Field(default=None, description="where game master notices go")
+    paused_at: datetime | None = Field(default=None, description="set while the game is paused")
 
 
 class Seat(SQLModel, table=True):

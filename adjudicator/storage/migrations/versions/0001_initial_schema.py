@@ -35,6 +35,8 @@ def upgrade() -> None:
         sa.Column("current_round", sa.Integer(), nullable=False),
         sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.Column("finished_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
+        sa.Column("gm_address", sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+        sa.Column("paused_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
         sa.PrimaryKeyConstraint("id"),
     )
     with op.batch_alter_table("game", schema=None) as batch_op:

@@ -1,0 +1,56 @@
+"""Mail to the game master: things a human must look at (a player who keeps missing rounds,
+a bounced address, a round that could not be adjudicated).
+
+A game without ``gm_address`` has nobody to tell; the notice is then only logged. Each notice has
+an idempotency key, so that a notice repeated by a retry or a second instance is sent once.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session
+
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.replies import base_context, game_thread, queue_templated
+from adjudicator.storage.models import Game, Round
+
+log = logging.getLogger(__name__)
+
+NOTICES = ("missed_rounds", "bounced", "adjudication_failed", "grace")
+"""The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
+
+
+def queue_gm_notice(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    game: Game,
+    notice: str,
+    key: str,
+    now: datetime,
+    round_: Round | None = None,
+    **details: Any,
+) -> bool:
+    """Queue ``notice`` (one of ``NOTICES``) to the game master; False if there is none."""
+    if notice not in NOTICES:
+        raise ValueError(f"unknown game master notice {notice!r}")
+    if not game.gm_address:
+        log.warning("game %s has no game master address; notice %s: %s", game.name, notice, details)
+        return False
+    queue_templated(
+        session,
+        ctx=ctx,
+        template="gm_notice",
+        context={**base_context(game, None, round_), "notice": notice, **details},
+        kind=f"gm:{notice}",
+        to=game.gm_address,
+        key=f"gm:{notice}:{key}",
+        now=now,
+        threading=game_thread(game, ctx),
+        game_id=game.id,
+        round_id=round_.id if round_ else None,
+    )
+    return True
