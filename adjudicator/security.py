@@ -73,3 +73,26 @@ def receipt(key: bytes, *, game: str, round_number: int, player: str, lines: Seq
     message = "\n".join([game, str(round_number), player, *lines]).encode()
     code = hmac.new(key, message, hashlib.sha256).hexdigest()[:16].upper()
     return "-".join(code[i : i + 4] for i in range(0, 16, 4))
+
+
+def bounce_address(key: bytes, service_address: str, seat_id: int) -> str:
+    """The per-player Return-Path (VERP): ``local+bounce-<seat>-<mac>@domain``. A bounce comes
+    back to it, naming the seat; the MAC keeps forged bounces from marking players unreachable."""
+    local, _, domain = service_address.partition("@")
+    return f"{local}+bounce-{seat_id}-{_bounce_mac(key, seat_id)}@{domain}"
+
+
+def bounced_seat(key: bytes, address: str) -> int | None:
+    """The seat a bounce address names, or None if ``address`` is not one of ours."""
+    local = address.strip().strip("<>").partition("@")[0].lower()
+    _, plus, tag = local.partition("+")
+    prefix, _, rest = tag.partition("-")
+    seat_text, _, mac = rest.partition("-")
+    if not plus or prefix != "bounce" or not seat_text.isdigit():
+        return None
+    seat_id = int(seat_text)
+    return seat_id if hmac.compare_digest(mac, _bounce_mac(key, seat_id)) else None
+
+
+def _bounce_mac(key: bytes, seat_id: int) -> str:
+    return hmac.new(key, f"bounce:{seat_id}".encode(), hashlib.sha256).hexdigest()[:10]

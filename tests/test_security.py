@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from adjudicator.security import (
+    bounce_address,
+    bounced_seat,
     hash_secret,
     load_or_create_key,
     new_secret,
@@ -58,3 +60,16 @@ def test_receipts_depend_on_every_part(tmp_path: Path) -> None:
 def test_reply_tokens_are_looked_up_by_digest() -> None:
     assert token_digest("AbC123xyz") == token_digest("abc123xyz ")
     assert token_digest("abc123xyz") != token_digest("abc123xy")
+
+
+def test_a_bounce_address_names_its_seat_and_resists_forgery() -> None:
+    key = b"k" * 32
+    address = bounce_address(key, "judge@example.org", 42)
+    assert address.startswith("judge+bounce-42-")
+    assert address.endswith("@example.org")
+    assert bounced_seat(key, address) == 42
+    assert bounced_seat(key, f"<{address.upper()}>") == 42  # servers may change the case
+    assert bounced_seat(b"x" * 32, address) is None  # another service's key
+    assert bounced_seat(key, address.replace("-42-", "-43-")) is None  # a forged seat
+    assert bounced_seat(key, "judge@example.org") is None
+    assert bounced_seat(key, "judge+orders-abc@example.org") is None
