@@ -15,7 +15,7 @@ $(BIN)/.installed: pyproject.toml
 setup: $(BIN)/.installed
 
 run: setup
-	$(BIN)/adjudicate demo
+	$(BIN)/adjudicate serve --demo
 
 lint: setup
 	$(BIN)/ruff check $(LINTED)
