@@ -1,10 +1,12 @@
 """Deadlines on APScheduler 3.11, with the database as the source of truth.
 
 Only the in-memory job store is used (3.x cannot share a job store between processes). On start
-every open round of the database is scheduled; a deadline that passed while the service was down
-fires at once (``misfire_grace_time=None``); a sweeper catches anything missed. The job itself is
-idempotent: closing a round is a compare-and-set, so a job that fires twice, or races with the
-sweeper or a game master's command, does nothing the second time.
+every open round of the database is planned: a job at each reminder time and at the close (the
+deadline, or the end of a grace period). A time that passed while the service was down fires at
+once (``misfire_grace_time=None``); a sweeper catches anything missed and plans what other
+instances or the game master's commands changed. The jobs are idempotent: closing a round is a
+compare-and-set, reminders and grace periods are claimed the same way, so a job that fires twice,
+or races with the sweeper, another instance or a game master's command, does nothing twice.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from datetime import datetime
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from adjudicator.app import App
-from adjudicator.service.closing import Closed, close_and_adjudicate, open_deadlines, sweep
+from adjudicator.faults import crash_point
+from adjudicator.service.closing import Closed, attend, sweep, wake_plan
 from adjudicator.storage.db import session_scope
 
 log = logging.getLogger("adjudicator.scheduler")
@@ -39,51 +42,64 @@ class DeadlineScheduler:
             max_instances=1,
             misfire_grace_time=None,
         )
-        self.plan_all()
+        self.plan_all(include_past=True)  # what came due while the service was down: at once
         self.scheduler.start()
 
     def shutdown(self) -> None:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
 
-    def plan_all(self) -> int:
-        """Schedule every open round's deadline from the database."""
+    def plan_all(self, *, include_past: bool = False) -> int:
+        """Plan every open round's reminders and close from the database; the number of jobs.
+        Past times are left to the sweeper, except on start."""
+        now = self.app.clock()
         with session_scope(self.app.engine) as session:
-            deadlines = open_deadlines(session)
-        for round_id, deadline in deadlines:
-            self.plan(round_id, deadline)
-        return len(deadlines)
+            plan = wake_plan(session)
+        count = 0
+        for round_id, times in plan:
+            for moment in times:
+                if include_past or moment > now:
+                    count += self.plan(round_id, moment)
+        return count
 
-    def plan(self, round_id: int, deadline: datetime) -> None:
+    def plan(self, round_id: int, moment: datetime) -> bool:
+        """Add a job unless it is planned already; True when added."""
+        job_id = f"round:{round_id}:{int(moment.timestamp())}"
+        if self.scheduler.get_job(job_id) is not None:
+            return False
         self.scheduler.add_job(
-            self.close,
+            self.attend,
             "date",
-            run_date=deadline,
+            run_date=moment,
             args=[round_id],
-            id=f"round:{round_id}",
+            id=job_id,
             replace_existing=True,
             misfire_grace_time=None,
             coalesce=True,
             max_instances=1,
         )
+        return True
 
-    def close(self, round_id: int) -> None:
+    def attend(self, round_id: int) -> None:
         with session_scope(self.app.engine) as session:
-            closed = close_and_adjudicate(session, round_id, ctx=self.app.ctx, now=self.app.clock())
+            closed = attend(session, round_id, ctx=self.app.ctx, now=self.app.clock())
+        crash_point("committed")
         if closed is not None:
             self._closed([closed])
 
     def sweep(self) -> None:
         self._closed(sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock()))
-        self.plan_all()  # rounds opened by other instances or by the game master
+        self.plan_all()  # rounds opened or moved by other instances or by the game master
 
     def _closed(self, closed: list[Closed]) -> None:
         for item in closed:
             if item.error:
                 log.error("round %s not adjudicated: %s", item.round_id, item.error)
+            elif item.waiting_until:
+                log.info("round %s: grace period until %s", item.round_id, item.waiting_until)
             else:
                 log.info("round %s adjudicated", item.round_id)
         if closed:
-            self.plan_all()  # the rounds that the closed ones opened
+            self.plan_all()  # the rounds that the closed ones opened, and grace periods
             if self.on_closed is not None:
                 self.on_closed(closed)

@@ -13,11 +13,23 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, or_, select
 
+from adjudicator.faults import crash_point
 from adjudicator.service.context import ServiceContext
+from adjudicator.service.deadlines import (
+    missing_seats,
+    reminder_pending,
+    send_reminders,
+    start_grace,
+    waiting_for,
+    wake_times,
+)
+from adjudicator.service.games import rules_of
+from adjudicator.service.notices import queue_gm_notice
+from adjudicator.service.pace import pace_of
 from adjudicator.service.replies import queue_round_result
-from adjudicator.service.rounds import Adjudicated, adjudicate_round, close_round
+from adjudicator.service.rounds import Adjudicated, adjudicate_round, close_round, closes_at
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Game, GameStatus, Round, RoundState
+from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 
 
 @dataclass(frozen=True)
@@ -25,41 +37,117 @@ class Closed:
     round_id: int
     adjudicated: Adjudicated | None
     error: str | None = None
+    waiting_until: datetime | None = None  # a grace period started instead
 
 
 def close_and_adjudicate(
     session: Session, round_id: int, *, ctx: ServiceContext, now: datetime, force: bool = False
 ) -> Closed | None:
-    """Close a round whose deadline has passed (or any open round with ``force``), adjudicate
-    it and queue its result. ``None`` when there was nothing to do."""
+    """Close a round whose time has come (or any open round with ``force``), adjudicate it and
+    queue its result. At the deadline, a game with a grace period and orders missing waits
+    instead (``Closed.waiting_until``). ``None`` when there was nothing to do."""
     round_ = session.get(Round, round_id)
     if round_ is None:
         return None
-    due = round_.deadline is not None and round_.deadline <= now
+    close = closes_at(round_)
     if round_.state == RoundState.OPEN:
-        if not (due or force) or not close_round(session, round_id, now=now):
+        if not force:
+            if close is None or close > now:
+                return None
+            if start_grace(session, round_, ctx=ctx, now=now):
+                return Closed(round_id, None, waiting_until=round_.grace_until)
+        if not close_round(session, round_id, now=now):
             return None
+        crash_point("closed")
         session.refresh(round_)
     if round_.state != RoundState.CLOSING:
         return None
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    waiting = waiting_for(session, game)
     adjudicated = adjudicate_round(session, round_id, now=now)
+    crash_point("adjudicated")
     if adjudicated is None:
         session.refresh(round_)
+        if round_.error:
+            queue_gm_notice(
+                session,
+                ctx=ctx,
+                game=game,
+                notice="adjudication_failed",
+                key=f"{round_id}:{round_.error}",
+                now=now,
+                round_=round_,
+                reason=round_.error,
+            )
         return Closed(round_id, None, round_.error)
+    _count_missed(session, adjudicated, waiting, ctx=ctx, now=now)
     queue_round_result(session, ctx=ctx, adjudicated=adjudicated, now=now)
+    crash_point("queued")
     return Closed(round_id, adjudicated)
 
 
+def _count_missed(
+    session: Session,
+    adjudicated: Adjudicated,
+    waiting: list[Seat],
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+) -> None:
+    """Count missed rounds in a row; at the game's limit the game master is told."""
+    game, round_ = adjudicated.game, adjudicated.round
+    limit = pace_of(game).missed_rounds_limit
+    for seat in waiting:
+        seat.missed_rounds = (
+            0 if seat.handle in adjudicated.result.orders else seat.missed_rounds + 1
+        )
+        session.add(seat)
+        if seat.missed_rounds == limit:
+            queue_gm_notice(
+                session,
+                ctx=ctx,
+                game=game,
+                notice="missed_rounds",
+                key=f"{seat.id}:{round_.id}",
+                now=now,
+                round_=round_,
+                player=seat.handle,
+                address=seat.address,
+                missed=seat.missed_rounds,
+            )
+
+
+def close_if_complete(
+    session: Session, round_id: int, *, ctx: ServiceContext, now: datetime
+) -> Closed | None:
+    """Early close: adjudicate now if the game allows it and every player's orders are in."""
+    round_ = session.get(Round, round_id)
+    if round_ is None or round_.state != RoundState.OPEN:
+        return None
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    if game.status != GameStatus.RUNNING or rules_of(game).sequential:
+        return None
+    if not pace_of(game).early_close or missing_seats(session, game, round_):
+        return None
+    return close_and_adjudicate(session, round_id, ctx=ctx, now=now, force=True)
+
+
 def due_rounds(session: Session, *, now: datetime) -> list[int]:
-    """Open rounds past their deadline, and closing rounds not stopped by an error, of running
-    games: the sweeper's work list."""
+    """Open rounds whose deadline (or grace period) has passed, and closing rounds not stopped by
+    an error, of running games: the sweeper's work list."""
     query = (
         select(Round.id)
         .join(Game, col(Game.id) == col(Round.game_id))
         .where(Game.status == GameStatus.RUNNING)
         .where(
             or_(
-                (col(Round.state) == RoundState.OPEN) & (col(Round.deadline) <= now),
+                (col(Round.state) == RoundState.OPEN)
+                & or_(
+                    col(Round.grace_until) <= now,
+                    col(Round.grace_until).is_(None) & (col(Round.deadline) <= now),
+                ),
                 (col(Round.state) == RoundState.CLOSING) & col(Round.error).is_(None),
             )
         )
@@ -68,25 +156,50 @@ def due_rounds(session: Session, *, now: datetime) -> list[int]:
     return [i for i in session.exec(query) if i is not None]
 
 
+def open_rounds(session: Session) -> list[Round]:
+    """Every open round with a deadline, of running games."""
+    return list(
+        session.exec(
+            select(Round)
+            .join(Game, col(Game.id) == col(Round.game_id))
+            .where(Round.state == RoundState.OPEN, Game.status == GameStatus.RUNNING)
+            .where(col(Round.deadline).is_not(None))
+        )
+    )
+
+
 def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closed]:
-    """Close every due round, each in its own transaction."""
+    """Close every due round and send every due reminder, each in its own transaction."""
     with session_scope(engine) as session:
         work = due_rounds(session, now=now)
+        reminders = [
+            r.id
+            for r in open_rounds(session)
+            if r.id is not None and r.id not in work and reminder_pending(session, r, now)
+        ]
     closed = []
     for round_id in work:
         with session_scope(engine) as session:
             done = close_and_adjudicate(session, round_id, ctx=ctx, now=now)
         if done is not None:
             closed.append(done)
+    for round_id in reminders:
+        with session_scope(engine) as session:
+            round_ = session.get(Round, round_id)
+            if round_ is not None:
+                send_reminders(session, round_, ctx=ctx, now=now)
     return closed
 
 
-def open_deadlines(session: Session) -> list[tuple[int, datetime]]:
-    """(round id, deadline) of every open round with a deadline: what the scheduler plans."""
-    rows = session.exec(
-        select(Round.id, Round.deadline)
-        .join(Game, col(Game.id) == col(Round.game_id))
-        .where(Round.state == RoundState.OPEN, Game.status == GameStatus.RUNNING)
-        .where(col(Round.deadline).is_not(None))
-    )
-    return [(i, d) for i, d in rows if i is not None and d is not None]
+def attend(session: Session, round_id: int, *, ctx: ServiceContext, now: datetime) -> Closed | None:
+    """What the scheduler does when an open round's time comes: remind, wait or close."""
+    round_ = session.get(Round, round_id)
+    if round_ is None:
+        return None
+    send_reminders(session, round_, ctx=ctx, now=now)
+    return close_and_adjudicate(session, round_id, ctx=ctx, now=now)
+
+
+def wake_plan(session: Session) -> list[tuple[int, list[datetime]]]:
+    """(round id, times) of every open round: what the scheduler plans."""
+    return [(r.id, wake_times(session, r)) for r in open_rounds(session) if r.id is not None]

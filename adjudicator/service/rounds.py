@@ -9,7 +9,7 @@ state, the next round and the outgoing mails in one transaction.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import update
@@ -19,6 +19,7 @@ from adjudicator.core.errors import AdjudicationLimitError
 from adjudicator.core.game import Outcome, Resolution, Rules
 from adjudicator.service import ServiceError
 from adjudicator.service.games import game_state, rules_of, seats_of
+from adjudicator.service.pace import pace_of
 from adjudicator.storage.models import (
     Game,
     GameStatus,
@@ -41,17 +42,6 @@ class Adjudicated:
     next_round: Round | None
 
 
-def deadline_after(schedule: str | None, opened_at: datetime) -> datetime | None:
-    """The deadline of a round opened at ``opened_at`` under ``schedule`` ("72h", "30m", "2d")."""
-    if not schedule:
-        return None
-    amount, unit = schedule[:-1], schedule[-1:].lower()
-    units = {"m": "minutes", "h": "hours", "d": "days"}
-    if not amount.isdigit() or unit not in units:
-        raise ValueError(f"unknown schedule {schedule!r}")
-    return opened_at + timedelta(**{units[unit]: int(amount)})
-
-
 def open_round(session: Session, game: Game, *, now: datetime) -> Round:
     assert game.id is not None
     number = game.current_round + 1
@@ -59,13 +49,31 @@ def open_round(session: Session, game: Game, *, now: datetime) -> Round:
         game_id=game.id,
         number=number,
         opened_at=now,
-        deadline=deadline_after(game.schedule, now),
+        deadline=pace_of(game).deadline(now),
     )
     game.current_round = number
     session.add(round_)
     session.add(game)
     session.flush()
     return round_
+
+
+def closes_at(round_: Round) -> datetime | None:
+    """When the round closes: its deadline, or the end of its grace period once one started."""
+    return round_.grace_until or round_.deadline
+
+
+def takes_orders(game: Game, round_: Round | None, now: datetime) -> bool:
+    """Whether orders for ``round_`` count if they arrive at ``now``: the round is open and it
+    has not closed yet, counting the grace period the game allows after the deadline."""
+    if round_ is None or round_.state != RoundState.OPEN:
+        return False
+    if round_.grace_until is not None:
+        return now < round_.grace_until
+    if round_.deadline is None or now < round_.deadline:
+        return True
+    grace = pace_of(game).grace
+    return grace is not None and now < round_.deadline + grace
 
 
 def open_round_of(session: Session, game: Game) -> Round | None:

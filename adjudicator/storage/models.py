@@ -109,6 +109,13 @@ class Round(SQLModel, table=True):
     adjudicated_at: datetime | None = None
     reported_at: datetime | None = None
     error: str | None = Field(default=None, description="why adjudication stopped, for the GM")
+    grace_until: datetime | None = Field(
+        default=None, description="set when the deadline passed with orders missing: the round "
+        "waits until then for them"
+    )
+    reminded_for: str | None = Field(
+        default=None, description="'<deadline epoch>:<minutes before>' of the last reminder sent"
+    )
 
 
 class Submission(SQLModel, table=True):

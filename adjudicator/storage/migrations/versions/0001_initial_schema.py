@@ -63,6 +63,8 @@ def upgrade() -> None:
         sa.Column("adjudicated_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
         sa.Column("reported_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
         sa.Column("error", sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+        sa.Column("grace_until", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
+        sa.Column("reminded_for", sqlmodel.sql.sqltypes.AutoString(), nullable=True),
         sa.ForeignKeyConstraint(
             ["game_id"],
             ["game.id"],

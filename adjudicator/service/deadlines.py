@@ -1,0 +1,162 @@
+"""What happens around a deadline before the round closes: reminders and the grace period.
+
+Both are idempotent and race-safe like the rest of the life cycle: a reminder is claimed by a
+compare-and-set on ``Round.reminded_for`` and a grace period by one on ``Round.grace_until``,
+so the scheduler, the sweeper and a second service instance may all try and only one mails.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import update
+from sqlmodel import Session, col, or_
+
+from adjudicator.core.schedule import format_duration
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.games import game_state, rules_of, seats_of
+from adjudicator.service.pace import Pace, pace_of
+from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
+from adjudicator.service.rounds import closes_at, orders_in_force
+from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
+
+
+def waiting_for(session: Session, game: Game) -> list[Seat]:
+    """The active seats whose orders the game waits for this round."""
+    movers = set(rules_of(game).to_move(game_state(game)))
+    return [seat for seat in seats_of(session, game) if seat.active and seat.handle in movers]
+
+
+def missing_seats(session: Session, game: Game, round_: Round) -> list[Seat]:
+    """The seats the game waits for that have no orders in force."""
+    ordered = orders_in_force(session, round_)
+    return [seat for seat in waiting_for(session, game) if seat.id not in ordered]
+
+
+def due_reminder(pace: Pace, round_: Round, now: datetime) -> timedelta | None:
+    """The reminder due at ``now``: the shortest one whose time has come (after a downtime,
+    one reminder, the latest, rather than all that were missed). None before the first and
+    after the deadline; reminders that would fall before the round opened are skipped."""
+    deadline = round_.deadline
+    if deadline is None or now >= deadline:
+        return None
+    due = [r for r in pace.reminders if round_.opened_at < deadline - r <= now]
+    return min(due) if due else None
+
+
+def reminder_times(pace: Pace, round_: Round) -> list[datetime]:
+    deadline = round_.deadline
+    if deadline is None:
+        return []
+    return [deadline - r for r in pace.reminders if deadline - r > round_.opened_at]
+
+
+def _reminder_tag(round_: Round, before: timedelta) -> str:
+    assert round_.deadline is not None
+    return f"{int(round_.deadline.timestamp())}:{int(before.total_seconds() // 60)}"
+
+
+def reminder_pending(session: Session, round_: Round, now: datetime) -> bool:
+    """Whether a reminder is due that has not been sent (cheap: no mail is built)."""
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    before = due_reminder(pace_of(game), round_, now)
+    return before is not None and round_.reminded_for != _reminder_tag(round_, before)
+
+
+def send_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now: datetime) -> int:
+    """Queue the reminder due now to every player without orders; the number queued."""
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    assert round_.id is not None
+    if game.status != GameStatus.RUNNING or round_.state != RoundState.OPEN:
+        return 0
+    before = due_reminder(pace_of(game), round_, now)
+    if before is None or round_.deadline is None:
+        return 0
+    tag = _reminder_tag(round_, before)
+    claimed = session.execute(
+        update(Round)
+        .where(col(Round.id) == round_.id, col(Round.state) == RoundState.OPEN)
+        .where(or_(col(Round.reminded_for).is_(None), col(Round.reminded_for) != tag))
+        .values(reminded_for=tag)
+    )
+    if getattr(claimed, "rowcount", 0) != 1:
+        return 0
+    missing = missing_seats(session, game, round_)
+    for seat in missing:
+        queue_templated(
+            session,
+            ctx=ctx,
+            template="reminder",
+            context={
+                **base_context(game, seat, round_),
+                "time_left": format_duration(round_.deadline - now),
+            },
+            kind="reminder",
+            to=seat.address,
+            key=f"reminder:{round_.id}:{seat.id}:{tag}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+            round_id=round_.id,
+        )
+    return len(missing)
+
+
+def start_grace(session: Session, round_: Round, *, ctx: ServiceContext, now: datetime) -> bool:
+    """At the deadline, with orders missing and a grace period allowed: the round waits until
+    the grace period ends. The late players are told how long they have, the others why the
+    result is late. False when there is no grace to start (the round should close)."""
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    assert round_.id is not None
+    grace = pace_of(game).grace
+    deadline = round_.deadline
+    if grace is None or deadline is None or round_.grace_until is not None or now < deadline:
+        return False
+    until = deadline + grace
+    missing = missing_seats(session, game, round_)
+    if not missing or until <= now:  # nobody late, or the service was down past the grace
+        return False
+    claimed = session.execute(
+        update(Round)
+        .where(col(Round.id) == round_.id, col(Round.state) == RoundState.OPEN)
+        .where(col(Round.grace_until).is_(None))
+        .values(grace_until=until)
+    )
+    if getattr(claimed, "rowcount", 0) != 1:
+        return True  # someone else started it: the round waits all the same
+    session.refresh(round_)
+    late = {seat.id for seat in missing}
+    for seat in seats_of(session, game):
+        if not seat.active:
+            continue
+        template = "grace_late" if seat.id in late else "grace_wait"
+        queue_templated(
+            session,
+            ctx=ctx,
+            template=template,
+            context={
+                **base_context(game, seat, round_),
+                "grace_until": local_time(until, seat.time_zone or game.time_zone),
+                "missing": [s.handle for s in missing],
+            },
+            kind=template,
+            to=seat.address,
+            key=f"{template}:{round_.id}:{seat.id}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+            round_id=round_.id,
+        )
+    return True
+
+
+def wake_times(session: Session, round_: Round) -> list[datetime]:
+    """When the scheduler should look at an open round: its reminders and its close."""
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    times = reminder_times(pace_of(game), round_)
+    close = closes_at(round_)
+    return sorted(times + ([close] if close else []))

@@ -1,0 +1,81 @@
+"""A game's pace: its schedule and the settings around deadlines, read once with their defaults.
+
+Settings live in ``Game.settings`` (JSON), all optional:
+
+- ``reminders``: durations before the deadline at which players without orders are reminded
+  (default ``["24h", "2h"]``; ``[]`` for none).
+- ``grace``: how long a round waits past its deadline for missing orders (default none for
+  simultaneous games, ``24h`` for sequential games: their timeout rule starts a grace period).
+- ``early_close``: close as soon as every player has valid orders in (default on, except for
+  games with a calendar schedule, whose players count on the fixed deadline).
+- ``missed_rounds_limit``: after this many missed rounds in a row the game master is told
+  (default 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from adjudicator.core.schedule import Schedule, ScheduleError, parse_duration, parse_schedule
+from adjudicator.games import get_rules
+from adjudicator.service import ServiceError
+from adjudicator.storage.models import Game
+
+DEFAULT_REMINDERS = ("24h", "2h")
+SEQUENTIAL_GRACE = "24h"
+SETTINGS = ("reminders", "grace", "early_close", "missed_rounds_limit", "require_auth")
+
+
+@dataclass(frozen=True)
+class Pace:
+    schedule: Schedule | None
+    time_zone: str
+    reminders: tuple[timedelta, ...]  # longest first
+    grace: timedelta | None
+    early_close: bool
+    missed_rounds_limit: int
+
+    def deadline(self, opened_at: datetime) -> datetime | None:
+        return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
+
+
+def pace_of(game: Game) -> Pace:
+    """The pace of a stored game (its settings were checked when they were stored)."""
+    return read_pace(game.kind, game.schedule, game.time_zone, game.settings)
+
+
+def read_pace(kind: str, schedule: str | None, time_zone: str, settings: Mapping[str, Any]) -> Pace:
+    """Check and read; ``ServiceError`` names the bad setting and what it expects."""
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        raise ServiceError(f"unknown setting {unknown[0]!r}: known are {', '.join(SETTINGS)}")
+    try:
+        parsed = parse_schedule(schedule) if schedule else None
+        if parsed is not None:
+            parsed.deadline(datetime.now().astimezone(), time_zone)  # checks the zone too
+        reminders = settings.get("reminders", DEFAULT_REMINDERS)
+        if not isinstance(reminders, list | tuple):
+            raise ServiceError('setting \'reminders\' is a list of durations, e.g. ["24h", "2h"]')
+        sequential = get_rules(kind).sequential
+        grace = settings.get("grace", SEQUENTIAL_GRACE if sequential else None)
+        limit = settings.get("missed_rounds_limit", 2)
+        if not isinstance(limit, int) or limit < 1:
+            raise ServiceError(
+                "setting 'missed_rounds_limit' is a whole number of rounds, 1 or more"
+            )
+        early = settings.get("early_close", parsed is None or not parsed.is_calendar)
+        if not isinstance(early, bool):
+            raise ServiceError("setting 'early_close' is true or false")
+        return Pace(
+            schedule=parsed,
+            time_zone=time_zone,
+            reminders=tuple(sorted((parse_duration(str(r)) for r in reminders), reverse=True)),
+            grace=parse_duration(str(grace)) if grace else None,
+            early_close=early,
+            missed_rounds_limit=limit,
+        )
+    except ScheduleError as error:
+        raise ServiceError(str(error)) from None
