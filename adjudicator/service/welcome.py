@@ -29,7 +29,9 @@ def queue_welcome(
     credentials: list[Credentials],
     first_round: Round | None,
     now: datetime,
+    key_suffix: str = "",
 ) -> None:
+    """``key_suffix`` tells a later welcome to the same seat (a replacement player) apart."""
     local, _, domain = ctx.identity.address.partition("@")
     players = [c.handle for c in credentials]
     for seat, cred in enumerate(credentials, start=1):
@@ -53,7 +55,7 @@ def queue_welcome(
             context=context,
             kind="welcome",
             to=cred.address,
-            key=f"welcome:{game.id}:{cred.handle}",
+            key=f"welcome:{game.id}:{cred.handle}{key_suffix}",
             now=now,
             threading=game_thread(game, ctx, reply_to=reply_address),
             game_id=game.id,
