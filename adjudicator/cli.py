@@ -6,13 +6,24 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
 from adjudicator import __version__
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ConfigError, load_config
+from adjudicator.cli_gm import player_app
+from adjudicator.cli_gm import register as register_game_commands
+from adjudicator.cli_support import (
+    EX_TEMPFAIL,
+    EXIT_DIFFERENT,
+    EXIT_USAGE,
+    State,
+    app_from_config,
+    config_from_state,
+    fail,
+    pairs,
+    settings_from_text,
+)
 from adjudicator.core.errors import RecordError
 from adjudicator.core.record import parse_record
 from adjudicator.core.replay import replay
@@ -37,22 +48,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-EXIT_USAGE = 2
-EXIT_DIFFERENT = 4  # --round re-run differs from the archive
-EX_TEMPFAIL = 75  # sysexits.h: the mail server will try again later
-
-
-class _State:
-    config_path: Path | None = None
-
-
-def _config() -> Config:
-    try:
-        return load_config(_State.config_path)
-    except ConfigError as error:
-        typer.echo(f"adjudicate: configuration: {error}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
 
 
 @app.callback(invoke_without_command=True)
@@ -79,7 +74,7 @@ def _main(
         bool, typer.Option("--dry-run", help="With --round: show, store nothing, mail nothing.")
     ] = False,
 ) -> None:
-    _State.config_path = config
+    State.config_path = config
     if round_number is not None:
         if context.invoked_subcommand is not None:
             typer.echo("adjudicate: --round does not go with a command", err=True)
@@ -97,7 +92,7 @@ def _show(public_state: dict[str, object], winners: list[str], draw: bool, finis
 
 
 def _round(number: int, game_name: str | None, *, dry_run: bool) -> None:
-    application = _app()
+    application = app_from_config()
     now = application.clock()
     try:
         with session_scope(application.engine) as session:
@@ -128,7 +123,7 @@ def _round(number: int, game_name: str | None, *, dry_run: bool) -> None:
             typer.echo(f"game {game.name}, round {number}: adjudicated, results queued")
             _show(result.public_state, result.winners, result.draw, result.finished)
     except ServiceError as error:
-        _fail(error)
+        fail(error)
 
 
 @app.command()
@@ -140,7 +135,7 @@ def version() -> None:
 @app.command()
 def init() -> None:
     """Create the database, or bring its schema up to date."""
-    config = _config()
+    config = config_from_state()
     engine = make_engine(config.database_url)
     migrate(engine)
     typer.echo(f"database ready: {engine.url.render_as_string(hide_password=True)}")
@@ -183,7 +178,7 @@ def serve_command(
 ) -> None:
     """Run the service: read orders, close rounds at their deadlines, send the mails."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    application = _app()
+    application = app_from_config()
     if demo and seed_demo(application):
         typer.echo(
             "demo: game 'demo' created (Giveaway, 3 players, 1-minute rounds); its order mails "
@@ -195,26 +190,8 @@ def serve_command(
 
 game_app = typer.Typer(help="Create and manage games.", no_args_is_help=True)
 app.add_typer(game_app, name="game")
-
-
-def _app() -> App:
-    return make_app(_config())
-
-
-def _fail(error: ServiceError) -> NoReturn:
-    typer.echo(f"adjudicate: {error}", err=True)
-    raise typer.Exit(error.exit_code)
-
-
-def _pairs(values: list[str], what: str) -> dict[str, str]:
-    pairs = {}
-    for value in values:
-        name, sep, setting = value.partition("=")
-        if not sep or not name or not setting:
-            typer.echo(f"adjudicate: {what} {value!r}: expected name=value", err=True)
-            raise typer.Exit(EXIT_USAGE)
-        pairs[name.strip().lower()] = setting.strip()
-    return pairs
+register_game_commands(game_app)
+app.add_typer(player_app, name="player", no_args_is_help=True)
 
 
 @game_app.command("create")
@@ -227,13 +204,25 @@ def game_create(
     option: Annotated[list[str] | None, typer.Option(help="name=value game option.")] = None,
     time_zone: Annotated[str, typer.Option(help="The game's time zone.")] = "UTC",
     schedule: Annotated[
-        str | None, typer.Option(help="Time per round: 72h, 30m, 2d (none: by hand).")
+        str | None,
+        typer.Option(
+            help="When rounds close: a time after opening (72h, 2d) or days and times in the "
+            "game's time zone ('tue,fri 21:00', 'daily 21:00 min 12h'). None: by hand."
+        ),
+    ] = None,
+    gm: Annotated[str | None, typer.Option(help="The game master's address, for notices.")] = None,
+    setting: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="name=value: reminders=24h,2h  grace=12h  early_close=false  "
+            "missed_rounds_limit=2  require_auth=dkim,spf"
+        ),
     ] = None,
     start: Annotated[bool, typer.Option(help="Open round 1 at once.")] = True,
 ) -> None:
     """Create a game; every player is mailed a welcome with their password."""
-    application = _app()
-    players = [PlayerSpec(h, a) for h, a in _pairs(player, "--player").items()]
+    application = app_from_config()
+    players = [PlayerSpec(h, a) for h, a in pairs(player, "--player").items()]
     now = application.clock()
     try:
         with session_scope(application.engine) as session:
@@ -242,9 +231,11 @@ def game_create(
                 name=name,
                 kind=kind,
                 players=players,
-                options=_pairs(option or [], "--option"),
+                options=pairs(option or [], "--option"),
                 time_zone=time_zone,
                 schedule=schedule,
+                settings=settings_from_text(pairs(setting or [], "--setting")),
+                gm_address=gm,
                 now=now,
             )
             first = start_game(session, game, now=now) if start else None
@@ -257,7 +248,7 @@ def game_create(
                 now=now,
             )
     except ServiceError as error:
-        _fail(error)
+        fail(error)
     typer.echo(
         f"game {game.name} created ({game.kind}, {len(players)} players)"
         + (", round 1 open" if start else "")
@@ -271,12 +262,12 @@ def status(
     name: Annotated[str | None, typer.Argument(help="One game (default: all).")] = None,
 ) -> None:
     """Show games, their rounds and who has ordered."""
-    application = _app()
+    application = app_from_config()
     with session_scope(application.engine) as session:
         try:
             lines = status_lines(session, name=name)
         except ServiceError as error:
-            _fail(error)
+            fail(error)
     typer.echo("\n".join(lines))
 
 
@@ -285,7 +276,7 @@ def receive() -> None:
     """Read one message on standard input (for procmail, .forward or a Postfix alias)."""
     raw = sys.stdin.buffer.read()
     try:
-        application = _app()
+        application = app_from_config()
         application.ingest(raw, channel="pipe")
     except Exception as error:  # the mail server keeps the message and retries
         typer.echo(f"adjudicate: could not store the message: {error}", err=True)

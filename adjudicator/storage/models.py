@@ -97,6 +97,9 @@ class Round(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("game_id", "number"),
         Index("ix_round_state_deadline", "state", "deadline"),
+        # Ids are never reused (a rollback deletes rounds): the outbox keys of result mails
+        # name rounds by id. PostgreSQL's sequences never reuse ids anyway.
+        {"sqlite_autoincrement": True},
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -110,8 +113,9 @@ class Round(SQLModel, table=True):
     reported_at: datetime | None = None
     error: str | None = Field(default=None, description="why adjudication stopped, for the GM")
     grace_until: datetime | None = Field(
-        default=None, description="set when the deadline passed with orders missing: the round "
-        "waits until then for them"
+        default=None,
+        description="set when the deadline passed with orders missing: the round "
+        "waits until then for them",
     )
     reminded_for: str | None = Field(
         default=None, description="'<deadline epoch>:<minutes before>' of the last reminder sent"

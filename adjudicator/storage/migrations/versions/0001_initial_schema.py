@@ -71,6 +71,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("game_id", "number"),
+        sqlite_autoincrement=True,  # ids are never reused: mail keys name rounds by id
     )
     with op.batch_alter_table("round", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_round_game_id"), ["game_id"], unique=False)

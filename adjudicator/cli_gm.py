@@ -1,0 +1,161 @@
+"""The game master's commands on running games: ``adjudicate game pause|resume|extend|start|
+rollback`` and ``adjudicate player add|replace|remove|address``. Thin: each opens one
+transaction, calls ``service.gm`` and says what happened."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, TypeVar
+
+import typer
+from sqlmodel import Session
+
+from adjudicator.app import App
+from adjudicator.cli_support import app_from_config, fail, local_moment
+from adjudicator.core.schedule import ScheduleError, parse_duration
+from adjudicator.service import ServiceError, gm
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.games import find_game
+from adjudicator.service.replies import local_time
+from adjudicator.service.rounds import start_game
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import Game
+
+T = TypeVar("T")
+GameName = Annotated[str, typer.Argument(help="The game's name.")]
+Handle = Annotated[str, typer.Argument(help="The player's handle in the game.")]
+Address = Annotated[str, typer.Argument(help="The player's mail address.")]
+
+player_app = typer.Typer(help="Add, replace or remove players; change an address.")
+
+
+def _run(name: str, action: Callable[[Session, Game, ServiceContext, datetime], T]) -> T:
+    """Run ``action`` on game ``name`` in one transaction; errors become exit codes."""
+    application: App = app_from_config()
+    try:
+        with session_scope(application.engine) as session:
+            game = find_game(session, name)
+            return action(session, game, application.ctx, application.clock())
+    except ServiceError as error:
+        fail(error)
+
+
+def register(game_app: typer.Typer) -> None:
+    """Add the commands on existing games to ``adjudicate game``."""
+    game_app.command("start")(start)
+    game_app.command("pause")(pause)
+    game_app.command("resume")(resume)
+    game_app.command("extend")(extend)
+    game_app.command("rollback")(rollback)
+
+
+def start(name: GameName) -> None:
+    """Open round 1 of a game created with --no-start."""
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> str:
+        round_ = start_game(session, game, now=now)
+        return local_time(round_.deadline, game.time_zone)
+
+    deadline = _run(name, action)
+    typer.echo(f"game {name}: round 1 open, deadline {deadline}")
+
+
+def pause(name: GameName) -> None:
+    """Pause a game: no round closes until it is resumed. The players are told."""
+    _run(name, lambda session, game, ctx, now: gm.pause(session, game, ctx=ctx, now=now))
+    typer.echo(f"game {name}: paused; players told")
+
+
+def resume(name: GameName) -> None:
+    """Resume a paused game; the deadline moves by the length of the pause."""
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> str:
+        round_ = gm.resume(session, game, ctx=ctx, now=now)
+        return local_time(round_.deadline if round_ else None, game.time_zone)
+
+    deadline = _run(name, action)
+    typer.echo(f"game {name}: running again, deadline {deadline}; players told")
+
+
+def extend(
+    name: GameName,
+    by: Annotated[str | None, typer.Option(help="How much later: 24h, 2d, 90m.")] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(help="The new deadline, in the game's time zone: 2026-11-25 21:00."),
+    ] = None,
+) -> None:
+    """Move the deadline of the open round; the players are told."""
+    if (by is None) == (until is None):
+        fail(ServiceError("give either --by or --until", exit_code=2))
+    try:
+        duration = parse_duration(by) if by else None
+    except ScheduleError as error:
+        fail(ServiceError(str(error), exit_code=2))
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> str:
+        moment = local_moment(until, game.time_zone) if until else None
+        round_ = gm.extend(session, game, ctx=ctx, now=now, by=duration, until=moment)
+        return f"round {round_.number} deadline {local_time(round_.deadline, game.time_zone)}"
+
+    typer.echo(f"game {name}: {_run(name, action)}; players told")
+
+
+def rollback(
+    name: GameName,
+    round_number: Annotated[int, typer.Option("--round", help="Go back to the start of it.")],
+) -> None:
+    """Discard the results of round N and later; round N opens again with its orders."""
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> str:
+        done = gm.rollback(session, game, round_number, ctx=ctx, now=now)
+        return (
+            f"round {done.round.number} open again (deadline "
+            f"{local_time(done.round.deadline, game.time_zone)}); {done.discarded_rounds} "
+            f"round(s) discarded, {done.cancelled_mails} unsent mail(s) cancelled"
+        )
+
+    typer.echo(f"game {name}: {_run(name, action)}")
+
+
+@player_app.command("add")
+def add(game_name: GameName, handle: Handle, address: Address) -> None:
+    """Add a player to a game that has not started; they get a welcome mail."""
+    _run(
+        game_name,
+        lambda session, game, ctx, now: gm.add_player(
+            session, game, handle, address, ctx=ctx, now=now
+        ),
+    )
+    typer.echo(f"game {game_name}: {handle} added, welcome mail queued")
+
+
+@player_app.command("replace")
+def replace(game_name: GameName, handle: Handle, address: Address) -> None:
+    """Hand a seat to a new person: new address and secret; they get a welcome mail."""
+    _run(
+        game_name,
+        lambda session, game, ctx, now: gm.replace_player(
+            session, game, handle, address, ctx=ctx, now=now
+        ),
+    )
+    typer.echo(f"game {game_name}: {handle} is now played from {address}, welcome mail queued")
+
+
+@player_app.command("remove")
+def remove(game_name: GameName, handle: Handle) -> None:
+    """Remove a player: before the start, the seat goes; later, the seat stays under the
+    game's no-orders rule and gets no more mail."""
+    _run(game_name, lambda session, game, ctx, now: gm.remove_player(session, game, handle))
+    typer.echo(f"game {game_name}: {handle} removed")
+
+
+@player_app.command("address")
+def address(game_name: GameName, handle: Handle, new_address: Address) -> None:
+    """Change a player's address (clears the unreachable mark of a bounce)."""
+    _run(
+        game_name,
+        lambda session, game, ctx, now: gm.change_address(session, game, handle, new_address),
+    )
+    typer.echo(f"game {game_name}: {handle} now at {new_address}")

@@ -1,0 +1,100 @@
+"""What every ``adjudicate`` command shares: the configuration, the App, errors and exit codes.
+
+Exit codes: 0 done, 1 unexpected failure, 2 usage or configuration error, 3 no such game, round
+or player, 4 a re-run differs from the archive, 75 (sysexits EX_TEMPFAIL) for the mail server.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, NoReturn
+from zoneinfo import ZoneInfo
+
+import typer
+
+from adjudicator.app import App, make_app
+from adjudicator.config import Config, ConfigError, load_config
+from adjudicator.service import ServiceError
+
+EXIT_USAGE = 2
+EXIT_DIFFERENT = 4  # --round re-run differs from the archive
+EX_TEMPFAIL = 75  # sysexits.h: the mail server will try again later
+
+
+class State:
+    """The global ``--config`` option, seen by every command."""
+
+    config_path: Path | None = None
+
+
+def config_from_state() -> Config:
+    try:
+        return load_config(State.config_path)
+    except ConfigError as error:
+        typer.echo(f"adjudicate: configuration: {error}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def app_from_config() -> App:
+    return make_app(config_from_state())
+
+
+def fail(error: ServiceError) -> NoReturn:
+    typer.echo(f"adjudicate: {error}", err=True)
+    raise typer.Exit(error.exit_code)
+
+
+def usage(message: str) -> NoReturn:
+    typer.echo(f"adjudicate: {message}", err=True)
+    raise typer.Exit(EXIT_USAGE)
+
+
+def pairs(values: list[str], what: str) -> dict[str, str]:
+    """``name=value`` options into a dict (names lower-cased)."""
+    result = {}
+    for value in values:
+        name, sep, setting = value.partition("=")
+        if not sep or not name or not setting:
+            usage(f"{what} {value!r}: expected name=value")
+        result[name.strip().lower()] = setting.strip()
+    return result
+
+
+LIST_SETTINGS = ("reminders", "require_auth")
+INT_SETTINGS = ("missed_rounds_limit",)
+BOOL_SETTINGS = ("early_close",)
+BOOLEANS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+
+
+def settings_from_text(raw: dict[str, str]) -> dict[str, Any]:
+    """``--setting`` values into the JSON the game keeps (lists, numbers, true/false); the
+    service checks them."""
+    settings: dict[str, Any] = {}
+    for name, text in raw.items():
+        if name in LIST_SETTINGS:
+            settings[name] = [part.strip() for part in text.split(",") if part.strip()]
+        elif name in INT_SETTINGS:
+            settings[name] = int(text) if text.isdigit() else text
+        elif name in BOOL_SETTINGS:
+            value = {
+                "true": True,
+                "yes": True,
+                "on": True,
+                "false": False,
+                "no": False,
+                "off": False,
+            }
+            settings[name] = value.get(text.lower(), text)
+        else:
+            settings[name] = text
+    return settings
+
+
+def local_moment(text: str, zone: str) -> datetime:
+    """``2026-11-25 21:00`` (or ISO 8601 with an offset) read in ``zone`` when it has none."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        usage(f"{text!r} is not a date and time: write it like 2026-11-25 21:00")
+    return moment if moment.tzinfo else moment.replace(tzinfo=ZoneInfo(zone))

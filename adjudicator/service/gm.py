@@ -1,0 +1,324 @@
+"""The game master's controls: pause and resume, extend a deadline, add, replace or remove a
+player, change an address, and roll a game back to the start of a round.
+
+Each is one transaction, and every player affected is told by mail from the same transaction.
+A deadline that moves is picked up by the running service's scheduler on its next sweep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, update
+from sqlmodel import Session, col, select
+
+from adjudicator.core.errors import SetupError
+from adjudicator.core.text import is_handle
+from adjudicator.games import get_rules
+from adjudicator.security import hash_secret, new_secret, new_token, token_digest
+from adjudicator.service import ServiceError
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.games import Credentials, seats_of, setup_from_json
+from adjudicator.service.pace import pace_of
+from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
+from adjudicator.service.rerun import find_round, state_before
+from adjudicator.service.rounds import open_round, open_round_of
+from adjudicator.service.welcome import queue_welcome
+from adjudicator.storage.models import (
+    Game,
+    GameStatus,
+    OrderSet,
+    OutboxMail,
+    OutboxStatus,
+    Round,
+    RoundResult,
+    RoundState,
+    Seat,
+)
+
+
+def pause(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> None:
+    """No round of a paused game closes; its players are told."""
+    if game.status != GameStatus.RUNNING:
+        raise ServiceError(f"game {game.name} is {game.status}, not running: nothing to pause")
+    game.status, game.paused_at = GameStatus.PAUSED, now
+    session.add(game)
+    round_ = open_round_of(session, game)
+    _tell_players(
+        session, game, round_, ctx=ctx, now=now, template="paused", key=str(int(now.timestamp()))
+    )
+
+
+def resume(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> Round | None:
+    """Run a paused game again; the open round's deadline moves by the length of the pause (to
+    the next slot of a calendar schedule). The players get the new deadline."""
+    if game.status != GameStatus.PAUSED or game.paused_at is None:
+        raise ServiceError(f"game {game.name} is {game.status}, not paused: nothing to resume")
+    pause_length = now - game.paused_at
+    game.status, game.paused_at = GameStatus.RUNNING, None
+    session.add(game)
+    round_ = open_round_of(session, game)
+    if round_ is None or round_.deadline is None:
+        return round_
+    old = round_.deadline
+    moved = old + pause_length
+    schedule = pace_of(game).schedule
+    if schedule is not None and schedule.is_calendar:
+        moved = schedule.next_slot(moved, game.time_zone)
+    _move_deadline(session, game, round_, moved, ctx=ctx, now=now, reason="resumed", old=old)
+    return round_
+
+
+def extend(
+    session: Session,
+    game: Game,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+    by: timedelta | None = None,
+    until: datetime | None = None,
+) -> Round:
+    """Move the open round's deadline: later ``by`` a duration, or to ``until``."""
+    round_ = open_round_of(session, game)
+    if round_ is None:
+        raise ServiceError(f"game {game.name} has no open round", exit_code=3)
+    old = round_.grace_until or round_.deadline
+    if until is None:
+        if by is None:
+            raise ServiceError("say how long (--by 24h) or until when (--until ...)")
+        until = (old if old and old > now else now) + by
+    if until <= now:
+        raise ServiceError(f"the new deadline {until:%Y-%m-%d %H:%M %Z} has passed already")
+    _move_deadline(session, game, round_, until, ctx=ctx, now=now, reason="extended", old=old)
+    return round_
+
+
+def _move_deadline(
+    session: Session,
+    game: Game,
+    round_: Round,
+    deadline: datetime,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+    reason: str,
+    old: datetime | None,
+) -> None:
+    round_.deadline, round_.grace_until = deadline, None
+    session.add(round_)
+    session.flush()
+    for seat in _reachable(session, game):
+        zone = seat.time_zone or game.time_zone
+        queue_templated(
+            session,
+            ctx=ctx,
+            template="deadline_changed",
+            context={
+                **base_context(game, seat, round_),
+                "reason": reason,
+                "old_deadline": local_time(old, zone) if old else None,
+            },
+            kind="deadline_changed",
+            to=seat.address,
+            key=f"deadline:{round_.id}:{seat.id}:{int(deadline.timestamp())}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+            round_id=round_.id,
+        )
+
+
+def _reachable(session: Session, game: Game) -> list[Seat]:
+    return [seat for seat in seats_of(session, game) if seat.active]
+
+
+def _tell_players(
+    session: Session,
+    game: Game,
+    round_: Round | None,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+    template: str,
+    key: str,
+) -> None:
+    for seat in _reachable(session, game):
+        queue_templated(
+            session,
+            ctx=ctx,
+            template=template,
+            context=base_context(game, seat, round_),
+            kind=template,
+            to=seat.address,
+            key=f"{template}:{game.id}:{seat.id}:{key}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+        )
+
+
+# --- players -----------------------------------------------------------------------------------
+
+
+def _seat(session: Session, game: Game, handle: str) -> Seat:
+    for seat in seats_of(session, game):
+        if seat.handle == handle.lower():
+            return seat
+    names = ", ".join(s.handle for s in seats_of(session, game))
+    raise ServiceError(f"game {game.name} has no player {handle!r} (players: {names})", exit_code=3)
+
+
+def _restart(session: Session, game: Game) -> None:
+    """Rebuild a game that has not started from its seats (after adding or removing one)."""
+    rules = get_rules(game.kind)
+    handles = [seat.handle for seat in seats_of(session, game)]
+    try:
+        game.state = rules.dump(
+            rules.start(handles, options=game.options, setup=setup_from_json(game.setup))
+        )
+    except SetupError as error:
+        raise ServiceError(str(error)) from None
+    session.add(game)
+
+
+def add_player(
+    session: Session, game: Game, handle: str, address: str, *, ctx: ServiceContext, now: datetime
+) -> Credentials:
+    """Add a player to a game that has not started; they get a welcome mail."""
+    handle = handle.strip().lower()
+    if game.status != GameStatus.SETUP:
+        raise ServiceError(
+            f"game {game.name} has started: players can only be added before round 1 "
+            "(replace a player instead)"
+        )
+    if not is_handle(handle):
+        raise ServiceError(f"{handle!r} is not a usable handle (a letter, then letters or digits)")
+    seats = seats_of(session, game)
+    if any(seat.handle == handle for seat in seats):
+        raise ServiceError(f"game {game.name} has a player {handle!r} already")
+    assert game.id is not None
+    secret, token = new_secret(), new_token()
+    seat = Seat(
+        game_id=game.id,
+        seat=max((s.seat for s in seats), default=-1) + 1,
+        handle=handle,
+        address=address.strip().lower(),
+        secret_hash=hash_secret(secret),
+        reply_token=token_digest(token),
+    )
+    session.add(seat)
+    session.flush()
+    _restart(session, game)
+    credentials = Credentials(handle, seat.address, secret, token)
+    queue_welcome(session, ctx=ctx, game=game, credentials=[credentials], first_round=None, now=now)
+    return credentials
+
+
+def replace_player(
+    session: Session, game: Game, handle: str, address: str, *, ctx: ServiceContext, now: datetime
+) -> Credentials:
+    """A new person takes over a seat (its handle names the position in the game): new address,
+    new secret and reply address, the missed-round count and marks cleared. The newcomer gets a
+    welcome mail with the current deadline."""
+    seat = _seat(session, game, handle)
+    secret, token = new_secret(), new_token()
+    seat.address = address.strip().lower()
+    seat.secret_hash, seat.reply_token = hash_secret(secret), token_digest(token)
+    seat.missed_rounds, seat.failed_logins, seat.locked_until = 0, 0, None
+    seat.unreachable, seat.active = False, True
+    session.add(seat)
+    session.flush()
+    credentials = Credentials(seat.handle, seat.address, secret, token)
+    queue_welcome(
+        session,
+        ctx=ctx,
+        game=game,
+        credentials=[credentials],
+        first_round=open_round_of(session, game),
+        now=now,
+        key_suffix=f":{now.timestamp():.0f}",
+    )
+    return credentials
+
+
+def remove_player(session: Session, game: Game, handle: str) -> None:
+    """Before the start the seat goes; in a running game it stays in the game (its orders are
+    missing from now on, under the game's no-orders rule) but gets no more mail."""
+    seat = _seat(session, game, handle)
+    if game.status == GameStatus.SETUP:
+        session.delete(seat)
+        session.flush()
+        _restart(session, game)
+        return
+    seat.active = False
+    session.add(seat)
+
+
+def change_address(session: Session, game: Game, handle: str, address: str) -> None:
+    """A player's new address; clears the unreachable mark set by a bounce."""
+    seat = _seat(session, game, handle)
+    seat.address, seat.unreachable = address.strip().lower(), False
+    session.add(seat)
+
+
+# --- rollback ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RolledBack:
+    round: Round
+    discarded_rounds: int
+    cancelled_mails: int
+
+
+def rollback(
+    session: Session, game: Game, number: int, *, ctx: ServiceContext, now: datetime
+) -> RolledBack:
+    """Back to the start of round ``number``: the results of it and every later round are
+    discarded, the orders of later rounds too; the orders already sent for round ``number``
+    stand. Round ``number`` opens again with a fresh deadline, and unsent mails of the discarded
+    rounds are cancelled. The players get the new deadline."""
+    target = find_round(session, game, number)
+    if target.state == RoundState.OPEN:
+        raise ServiceError(f"round {number} of {game.name} is open: nothing to roll back")
+    state = state_before(session, game, target)
+    later = list(
+        session.exec(select(Round).where(Round.game_id == game.id, Round.number >= number))
+    )
+    ids = [r.id for r in later if r.id is not None]
+    cancelled = session.execute(
+        update(OutboxMail)
+        .where(col(OutboxMail.round_id).in_(ids), col(OutboxMail.status) == OutboxStatus.PENDING)
+        .values(status=OutboxStatus.FAILED, last_error="cancelled: the game was rolled back")
+    )
+    session.execute(
+        update(OutboxMail).where(col(OutboxMail.round_id).in_(ids)).values(round_id=None)
+    )
+    kept = list(session.exec(select(OrderSet).where(OrderSet.round_id == target.id)))
+    session.execute(delete(RoundResult).where(col(RoundResult.round_id).in_(ids)))
+    session.execute(delete(OrderSet).where(col(OrderSet.round_id).in_(ids)))
+    session.execute(delete(Round).where(col(Round.id).in_(ids)))
+    session.flush()
+    game.state = get_rules(game.kind).dump(state)
+    game.current_round = number - 1
+    game.status, game.finished_at, game.paused_at = GameStatus.RUNNING, None, None
+    round_ = open_round(session, game, now=now)  # a new row: new mail keys for its result
+    assert round_.id is not None
+    for order_set in kept:
+        session.add(
+            OrderSet(
+                round_id=round_.id,
+                seat_id=order_set.seat_id,
+                submission_id=order_set.submission_id,
+                lines=order_set.lines,
+                receipt=order_set.receipt,
+                created_at=order_set.created_at,
+            )
+        )
+    session.flush()
+    if round_.deadline is not None:
+        _move_deadline(
+            session, game, round_, round_.deadline, ctx=ctx, now=now, reason="rolled_back", old=None
+        )
+    return RolledBack(round_, len(ids), int(getattr(cancelled, "rowcount", 0)))

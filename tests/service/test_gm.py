@@ -1,0 +1,246 @@
+"""The game master's controls: pause, resume, extend, players in and out, rollback."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from email import message_from_bytes, policy
+from typing import Any
+
+import pytest
+from sqlmodel import Session, col, select
+
+from adjudicator.app import App
+from adjudicator.security import verify_secret
+from adjudicator.service import ServiceError, gm
+from adjudicator.service.closing import sweep
+from adjudicator.service.games import PlayerSpec, create_game, find_game, game_state, rules_of
+from adjudicator.service.rounds import open_round_of, start_game
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import (
+    GameStatus,
+    OrderSet,
+    OutboxMail,
+    OutboxStatus,
+    Round,
+    RoundResult,
+    RoundState,
+    Seat,
+)
+
+START = datetime.fromisoformat("2026-03-02T12:00:00+00:00")  # the fixture clock's start
+
+
+def _game(app: App, *, start: bool = True, **extra: Any) -> None:
+    with session_scope(app.engine) as session:
+        game, _ = create_game(
+            session,
+            name="duel",
+            kind="starship-combat",
+            players=[PlayerSpec("ann", "ann@example.org"), PlayerSpec("ben", "ben@example.org")],
+            options={},
+            now=app.clock(),
+            **({"schedule": "48h", "settings": {"reminders": []}} | extra),
+        )
+        if start:
+            start_game(session, game, now=app.clock())
+
+
+def _do(app: App, action: str, *args: Any, **kwargs: Any) -> Any:
+    with session_scope(app.engine) as session:
+        game = find_game(session, "duel")
+        return getattr(gm, action)(session, game, *args, **kwargs)
+
+
+def _clock(app: App, **offset: float) -> datetime:
+    app.clock.now = START + timedelta(**offset)  # type: ignore[attr-defined]
+    return app.clock()
+
+
+def _open(app: App) -> Round:
+    with Session(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, "duel"))
+        assert round_ is not None
+        return round_
+
+
+def _order(app: App, handle: str, line: str) -> None:
+    with session_scope(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, "duel"))
+        seat = session.exec(select(Seat).where(Seat.handle == handle)).one()
+        assert round_ is not None
+        assert round_.id is not None
+        assert seat.id is not None
+        session.add(
+            OrderSet(
+                round_id=round_.id,
+                seat_id=seat.id,
+                lines=[line],
+                receipt="r",
+                created_at=app.clock(),
+            )
+        )
+
+
+def _mails(app: App, kind: str) -> list[OutboxMail]:
+    with Session(app.engine) as session:
+        return list(
+            session.exec(
+                select(OutboxMail).where(OutboxMail.kind == kind).order_by(col(OutboxMail.id))
+            )
+        )
+
+
+def _text(mail: OutboxMail) -> str:
+    message = message_from_bytes(mail.message, policy=policy.default)
+    return str(message.get_body(("plain",)).get_content())  # type: ignore[attr-defined]
+
+
+def test_a_paused_game_does_not_close_and_resuming_moves_the_deadline(app: App) -> None:
+    _game(app)
+    _do(app, "pause", ctx=app.ctx, now=_clock(app, hours=10))
+    assert sorted(m.recipient for m in _mails(app, "paused")) == [
+        "ann@example.org",
+        "ben@example.org",
+    ]
+    assert sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=100)) == []
+    assert _open(app).number == 1
+    with pytest.raises(ServiceError, match="is paused, not running"):
+        _do(app, "pause", ctx=app.ctx, now=app.clock())
+    _do(app, "resume", ctx=app.ctx, now=app.clock())  # paused for 90 hours
+    assert _open(app).deadline == START + timedelta(hours=48 + 90)
+    moved = _mails(app, "deadline_changed")
+    assert len(moved) == 2
+    assert "continues after a pause" in _text(moved[0])
+    assert "Sunday 08 March 2026, 06:00 UTC" in _text(moved[0])
+    with pytest.raises(ServiceError, match="is running, not paused"):
+        _do(app, "resume", ctx=app.ctx, now=app.clock())
+
+
+def test_resuming_a_calendar_game_lands_on_its_next_slot(app: App) -> None:
+    _game(app, schedule="mon,thu 20:00", time_zone="Europe/London")  # Monday 2 March, noon
+    assert _open(app).deadline == datetime.fromisoformat("2026-03-02T20:00:00+00:00")
+    _do(app, "pause", ctx=app.ctx, now=_clock(app, hours=1))
+    _do(app, "resume", ctx=app.ctx, now=_clock(app, hours=3))  # two hours: Monday 22:00
+    assert _open(app).deadline == datetime.fromisoformat("2026-03-05T20:00:00+00:00")
+
+
+def test_extending_a_deadline_moves_it_and_the_reminders(app: App) -> None:
+    _game(app, settings={"reminders": ["2h"]})
+    sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=46))
+    assert len(_mails(app, "reminder")) == 2
+    _do(app, "extend", ctx=app.ctx, now=app.clock(), by=timedelta(hours=24))
+    assert _open(app).deadline == START + timedelta(hours=72)
+    assert sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=49)) == []  # not closed
+    sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=70))
+    assert len(_mails(app, "reminder")) == 4  # reminded again for the new deadline
+    until = START + timedelta(days=5)
+    _do(app, "extend", ctx=app.ctx, now=app.clock(), until=until)
+    assert _open(app).deadline == until
+    with pytest.raises(ServiceError, match="has passed already"):
+        _do(app, "extend", ctx=app.ctx, now=app.clock(), until=START)
+
+
+def test_players_are_added_and_removed_before_the_start(app: App) -> None:
+    with session_scope(app.engine) as session:
+        create_game(
+            session,
+            name="duel",
+            kind="giveaway",
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("ann", "ben", "cat")],
+            options={},
+            now=app.clock(),
+        )
+    credentials = _do(app, "add_player", "dan", "Dan@Example.org", ctx=app.ctx, now=app.clock())
+    assert credentials.address == "dan@example.org"
+    assert [m.recipient for m in _mails(app, "welcome")] == ["dan@example.org"]
+    with Session(app.engine) as session:
+        game = find_game(session, "duel")
+        assert sorted(rules_of(game).to_move(game_state(game))) == ["ann", "ben", "cat", "dan"]
+    _do(app, "remove_player", "ben")
+    with Session(app.engine) as session:
+        game = find_game(session, "duel")
+        assert sorted(rules_of(game).to_move(game_state(game))) == ["ann", "cat", "dan"]
+        assert [s.handle for s in session.exec(select(Seat))] == ["ann", "cat", "dan"]
+    with pytest.raises(ServiceError, match="has a player 'ann' already"):
+        _do(app, "add_player", "ann", "x@example.org", ctx=app.ctx, now=app.clock())
+    with pytest.raises(ServiceError, match="no player 'zed'"):
+        _do(app, "remove_player", "zed")
+
+
+def test_no_player_joins_a_running_game(app: App) -> None:
+    _game(app)
+    with pytest.raises(ServiceError, match="players can only be added before round 1"):
+        _do(app, "add_player", "cat", "cat@example.org", ctx=app.ctx, now=app.clock())
+
+
+def test_a_replacement_player_takes_over_the_seat_with_new_secrets(app: App) -> None:
+    _game(app)
+    with session_scope(app.engine) as session:
+        seat = session.exec(select(Seat).where(Seat.handle == "ben")).one()
+        seat.missed_rounds, seat.unreachable = 3, True
+        session.add(seat)
+    credentials = _do(app, "replace_player", "ben", "bea@example.org", ctx=app.ctx, now=app.clock())
+    with Session(app.engine) as session:
+        seat = session.exec(select(Seat).where(Seat.handle == "ben")).one()
+    assert seat.address == "bea@example.org"
+    assert (seat.missed_rounds, seat.unreachable) == (0, False)
+    assert verify_secret(credentials.secret, seat.secret_hash)
+    welcome = _mails(app, "welcome")
+    assert [m.recipient for m in welcome] == ["bea@example.org"]
+    assert "Wednesday 04 March 2026, 12:00 UTC" in _text(welcome[0])  # the current deadline
+
+
+def test_a_removed_player_stays_in_the_game_under_the_no_orders_rule(app: App) -> None:
+    _game(app)
+    _do(app, "remove_player", "ben")
+    _order(app, "ann", "FIRE")
+    sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=48))
+    with Session(app.engine) as session:
+        result = session.exec(select(RoundResult)).one()
+        seat = session.exec(select(Seat).where(Seat.handle == "ben")).one()
+    assert result.orders == {"ann": ["FIRE"]}
+    assert seat.missed_rounds == 0  # not counted against a removed player
+    assert not seat.active
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_rollback_discards_later_results_and_keeps_the_round_orders(
+    database: str, request: pytest.FixtureRequest
+) -> None:
+    app: App = request.getfixturevalue("app" if database == "sqlite" else "pg_app")
+    _game(app)
+    for number, hours in ((1, 48), (2, 96), (3, 144)):
+        _order(app, "ann", "SHIELD" if number != 2 else "NOTHING")
+        sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=hours))
+    with Session(app.engine) as session:
+        after_round_1 = (
+            session.exec(select(RoundResult).join(Round).where(Round.number == 1)).one().state
+        )
+    before = len(_mails(app, "result"))
+    done = _do(app, "rollback", 2, ctx=app.ctx, now=_clock(app, hours=150))
+    assert (done.round.number, done.discarded_rounds) == (2, 3)  # rounds 2, 3 and the open 4
+    with Session(app.engine) as session:
+        game = find_game(session, "duel")
+        rounds = {r.number: r.state for r in session.exec(select(Round))}
+        assert rounds == {1: RoundState.REPORTED, 2: RoundState.OPEN}
+        assert game.state == after_round_1
+        assert game.current_round == 2
+        kept = session.exec(select(OrderSet).where(OrderSet.round_id == done.round.id)).all()
+        assert [o.lines for o in kept] == [["NOTHING"]]
+    assert _open(app).deadline == START + timedelta(hours=150 + 48)
+    sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=200))  # round 2 again
+    assert len(_mails(app, "result")) == before + 2  # mailed again: new keys, not swallowed
+    with pytest.raises(ServiceError, match="is open: nothing to roll back"):
+        _do(app, "rollback", 3, ctx=app.ctx, now=app.clock())
+
+
+def test_rollback_cancels_unsent_mail_of_the_discarded_rounds(app: App) -> None:
+    _game(app)
+    sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=48))
+    done = _do(app, "rollback", 1, ctx=app.ctx, now=app.clock())
+    assert done.cancelled_mails == 2  # the two result mails, never sent
+    results = _mails(app, "result")
+    assert {m.status for m in results} == {OutboxStatus.FAILED}
+    assert all("rolled back" in (m.last_error or "") for m in results)
+    with Session(app.engine) as session:
+        assert find_game(session, "duel").status == GameStatus.RUNNING
