@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from email.message import EmailMessage
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlmodel import Session, select
@@ -162,3 +163,108 @@ def test_receive_stores_even_what_it_cannot_use(env: Path) -> None:
     assert runner.invoke(app, ["receive"], input=b"\xff\xfe not a mail at all").exit_code == 0
     with Session(engine_of(env)) as session:
         assert len(session.exec(select(Submission)).all()) == 1
+
+
+def _create(*extra: str) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "game",
+            "create",
+            "gw",
+            "--kind",
+            "giveaway",
+            "--player",
+            "ann=ann@example.org",
+            "--player",
+            "ben=ben@example.org",
+            "--player",
+            "cat=cat@example.org",
+            *extra,
+        ],
+    )
+    assert result.exit_code == 0, result.output
+
+
+def test_a_game_master_manages_a_running_game(env: Path) -> None:
+    runner.invoke(app, ["init"])
+    _create(
+        "--schedule",
+        "tue,fri 21:00",
+        "--time-zone",
+        "Europe/London",
+        "--gm",
+        "gm@example.org",
+        "--setting",
+        "reminders=24h,2h",
+        "--setting",
+        "grace=6h",
+    )
+    with Session(engine_of(env)) as session:
+        round_ = session.exec(select(Round)).one()
+        assert round_.deadline is not None
+        local = round_.deadline.astimezone(ZoneInfo("Europe/London"))
+        assert (local.strftime("%a"), local.hour, local.minute) in (("Tue", 21, 0), ("Fri", 21, 0))
+
+    paused = runner.invoke(app, ["game", "pause", "gw"])
+    assert paused.exit_code == 0, paused.output
+    assert "paused" in runner.invoke(app, ["status", "gw"]).output
+    resumed = runner.invoke(app, ["game", "resume", "gw"])
+    assert resumed.exit_code == 0, resumed.output
+    assert "21:00" in resumed.output  # still on the calendar
+
+    extended = runner.invoke(app, ["game", "extend", "gw", "--until", "2099-01-02 18:30"])
+    assert extended.exit_code == 0, extended.output
+    assert "Friday 02 January 2099, 18:30 GMT" in extended.output
+
+    replaced = runner.invoke(app, ["player", "replace", "gw", "ben", "bea@example.org"])
+    assert replaced.exit_code == 0, replaced.output
+    with Session(engine_of(env)) as session:
+        kinds = [m.kind for m in session.exec(select(OutboxMail))]
+    assert kinds.count("paused") == 3
+    assert kinds.count("deadline_changed") == 6  # resumed, then extended
+    assert kinds.count("welcome") == 4  # three at the start, one for the newcomer
+
+    assert runner.invoke(app, ["--round", "1", "--game", "gw"]).exit_code == 0
+    rolled = runner.invoke(app, ["game", "rollback", "gw", "--round", "1"])
+    assert rolled.exit_code == 0, rolled.output
+    assert "round 1 open again" in rolled.output
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["game", "pause", "nope"], 3, "no game called 'nope'"),
+        (["game", "resume", "gw"], 1, "not paused"),
+        (["game", "extend", "gw"], 2, "give either --by or --until"),
+        (["game", "extend", "gw", "--by", "soon"], 2, "'soon' is not a duration"),
+        (["game", "extend", "gw", "--until", "tomorrow"], 2, "is not a date and time"),
+        (["game", "extend", "gw", "--until", "2001-01-01 12:00"], 1, "has passed already"),
+        (["game", "rollback", "gw", "--round", "1"], 1, "is open: nothing to roll back"),
+        (["player", "remove", "gw", "zed"], 3, "no player 'zed'"),
+        (["player", "add", "gw", "dan", "dan@example.org"], 1, "only be added before round 1"),
+    ],
+)
+def test_game_master_commands_refuse_clearly(
+    env: Path, args: list[str], code: int, says: str
+) -> None:
+    runner.invoke(app, ["init"])
+    _create("--schedule", "72h")
+    result = runner.invoke(app, args)
+    assert result.exit_code == code, result.output
+    assert says in result.output
+
+
+def test_bad_settings_and_schedules_are_refused_at_creation(env: Path) -> None:
+    runner.invoke(app, ["init"])
+    for extra, says in (
+        (["--setting", "early_close=maybe"], "'early_close' is true or false"),
+        (["--schedule", "fri 21:00", "--time-zone", "Mars/Base"], "unknown time zone"),
+        (["--schedule", "fortnightly"], "cannot read schedule"),
+    ):
+        result = runner.invoke(
+            app,
+            ["game", "create", "gx", "--kind", "giveaway", "--player", "a=a@x.org", *extra],
+        )
+        assert result.exit_code != 0
+        assert says in result.output
