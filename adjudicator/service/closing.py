@@ -181,6 +181,7 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closed]
     for round_id in work:
         with session_scope(engine) as session:
             done = close_and_adjudicate(session, round_id, ctx=ctx, now=now)
+        crash_point("committed")
         if done is not None:
             closed.append(done)
     for round_id in reminders:

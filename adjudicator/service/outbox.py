@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from adjudicator.faults import crash_point
 from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail, OutboxStatus
@@ -120,6 +121,7 @@ async def send_due(
                 )
                 for mail in mails
             ]
+            crash_point("sent")  # accepted by the server, not yet marked: sent again on restart
             record_results(session, mails, results, now=now())
             sent += sum(result.sent for result in results)
             if not any(result.sent for result in results):
