@@ -1,0 +1,82 @@
+"""Races between the scheduler, the sweeper and the game master's ``adjudicate --round``, run
+for real: threads released together by a barrier, each with its own database connection, on
+PostgreSQL and on SQLite. Exactly one of them adjudicates."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from sqlmodel import Session, select
+
+from adjudicator.app import App
+from adjudicator.scheduler import DeadlineScheduler
+from adjudicator.service.closing import close_and_adjudicate, sweep
+from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.rounds import start_game
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState
+
+RACERS = 6
+
+
+def _duel(app: App) -> int:
+    with session_scope(app.engine) as session:
+        game, _ = create_game(
+            session,
+            name="duel",
+            kind="starship-combat",
+            players=[PlayerSpec("ann", "ann@example.org"), PlayerSpec("ben", "ben@example.org")],
+            options={},
+            schedule="1h",
+            settings={"reminders": []},
+            now=app.clock(),
+        )
+        round_ = start_game(session, game, now=app.clock())
+        assert round_.id is not None
+        return round_.id
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_scheduler_sweeper_and_game_master_race_and_one_adjudicates(
+    database: str, request: pytest.FixtureRequest
+) -> None:
+    app: App = request.getfixturevalue("app" if database == "sqlite" else "pg_app")
+    round_id = _duel(app)
+    app.clock.advance(hours=1)  # type: ignore[attr-defined]
+    scheduler = DeadlineScheduler(app)
+    barrier = threading.Barrier(RACERS)
+    errors: list[BaseException] = []
+
+    def by_hand() -> None:  # adjudicate --round 1
+        with session_scope(app.engine) as session:
+            close_and_adjudicate(session, round_id, ctx=app.ctx, now=app.clock(), force=True)
+
+    racers: list[Any] = [
+        lambda: scheduler.attend(round_id),
+        lambda: sweep(app.engine, ctx=app.ctx, now=app.clock()),
+        by_hand,
+    ]
+
+    def run(action: Any) -> None:
+        try:
+            barrier.wait(10)
+            action()
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(racers[n % len(racers)],)) for n in range(RACERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    with Session(app.engine) as session:
+        assert len(session.exec(select(RoundResult)).all()) == 1
+        rounds = {r.number: r.state for r in session.exec(select(Round))}
+        assert rounds == {1: RoundState.REPORTED, 2: RoundState.OPEN}
+        results = session.exec(select(OutboxMail).where(OutboxMail.kind == "result")).all()
+        assert sorted(m.recipient for m in results) == ["ann@example.org", "ben@example.org"]
+    app.clock.advance(hours=1, minutes=1)  # type: ignore[attr-defined]
+    assert len(sweep(app.engine, ctx=app.ctx, now=app.clock())) == 1  # round 2: business as usual
