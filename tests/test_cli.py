@@ -32,6 +32,11 @@ def engine_of(env: Path):  # type: ignore[no-untyped-def]
     return make_engine(f"sqlite:///{env / 'data' / 'adjudicator.db'}")
 
 
+def _row(status: str, handle: str) -> list[str]:
+    """The words of a player's row in ``adjudicate status``."""
+    return next(line.split() for line in status.splitlines() if line.split()[:1] == [handle])
+
+
 def test_version_and_help() -> None:
     assert "adjudicator" in runner.invoke(app, ["version"]).output
     result = runner.invoke(app, ["--help"])
@@ -96,7 +101,7 @@ def test_a_game_master_runs_a_game_from_the_command_line(env: Path) -> None:
         assert sorted(m.recipient for m in welcomes) == ["ann@example.org", "ben@example.org"]
     status = runner.invoke(app, ["status"])
     assert "duel" in status.output
-    assert "waiting" in status.output
+    assert _row(status.output, "ann")[:2] == ["ann", "MISSING"]
 
     # ann sends orders through the pipe, with the password from her welcome mail
     welcome = next(m for m in welcomes if m.recipient == "ann@example.org").message.decode()
@@ -109,7 +114,7 @@ def test_a_game_master_runs_a_game_from_the_command_line(env: Path) -> None:
     )
     message.set_content(f"PASSWORD {secret}\nfire\n")
     assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
-    assert "ordered" in runner.invoke(app, ["status", "duel"]).output
+    assert _row(runner.invoke(app, ["status", "duel"]).output, "ann")[:2] == ["ann", "in"]
 
     # a dry run shows the result and stores nothing
     dry = runner.invoke(app, ["--round", "1", "--dry-run"])

@@ -5,31 +5,48 @@ from __future__ import annotations
 from sqlmodel import Session, col, select
 
 from adjudicator.service.games import find_game, game_state, rules_of, seats_of
+from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import open_round_of, orders_in_force
 from adjudicator.storage.models import Game, Round
 
 
 def _game_lines(session: Session, game: Game) -> list[str]:
-    lines = [f"{game.name:<12} {game.kind:<20} {game.status:<9} round {game.current_round}"]
-    round_ = open_round_of(session, game)
+    schedule = game.schedule or "by hand"
+    lines = [
+        f"{game.name:<12} {game.kind:<20} {game.status:<9} round {game.current_round:<4} "
+        f"schedule {schedule} ({game.time_zone})"
+    ]
+    if game.paused_at is not None:
+        lines.append(f"  paused since {local_time(game.paused_at, game.time_zone)}")
     stuck = session.exec(
         select(Round).where(Round.game_id == game.id, col(Round.error).is_not(None))
     ).all()
     for bad in stuck:
         lines.append(f"  round {bad.number} NOT ADJUDICATED ({bad.state}): {bad.error}")
+    round_ = open_round_of(session, game)
     if round_ is None:
         return lines
-    deadline = round_.deadline.strftime("%Y-%m-%d %H:%M UTC") if round_.deadline else "none"
-    lines.append(f"  round {round_.number} open, deadline {deadline}")
+    lines.append(
+        f"  round {round_.number} open, deadline {local_time(round_.deadline, game.time_zone)}"
+    )
+    if round_.grace_until is not None:
+        lines.append(
+            f"  in its grace period until {local_time(round_.grace_until, game.time_zone)}"
+        )
     ordered = orders_in_force(session, round_)
     waiting_for = set(rules_of(game).to_move(game_state(game)))
+    lines.append(f"    {'player':<16} {'orders':<8} {'missed':>6}  address")
     for seat in seats_of(session, game):
-        if seat.handle not in waiting_for:
+        if not seat.active:
+            mark = "removed"
+        elif seat.handle not in waiting_for:
             mark = "-"
         else:
-            mark = "ordered" if seat.id in ordered else "waiting"
-        flags = " (unreachable)" if seat.unreachable else ""
-        lines.append(f"    {seat.handle:<16} {mark}{flags}")
+            mark = "in" if seat.id in ordered else "MISSING"
+        flags = " (unreachable: mail bounced)" if seat.unreachable else ""
+        lines.append(
+            f"    {seat.handle:<16} {mark:<8} {seat.missed_rounds:>6}  {seat.address}{flags}"
+        )
     return lines
 
 
