@@ -4,23 +4,33 @@ Every mail the service sends is marked as automatic (RFC 3834 ``Auto-Submitted``
 ``X-Loop`` with the service's address, so that two robots never answer each other for ever.
 Message-IDs are derived from the outbox key: re-queuing a mail gives it the same Message-ID.
 A game's mails thread together under one root Message-ID per game.
+
+Templates: ``templates/mail/NAME.txt.j2`` is the plain part and sets ``subject`` at its top
+level. ``templates/mail/NAME.html.j2``, when it exists, is the HTML part (it extends
+``mail/_layout.html.j2``); without one, ``mail/_generic.html.j2`` turns the plain part into
+HTML. HTML templates see the plain template's context plus ``subject`` and ``text``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from email.headerregistry import Address
+from email import message_from_bytes, policy
 from email.message import EmailMessage
-from email.utils import format_datetime
+from email.utils import format_datetime, formataddr
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, select_autoescape
+from markupsafe import Markup, escape
+
+from adjudicator.mail.mime import Part, fold_ids, header, message_bytes, text_part
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+GENERIC_HTML = "mail/_generic.html.j2"
 
 
 @dataclass(frozen=True)
@@ -44,8 +54,21 @@ def thread_root(game: str, identity: Identity) -> str:
     return message_id(f"game-thread:{game}", identity)
 
 
+@dataclass(frozen=True)
+class RenderedMail:
+    """A mail's words: the subject, the plain part and (usually) the HTML part."""
+
+    subject: str
+    text: str
+    html: str | None
+
+
 class Renderer:
-    """Renders the templates of ``templates/``; missing variables are errors, not blanks."""
+    """Renders the templates of ``templates/``; missing variables are errors, not blanks.
+
+    Templates are compiled once and kept: a round of a mass game renders the same two
+    templates hundreds of times.
+    """
 
     def __init__(self, folder: Path = TEMPLATES) -> None:
         self.env = Environment(
@@ -55,13 +78,188 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            auto_reload=False,
         )
+        self.env.filters["plain_to_html"] = plain_to_html
+        self._names = frozenset(self.env.list_templates())
+        self._compiled: dict[str, Template] = {}
+
+    def template(self, name: str) -> Template:
+        found = self._compiled.get(name)
+        if found is None:
+            found = self._compiled[name] = self.env.get_template(name)
+        return found
 
     def render(self, name: str, context: Mapping[str, Any]) -> str:
-        return self.env.get_template(name).render(**context)
+        return self.template(name).render(**context)
 
     def exists(self, name: str) -> bool:
-        return name in self.env.list_templates()
+        return name in self._names
+
+    def mail(self, name: str, context: Mapping[str, Any], *, html: bool = True) -> RenderedMail:
+        """Render ``mail/NAME.txt.j2`` and its HTML part (see the module docstring).
+
+        Pictures: a plain template puts a ``[[picture:NAME]]`` line where a picture of
+        ``context["pictures"]`` goes (``mail/_pictures.txt.j2`` does it). The plain part gets
+        the picture's text diagram there; the generic HTML part gets its inline image, or the
+        text diagram when the picture has no image.
+        """
+        module = self.template(f"mail/{name}.txt.j2").make_module(dict(context))
+        subject = " ".join(str(getattr(module, "subject", "")).split())
+        marked = tidy(str(module))
+        pictures = list(context.get("pictures") or [])
+        text = with_picture_text(marked, pictures)
+        if not html:
+            return RenderedMail(subject, text, None)
+        html_name = f"mail/{name}.html.j2"
+        if html_name in self._names:
+            shown = self.template(html_name).render(context, subject=subject, text=text)
+            return RenderedMail(subject, text, shown)
+        shown = self.template(GENERIC_HTML).render(
+            context, subject=subject, text=marked, pictures=pictures
+        )
+        return RenderedMail(subject, text, shown)
+
+
+_PICTURE_LINE = re.compile(r"^\[\[picture:([\w-]+)\]\]$", re.MULTILINE)
+
+
+def with_picture_text(marked: str, pictures: Sequence[Mapping[str, Any]]) -> str:
+    """Each ``[[picture:NAME]]`` line replaced by the picture's text, indented by two."""
+    if "[[picture:" not in marked:
+        return marked
+    texts = {str(p["name"]): _indented(str(p["text"])) for p in pictures}
+    return _PICTURE_LINE.sub(lambda match: texts.get(match.group(1), ""), marked)
+
+
+def _indented(text: str) -> str:
+    return "\n".join("  " + line if line else "" for line in text.rstrip("\n").split("\n"))
+
+
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def tidy(text: str) -> str:
+    """No blank lines at the ends and never two in a row, whatever the templates' ifs left."""
+    return _BLANK_RUNS.sub("\n\n", text.strip("\n")) + "\n"
+
+
+# --- the plain part as HTML --------------------------------------------------------------
+
+_MONO = (
+    "font-family:Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:13px;line-height:1.35;"
+    "background:#f6f0e2;border-radius:4px;padding:8px 12px;margin:0 0 14px;overflow-x:auto;"
+    "white-space:nowrap"
+)
+_PARAGRAPH = "margin:0 0 14px"
+_SIGNATURE = (
+    "margin:18px 0 0;padding-top:10px;border-top:1px solid #eadfc8;font-size:12px;color:#7a6a50"
+)
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_BULLET = re.compile(r"^\s*[*-] ")
+_PICTURE = re.compile(r"\[\[picture:([\w-]+)\]\]")
+_WRAPPED = 60
+"""A plain line this long or longer was wrapped by the template: its paragraph flows on."""
+
+
+def plain_to_html(text: str, pictures: Sequence[Mapping[str, Any]] = ()) -> Markup:
+    """The plain part as HTML: paragraphs flow, indented blocks (orders, diagrams) keep their
+    layout in a monospace box, ``*`` lines become a list, the signature is set small, and a
+    ``[[picture:NAME]]`` line becomes that picture's inline image."""
+    by_name = {str(p["name"]): p for p in pictures}
+    body, _, signature = text.partition("\n-- \n")
+    blocks = [b for b in re.split(r"\n\n+", body.strip("\n")) if b.strip()]
+    out = []
+    for block in blocks:
+        marker = _PICTURE.fullmatch(block.strip())
+        picture = by_name.get(marker.group(1)) if marker else None
+        if picture is not None and picture.get("cid"):
+            out.append(_image(picture))
+        elif picture is not None:  # no image (rsvg-convert missing): the text diagram
+            lines = ["  " + line for line in str(picture["text"]).rstrip("\n").split("\n")]
+            out.append(f'<div style="{_MONO}">{_monospace(lines)}</div>')
+        elif marker is None:
+            out.append(_block(block.split("\n")))
+    if signature.strip():
+        out.append(f'<p style="{_SIGNATURE}">{_lines(signature.strip().split(chr(10)))}</p>')
+    return Markup("\n".join(out))
+
+
+def _image(picture: Mapping[str, Any]) -> str:
+    title = escape(picture["title"])
+    return (
+        '<div style="margin:4px 0 16px;text-align:center">'
+        f'<img src="cid:{escape(picture["cid"])}" width="{picture["width"]}" '
+        f'height="{picture["height"]}" alt="{title}" '
+        'style="display:block;margin:0 auto;max-width:100%;height:auto;border:0">'
+        f'<div style="font-size:12px;color:#7a6a50;margin-top:4px">{title}</div></div>'
+    )
+
+
+def _block(lines: list[str]) -> str:
+    """A block between blank lines: its runs of indented lines (orders, diagrams, lists)
+    and of flush lines (prose), each rendered for what it is."""
+    runs: list[list[str]] = []
+    for line in lines:
+        indented = line.startswith("  ")
+        if runs and runs[-1][0].startswith("  ") == indented:
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    return "\n".join(_run(run) for run in runs)
+
+
+def _run(lines: list[str]) -> str:
+    if _BULLET.match(lines[0]):
+        return _bullets(lines)
+    if lines[0].startswith("  "):
+        return f'<div style="{_MONO}">{_monospace(lines)}</div>'
+    return _paragraph(lines)
+
+
+def _paragraph(lines: list[str]) -> str:
+    return f'<p style="{_PARAGRAPH}">{_lines(lines)}</p>'
+
+
+def _lines(lines: list[str]) -> str:
+    """Wrapped prose flows on; short lines keep their breaks."""
+    html = ""
+    for index, line in enumerate(lines):
+        if index:
+            html += " " if len(lines[index - 1]) >= _WRAPPED else "<br>\n"
+        html += _linked(line.strip())
+    return html
+
+
+def _monospace(lines: list[str]) -> str:
+    indent = min(len(line) - len(line.lstrip(" ")) for line in lines if line.strip())
+    shown = [str(escape(line[indent:])).replace(" ", "&nbsp;") for line in lines]
+    return "<br>\n".join(shown)
+
+
+def _bullets(lines: list[str]) -> str:
+    items: list[list[str]] = []
+    for line in lines:
+        if _BULLET.match(line):
+            items.append([_BULLET.sub("", line)])
+        elif items:
+            items[-1].append(line)
+    rendered = "".join(f'<li style="margin:0 0 6px">{_lines(item)}</li>' for item in items)
+    return f'<ul style="margin:0 0 14px;padding-left:22px">{rendered}</ul>'
+
+
+def _linked(line: str) -> str:
+    """Escaped text with mail addresses as ``mailto:`` links."""
+    html, last = "", 0
+    for match in _ADDRESS.finditer(line):
+        address = match.group(0)
+        html += str(escape(line[last : match.start()]))
+        html += f'<a href="mailto:{escape(address)}" style="color:#8a5a2b">{escape(address)}</a>'
+        last = match.end()
+    return html + str(escape(line[last:]))
+
+
+# --- messages ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -70,6 +268,87 @@ class Attachment:
     content: bytes
     maintype: str
     subtype: str
+    params: str = ""  # extra Content-Type parameters, e.g. "method=PUBLISH"
+
+
+@dataclass(frozen=True)
+class Inline:
+    """An image shown by the HTML part as ``<img src="cid:CONTENT_ID">``."""
+
+    filename: str
+    content: bytes
+    content_id: str
+    subtype: str = "png"
+
+
+def compose(
+    *,
+    identity: Identity,
+    to: str,
+    subject: str,
+    text: str,
+    key: str,
+    now: datetime,
+    html: str | None = None,
+    auto: str = "auto-generated",
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+    attachments: Sequence[Attachment] = (),
+    inline: Sequence[Inline] = (),
+    reply_to: str | None = None,
+) -> bytes:
+    """A complete message as bytes; ``auto`` is ``auto-replied`` for answers to a mail, else
+    ``auto-generated`` (RFC 3834). ``inline`` images go with the HTML part."""
+    own_id = message_id(key, identity)
+    lines = [
+        header("From", formataddr((identity.name, identity.address), charset="utf-8")),
+        header("To", to),
+        header("Subject", subject),
+        f"Date: {format_datetime(now)}",
+        f"Message-ID: {own_id}",
+    ]
+    if reply_to:
+        lines.append(header("Reply-To", reply_to))
+    if in_reply_to:
+        lines.append(f"In-Reply-To: {in_reply_to}")
+    if references:
+        lines.append(fold_ids("References", references))
+    lines += [
+        f"Auto-Submitted: {auto}",
+        f"X-Loop: {identity.address}",
+        "X-Auto-Response-Suppress: All",
+        f"Precedence: {'bulk' if auto == 'auto-generated' else 'auto_reply'}",
+    ]
+    return message_bytes(
+        lines,
+        text=text_part(text),
+        html=None if html is None else text_part(html, "html"),
+        related=[
+            Part(
+                f"image/{i.subtype}",
+                i.content,
+                filename=i.filename,
+                content_id=i.content_id,
+                inline=True,
+            )
+            for i in inline
+        ]
+        if html is not None
+        else [],
+        attachments=[_attachment(a) for a in attachments],
+        seed=own_id,
+    )
+
+
+def _attachment(attachment: Attachment) -> Part:
+    kind = f"{attachment.maintype}/{attachment.subtype}"
+    if attachment.maintype == "text":
+        kind += '; charset="utf-8"'
+    if attachment.params:
+        kind += f"; {attachment.params}"
+    return Part(
+        kind + f'; name="{attachment.filename}"', attachment.content, filename=attachment.filename
+    )
 
 
 def build_message(
@@ -86,33 +365,23 @@ def build_message(
     references: Sequence[str] = (),
     attachments: Sequence[Attachment] = (),
     reply_to: str | None = None,
+    inline: Sequence[Inline] = (),
 ) -> EmailMessage:
-    """A complete message; ``auto`` is ``auto-replied`` for answers to a mail, else
-    ``auto-generated`` (RFC 3834)."""
-    message = EmailMessage()
-    message["From"] = Address(identity.name, addr_spec=identity.address)
-    message["To"] = to
-    message["Subject"] = subject
-    message["Date"] = format_datetime(now)
-    message["Message-ID"] = message_id(key, identity)
-    if reply_to:
-        message["Reply-To"] = reply_to
-    if in_reply_to:
-        message["In-Reply-To"] = in_reply_to
-    if references:
-        message["References"] = " ".join(references)
-    message["Auto-Submitted"] = auto
-    message["X-Loop"] = identity.address
-    message["X-Auto-Response-Suppress"] = "All"
-    message["Precedence"] = "bulk" if auto == "auto-generated" else "auto_reply"
-    message.set_content(text, cte="quoted-printable")
-    if html is not None:
-        message.add_alternative(html, subtype="html", cte="quoted-printable")
-    for attachment in attachments:
-        message.add_attachment(
-            attachment.content,
-            maintype=attachment.maintype,
-            subtype=attachment.subtype,
-            filename=attachment.filename,
-        )
+    """:func:`compose`, parsed back into an ``EmailMessage`` for callers that want one."""
+    raw = compose(
+        identity=identity,
+        to=to,
+        subject=subject,
+        text=text,
+        key=key,
+        now=now,
+        html=html,
+        auto=auto,
+        in_reply_to=in_reply_to,
+        references=references,
+        attachments=attachments,
+        inline=inline,
+        reply_to=reply_to,
+    )
+    message: EmailMessage = message_from_bytes(raw, policy=policy.default)
     return message

@@ -11,7 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from adjudicator.pictures import giveaway as gw
 from adjudicator.pictures import rock_scissors_paper as rsp
+from adjudicator.pictures import sissyfight as sf
+from adjudicator.pictures import starship_combat as sc
 from adjudicator.pictures import three_musketeers as tm
 
 
@@ -54,9 +57,40 @@ def _rock_scissors_paper(state: Mapping[str, Any], report: Mapping[str, Any]) ->
     ]
 
 
+def _giveaway(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
+    round_ = gw.read_round(state, report)
+    after = f" of round {round_.number}" if round_.number else ""
+    return [
+        Picture(
+            "gifts",
+            f"The gifts{after} and their rings",
+            gw.gifts_text(round_),
+            gw.gifts_svg(round_),
+        ),
+        Picture(
+            "standings", f"The scores{after}", gw.standings_text(round_), gw.standings_svg(round_)
+        ),
+    ]
+
+
+def _sissyfight(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
+    turn = report.get("turn")
+    title = "Chips" + (f" after turn {turn}" if turn else "")
+    return [Picture("chips", title, sf.chips_text(state, report), sf.chips_svg(state, report))]
+
+
+def _starship_combat(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
+    number = report.get("round")
+    title = "Both ships' missiles and power" + (f" after round {number}" if number else "")
+    return [Picture("ships", title, sc.ships_text(state, report), sc.ships_svg(state, report))]
+
+
 PAINTERS: dict[str, Painter] = {
     "three-musketeers": _three_musketeers,
     "rock-scissors-paper": _rock_scissors_paper,
+    "giveaway": _giveaway,
+    "sissyfight": _sissyfight,
+    "starship-combat": _starship_combat,
 }
 
 

@@ -1,25 +1,43 @@
 """Queuing the service's mails: answers to submissions and round results.
 
-The words are in ``templates/mail``; this module chooses the template, the recipient and the
-outbox key, and threads the mail. Each text template sets ``subject`` at its top level.
+The words are in ``templates/mail``; this module chooses the template, the recipient, the
+outbox key and the envelope sender, threads the mail and adds what goes with it (the round's
+pictures, the deadline's calendar event). Each text template sets ``subject`` at its top
+level; see :mod:`adjudicator.mail.compose` for the HTML part.
+
+A round's pictures are drawn and converted to PNG once per round, and its calendar event is
+written once; every player's mail then only renders two templates.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
-from adjudicator.mail.compose import build_message, thread_root
+from adjudicator.mail.calendar import deadline_event, event_uid
+from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
+from adjudicator.mail.images import InlineImage, inline_images
 from adjudicator.mail.parse import InboundMail
+from adjudicator.pictures import Picture, pictures_for
+from adjudicator.security import bounce_address
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import seats_of
+from adjudicator.service.games import rules_of, seats_of
 from adjudicator.service.outbox import queue_mail
 from adjudicator.service.rounds import Adjudicated, mark_reported
-from adjudicator.storage.models import Game, Round, Seat
+from adjudicator.storage.models import Game, Round, RoundResult, Seat
+
+TITLES = {
+    "giveaway": "Giveaway",
+    "sissyfight": "SiSSYFiGHT 3000",
+    "three-musketeers": "Three Musketeers",
+    "rock-scissors-paper": "Rock, Scissors, Paper",
+    "starship-combat": "Starship Combat",
+}
 
 
 def local_time(moment: datetime | None, zone: str) -> str:
@@ -35,6 +53,7 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
     return {
         "game": game.name,
         "kind": game.kind,
+        "game_title": TITLES.get(game.kind, game.kind),
         "handle": seat.handle if seat else None,
         "round": round_.number if round_ else None,
         "deadline": local_time(round_.deadline if round_ else None, zone),
@@ -64,6 +83,43 @@ class Threading:
     reply_to: str | None = None
 
 
+def seat_return_path(ctx: ServiceContext, seat_id: int) -> str:
+    """The envelope sender of mail to a seat: a bounce names the seat (VERP with a MAC)."""
+    return bounce_address(ctx.receipt_key, ctx.identity.address, seat_id)
+
+
+def render_mail(
+    ctx: ServiceContext,
+    *,
+    template: str,
+    context: Mapping[str, Any],
+    to: str,
+    key: str,
+    now: datetime,
+    threading: Threading,
+    attachments: Sequence[Attachment] = (),
+    images: Sequence[InlineImage] = (),
+) -> bytes:
+    """The whole message: ``templates/mail/<template>.txt.j2`` and its HTML part, the inline
+    ``images`` the HTML part shows and the ``attachments``."""
+    rendered = ctx.renderer.mail(template, context)
+    return compose(
+        identity=ctx.identity,
+        to=to,
+        subject=rendered.subject,
+        text=rendered.text,
+        html=rendered.html,
+        key=key,
+        now=now,
+        auto=threading.auto,
+        in_reply_to=threading.in_reply_to,
+        references=threading.references,
+        reply_to=threading.reply_to,
+        attachments=attachments,
+        inline=[Inline(i.filename, i.png, i.content_id) for i in images],
+    )
+
+
 def queue_templated(
     session: Session,
     *,
@@ -77,30 +133,33 @@ def queue_templated(
     threading: Threading,
     game_id: int | None = None,
     round_id: int | None = None,
+    seat_id: int | None = None,
+    attachments: Sequence[Attachment] = (),
+    images: Sequence[InlineImage] = (),
 ) -> None:
-    """Render ``templates/mail/<template>.txt.j2`` (which sets ``subject``) and queue it."""
-    module = ctx.renderer.env.get_template(f"mail/{template}.txt.j2").make_module(context)
-    message = build_message(
-        identity=ctx.identity,
+    """Render ``template`` (see :func:`render_mail`) and queue it. Mail to a seat passes
+    ``seat_id``: its envelope sender is then the seat's own bounce address."""
+    message = render_mail(
+        ctx,
+        template=template,
+        context=context,
         to=to,
-        subject=str(getattr(module, "subject", "")).strip(),
-        text=str(module),
         key=key,
         now=now,
-        auto=threading.auto,
-        in_reply_to=threading.in_reply_to,
-        references=threading.references,
-        reply_to=threading.reply_to,
+        threading=threading,
+        attachments=attachments,
+        images=images,
     )
     queue_mail(
         session,
         key=key,
         kind=kind,
         recipient=to,
-        message=message.as_bytes(),
+        message=message,
         now=now,
         game_id=game_id,
         round_id=round_id,
+        envelope_sender=None if seat_id is None else seat_return_path(ctx, seat_id),
     )
 
 
@@ -122,11 +181,23 @@ def queue_reply(
     now: datetime,
     game_id: int | None = None,
     round_id: int | None = None,
+    seat_id: int | None = None,
 ) -> None:
-    """Answer an inbound mail (threaded under it, marked ``auto-replied``)."""
+    """Answer an inbound mail (threaded under it and under its game, marked ``auto-replied``).
+
+    An answer to a player of the game (``context["handle"]``) goes out with the seat's bounce
+    address; ``seat_id`` saves looking the seat up."""
     if not to:
         return
-    references = (*mail.references, mail.message_id) if mail.message_id else mail.references
+    references = [*mail.references, mail.message_id] if mail.message_id else [*mail.references]
+    game = session.get(Game, game_id) if game_id is not None else None
+    if game is not None:
+        root = thread_root(game.name, ctx.identity)
+        references = [root, *(r for r in references if r != root)]
+        if seat_id is None and context.get("handle"):
+            seat_id = session.exec(
+                select(Seat.id).where(Seat.game_id == game_id, Seat.handle == context["handle"])
+            ).first()
     threading = Threading(
         in_reply_to=mail.message_id, references=tuple(references), auto="auto-replied"
     )
@@ -142,7 +213,123 @@ def queue_reply(
         threading=threading,
         game_id=game_id,
         round_id=round_id,
+        seat_id=seat_id,
     )
+
+
+# --- deadlines in calendars --------------------------------------------------------------
+
+
+def deadline_attachment(
+    ctx: ServiceContext, game: Game, round_: Round | None, *, now: datetime, cancelled: bool = False
+) -> Attachment | None:
+    """The ``.ics`` event of a round's deadline (None without a deadline). Send it again,
+    written later, when the deadline moves: calendars replace the event (same UID, higher
+    SEQUENCE); ``cancelled`` withdraws it (a paused game)."""
+    if round_ is None or round_.deadline is None:
+        return None
+    title = TITLES.get(game.kind, game.kind)
+    event = deadline_event(
+        uid=event_uid(game.name, round_.number, ctx.identity.domain),
+        summary=f"[{game.name}] Orders due: round {round_.number}",
+        description=(
+            f"The deadline for your orders for round {round_.number} of {title} game "
+            f"{game.name}. Orders go by mail to {ctx.identity.address}."
+        ),
+        deadline=round_.deadline,
+        issued=now,
+        cancelled=cancelled,
+    )
+    return Attachment(
+        f"{game.name}-round-{round_.number}.ics", event, "text", "calendar", "method=PUBLISH"
+    )
+
+
+# --- round results -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundExtras:
+    """What every player's result mail of one round shares, made once per round."""
+
+    pictures: list[Picture]
+    images: list[InlineImage]
+    attachments: list[Attachment] = field(default_factory=list)
+
+    def picture_context(self) -> list[dict[str, Any]]:
+        """Each picture for the templates: ``text`` for the plain part and, when its PNG
+        exists, ``cid``, ``width`` and ``height`` for the HTML part."""
+        by_name = {image.name: image for image in self.images}
+        shown = []
+        for picture in self.pictures:
+            image = by_name.get(picture.name)
+            shown.append(
+                {
+                    "name": picture.name,
+                    "title": picture.title,
+                    "text": picture.text,
+                    "cid": image.content_id if image else None,
+                    "width": image.width if image else None,
+                    "height": image.height if image else None,
+                }
+            )
+        return shown
+
+
+def round_extras(
+    ctx: ServiceContext,
+    game: Game,
+    result: RoundResult,
+    next_round: Round | None,
+    *,
+    now: datetime,
+    images: bool = True,
+) -> RoundExtras:
+    pictures = pictures_for(game.kind, result.public_state, result.report.get("public", {}))
+    converted = inline_images(pictures, domain=ctx.identity.domain) if images else []
+    calendar = deadline_attachment(ctx, game, next_round, now=now)
+    return RoundExtras(pictures, converted, [calendar] if calendar else [])
+
+
+def result_template(ctx: ServiceContext, kind: str) -> str:
+    """The game's own result template, or the shared one for a game without one."""
+    own = f"{kind}/result"
+    return own if ctx.renderer.exists(f"mail/{own}.txt.j2") else "result"
+
+
+def result_context(
+    game: Game,
+    seat: Seat,
+    *,
+    round_: Round,
+    next_round: Round | None,
+    result: RoundResult,
+    termination: str | None,
+    players: Sequence[str],
+    pictures: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What one player's result mail may show: everything public, plus their own private
+    report, result codes and any of their orders that could not be applied."""
+    report = result.report
+    return {
+        **base_context(game, seat, next_round),
+        "round": round_.number,
+        "next_round": next_round.number if next_round else None,
+        "players": list(players),
+        "state": result.public_state,
+        "report": report.get("public", {}),
+        "private": report.get("private", {}).get(seat.handle, {}),
+        "codes": report.get("codes", {}).get(seat.handle, []),
+        "orders": result.orders,
+        "rejected": [r for r in result.rejected if r.get("player") == seat.handle],
+        "finished": result.finished,
+        "winners": result.winners,
+        "draw": result.draw,
+        "termination": termination,
+        "pictures": pictures,
+        "calendar": next_round is not None and next_round.deadline is not None,
+        # ``calendar``: whether the mail carries the next deadline as an .ics attachment.
+    }
 
 
 def queue_round_result(
@@ -151,23 +338,33 @@ def queue_round_result(
     """Queue the result of a round to every player, then mark the round reported."""
     game, round_, result = adjudicated.game, adjudicated.round, adjudicated.result
     assert round_.id is not None
-    for seat in seats_of(session, game):
-        context = {
-            **base_context(game, seat, adjudicated.next_round),
-            "round": round_.number,
-            "next_round": adjudicated.next_round.number if adjudicated.next_round else None,
-            "state": result.public_state,
-            "report": result.report["public"],
-            "private": result.report["private"].get(seat.handle, {}),
-            "orders": result.orders,
-            "finished": result.finished,
-            "winners": result.winners,
-            "draw": result.draw,
-        }
+    seats = seats_of(session, game)
+    extras = round_extras(ctx, game, result, adjudicated.next_round, now=now)
+    pictures = extras.picture_context()
+    template = result_template(ctx, game.kind)
+    termination = adjudicated.outcome.termination if adjudicated.outcome else None
+    players = [seat.handle for seat in seats]
+    rules = rules_of(game)
+    movers = set(rules.to_move(rules.load(result.state)))
+    for seat in seats:
+        assert seat.id is not None
+        # The deadline concerns only the players the next round waits for.
+        calendar = extras.attachments if seat.handle in movers else []
+        context = result_context(
+            game,
+            seat,
+            round_=round_,
+            next_round=adjudicated.next_round,
+            result=result,
+            termination=termination,
+            players=players,
+            pictures=pictures,
+        )
+        context["calendar"] = bool(calendar)
         queue_templated(
             session,
             ctx=ctx,
-            template="result",
+            template=template,
             context=context,
             kind="result",
             to=seat.address,
@@ -176,5 +373,8 @@ def queue_round_result(
             threading=game_thread(game, ctx),
             game_id=game.id,
             round_id=round_.id,
+            seat_id=seat.id,
+            attachments=calendar,
+            images=extras.images,
         )
     mark_reported(session, round_.id, now=now)

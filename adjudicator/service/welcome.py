@@ -8,17 +8,17 @@ from datetime import datetime
 from sqlmodel import Session
 
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import Credentials
-from adjudicator.service.replies import base_context, game_thread, queue_templated
+from adjudicator.service.games import Credentials, seats_of
+from adjudicator.service.replies import (
+    TITLES,
+    base_context,
+    deadline_attachment,
+    game_thread,
+    queue_templated,
+)
 from adjudicator.storage.models import Game, Round
 
-TITLES = {
-    "giveaway": "Giveaway",
-    "sissyfight": "SiSSYFiGHT 3000",
-    "three-musketeers": "Three Musketeers",
-    "rock-scissors-paper": "Rock, Scissors, Paper",
-    "starship-combat": "Starship Combat",
-}
+__all__ = ["TITLES", "queue_welcome"]
 
 
 def queue_welcome(
@@ -31,22 +31,28 @@ def queue_welcome(
     now: datetime,
     key_suffix: str = "",
 ) -> None:
-    """``key_suffix`` tells a later welcome to the same seat (a replacement player) apart."""
+    """``key_suffix`` tells a later welcome to the same seat (a replacement player) apart.
+
+    Each mail goes out with the seat's own bounce address and, when the first round has a
+    deadline, carries it as a calendar event."""
     local, _, domain = ctx.identity.address.partition("@")
-    players = [c.handle for c in credentials]
-    for seat, cred in enumerate(credentials, start=1):
+    seats = {seat.handle: seat for seat in seats_of(session, game)}
+    players = list(seats) or [c.handle for c in credentials]
+    calendar = deadline_attachment(ctx, game, first_round, now=now)
+    for number, cred in enumerate(credentials, start=1):
+        seat = seats.get(cred.handle)
         reply_address = f"{local}+{cred.reply_token}@{domain}"
         context = {
-            **base_context(game, None, first_round),
+            **base_context(game, seat, first_round),
             "handle": cred.handle,
-            "seat": seat,
+            "seat": seat.seat + 1 if seat else number,
             "players": players,
             "address": cred.address,
             "secret": cred.secret,
             "reply_address": reply_address,
             "service_address": ctx.identity.address,
-            "game_title": TITLES.get(game.kind, game.kind),
             "rules_page": f"docs/rules/{game.kind}.md",
+            "calendar": calendar is not None,
         }
         queue_templated(
             session,
@@ -59,4 +65,6 @@ def queue_welcome(
             now=now,
             threading=game_thread(game, ctx, reply_to=reply_address),
             game_id=game.id,
+            seat_id=seat.id if seat else None,
+            attachments=[calendar] if calendar else [],
         )

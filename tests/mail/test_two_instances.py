@@ -117,7 +117,11 @@ def instances(
 
 
 def test_two_instances_do_everything_exactly_once(
-    instances: tuple[str, dict[str, str]], dovecot: Dovecot, imap_user: str, smtp_sink: SmtpSink
+    instances: tuple[str, dict[str, str]],
+    dovecot: Dovecot,
+    imap_user: str,
+    smtp_sink: SmtpSink,
+    tmp_path: Path,
 ) -> None:
     url, secrets = instances
     smtp_sink.wait_for(3, timeout=30)  # the welcome mails
@@ -145,7 +149,9 @@ def test_two_instances_do_everything_exactly_once(
         ("confirmation", "ann@example.org"): 2,
         **{("result", f"{p}@example.org"): 1 for p in PLAYERS},
     }
-    app = make_app(Config(service=ServiceConfig(data_dir="unused", database_url=url)))
+    app = make_app(
+        Config(service=ServiceConfig(data_dir=str(tmp_path / "check"), database_url=url))
+    )
     with Session(app.engine) as session:
         assert len(session.exec(select(Submission)).all()) == 4
         assert len(session.exec(select(OrderSet)).all()) == 4

@@ -95,7 +95,9 @@ def test_closing_adjudicates_from_the_orders_in_force_and_reports(app: App) -> N
         assert sorted(m.recipient for m in mails) == ["ann@example.org", "ben@example.org"]
         text = message_from_bytes(mails[0].message, policy=policy.default)
         assert text["Auto-Submitted"] == "auto-generated"
-        assert "ann wins" in text.get_body().get_content()  # type: ignore[union-attr]
+        plain = text.get_body(preferencelist=("plain",))
+        assert plain is not None
+        assert "ann wins" in plain.get_content()
 
 
 def test_closing_twice_is_harmless(app: App) -> None:

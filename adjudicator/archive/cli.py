@@ -1,0 +1,76 @@
+"""``adjudicate archive build``: write the static round archive from the database.
+
+Mounted on the main command as ``app.add_typer(archive_app, name="archive")``; the main
+command's ``--config`` is read from the root of the click context, so that this module does not
+import the main command (which imports it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from adjudicator.archive.build import BuildReport, build_archive, update_game
+from adjudicator.archive.read import ArchiveError
+from adjudicator.config import Config, ConfigError, load_config
+from adjudicator.mail.compose import Identity
+from adjudicator.storage.db import make_engine, migrate
+
+EXIT_USAGE = 2
+EXIT_NO_GAME = 3  # as ServiceError's "no game called ..."
+
+app = typer.Typer(help="The static round archive (a website built from the database).")
+
+
+def _config(context: typer.Context) -> Config:
+    path = context.find_root().params.get("config")
+    try:
+        return load_config(path if isinstance(path, Path) else None)
+    except ConfigError as error:
+        typer.echo(f"adjudicate: configuration: {error}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+@app.command("build")
+def build(
+    context: typer.Context,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder to write the site into (default: the configured archive_dir)."),
+    ] = None,
+    game: Annotated[
+        str | None, typer.Option(help="Only this game's pages (and the index of all games).")
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Where the site is served, e.g. https://pbem.example.org/archive/."),
+    ] = None,
+) -> None:
+    """Write the archive: an index of games, a page per game and per round, records, feeds."""
+    config = _config(context)
+    out_dir = out if out is not None else config.archive_path
+    engine = make_engine(config.database_url)
+    try:
+        migrate(engine)
+        authority = Identity(config.service.address).domain
+        try:
+            if game is None:
+                report = build_archive(engine, out_dir, base_url=base_url, authority=authority)
+            else:
+                report = update_game(engine, game, out_dir, base_url=base_url, authority=authority)
+        except ArchiveError as error:
+            typer.echo(f"adjudicate: {error}", err=True)
+            raise typer.Exit(EXIT_NO_GAME) from None
+    finally:
+        engine.dispose()
+    typer.echo(_summary(report))
+
+
+def _summary(report: BuildReport) -> str:
+    games = len(report.games)
+    return (
+        f"archive written to {report.out_dir}: {games} game{'' if games == 1 else 's'}, "
+        f"{len(report.written)} files changed, {report.unchanged} unchanged"
+    )

@@ -1,0 +1,130 @@
+"""The archive's one reading function: the database in, :mod:`.model` values out.
+
+Only what players may see leaves this module: seats give their handles (their addresses, secrets
+and tokens are never selected), rounds give their public state and ``report["public"]``. Only
+rounds in state ``reported`` are shown: a result is public once its mails are queued.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, func, select
+
+from adjudicator.archive.model import (
+    Archive,
+    GameSummary,
+    GameView,
+    OpenRound,
+    Player,
+    ReportedRound,
+)
+from adjudicator.games import get_rules
+from adjudicator.service.games import setup_from_json
+from adjudicator.storage.models import Game, Round, RoundResult, RoundState, Seat
+
+
+class ArchiveError(ValueError):
+    """The archive cannot be built as asked (e.g. no game of that name)."""
+
+
+def read_archive(engine: Engine, *, game_name: str | None = None) -> Archive:
+    """Every game's index row, and the full view of one game (``game_name``) or of all."""
+    with Session(engine) as session:
+        games = list(session.exec(select(Game).order_by(col(Game.created_at), col(Game.name))))
+        index = tuple(_summary(session, game) for game in games)
+        if game_name is not None:
+            games = [g for g in games if g.name == game_name.strip().lower()]
+            if not games:
+                raise ArchiveError(f"no game called {game_name!r}")
+        return Archive(games=tuple(_game_view(session, game) for game in games), index=index)
+
+
+def _handles(session: Session, game: Game) -> list[tuple[str, int, bool]]:
+    rows = session.exec(
+        select(Seat.handle, Seat.seat, Seat.active)
+        .where(Seat.game_id == game.id)
+        .order_by(col(Seat.seat))
+    )
+    return [(handle, seat, active) for handle, seat, active in rows]
+
+
+def _reported(session: Session, game: Game) -> list[tuple[Round, RoundResult]]:
+    rows = session.exec(
+        select(Round, RoundResult)
+        .join(RoundResult, col(RoundResult.round_id) == col(Round.id))
+        .where(Round.game_id == game.id, Round.state == RoundState.REPORTED)
+        .order_by(col(Round.number))
+    )
+    return [(round_, result) for round_, result in rows]
+
+
+def _summary(session: Session, game: Game) -> GameSummary:
+    count, newest = session.exec(
+        select(func.count(col(Round.id)), func.max(col(Round.adjudicated_at))).where(
+            Round.game_id == game.id, Round.state == RoundState.REPORTED
+        )
+    ).one()
+    last = session.exec(
+        select(RoundResult)
+        .join(Round, col(RoundResult.round_id) == col(Round.id))
+        .where(Round.game_id == game.id, Round.state == RoundState.REPORTED)
+        .order_by(col(Round.number).desc())
+        .limit(1)
+    ).first()
+    return GameSummary(
+        name=game.name,
+        kind=game.kind,
+        status=str(game.status),
+        time_zone=game.time_zone,
+        created_at=game.created_at,
+        updated_at=max(game.created_at, newest) if newest is not None else game.created_at,
+        players=tuple(handle for handle, _, _ in _handles(session, game)),
+        rounds=int(count),
+        winners=tuple(last.winners) if last else (),
+        draw=bool(last.draw) if last else False,
+    )
+
+
+def _start_state(game: Game, handles: list[str]) -> dict[str, Any]:
+    """The public state before round 1, replayed from the game's options and setup."""
+    rules = get_rules(game.kind)
+    state = rules.start(handles, options=game.options, setup=setup_from_json(game.setup))
+    return rules.public_state(state)
+
+
+def _game_view(session: Session, game: Game) -> GameView:
+    seats = _handles(session, game)
+    rounds = tuple(
+        ReportedRound(
+            number=round_.number,
+            opened_at=round_.opened_at,
+            deadline=round_.deadline,
+            adjudicated_at=round_.adjudicated_at,
+            orders={handle: tuple(lines) for handle, lines in result.orders.items()},
+            public_state=result.public_state,
+            report=result.report.get("public", {}),
+            finished=result.finished,
+            winners=tuple(result.winners),
+            draw=result.draw,
+        )
+        for round_, result in _reported(session, game)
+    )
+    open_ = session.exec(
+        select(Round).where(Round.game_id == game.id, Round.state == RoundState.OPEN)
+    ).first()
+    return GameView(
+        name=game.name,
+        kind=game.kind,
+        status=str(game.status),
+        time_zone=game.time_zone,
+        created_at=game.created_at,
+        finished_at=game.finished_at,
+        options=dict(game.options),
+        setup=setup_from_json(game.setup),
+        players=tuple(Player(handle, seat, active) for handle, seat, active in seats),
+        start_state=_start_state(game, [handle for handle, _, _ in seats]),
+        rounds=rounds,
+        open_round=OpenRound(open_.number, open_.opened_at, open_.deadline) if open_ else None,
+    )

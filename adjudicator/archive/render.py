@@ -1,0 +1,212 @@
+"""Rendering the site: :mod:`.model` values in, files' bytes out. No I/O but the templates.
+
+The words are in ``templates/archive``: one page template per page kind and, per game kind, a
+partial ``report/<kind>.html.j2`` that tells a round's public report in words (the game code
+holds data, not prose). Every link is relative, so the site works from ``file://`` and from any
+sub-path of a web server; only the Atom feed uses ``base_url``, where absolute links are better.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from adjudicator.archive.chart import legend_marker, line_chart
+from adjudicator.archive.feed import Entry, Feed, atom_document, tag_uri
+from adjudicator.archive.model import Archive, GameSummary, GameView, ReportedRound
+from adjudicator.archive.record import game_record
+from adjudicator.archive.standings import Measure, measures_of, player_standing
+from adjudicator.archive.times import local_time, rfc3339
+from adjudicator.mail.compose import Renderer
+from adjudicator.pictures import Picture, pictures_for
+
+
+@dataclass(frozen=True)
+class Site:
+    """Settings of the whole site."""
+
+    base_url: str | None = None  # where the site is served, for the feeds' absolute links
+    authority: str = "localhost"  # the service's domain, for the feeds' tag: ids
+    name: str = "Adjudicator"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One file of the site: ``path`` is relative to the site's root, with ``/``."""
+
+    path: str
+    content: bytes
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A picture file of a round and its caption."""
+
+    file: str
+    title: str
+    svg: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    measure: Measure
+    svg: Markup
+    legend: tuple[tuple[str, Markup], ...]
+
+
+def round_file(number: int) -> str:
+    return f"round-{number}.html"
+
+
+def picture_file(number: int, picture: Picture) -> str:
+    stem = re.sub(r"[^a-z0-9-]+", "-", picture.name.lower()).strip("-") or "picture"
+    return f"round-{number}-{stem}.svg"
+
+
+def figures(game: GameView, round_: ReportedRound) -> list[Figure]:
+    return [
+        Figure(picture_file(round_.number, p), p.title, p.svg)
+        for p in pictures_for(game.kind, round_.public_state, round_.report)
+    ]
+
+
+def charts(game: GameView, measures: Sequence[Measure]) -> list[Chart]:
+    handles = [p.handle for p in game.players]
+    return [
+        Chart(
+            measure,
+            Markup(  # line_chart escapes every text it draws
+                line_chart(
+                    measure.rounds,
+                    measure.values,
+                    title=f"{measure.label} after each round",
+                    chart_id=f"chart-{measure.key}",
+                )
+            ),
+            tuple(
+                (h, Markup(legend_marker(i)))  # fixed markup, no text
+                for i, h in enumerate(handles)
+            ),
+        )
+        for measure in measures
+    ]
+
+
+class ArchiveRenderer:
+    """The site's templates, with the filters they use."""
+
+    def __init__(self, renderer: Renderer | None = None, *, site: Site | None = None) -> None:
+        self.renderer = renderer or Renderer()
+        self.site = site or Site()
+        filters = self.renderer.env.filters
+        filters.setdefault("local_time", local_time)
+        filters.setdefault("rfc3339", rfc3339)
+
+    def _render(self, template: str, **context: Any) -> str:
+        return self.renderer.render(f"archive/{template}", {"site_name": self.site.name, **context})
+
+    def stylesheet(self) -> Page:
+        env = self.renderer.env
+        assert env.loader is not None
+        source, _, _ = env.loader.get_source(env, "archive/style.css")
+        return Page("style.css", source.encode())
+
+    def index(self, summaries: Sequence[GameSummary]) -> Page:
+        html = self._render("index.html.j2", root="", games=summaries)
+        return Page("index.html", html.encode())
+
+    def report_html(self, game: GameView, round_: ReportedRound) -> Markup:
+        """A round's public report in words (the kind's partial, or a plain list of values)."""
+        name = f"archive/report/{game.kind}.html.j2"
+        if not self.renderer.exists(name):
+            name = "archive/report/_generic.html.j2"
+        html = self.renderer.render(
+            name,
+            {
+                "r": round_.report,
+                "state": round_.public_state,
+                "round": round_,
+                "players": [p.handle for p in game.players],
+            },
+        )
+        return Markup(html)  # rendered with autoescape
+
+    def game(self, game: GameView) -> list[Page]:
+        """The game's page, its rounds' pages and pictures, its record and its feed."""
+        measures = measures_of(game)
+        folder = game.name
+        reports = {r.number: self.report_html(game, r) for r in game.rounds}
+        pages = [
+            Page(
+                f"{folder}/index.html",
+                self._render(
+                    "game.html.j2",
+                    root="../",
+                    game=game,
+                    measures=measures,
+                    charts=charts(game, measures),
+                    standing={p.handle: player_standing(game, p.handle) for p in game.players},
+                    latest=figures(game, game.last) if game.last else [],
+                    record_file=f"{game.name}.record",
+                ).encode(),
+            ),
+            Page(f"{folder}/{game.name}.record", game_record(game).encode()),
+            Page(f"{folder}/feed.atom", self.feed(game, reports).encode()),
+        ]
+        for index, round_ in enumerate(game.rounds):
+            shown = figures(game, round_)
+            pages += [Page(f"{folder}/{f.file}", f.svg.encode()) for f in shown]
+            previous = game.rounds[index - 1] if index > 0 else None
+            following = game.rounds[index + 1] if index + 1 < len(game.rounds) else None
+            html = self._render(
+                "round.html.j2",
+                root="../",
+                game=game,
+                round=round_,
+                previous=previous,
+                following=following,
+                figures=shown,
+                report=reports[round_.number],
+                measures=measures,
+            )
+            pages.append(Page(f"{folder}/{round_file(round_.number)}", html.encode()))
+        return pages
+
+    def feed(self, game: GameView, reports: Mapping[int, Markup]) -> str:
+        """The Atom feed, newest round first; its short texts are macros of ``feed.txt.j2``."""
+        texts = self.renderer.env.get_template("archive/feed.txt.j2").module
+        base = (self.site.base_url or "").rstrip("/")
+        prefix = f"{base}/{game.name}/" if base else ""
+        entries = [
+            Entry(
+                id=tag_uri(self.site.authority, game.created_at, f"{game.name}/round-{r.number}"),
+                title=str(texts.entry_title(game, r)).strip(),  # type: ignore[attr-defined]
+                updated=r.adjudicated_at or r.opened_at,
+                link=prefix + round_file(r.number),
+                summary=str(texts.entry_summary(game, r)).strip(),  # type: ignore[attr-defined]
+                html=str(reports[r.number]),
+            )
+            for r in reversed(game.rounds)
+        ]
+        return atom_document(
+            Feed(
+                id=tag_uri(self.site.authority, game.created_at, game.name),
+                title=str(texts.feed_title(game)).strip(),  # type: ignore[attr-defined]
+                subtitle=str(texts.feed_subtitle(game)).strip(),  # type: ignore[attr-defined]
+                updated=game.updated_at,
+                author=self.site.name,
+                link=prefix + "index.html",
+                self_link=prefix + "feed.atom",
+                entries=entries,
+            )
+        )
+
+    def archive(self, archive: Archive) -> list[Page]:
+        pages = [self.stylesheet(), self.index(archive.index)]
+        for game in archive.games:
+            pages += self.game(game)
+        return pages

@@ -1,0 +1,231 @@
+"""Writing mails: MIME that mail readers parse back exactly, the plain part as HTML, the
+HTML part without its pictures when rsvg-convert is missing, and what each player may see."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from datetime import UTC, datetime
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+
+import pytest
+
+from adjudicator.mail import images
+from adjudicator.mail.compose import (
+    Attachment,
+    Identity,
+    Inline,
+    Renderer,
+    build_message,
+    compose,
+    plain_to_html,
+)
+from adjudicator.pictures import Picture, pictures_for
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.replies import result_context, round_extras
+from adjudicator.storage.models import Game, Round, RoundResult, Seat
+
+NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+ME = Identity("judge@pbem.test", "Schiedsrichter Jürgen")
+
+
+def _parse(raw: bytes) -> EmailMessage:
+    message: EmailMessage = message_from_bytes(raw, policy=policy.default)
+    return message
+
+
+def test_a_full_mail_parses_back_part_for_part() -> None:
+    text = "Hello ünïcödé,\n\n" + "a long line " * 20 + "\n-- \nsignature\n"
+    raw = compose(
+        identity=ME,
+        to="alice@example.org",
+        subject="[gw7] Runde 2 – Ergebnis für Jürgen, " + " ".join(["lang"] * 20),
+        text=text,
+        html='<p>Hello <img src="cid:board.1@pbem.test"></p>',
+        key="result:1:1",
+        now=NOW,
+        in_reply_to="<root@pbem.test>",
+        references=["<root@pbem.test>", "<other@example.org>"],
+        attachments=[
+            Attachment(
+                "gw7-round-2.ics", b"BEGIN:VCALENDAR\r\n", "text", "calendar", "method=PUBLISH"
+            )
+        ],
+        inline=[Inline("board.png", b"\x89PNG fake", "board.1@pbem.test")],
+    )
+    assert raw.isascii()  # 7-bit clean: quoted-printable, base64 and RFC 2047 words
+    assert max(len(line) for line in raw.split(b"\n")) <= 998
+    message = _parse(raw)
+    assert message["Subject"] == "[gw7] Runde 2 – Ergebnis für Jürgen, " + " ".join(["lang"] * 20)
+    assert message["From"].addresses[0].display_name == "Schiedsrichter Jürgen"
+    assert message["References"].split() == ["<root@pbem.test>", "<other@example.org>"]
+    assert message["Auto-Submitted"] == "auto-generated"
+    plain = message.get_body(preferencelist=("plain",))
+    assert plain is not None
+    assert plain.get_content() == text
+    html = message.get_body(preferencelist=("html",))
+    assert html is not None
+    assert "cid:board.1@pbem.test" in html.get_content()
+    (image,) = [p for p in message.walk() if p["Content-ID"]]
+    assert image["Content-ID"] == "<board.1@pbem.test>"
+    assert image.get_payload(decode=True) == b"\x89PNG fake"
+    (calendar,) = list(message.iter_attachments())
+    assert calendar.get_content_type() == "text/calendar"
+    assert calendar.get_param("method") == "PUBLISH"
+    assert calendar.get_payload(decode=True) == b"BEGIN:VCALENDAR\r\n"  # CRLF kept exactly
+
+
+def test_the_same_mail_gives_the_same_bytes() -> None:
+    def make() -> bytes:
+        return compose(
+            identity=ME, to="a@b.c", subject="s", text="t\n", html="<p>t</p>", key="k", now=NOW
+        )
+
+    assert make() == make()
+    assert (
+        _parse(make())["Message-ID"]
+        == build_message(identity=ME, to="a@b.c", subject="s", text="t\n", key="k", now=NOW)[
+            "Message-ID"
+        ]
+    )
+
+
+def test_plain_text_becomes_safe_html() -> None:
+    html = plain_to_html(
+        "Hello <b>bob</b> & co,\n\nyour orders:\n\n    GIVE 1 TO <alice>\n\n"
+        "  * first problem\n    Suggestion: GIVE 3 TO bob\n  * second\n\nwrite to judge@pbem.test\n-- \nfooter\n"
+    )
+    assert "<b>" not in html
+    assert "&lt;b&gt;bob&lt;/b&gt; &amp; co" in html
+    assert "GIVE&nbsp;1&nbsp;TO&nbsp;&lt;alice&gt;" in html  # orders keep their layout
+    assert html.count("<li") == 2
+    assert "Suggestion: GIVE 3 TO bob" in html
+    assert '<a href="mailto:judge@pbem.test"' in html
+    assert "footer" in html.split("<p")[-1]
+
+
+def _giveaway_result() -> tuple[Game, RoundResult, Round]:
+    game = Game(id=1, name="gw7", kind="giveaway", created_at=NOW)
+    report = {
+        "round": 1,
+        "gifts": [{"from": "alice", "to": "bob", "amount": 3, "paid": 3}],
+        "no_orders": [],
+        "rings": [],
+        "broken_cycles": [],
+        "broken_cycles_total": 0,
+        "scores": {"alice": 0, "bob": 3},
+        "holdings": {"alice": 3, "bob": 6},
+        "result": "no-score-of-100-yet",
+        "winner": None,
+    }
+    result = RoundResult(
+        round_id=1,
+        orders={"alice": ["GIVE 3 TO bob"]},
+        rejected=[{"player": "bob", "order": "GIVE 9 TO alice", "error": "bob's own problem"}],
+        public_state={"scores": report["scores"], "holdings": report["holdings"], "rings": []},
+        report={
+            "public": report,
+            "private": {"bob": {"secret": "for bob only"}},
+            "codes": {"alice": ["given"]},
+        },
+        created_at=NOW,
+    )
+    return game, result, Round(id=1, game_id=1, number=1, opened_at=NOW)
+
+
+def test_each_player_sees_only_their_own_private_report_and_problems() -> None:
+    game, result, round_ = _giveaway_result()
+    contexts = {
+        handle: result_context(
+            game,
+            Seat(id=n, game_id=1, seat=n, handle=handle, address=f"{handle}@x", secret_hash="h"),
+            round_=round_,
+            next_round=None,
+            result=result,
+            termination=None,
+            players=["alice", "bob"],
+            pictures=[],
+        )
+        for n, handle in enumerate(("alice", "bob"))
+    }
+    assert contexts["bob"]["private"] == {"secret": "for bob only"}
+    assert contexts["alice"]["private"] == {}
+    assert contexts["alice"]["rejected"] == []
+    assert [r["order"] for r in contexts["bob"]["rejected"]] == ["GIVE 9 TO alice"]
+    assert contexts["alice"]["codes"] == ["given"]
+    assert contexts["bob"]["codes"] == []
+
+
+def test_without_rsvg_convert_the_html_goes_out_without_pictures(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(images.shutil, "which", lambda name: None)
+    game, result, _ = _giveaway_result()
+    ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
+    with caplog.at_level(logging.WARNING):
+        extras = round_extras(ctx, game, result, None, now=NOW)
+    assert [p.name for p in extras.pictures] == ["gifts", "standings"]
+    assert extras.images == []
+    assert "rsvg-convert is not installed" in caplog.text
+    shown = extras.picture_context()
+    assert all(p["cid"] is None for p in shown)
+    rendered = ctx.renderer.mail(
+        "result",
+        {
+            **result_context(
+                game,
+                Seat(id=1, game_id=1, seat=0, handle="alice", address="a@x", secret_hash="h"),
+                round_=Round(id=1, game_id=1, number=1, opened_at=NOW),
+                next_round=None,
+                result=result,
+                termination=None,
+                players=["alice", "bob"],
+                pictures=shown,
+            ),
+        },
+    )
+    assert rendered.html is not None
+    assert "cid:" not in rendered.html
+    assert "<img" not in rendered.html
+    assert "alice&nbsp;&nbsp;-&gt;&nbsp;bob&nbsp;3" in rendered.html  # the text diagram instead
+
+
+def _require_rsvg() -> None:
+    if shutil.which("rsvg-convert") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("rsvg-convert (Debian librsvg2-bin) is missing on CI")
+        pytest.skip("rsvg-convert (Debian librsvg2-bin) is not installed")
+
+
+def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
+    _require_rsvg()
+    (picture,) = pictures_for(
+        "starship-combat",
+        {},
+        {
+            "round": 1,
+            "choices": {"a": "FIRE", "b": "SHIELD"},
+            "no_orders": [],
+            "missiles": {"a": 2, "b": 3},
+            "power": {"a": 6, "b": 5},
+            "destroyed": [],
+        },
+    )
+    (image,) = images.inline_images([picture], domain="pbem.test")
+    width, height = images.svg_size(picture.svg)
+    assert (image.width, image.height) == (width, height)
+    png_width = int.from_bytes(image.png[16:20], "big")  # the IHDR chunk
+    png_height = int.from_bytes(image.png[20:24], "big")
+    assert (png_width, png_height) == (round(width * images.ZOOM), round(height * images.ZOOM))
+    assert image.content_id.startswith("ships.")
+    assert image.content_id.endswith("@pbem.test")
+
+
+def test_a_broken_svg_is_left_out_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    _require_rsvg()
+    broken = Picture("board", "The board", "text", '<svg width="10" height="10"><unclosed')
+    with caplog.at_level(logging.WARNING):
+        assert images.inline_images([broken], domain="pbem.test") == []
+    assert "rsvg-convert failed" in caplog.text
