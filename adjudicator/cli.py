@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from adjudicator import __version__
+from adjudicator.archive.cli import app as archive_app
 from adjudicator.cli_gm import player_app
 from adjudicator.cli_gm import register as register_game_commands
 from adjudicator.cli_support import (
@@ -192,6 +193,7 @@ game_app = typer.Typer(help="Create and manage games.", no_args_is_help=True)
 app.add_typer(game_app, name="game")
 register_game_commands(game_app)
 app.add_typer(player_app, name="player", no_args_is_help=True)
+app.add_typer(archive_app, name="archive", no_args_is_help=True)
 
 
 @game_app.command("create")

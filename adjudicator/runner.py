@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 from adjudicator.app import App
+from adjudicator.archiving import ArchiveKeeper
 from adjudicator.mail.imap import ImapPoller, ImapSettings
 from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
@@ -70,6 +71,13 @@ class Service:
         self.app = app
         self.stop = asyncio.Event()
         self.wake = asyncio.Event()
+        self.archive = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
+        self._archiving: asyncio.Future[list[str]] | None = None
+
+    def _keep_archive(self) -> None:
+        """Rebuild the archive pages of games with new results, in a thread, one pass at a time."""
+        if self._archiving is None or self._archiving.done():
+            self._archiving = asyncio.ensure_future(asyncio.to_thread(self.archive.run_once))
 
     def _maildir(self) -> MaildirReader:
         folder = ensure_maildir(Path(self.app.config.maildir_path))
@@ -118,16 +126,20 @@ class Service:
                     sweep, self.app.engine, ctx=self.app.ctx, now=self.app.clock()
                 )
                 await self._drain(sender)
+                await asyncio.to_thread(self.archive.run_once)
                 return
             scheduler.start()
             while not self.stop.is_set():
                 await asyncio.to_thread(maildir.run_once)
                 await self._drain(sender)
+                self._keep_archive()
                 self.wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wait_any(), timeout=TICK_SECONDS)
         finally:
             scheduler.shutdown()
+            if self._archiving is not None:
+                await self._archiving
             if poller is not None:
                 poller.stop()
             if imap_thread is not None:

@@ -135,6 +135,15 @@ def test_a_game_master_runs_a_game_from_the_command_line(env: Path) -> None:
     assert again.exit_code == 0
     assert "identical to the archived result" in again.output
 
+    # the service keeps the archive site current, and the game master can rebuild it
+    assert runner.invoke(app, ["serve", "--once"]).exit_code == 0
+    round_page = env / "data" / "archive" / "duel" / "round-1.html"
+    assert "ann" in round_page.read_text(encoding="utf-8")
+    round_page.unlink()
+    rebuilt = runner.invoke(app, ["archive", "build", "--game", "duel"])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert round_page.exists()
+
 
 def test_round_errors_have_clear_messages_and_codes(env: Path) -> None:
     runner.invoke(app, ["init"])

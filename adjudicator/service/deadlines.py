@@ -100,6 +100,7 @@ def send_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now:
             threading=game_thread(game, ctx),
             game_id=game.id,
             round_id=round_.id,
+            seat_id=seat.id,
         )
     return len(missing)
 
@@ -149,6 +150,7 @@ def start_grace(session: Session, round_: Round, *, ctx: ServiceContext, now: da
             threading=game_thread(game, ctx),
             game_id=game.id,
             round_id=round_.id,
+            seat_id=seat.id,
         )
     return True
 

@@ -21,7 +21,13 @@ from adjudicator.service import ServiceError
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import Credentials, seats_of, setup_from_json
 from adjudicator.service.pace import pace_of
-from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
+from adjudicator.service.replies import (
+    base_context,
+    deadline_attachment,
+    game_thread,
+    local_time,
+    queue_templated,
+)
 from adjudicator.service.rerun import find_round, state_before
 from adjudicator.service.rounds import open_round, open_round_of
 from adjudicator.service.welcome import queue_welcome
@@ -108,6 +114,7 @@ def _move_deadline(
     round_.deadline, round_.grace_until = deadline, None
     session.add(round_)
     session.flush()
+    event = deadline_attachment(ctx, game, round_, now=now)  # replaces the calendar entry
     for seat in _reachable(session, game):
         zone = seat.time_zone or game.time_zone
         queue_templated(
@@ -126,6 +133,8 @@ def _move_deadline(
             threading=game_thread(game, ctx),
             game_id=game.id,
             round_id=round_.id,
+            seat_id=seat.id,
+            attachments=[event] if event else [],
         )
 
 
@@ -143,6 +152,8 @@ def _tell_players(
     template: str,
     key: str,
 ) -> None:
+    # A paused game has no deadline: the calendar entry is withdrawn until it resumes.
+    event = deadline_attachment(ctx, game, round_, now=now, cancelled=True)
     for seat in _reachable(session, game):
         queue_templated(
             session,
@@ -155,6 +166,8 @@ def _tell_players(
             now=now,
             threading=game_thread(game, ctx),
             game_id=game.id,
+            seat_id=seat.id,
+            attachments=[event] if event else [],
         )
 
 

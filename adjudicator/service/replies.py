@@ -348,6 +348,8 @@ def queue_round_result(
     movers = set(rules.to_move(rules.load(result.state)))
     for seat in seats:
         assert seat.id is not None
+        if not seat.active:
+            continue  # removed by the game master: no more mail
         # The deadline concerns only the players the next round waits for.
         calendar = extras.attachments if seat.handle in movers else []
         context = result_context(

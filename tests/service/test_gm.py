@@ -90,6 +90,14 @@ def _mails(app: App, kind: str) -> list[OutboxMail]:
         )
 
 
+def _calendar(mail: OutboxMail) -> str:
+    """The mail's .ics attachment, as text."""
+    message = message_from_bytes(mail.message, policy=policy.default)
+    parts = [p for p in message.walk() if p.get_content_type() == "text/calendar"]
+    assert len(parts) == 1, "expected one calendar attachment"
+    return str(parts[0].get_content())
+
+
 def _text(mail: OutboxMail) -> str:
     message = message_from_bytes(mail.message, policy=policy.default)
     return str(message.get_body(("plain",)).get_content())  # type: ignore[attr-defined]
@@ -112,6 +120,9 @@ def test_a_paused_game_does_not_close_and_resuming_moves_the_deadline(app: App) 
     assert len(moved) == 2
     assert "continues after a pause" in _text(moved[0])
     assert "Sunday 08 March 2026, 06:00 UTC" in _text(moved[0])
+    event = _calendar(moved[0])
+    assert "DTSTART:20260308T060000Z" in event
+    assert "STATUS:CONFIRMED" in event
     with pytest.raises(ServiceError, match="is running, not paused"):
         _do(app, "resume", ctx=app.ctx, now=app.clock())
 
@@ -201,6 +212,7 @@ def test_a_removed_player_stays_in_the_game_under_the_no_orders_rule(app: App) -
     assert result.orders == {"ann": ["FIRE"]}
     assert seat.missed_rounds == 0  # not counted against a removed player
     assert not seat.active
+    assert [m.recipient for m in _mails(app, "result")] == ["ann@example.org"]
 
 
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])

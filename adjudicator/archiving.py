@@ -1,0 +1,62 @@
+"""Keeping the archive site current while the service runs.
+
+Whoever reported a round (this instance's scheduler, the intake applying a sequential move, a
+game master's command, another instance), the round's ``reported_at`` says so: each pass
+rebuilds the pages of the games with rounds reported since the last pass. Every instance keeps
+its own copy of the site. A failure is logged and retried on the next pass; it never holds up
+mail.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from adjudicator.archive import update_game
+from adjudicator.config import Config
+from adjudicator.storage.models import Game, Round
+
+log = logging.getLogger("adjudicator.archive")
+
+
+MARGIN = timedelta(minutes=10)  # clocks of several instances may differ by this much
+
+
+class ArchiveKeeper:
+    def __init__(self, engine: Engine, config: Config, *, authority: str) -> None:
+        self.engine = engine
+        self.out_dir = config.archive_path
+        self.authority = authority
+        self.since: datetime | None = None  # None: everything, on the first pass
+        self.archived: dict[int, datetime] = {}  # round id -> reported_at, within the margin
+
+    def _reported(self) -> list[tuple[int, str, datetime]]:
+        query = (
+            select(Round.id, Game.name, Round.reported_at)
+            .join(Game, col(Game.id) == col(Round.game_id))
+            .where(col(Round.reported_at).is_not(None))
+        )
+        if self.since is not None:
+            query = query.where(col(Round.reported_at) > self.since - MARGIN)
+        with Session(self.engine) as session:
+            return [(i, n, at) for i, n, at in session.exec(query) if i is not None and at]
+
+    def run_once(self) -> list[str]:
+        """Rebuild the games with newly reported rounds; their names."""
+        fresh = [row for row in self._reported() if row[0] not in self.archived]
+        done: list[str] = []
+        for name in sorted({name for _, name, _ in fresh}):
+            try:
+                update_game(self.engine, name, self.out_dir, authority=self.authority)
+            except Exception:
+                log.exception("archive of game %s not updated; trying again later", name)
+                continue
+            done.append(name)
+            self.archived.update({i: at for i, n, at in fresh if n == name})
+        if self.archived:
+            self.since = max(self.archived.values())
+            self.archived = {i: at for i, at in self.archived.items() if at > self.since - MARGIN}
+        return done
