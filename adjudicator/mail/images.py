@@ -8,12 +8,15 @@ omission is logged: players still get the text diagram in the plain part.
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import re
 import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from PIL import Image
 
 from adjudicator.pictures import Picture
 
@@ -71,7 +74,21 @@ def svg_to_png(svg: str, *, zoom: float = ZOOM) -> bytes | None:
     if done.returncode != 0 or not done.stdout.startswith(b"\x89PNG"):
         log.warning("%s failed (exit %s): %s", PROGRAM, done.returncode, done.stderr.decode()[:200])
         return None
-    return done.stdout
+    return palette_png(done.stdout)
+
+
+def palette_png(png: bytes) -> bytes:
+    """The same picture with a palette of at most 256 colours: our drawings have few colours
+    (plus the shades of their anti-aliased edges), and every player's mail carries the image, so
+    a 4-5 times smaller file is worth the 20-40 ms once per round. No dithering: flat areas stay
+    flat."""
+    image = Image.open(io.BytesIO(png)).convert("RGBA")
+    quantized = image.quantize(
+        colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+    )
+    out = io.BytesIO()
+    quantized.save(out, format="PNG", compress_level=6)
+    return out.getvalue() if out.tell() < len(png) else png
 
 
 def inline_images(pictures: Sequence[Picture], *, domain: str) -> list[InlineImage]:

@@ -1,0 +1,63 @@
+"""PNG pictures for HTML mail are palette images: several times smaller, the same picture."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+
+import pytest
+from PIL import Image
+
+from adjudicator.core.game import Setup
+from adjudicator.games import get_rules
+from adjudicator.mail.images import svg_to_png
+from adjudicator.pictures import pictures_for
+
+
+def _gift_graph() -> str:
+    rules = get_rules("giveaway")
+    players = [f"p{i}" for i in range(8)]
+    state = rules.start(players, options={}, setup=Setup())
+    orders = {
+        p: rules.check(state, p, [f"GIVE 3 TO {players[(i + 1) % 8]}"]).orders
+        for i, p in enumerate(players)
+    }
+    resolved = rules.resolve(state, orders)
+    pictures = pictures_for("giveaway", rules.public_state(resolved.state), resolved.report.public)
+    return next(p.svg for p in pictures if p.name == "gifts")
+
+
+def test_a_picture_becomes_a_small_palette_png_of_the_same_size() -> None:
+    if shutil.which("rsvg-convert") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("rsvg-convert (Debian librsvg2-bin) is missing on CI")
+        pytest.skip("rsvg-convert is not installed (apt-get install librsvg2-bin)")
+    svg = _gift_graph()
+    png = svg_to_png(svg)
+    assert png is not None
+    image = Image.open(io.BytesIO(png))
+    assert image.mode == "P"  # a palette
+    full = _full_colour(svg)
+    raw = Image.open(io.BytesIO(full))
+    assert image.size == raw.size
+    assert len(png) * 3 < len(full)  # at least three times smaller
+    # the same picture: every pixel within a few steps of the full-colour original
+    original, reduced = raw.convert("RGBA"), image.convert("RGBA")
+    width, height = raw.size
+    worst = max(
+        max(
+            abs(a - b)
+            for a, b in zip(original.getpixel((x, y)), reduced.getpixel((x, y)), strict=True)
+        )
+        for x in range(0, width, 7)
+        for y in range(0, height, 7)
+    )
+    assert worst <= 48
+
+
+def _full_colour(svg: str) -> bytes:
+    return subprocess.run(
+        ["rsvg-convert", "--format=png"], input=svg.encode(), capture_output=True, check=True
+    ).stdout
