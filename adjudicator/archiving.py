@@ -10,6 +10,7 @@ mail.
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
@@ -32,6 +33,7 @@ class ArchiveKeeper:
         self.authority = authority
         self.since: datetime | None = None  # None: everything, on the first pass
         self.archived: dict[int, datetime] = {}  # round id -> reported_at, within the margin
+        self.stopping = threading.Event()  # set on shutdown: the pass ends after its game
 
     def _reported(self) -> list[tuple[int, str, datetime]]:
         query = (
@@ -49,6 +51,8 @@ class ArchiveKeeper:
         fresh = [row for row in self._reported() if row[0] not in self.archived]
         done: list[str] = []
         for name in sorted({name for _, name, _ in fresh}):
+            if self.stopping.is_set():
+                break
             try:
                 update_game(self.engine, name, self.out_dir, authority=self.authority)
             except Exception:

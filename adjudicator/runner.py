@@ -26,6 +26,7 @@ from adjudicator.storage.cursors import DatabaseCursorStore
 
 log = logging.getLogger("adjudicator.serve")
 TICK_SECONDS = 1.0
+ARCHIVE_SECONDS = 10.0
 
 
 def make_sender(app: App) -> MailSender:
@@ -73,11 +74,18 @@ class Service:
         self.wake = asyncio.Event()
         self.archive = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
         self._archiving: asyncio.Future[list[str]] | None = None
+        self._archived_at = 0.0
 
     def _keep_archive(self) -> None:
-        """Rebuild the archive pages of games with new results, in a thread, one pass at a time."""
-        if self._archiving is None or self._archiving.done():
-            self._archiving = asyncio.ensure_future(asyncio.to_thread(self.archive.run_once))
+        """Rebuild the archive pages of games with new results: in a thread, one pass at a time,
+        at most every ``ARCHIVE_SECONDS`` (a burst of results is archived in a few passes)."""
+        loop = asyncio.get_running_loop()
+        if self._archiving is not None and not self._archiving.done():
+            return
+        if loop.time() - self._archived_at < ARCHIVE_SECONDS:
+            return
+        self._archived_at = loop.time()
+        self._archiving = asyncio.ensure_future(asyncio.to_thread(self.archive.run_once))
 
     def _maildir(self) -> MaildirReader:
         folder = ensure_maildir(Path(self.app.config.maildir_path))
@@ -139,6 +147,7 @@ class Service:
         finally:
             scheduler.shutdown()
             if self._archiving is not None:
+                self.archive.stopping.set()  # the pages left out are built on the next start
                 await self._archiving
             if poller is not None:
                 poller.stop()
