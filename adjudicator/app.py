@@ -1,10 +1,11 @@
 """The service's parts assembled from a configuration: the database, the intake context and the
-two-transaction ingest (store the raw mail, then process it)."""
+two-step ingest (store the raw mail and commit, then process it), one mail at a time or a batch
+at a time (``batch_intake.py``)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -13,6 +14,12 @@ from sqlalchemy.engine import Engine
 from adjudicator.config import Config
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.security import load_or_create_key
+from adjudicator.service.batch_intake import (
+    PROCESS_BATCH,
+    Stored,
+    process_batch,
+    store_batch,
+)
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import (
     pending_submissions,
@@ -21,6 +28,7 @@ from adjudicator.service.intake import (
 )
 from adjudicator.storage.db import make_engine, migrate, session_scope
 from adjudicator.storage.models import Submission, SubmissionStatus
+from adjudicator.storage.turns import write_turn
 
 log = logging.getLogger("adjudicator")
 
@@ -45,30 +53,63 @@ class App:
             return None
         return self.process(submission_id)
 
+    def ingest_batch(
+        self, raws: Sequence[bytes], *, channel: str
+    ) -> list[tuple[int, SubmissionStatus | None]]:
+        """Store ``raws`` in one transaction (committed first), then process the new ones in
+        batches; return (submission id, status) of each mail stored now (re-deliveries are
+        left out). An exception means nothing was stored: deliver the mails again."""
+        with write_turn(self.engine), session_scope(self.engine) as session:
+            stored = store_batch(session, raws, channel=channel, now=self.clock())
+        if len(stored) < len(raws):
+            log.info("%d duplicate deliveries ignored (%s)", len(raws) - len(stored), channel)
+        results: list[tuple[int, SubmissionStatus | None]] = []
+        for start in range(0, len(stored), PROCESS_BATCH):
+            results += self._process_batch(stored[start : start + PROCESS_BATCH])
+        return results
+
+    def _process_batch(
+        self, batch: Sequence[Stored] | Sequence[int]
+    ) -> list[tuple[int, SubmissionStatus | None]]:
+        try:
+            with write_turn(self.engine), session_scope(self.engine) as session:
+                statuses = process_batch(session, batch, ctx=self.ctx, now=self.clock())
+        except Exception:
+            # The transaction itself failed (not one mail: those are failed in it). Each mail
+            # on its own then, as ``process`` does it.
+            log.exception("processing a batch failed; processing its mails one by one")
+            ids = [m.id if isinstance(m, Stored) else m for m in batch]
+            return [(i, self.process(i)) for i in ids]
+        for submission_id, status in statuses.items():
+            log.info("submission %s: %s", submission_id, status)
+        return list(statuses.items())
+
     def process(self, submission_id: int) -> SubmissionStatus | None:
         try:
             with session_scope(self.engine) as session:
                 status = process_submission(session, submission_id, ctx=self.ctx, now=self.clock())
-        except Exception:
+        except Exception as error:
             log.exception("processing submission %s failed; it stays stored", submission_id)
-            self._mark_failed(submission_id)
+            self._mark_failed(submission_id, error)
             return SubmissionStatus.FAILED
         log.info("submission %s: %s", submission_id, status)
         return status
 
-    def _mark_failed(self, submission_id: int) -> None:
+    def _mark_failed(self, submission_id: int, error: Exception) -> None:
         with session_scope(self.engine) as session:
             submission = session.get(Submission, submission_id)
             if submission is not None and submission.status == SubmissionStatus.RECEIVED:
                 submission.status = SubmissionStatus.FAILED
+                submission.note = f"processing failed: {type(error).__name__}: {error}"[:500]
+                submission.processed_at = self.clock()
                 session.add(submission)
 
     def process_pending(self) -> int:
-        """Process whatever was stored but not processed (after a crash)."""
+        """Process whatever was stored but not processed (after a crash), in batches."""
         with session_scope(self.engine) as session:
             pending = pending_submissions(session)
-        for submission_id in pending:
-            self.process(submission_id)
+        for start in range(0, len(pending), PROCESS_BATCH):
+            self._process_batch(pending[start : start + PROCESS_BATCH])
         return len(pending)
 
 

@@ -60,11 +60,11 @@ def make_imap_poller(app: App, wake: asyncio.Event, loop: asyncio.AbstractEventL
         poll_seconds=imap.poll_seconds,
     )
 
-    def handle(ref: str, raw: bytes) -> None:
-        app.ingest(raw, channel="imap")
-        loop.call_soon_threadsafe(wake.set)
+    def handle_batch(raws: list[bytes]) -> None:
+        app.ingest_batch(raws, channel="imap")  # one transaction per FETCH batch
+        loop.call_soon_threadsafe(wake.set)  # the sender wakes once per batch
 
-    return ImapPoller(settings, cursors=DatabaseCursorStore(app.engine), handle=handle)
+    return ImapPoller(settings, cursors=DatabaseCursorStore(app.engine), handle_batch=handle_batch)
 
 
 class Service:

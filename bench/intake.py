@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/intake.py [--mails 2000] [--games 100] [--latency 100]
      [--latency-mode spaced|sequential|both] [--auth password|token] [--profile]
-     [--experiment idle-recheck] [--experiment late-write]
+     [--experiment NAME]... (idle-recheck, late-write)
 
 1. Setup: a throwaway Dovecot and an aiosmtpd sink (tests/mailservers.py), a fresh SQLite
    database with ``--games`` Giveaway games (seats enough for one mail each; no welcome mails),
@@ -345,6 +345,9 @@ class Timers:
         self.wrap(adjudicator.app.App, "ingest", "ingest (store + process)")
         self.wrap(adjudicator.app, "store_raw", "  store_raw")
         self.wrap(adjudicator.app, "process_submission", "  process_submission")
+        self.wrap(adjudicator.app.App, "ingest_batch", "ingest_batch (store + process)")
+        self.wrap(adjudicator.app, "store_batch", "  store_batch")
+        self.wrap(adjudicator.app, "process_batch", "  process_batch")
         self.wrap(intake, "read_mail", "    read_mail (parse)")
         self.wrap(intake, "verify_secret", "    verify_secret")
         self.wrap(adjudicator.service.replies, "queue_reply", "    queue_reply (render+queue)")
@@ -353,6 +356,7 @@ class Timers:
         self.wrap(adjudicator.service.outbox, "claim_due", "  claim_due")
         self.wrap(adjudicator.mail.smtp.SmtpSender, "send", "  smtp send")
         self.wrap(adjudicator.service.outbox, "record_results", "  record_results")
+        self.wrap(adjudicator.service.outbox, "_record", "  record + commit (thread)")
         self.wrap(sqlalchemy.orm.Session, "commit", "commit (any session; includes lock waits)")
 
     def uninstall(self) -> None:
@@ -474,7 +478,10 @@ def late_write() -> Iterator[None]:
         yield
 
 
-EXPERIMENTS = {"idle-recheck": idle_recheck, "late-write": late_write}
+EXPERIMENTS = {
+    "idle-recheck": idle_recheck,
+    "late-write": late_write,
+}
 
 
 # --- the service in a thread -------------------------------------------------------------------

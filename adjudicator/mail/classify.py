@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import Message
 from enum import StrEnum
 
-from adjudicator.mail.body import decode_bytes, raw_payload
+from adjudicator.mail.body import raw_payload
+from adjudicator.mail.charsets import decode_bytes
 
 
 class MailKind(StrEnum):
@@ -33,13 +34,15 @@ class Bounce:
     ``recipients`` are the addresses that failed (Original-Recipient, else Final-Recipient,
     of the DSN; else X-Failed-Recipients; else a qmail ``<address>:`` line). ``message_id`` is the
     Message-ID of our mail that bounced, when the report carries its headers. ``action`` and
-    ``status`` come from the DSN (``failed``, ``delayed``...; ``5.1.1``), empty when unknown.
+    ``status`` come from the DSN (``failed``, ``delayed``...; ``5.1.1``), empty when unknown;
+    ``diagnostic`` is the receiving server's own words (Diagnostic-Code), for people only.
     """
 
     recipients: tuple[str, ...] = ()
     message_id: str | None = None
     action: str = ""
     status: str = ""
+    diagnostic: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,7 @@ def _auto_reply_reason(msg: Message, headers: Headers) -> str | None:
 def bounce_details(msg: Message, headers: Headers) -> Bounce:
     """Who bounced and which of our mails it was, from whatever the report carries."""
     recipients: list[str] = []
-    action = status = ""
+    action = status = diagnostic = ""
     for block in _delivery_status_blocks(msg):
         address = block.get("original-recipient") or block.get("final-recipient") or ""
         address = address.rpartition(";")[2].strip().strip("<>").strip()
@@ -151,6 +154,7 @@ def bounce_details(msg: Message, headers: Headers) -> Bounce:
             recipients.append(address)
         action = action or block.get("action", "").strip().lower()
         status = status or block.get("status", "").strip().split(" ")[0]
+        diagnostic = diagnostic or block.get("diagnostic-code", "").rpartition(";")[2].strip()
     text = "\n".join(_texts(msg))
     if not recipients:
         # A report whose MIME structure is broken still has its fields in the text.
@@ -167,6 +171,7 @@ def bounce_details(msg: Message, headers: Headers) -> Bounce:
         message_id=_original_message_id(msg, text),
         action=action,
         status=status,
+        diagnostic=diagnostic[:300],
     )
 
 

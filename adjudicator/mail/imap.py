@@ -37,6 +37,10 @@ MessageHandler = Callable[[str, bytes], None]
 """``handle(ref, raw)``: store one raw message. ``ref`` names where it came from (an RFC 5092
 IMAP URL here, ``maildir:...`` for a Maildir); it is for logs, not for deduplication."""
 
+BatchHandler = Callable[[list[bytes]], None]
+"""``handle_batch(raws)``: store a whole FETCH batch, committed when it returns (one
+transaction instead of one per message). If it raises, nothing of the batch is marked."""
+
 # Errors that mean "this connection is gone": reconnect. imaplib raises IMAP4.abort on EOF,
 # BYE and garbled responses; socket errors, timeouts and TLS errors are all OSError.
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (OSError, imaplib.IMAP4.abort)
@@ -101,11 +105,19 @@ class ImapPoller:
     """
 
     def __init__(
-        self, settings: ImapSettings, *, cursors: CursorStore, handle: MessageHandler
+        self,
+        settings: ImapSettings,
+        *,
+        cursors: CursorStore,
+        handle: MessageHandler | None = None,
+        handle_batch: BatchHandler | None = None,
     ) -> None:
+        if (handle is None) == (handle_batch is None):
+            raise ValueError("give handle (one message at a time) or handle_batch, not both")
         self.settings = settings
         self.cursors = cursors
         self.handle = handle
+        self.handle_batch = handle_batch
         self._client: Any = None  # IMAPClient, logged in, folder selected
         self._stop_event = threading.Event()
         self._wake: tuple[socket.socket, socket.socket] | None = None
@@ -164,25 +176,47 @@ class ImapPoller:
 
     def _deliver(self, client: Any, uids: Sequence[int], *, uidvalidity: int) -> int:
         fetched = client.fetch(list(uids), [b"BODY.PEEK[]"])
+        present = [
+            (uid, bytes(raw))
+            for uid in uids
+            if (raw := fetched.get(uid, {}).get(b"BODY[]")) is not None
+        ]  # a message expunged by someone else since the SEARCH is simply gone
+        if self.handle_batch is not None:
+            return self._deliver_batch(client, present, uidvalidity=uidvalidity)
+        assert self.handle is not None
         handled: list[int] = []
         try:
-            for uid in uids:
-                raw = fetched.get(uid, {}).get(b"BODY[]")
-                if raw is None:
-                    continue  # expunged by someone else since the SEARCH
+            for uid, raw in present:
                 try:
-                    self.handle(self._ref(uidvalidity, uid), bytes(raw))
+                    self.handle(self._ref(uidvalidity, uid), raw)
                 except Exception as error:
                     raise HandlerError(f"handling IMAP UID {uid} failed: {error!r}") from error
                 handled.append(uid)
         finally:
             if handled:
-                # The cursor first: it is ours and durable. If the server goes away before the
-                # flags are stored, the cursor still keeps these UIDs from coming again (only a
-                # UIDVALIDITY rescan would, and the digest dedupe drops those).
-                self.cursors.set(self.settings.mailbox, uidvalidity, handled[-1])
-                self._mark_handled(client, handled)
+                self._handled(client, handled, uidvalidity=uidvalidity)
         return len(handled)
+
+    def _deliver_batch(
+        self, client: Any, present: list[tuple[int, bytes]], *, uidvalidity: int
+    ) -> int:
+        if not present:
+            return 0
+        assert self.handle_batch is not None
+        try:
+            self.handle_batch([raw for _, raw in present])
+        except Exception as error:
+            first, last = present[0][0], present[-1][0]
+            raise HandlerError(f"handling IMAP UIDs {first}-{last} failed: {error!r}") from error
+        self._handled(client, [uid for uid, _ in present], uidvalidity=uidvalidity)
+        return len(present)
+
+    def _handled(self, client: Any, uids: list[int], *, uidvalidity: int) -> None:
+        # The cursor first: it is ours and durable. If the server goes away before the flags
+        # are stored, the cursor still keeps these UIDs from coming again (only a UIDVALIDITY
+        # rescan would, and the digest dedupe drops those).
+        self.cursors.set(self.settings.mailbox, uidvalidity, uids[-1])
+        self._mark_handled(client, uids)
 
     def _mark_handled(self, client: Any, uids: list[int]) -> None:
         client.add_flags(uids, [SEEN, HANDLED_FLAG], silent=True)

@@ -20,15 +20,8 @@ from email.message import Message
 from typing import NamedTuple
 
 from adjudicator.core.text import normalise_line
-from adjudicator.mail.body import (
-    MAX_LINES,
-    Cut,
-    body_lines,
-    cut_reply,
-    decode_bytes,
-    decode_words,
-    extract_text,
-)
+from adjudicator.mail.body import extract_text
+from adjudicator.mail.charsets import decode_bytes, decode_words
 from adjudicator.mail.classify import (
     MESSAGE_ID,
     Bounce,
@@ -37,6 +30,7 @@ from adjudicator.mail.classify import (
     classify,
     own_key,
 )
+from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, cut_reply
 
 __all__ = [
     "AuthResult",

@@ -4,6 +4,8 @@ one transaction that stores the orders, marks the submission handled and queues 
 A crash before that transaction commits leaves the submission ``received`` and it is processed
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
 re-scan, a mail server retrying a pipe) is recognised by the digest and ignored.
+
+``batch_intake.py`` does the same a batch at a time (one transaction for many mails).
 """
 
 from __future__ import annotations
@@ -20,9 +22,16 @@ from sqlmodel import Session, select
 from adjudicator.mail.parse import InboundMail, MailKind, Section, read_mail, split_sections
 from adjudicator.security import receipt, token_digest, verify_secret
 from adjudicator.service import replies
+from adjudicator.service.bounces import record_bounce
+from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import game_state, rules_of
-from adjudicator.service.rounds import apply_move_now, open_round_of, previous_orders
+from adjudicator.service.rounds import (
+    apply_move_now,
+    open_round_of,
+    previous_orders,
+    takes_orders,
+)
 from adjudicator.storage.models import (
     Game,
     GameStatus,
@@ -83,8 +92,24 @@ def process_submission(
     submission = _claim(session, submission_id)
     if submission is None:
         return None
-    mail = read_mail(submission.raw, own_addresses=ctx.own_addresses, max_bytes=ctx.max_bytes)
-    if mail.kind != MailKind.ORDINARY:
+    return process_claimed(session, submission, submission.raw, ctx=ctx, now=now)
+
+
+def process_claimed(
+    session: Session,
+    submission: Submission,
+    raw: bytes,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+) -> SubmissionStatus:
+    """Process a submission this caller has claimed; ``raw`` is its stored bytes (passed in, so
+    that a caller holding them does not load them again)."""
+    mail = read_mail(raw, own_addresses=ctx.own_addresses, max_bytes=ctx.max_bytes)
+    if mail.kind == MailKind.BOUNCE:
+        outcome = record_bounce(session, mail, ctx=ctx, submission_id=submission.id, now=now)
+        status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}; {outcome}"
+    elif mail.kind != MailKind.ORDINARY:
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}"
     else:
         intake = _Intake(session, ctx, mail, submission, now)
@@ -242,7 +267,7 @@ class _Intake:
     def _orders(self, index: int, game: Game, seat: Seat, section: Section) -> bool:
         round_ = open_round_of(self.session, game)
         base = replies.base_context(game, seat, round_)
-        if round_ is None or (round_.deadline is not None and round_.deadline <= self.now):
+        if round_ is None or not takes_orders(game, round_, self.now):
             self.reply(index, "late", seat.address, base, game_id=game.id)
             self.notes.append(f"late for game {game.name}")
             return False
@@ -293,4 +318,6 @@ class _Intake:
                 replies.queue_round_result(
                     self.session, ctx=self.ctx, adjudicated=adjudicated, now=self.now
                 )
+        else:
+            close_if_complete(self.session, round_.id, ctx=self.ctx, now=self.now)
         return True

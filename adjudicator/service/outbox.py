@@ -7,6 +7,7 @@ permanent ones are kept as failed for the game master.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -15,8 +16,8 @@ from sqlmodel import Session, col, select
 
 from adjudicator.faults import crash_point
 from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
-from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail, OutboxStatus
+from adjudicator.storage.turns import write_turn
 
 MAX_ATTEMPTS = 8
 FIRST_RETRY = timedelta(seconds=30)
@@ -100,29 +101,67 @@ async def send_due(
     *,
     bounce_address: str,
     now: Callable[[], datetime],
-    batch: int = 200,
+    batch: int = 50,
 ) -> int:
-    """Send every due mail, in batches, over ``sender``; return how many were sent.
+    """Send every due mail, in batches; return how many were sent. A batch in which every
+    mail failed for a temporary reason ends the pass (the server is down: back off).
 
-    A batch whose every mail failed for a temporary reason ends the pass: the server is down,
-    and the next pass (after the backoff) tries again.
+    The database work (claiming a batch, recording the results) runs in worker threads: the
+    event loop keeps only the SMTP conversation. A mail is marked sent only after the server
+    took it, so a crash in between sends it again (at least once, never lost).
+
+    The results of one batch are recorded while the next one is sent: SQLite's write lock
+    may be held by the intake for a moment, and the SMTP connection need not wait for it.
+    The batch being recorded is left out of the next claim (PostgreSQL's row locks skip it
+    too), so no mail is sent twice by one pass.
     """
     sent = 0
-    while True:
-        with session_scope(engine) as session:
-            mails = claim_due(session, now=now(), limit=batch)
-            if not mails:
-                return sent
-            results = [
-                await sender.send(
-                    mail.message,
-                    sender=mail.envelope_sender or bounce_address,
-                    recipients=[mail.recipient],
+    recording: asyncio.Future[None] | None = None
+    in_flight: set[int | None] = set()
+    try:
+        while True:
+            session = Session(engine, expire_on_commit=False)
+            try:
+                claimed = await asyncio.to_thread(
+                    claim_due, session, now=now(), limit=batch + len(in_flight)
                 )
-                for mail in mails
-            ]
+                mails = [mail for mail in claimed if mail.id not in in_flight][:batch]
+                if not mails:
+                    await asyncio.to_thread(session.close)
+                    return sent
+                results = [
+                    await sender.send(
+                        mail.message,
+                        sender=mail.envelope_sender or bounce_address,
+                        recipients=[mail.recipient],
+                    )
+                    for mail in mails
+                ]
+            except BaseException:
+                await asyncio.to_thread(session.close)  # rolls back: the mails stay due
+                raise
             crash_point("sent")  # accepted by the server, not yet marked: sent again on restart
-            record_results(session, mails, results, now=now())
+            if recording is not None:
+                await recording  # at most one batch waiting for its record
+            in_flight = {mail.id for mail in mails}
+            recording = asyncio.ensure_future(
+                asyncio.to_thread(_record, session, mails, results, now())
+            )
             sent += sum(result.sent for result in results)
             if not any(result.sent for result in results):
                 return sent
+    finally:
+        if recording is not None:
+            await recording
+
+
+def _record(
+    session: Session, mails: list[OutboxMail], results: list[SendResult], now: datetime
+) -> None:
+    """Mark the batch sent (or failed, or due again later), commit, close the session."""
+    try:
+        with write_turn(session.get_bind().engine):
+            record_results(session, mails, results, now=now)
+            session.commit()
+    finally:
+        session.close()

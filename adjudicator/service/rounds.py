@@ -68,6 +68,8 @@ def takes_orders(game: Game, round_: Round | None, now: datetime) -> bool:
     has not closed yet, counting the grace period the game allows after the deadline."""
     if round_ is None or round_.state != RoundState.OPEN:
         return False
+    if game.status == GameStatus.PAUSED:
+        return True  # the deadline moves when the game resumes
     if round_.grace_until is not None:
         return now < round_.grace_until
     if round_.deadline is None or now < round_.deadline:

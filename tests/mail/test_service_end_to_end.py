@@ -93,6 +93,7 @@ def game_app(
             name="gw7",
             kind="giveaway",
             schedule="72h",
+            settings={"early_close": False},  # the round closes at its deadline, below
             options={},
             players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
             now=app.clock(),

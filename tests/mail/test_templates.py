@@ -119,6 +119,7 @@ def play(record_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
             options=record.options,
             setup=record.setup,
             schedule="72h",
+            settings={"early_close": False},  # each round closes at its deadline, as recorded
             gm_address="gm@example.org",
             now=clock(),
         )

@@ -14,7 +14,14 @@ from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.intake import MAX_FAILED_LOGINS, store_raw
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import OrderSet, OutboxMail, Submission, SubmissionStatus
+from adjudicator.storage.models import (
+    Game,
+    OrderSet,
+    OutboxMail,
+    Round,
+    Submission,
+    SubmissionStatus,
+)
 
 PLAYERS = ["alice", "bob", "carol"]
 
@@ -47,6 +54,7 @@ def creds(app: App) -> dict[str, Credentials]:
             kind="giveaway",
             time_zone="Europe/London",
             schedule="72h",
+            settings={"early_close": False},  # the round stays open: intake is tested here
             players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
             options={},
             now=app.clock(),
@@ -217,6 +225,38 @@ def test_orders_after_the_deadline_are_refused_as_late(
     assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
     assert stored_orders(app) == []
     assert outbox(app)[0][0] == "late"
+
+
+def _set_settings(app: App, **settings: object) -> None:
+    with session_scope(app.engine) as session:
+        game = session.exec(select(Game)).one()
+        game.settings = settings
+        session.add(game)
+
+
+def test_the_last_orders_in_close_the_round_early(app: App, creds: dict[str, Credentials]) -> None:
+    _set_settings(app)  # the default for a game with a 72h schedule: early close on
+    gifts = {"alice": "bob", "bob": "carol", "carol": "alice"}
+    for handle, to in gifts.items():
+        raw = make_mail(
+            f"PASSWORD {creds[handle].secret}\nGIVE 3 TO {to}", sender=f"{handle}@example.org"
+        )
+        assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+    kinds = [kind for kind, _, _ in outbox(app)]
+    assert kinds == ["confirmation"] * 3 + ["result"] * 3  # closed on carol's orders
+    with Session(app.engine) as session:
+        assert session.exec(select(Round).where(Round.number == 1)).one().state == "reported"
+
+
+def test_orders_in_the_grace_period_count(app: App, creds: dict[str, Credentials]) -> None:
+    _set_settings(app, early_close=False, grace="6h")
+    app.clock.advance(hours=75)  # type: ignore[attr-defined]  # 3 h into the grace period
+    raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+    app.clock.advance(hours=3)  # type: ignore[attr-defined]  # the grace period is over
+    raw = make_mail(f"PASSWORD {creds['bob'].secret}\nGIVE 3 TO carol", sender="bob@example.org")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
+    assert [kind for kind, _, _ in outbox(app)] == ["confirmation", "late"]
 
 
 @pytest.mark.parametrize(

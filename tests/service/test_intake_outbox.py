@@ -1,0 +1,129 @@
+"""Draining the outbox with the database work in a thread: every due mail is sent once per
+pass over one SMTP connection, failures are kept for later, and the event loop keeps running
+while SQLite's write lock is held by someone else."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from datetime import UTC, datetime
+from email.message import EmailMessage
+
+from mailservers import SmtpSink, running_smtp_sink
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from adjudicator.mail.smtp import SmtpSender, SmtpSettings
+from adjudicator.service.outbox import queue_mail, send_due
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import OutboxMail, OutboxStatus
+
+NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
+def queue(engine: Engine, count: int) -> None:
+    with session_scope(engine) as session:
+        for n in range(count):
+            message = EmailMessage()
+            message["From"] = "judge@pbem.test"
+            message["To"] = f"p{n}@example.org"
+            message["Subject"] = f"mail {n}"
+            message["Message-ID"] = f"<m{n}@pbem.test>"
+            message.set_content(f"mail number {n}\n")
+            queue_mail(
+                session,
+                key=f"test:{n}",
+                kind="test",
+                recipient=f"p{n}@example.org",
+                message=message.as_bytes(),
+                now=NOW,
+            )
+
+
+def drain(engine: Engine, sink: SmtpSink) -> int:
+    async def run() -> int:
+        async with SmtpSender(SmtpSettings(host=sink.host, port=sink.port)) as sender:
+            return await send_due(engine, sender, bounce_address="judge@pbem.test", now=lambda: NOW)
+
+    return asyncio.run(run())
+
+
+def statuses(engine: Engine) -> dict[str, OutboxStatus]:
+    with Session(engine) as session:
+        return {
+            m.key: m.status for m in session.exec(select(OutboxMail).order_by(col(OutboxMail.id)))
+        }
+
+
+def test_every_due_mail_is_sent_once_over_one_connection(sqlite_engine: Engine) -> None:
+    queue(sqlite_engine, 120)  # more than two batches: the third is claimed while one records
+    with running_smtp_sink() as sink:
+        assert drain(sqlite_engine, sink) == 120
+        subjects = [m.content.split(b"Subject: ", 1)[1].split(b"\r\n", 1)[0] for m in sink.received]
+        assert sorted(subjects) == sorted(f"mail {n}".encode() for n in range(120))
+        assert sink.connections == 1
+    assert set(statuses(sqlite_engine).values()) == {OutboxStatus.SENT}
+    with running_smtp_sink() as sink:  # a second pass finds nothing to send
+        assert drain(sqlite_engine, sink) == 0
+        assert sink.received == []
+
+
+def test_a_refused_recipient_is_kept_for_later_and_the_rest_is_sent(sqlite_engine: Engine) -> None:
+    queue(sqlite_engine, 5)
+    with running_smtp_sink() as sink:
+        sink.refuse("rcpt", "450 4.2.0 Mailbox busy", address="p3@example.org")
+        sink.refuse("rcpt", "550 5.1.1 No such user", address="p4@example.org")
+        assert drain(sqlite_engine, sink) == 3
+    assert statuses(sqlite_engine) == {
+        "test:0": OutboxStatus.SENT,
+        "test:1": OutboxStatus.SENT,
+        "test:2": OutboxStatus.SENT,
+        "test:3": OutboxStatus.PENDING,  # temporary: retried after the backoff
+        "test:4": OutboxStatus.FAILED,  # permanent
+    }
+
+
+def test_the_event_loop_runs_while_the_database_is_locked(sqlite_engine: Engine) -> None:
+    """Another writer holds SQLite's write lock while the pass wants to record its results:
+    the record waits in its thread, and the loop's other tasks go on meanwhile. Here one of
+    them is what releases the lock, so a pass that blocked the loop would wait for the lock
+    holder's own time-out instead."""
+    queue(sqlite_engine, 10)
+    database = sqlite_engine.url.database
+    assert database is not None
+    locked, release = threading.Event(), threading.Event()
+    released_by_the_loop: list[bool] = []
+
+    def hold_the_write_lock() -> None:
+        connection = sqlite3.connect(database, isolation_level=None)
+        connection.execute("BEGIN IMMEDIATE")
+        locked.set()
+        released_by_the_loop.append(release.wait(5))  # False: gave up waiting for the loop
+        connection.execute("COMMIT")
+        connection.close()
+
+    async def run(sink: SmtpSink) -> int:
+        async def release_once_all_are_sent() -> None:
+            while len(sink.received) < 10:
+                await asyncio.sleep(0.01)
+            for _ in range(5):  # a few turns of the loop while the pass is recording
+                await asyncio.sleep(0.01)
+            release.set()
+
+        holder = threading.Thread(target=hold_the_write_lock)
+        holder.start()
+        locked.wait(5)
+        releaser = asyncio.ensure_future(release_once_all_are_sent())
+        async with SmtpSender(SmtpSettings(host=sink.host, port=sink.port)) as sender:
+            sent = await send_due(
+                sqlite_engine, sender, bounce_address="judge@pbem.test", now=lambda: NOW
+            )
+        await releaser
+        await asyncio.to_thread(holder.join)
+        return sent
+
+    with running_smtp_sink() as sink:
+        assert asyncio.run(run(sink)) == 10
+    assert released_by_the_loop == [True]
+    assert set(statuses(sqlite_engine).values()) == {OutboxStatus.SENT}
