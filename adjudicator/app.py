@@ -17,17 +17,16 @@ from adjudicator.security import load_or_create_key
 from adjudicator.service.batch_intake import (
     PROCESS_BATCH,
     Stored,
+    mark_failed,
     process_batch,
     store_batch,
 )
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import (
     pending_submissions,
-    process_submission,
-    store_raw,
 )
 from adjudicator.storage.db import make_engine, migrate, session_scope
-from adjudicator.storage.models import Submission, SubmissionStatus
+from adjudicator.storage.models import SubmissionStatus
 from adjudicator.storage.turns import write_turn
 
 log = logging.getLogger("adjudicator")
@@ -46,12 +45,8 @@ class App:
 
     def ingest(self, raw: bytes, *, channel: str) -> SubmissionStatus | None:
         """Store ``raw`` (committed first), then process it. ``None`` for a re-delivery."""
-        with session_scope(self.engine) as session:
-            submission_id = store_raw(session, raw, channel=channel, now=self.clock())
-        if submission_id is None:
-            log.info("duplicate delivery ignored (%s)", channel)
-            return None
-        return self.process(submission_id)
+        done = self.ingest_batch([raw], channel=channel)
+        return done[0][1] if done else None
 
     def ingest_batch(
         self, raws: Sequence[bytes], *, channel: str
@@ -74,35 +69,20 @@ class App:
         try:
             with write_turn(self.engine), session_scope(self.engine) as session:
                 statuses = process_batch(session, batch, ctx=self.ctx, now=self.clock())
-        except Exception:
-            # The transaction itself failed (not one mail: those are failed in it). Each mail
-            # on its own then, as ``process`` does it.
-            log.exception("processing a batch failed; processing its mails one by one")
+        except Exception as error:
+            # The transaction itself failed (a failing mail is failed inside it): the mails
+            # one by one, so that only a mail that cannot be processed at all is failed.
             ids = [m.id if isinstance(m, Stored) else m for m in batch]
-            return [(i, self.process(i)) for i in ids]
+            if len(ids) > 1:
+                log.exception("processing a batch failed; processing its mails one by one")
+                return [done for i in ids for done in self._process_batch([i])]
+            log.exception("processing submission %s failed; it stays stored", ids[0])
+            with session_scope(self.engine) as session:
+                mark_failed(session, ids[0], error, now=self.clock())
+            return [(ids[0], SubmissionStatus.FAILED)]
         for submission_id, status in statuses.items():
             log.info("submission %s: %s", submission_id, status)
         return list(statuses.items())
-
-    def process(self, submission_id: int) -> SubmissionStatus | None:
-        try:
-            with session_scope(self.engine) as session:
-                status = process_submission(session, submission_id, ctx=self.ctx, now=self.clock())
-        except Exception as error:
-            log.exception("processing submission %s failed; it stays stored", submission_id)
-            self._mark_failed(submission_id, error)
-            return SubmissionStatus.FAILED
-        log.info("submission %s: %s", submission_id, status)
-        return status
-
-    def _mark_failed(self, submission_id: int, error: Exception) -> None:
-        with session_scope(self.engine) as session:
-            submission = session.get(Submission, submission_id)
-            if submission is not None and submission.status == SubmissionStatus.RECEIVED:
-                submission.status = SubmissionStatus.FAILED
-                submission.note = f"processing failed: {type(error).__name__}: {error}"[:500]
-                submission.processed_at = self.clock()
-                session.add(submission)
 
     def process_pending(self) -> int:
         """Process whatever was stored but not processed (after a crash), in batches."""

@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/intake.py [--mails 2000] [--games 100] [--latency 100]
      [--latency-mode spaced|sequential|both] [--auth password|token] [--profile]
-     [--experiment NAME]... (idle-recheck, late-write)
+     [--experiment NAME]... (idle-recheck)
 
 1. Setup: a throwaway Dovecot and an aiosmtpd sink (tests/mailservers.py), a fresh SQLite
    database with ``--games`` Giveaway games (seats enough for one mail each; no welcome mails),
@@ -343,8 +343,6 @@ class Timers:
         intake = adjudicator.service.intake
         self.wrap(imapclient.IMAPClient, "fetch", "imap fetch")
         self.wrap(adjudicator.app.App, "ingest", "ingest (store + process)")
-        self.wrap(adjudicator.app, "store_raw", "  store_raw")
-        self.wrap(adjudicator.app, "process_submission", "  process_submission")
         self.wrap(adjudicator.app.App, "ingest_batch", "ingest_batch (store + process)")
         self.wrap(adjudicator.app, "store_batch", "  store_batch")
         self.wrap(adjudicator.app, "process_batch", "  process_batch")
@@ -459,28 +457,8 @@ def idle_recheck() -> Iterator[None]:
         yield
 
 
-@contextmanager
-def late_write() -> Iterator[None]:
-    """Experiment ``late-write``: process each submission with autoflush off. Today the
-    submission's fields are set first and the next SELECT flushes them: that UPDATE takes
-    SQLite's write lock for the whole of the processing (reply rendering included), and the
-    outbox's commits on the event loop wait for it. Off, the lock is taken at the explicit
-    flush after the orders are checked."""
-
-    def without_autoflush(original: Callable[..., Any]) -> Callable[..., Any]:
-        def process(session: Any, submission_id: int, **kwargs: Any) -> Any:
-            with session.no_autoflush:
-                return original(session, submission_id, **kwargs)
-
-        return process
-
-    with patched(adjudicator.app, "process_submission", without_autoflush):
-        yield
-
-
 EXPERIMENTS = {
     "idle-recheck": idle_recheck,
-    "late-write": late_write,
 }
 
 

@@ -149,6 +149,7 @@ def render_round(ctx: ServiceContext, scene: Scene, extras: RoundExtras) -> int:
             termination=scene.termination,
             players=scene.players,
             pictures=pictures,
+            calendar=bool(extras.attachments),
         )
         written += len(
             render_mail(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -230,6 +231,9 @@ def test_a_game_master_manages_a_running_game(env: Path) -> None:
     extended = runner.invoke(app, ["game", "extend", "gw", "--until", "2099-01-02 18:30"])
     assert extended.exit_code == 0, extended.output
     assert "Friday 02 January 2099, 18:30 GMT" in extended.output
+    with Session(engine_of(env)) as session:  # read in the game's zone: London is on GMT then
+        moved = session.exec(select(Round)).one().deadline
+    assert moved == datetime(2099, 1, 2, 18, 30, tzinfo=UTC)
 
     replaced = runner.invoke(app, ["player", "replace", "gw", "ben", "bea@example.org"])
     assert replaced.exit_code == 0, replaced.output

@@ -21,6 +21,19 @@ _MODULES: dict[str, str] = {
 
 GAME_NAMES: tuple[str, ...] = tuple(_MODULES)
 
+_TITLES: dict[str, str] = {
+    "giveaway": "Giveaway",
+    "sissyfight": "SiSSYFiGHT 3000",
+    "three-musketeers": "Three Musketeers",
+    "rock-scissors-paper": "Rock, Scissors, Paper",
+    "starship-combat": "Starship Combat",
+}
+
+
+def game_title(name: str) -> str:
+    """How people write the game's name (``name`` itself for a game we do not know)."""
+    return _TITLES.get(name, name)
+
 
 class UnknownGame(ValueError):
     """No game of that name."""

@@ -18,8 +18,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from email import message_from_bytes, policy
-from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, select_autoescape
 from markupsafe import Markup, escape
 
+from adjudicator.games import game_title
 from adjudicator.mail.mime import Part, fold_ids, header, message_bytes, text_part
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
@@ -81,6 +80,7 @@ class Renderer:
             auto_reload=False,
         )
         self.env.filters["plain_to_html"] = plain_to_html
+        self.env.filters["game_title"] = game_title
         self._names = frozenset(self.env.list_templates())
         self._compiled: dict[str, Template] = {}
 
@@ -349,39 +349,3 @@ def _attachment(attachment: Attachment) -> Part:
     return Part(
         kind + f'; name="{attachment.filename}"', attachment.content, filename=attachment.filename
     )
-
-
-def build_message(
-    *,
-    identity: Identity,
-    to: str,
-    subject: str,
-    text: str,
-    key: str,
-    now: datetime,
-    html: str | None = None,
-    auto: str = "auto-generated",
-    in_reply_to: str | None = None,
-    references: Sequence[str] = (),
-    attachments: Sequence[Attachment] = (),
-    reply_to: str | None = None,
-    inline: Sequence[Inline] = (),
-) -> EmailMessage:
-    """:func:`compose`, parsed back into an ``EmailMessage`` for callers that want one."""
-    raw = compose(
-        identity=identity,
-        to=to,
-        subject=subject,
-        text=text,
-        key=key,
-        now=now,
-        html=html,
-        auto=auto,
-        in_reply_to=in_reply_to,
-        references=references,
-        attachments=attachments,
-        inline=inline,
-        reply_to=reply_to,
-    )
-    message: EmailMessage = message_from_bytes(raw, policy=policy.default)
-    return message

@@ -122,7 +122,7 @@ def process_batch(
                 session.flush()
         except Exception as error:  # one bad mail must not cost the others their answers
             log.exception("processing submission %s failed; it stays stored", id_)
-            _mark_failed(session, id_, error, now=now)
+            mark_failed(session, id_, error, now=now)
             status = SubmissionStatus.FAILED
         results[id_] = status
     return results
@@ -153,10 +153,12 @@ def _claim_all(session: Session, ids: Sequence[int]) -> dict[int, Submission]:
     return {s.id: s for s in session.exec(query) if s.id is not None}
 
 
-def _mark_failed(session: Session, submission_id: int, error: Exception, *, now: datetime) -> None:
+def mark_failed(session: Session, submission_id: int, error: Exception, *, now: datetime) -> None:
+    """A stored mail whose processing raised: kept, ``failed``, with the error as its note."""
     note = f"processing failed: {type(error).__name__}: {error}"[:500]
     session.execute(
         update(Submission)
         .where(col(Submission.id) == submission_id)
+        .where(col(Submission.status) == SubmissionStatus.RECEIVED)
         .values(status=SubmissionStatus.FAILED, note=note, processed_at=now)
     )

@@ -112,13 +112,13 @@ def start_grace(session: Session, round_: Round, *, ctx: ServiceContext, now: da
     game = session.get(Game, round_.game_id)
     assert game is not None
     assert round_.id is not None
-    grace = pace_of(game).grace
-    deadline = round_.deadline
-    if grace is None or deadline is None or round_.grace_until is not None or now < deadline:
-        return False
-    until = deadline + grace
+    deadline, until = round_.deadline, pace_of(game).grace_end(round_.deadline)
+    if deadline is None or until is None or round_.grace_until is not None:
+        return False  # no deadline, no grace, or it started already
+    if not deadline <= now < until:
+        return False  # before the deadline, or the service was down past all of the grace
     missing = missing_seats(session, game, round_)
-    if not missing or until <= now:  # nobody late, or the service was down past the grace
+    if not missing:
         return False
     claimed = session.execute(
         update(Round)

@@ -5,7 +5,7 @@ A crash before that transaction commits leaves the submission ``received`` and i
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
 re-scan, a mail server retrying a pipe) is recognised by the digest and ignored.
 
-``batch_intake.py`` does the same a batch at a time (one transaction for many mails).
+``batch_intake.py`` runs these steps a batch at a time (one transaction for many mails).
 """
 
 from __future__ import annotations
@@ -23,15 +23,10 @@ from adjudicator.mail.parse import InboundMail, MailKind, Section, read_mail, sp
 from adjudicator.security import receipt, token_digest, verify_secret
 from adjudicator.service import replies
 from adjudicator.service.bounces import record_bounce
-from adjudicator.service.closing import close_if_complete
+from adjudicator.service.closing import close_and_adjudicate, close_if_complete
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import game_state, rules_of
-from adjudicator.service.rounds import (
-    apply_move_now,
-    open_round_of,
-    previous_orders,
-    takes_orders,
-)
+from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
 from adjudicator.storage.models import (
     Game,
     GameStatus,
@@ -73,26 +68,6 @@ def pending_submissions(session: Session) -> list[int]:
         )
         if i is not None
     ]
-
-
-def _claim(session: Session, submission_id: int) -> Submission | None:
-    query = select(Submission).where(
-        Submission.id == submission_id, Submission.status == SubmissionStatus.RECEIVED
-    )
-    if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    return session.exec(query).first()
-
-
-def process_submission(
-    session: Session, submission_id: int, *, ctx: ServiceContext, now: datetime
-) -> SubmissionStatus | None:
-    """Process one stored submission; ``None`` when it was processed already (or is being
-    processed by another instance)."""
-    submission = _claim(session, submission_id)
-    if submission is None:
-        return None
-    return process_claimed(session, submission, submission.raw, ctx=ctx, now=now)
 
 
 def process_claimed(
@@ -312,12 +287,8 @@ class _Intake:
         self.reply(
             index, "confirmation", seat.address, context, game_id=game.id, round_id=round_.id
         )
-        if rules.sequential:
-            adjudicated = apply_move_now(self.session, round_.id, now=self.now)
-            if adjudicated is not None:
-                replies.queue_round_result(
-                    self.session, ctx=self.ctx, adjudicated=adjudicated, now=self.now
-                )
+        if rules.sequential:  # a valid move is applied at once
+            close_and_adjudicate(self.session, round_.id, ctx=self.ctx, now=self.now, force=True)
         else:
             close_if_complete(self.session, round_.id, ctx=self.ctx, now=self.now)
         return True

@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from adjudicator.core.schedule import Schedule, ScheduleError, parse_duration, parse_schedule
+from adjudicator.core.schedule import (
+    Schedule,
+    ScheduleError,
+    parse_duration,
+    parse_schedule,
+    zone_info,
+)
 from adjudicator.games import get_rules
 from adjudicator.service import ServiceError
 from adjudicator.storage.models import Game
@@ -41,6 +47,10 @@ class Pace:
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
 
+    def grace_end(self, deadline: datetime | None) -> datetime | None:
+        """Until when late orders count after ``deadline`` (None: not after it)."""
+        return deadline + self.grace if deadline is not None and self.grace else None
+
 
 def pace_of(game: Game) -> Pace:
     """The pace of a stored game (its settings were checked when they were stored)."""
@@ -53,9 +63,8 @@ def read_pace(kind: str, schedule: str | None, time_zone: str, settings: Mapping
     if unknown:
         raise ServiceError(f"unknown setting {unknown[0]!r}: known are {', '.join(SETTINGS)}")
     try:
+        zone_info(time_zone)
         parsed = parse_schedule(schedule) if schedule else None
-        if parsed is not None:
-            parsed.deadline(datetime.now().astimezone(), time_zone)  # checks the zone too
         reminders = settings.get("reminders", DEFAULT_REMINDERS)
         if not isinstance(reminders, list | tuple):
             raise ServiceError('setting \'reminders\' is a list of durations, e.g. ["24h", "2h"]')

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 from sqlmodel import Session, select
 
+from adjudicator.games import game_title
 from adjudicator.mail.calendar import deadline_event, event_uid
 from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
 from adjudicator.mail.images import InlineImage, inline_images
@@ -30,14 +31,6 @@ from adjudicator.service.games import rules_of, seats_of
 from adjudicator.service.outbox import queue_mail
 from adjudicator.service.rounds import Adjudicated, mark_reported
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
-
-TITLES = {
-    "giveaway": "Giveaway",
-    "sissyfight": "SiSSYFiGHT 3000",
-    "three-musketeers": "Three Musketeers",
-    "rock-scissors-paper": "Rock, Scissors, Paper",
-    "starship-combat": "Starship Combat",
-}
 
 
 def local_time(moment: datetime | None, zone: str) -> str:
@@ -53,7 +46,7 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
     return {
         "game": game.name,
         "kind": game.kind,
-        "game_title": TITLES.get(game.kind, game.kind),
+        "game_title": game_title(game.kind),
         "handle": seat.handle if seat else None,
         "round": round_.number if round_ else None,
         "deadline": local_time(round_.deadline if round_ else None, zone),
@@ -228,7 +221,7 @@ def deadline_attachment(
     SEQUENCE); ``cancelled`` withdraws it (a paused game)."""
     if round_ is None or round_.deadline is None:
         return None
-    title = TITLES.get(game.kind, game.kind)
+    title = game_title(game.kind)
     event = deadline_event(
         uid=event_uid(game.name, round_.number, ctx.identity.domain),
         summary=f"[{game.name}] Orders due: round {round_.number}",
@@ -307,6 +300,7 @@ def result_context(
     termination: str | None,
     players: Sequence[str],
     pictures: list[dict[str, Any]],
+    calendar: bool = False,
 ) -> dict[str, Any]:
     """What one player's result mail may show: everything public, plus their own private
     report, result codes and any of their orders that could not be applied."""
@@ -327,8 +321,7 @@ def result_context(
         "draw": result.draw,
         "termination": termination,
         "pictures": pictures,
-        "calendar": next_round is not None and next_round.deadline is not None,
-        # ``calendar``: whether the mail carries the next deadline as an .ics attachment.
+        "calendar": calendar,  # whether the mail carries the next deadline as an .ics file
     }
 
 
@@ -344,8 +337,7 @@ def queue_round_result(
     template = result_template(ctx, game.kind)
     termination = adjudicated.outcome.termination if adjudicated.outcome else None
     players = [seat.handle for seat in seats]
-    rules = rules_of(game)
-    movers = set(rules.to_move(rules.load(result.state)))
+    movers = set(rules_of(game).to_move(adjudicated.resolution.state))
     for seat in seats:
         assert seat.id is not None
         if not seat.active:
@@ -361,8 +353,8 @@ def queue_round_result(
             termination=termination,
             players=players,
             pictures=pictures,
+            calendar=bool(calendar),
         )
-        context["calendar"] = bool(calendar)
         queue_templated(
             session,
             ctx=ctx,

@@ -74,8 +74,8 @@ def takes_orders(game: Game, round_: Round | None, now: datetime) -> bool:
         return now < round_.grace_until
     if round_.deadline is None or now < round_.deadline:
         return True
-    grace = pace_of(game).grace
-    return grace is not None and now < round_.deadline + grace
+    grace_end = pace_of(game).grace_end(round_.deadline)
+    return grace_end is not None and now < grace_end
 
 
 def open_round_of(session: Session, game: Game) -> Round | None:
@@ -234,13 +234,6 @@ def _record_result(
     session.add(game)
     session.flush()
     return Adjudicated(game, round_, result, resolution, outcome, next_round)
-
-
-def apply_move_now(session: Session, round_id: int, *, now: datetime) -> Adjudicated | None:
-    """Sequential games move on arrival: close and adjudicate the round at once."""
-    if not close_round(session, round_id, now=now):
-        return None
-    return adjudicate_round(session, round_id, now=now)
 
 
 def mark_reported(session: Session, round_id: int, *, now: datetime) -> bool:

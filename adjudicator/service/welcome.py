@@ -10,15 +10,12 @@ from sqlmodel import Session
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import Credentials, seats_of
 from adjudicator.service.replies import (
-    TITLES,
     base_context,
     deadline_attachment,
     game_thread,
     queue_templated,
 )
 from adjudicator.storage.models import Game, Round
-
-__all__ = ["TITLES", "queue_welcome"]
 
 
 def queue_welcome(

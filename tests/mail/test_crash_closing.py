@@ -137,7 +137,6 @@ def test_a_crash_at_any_step_of_closing_neither_loses_nor_repeats(
     assert set(per_player) == {"ann@example.org", "ben@example.org"}
     if step != "sent":
         assert per_player == {"ann@example.org": 1, "ben@example.org": 1}
-    message_ids = Counter(
-        str(m["To"]) for m in {(str(m["To"]), str(m["Message-ID"])): m for m in received}.values()
-    )
-    assert message_ids == {"ann@example.org": 1, "ben@example.org": 1}  # a repeat is the same mail
+    # a repeat is the same mail: one Message-ID per player, however often it arrived
+    distinct = {(str(m["To"]), str(m["Message-ID"])) for m in received}
+    assert sorted(to for to, _ in distinct) == ["ann@example.org", "ben@example.org"]

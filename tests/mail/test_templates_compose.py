@@ -18,7 +18,6 @@ from adjudicator.mail.compose import (
     Identity,
     Inline,
     Renderer,
-    build_message,
     compose,
     plain_to_html,
 )
@@ -84,12 +83,14 @@ def test_the_same_mail_gives_the_same_bytes() -> None:
         )
 
     assert make() == make()
-    assert (
-        _parse(make())["Message-ID"]
-        == build_message(identity=ME, to="a@b.c", subject="s", text="t\n", key="k", now=NOW)[
-            "Message-ID"
-        ]
-    )
+
+    def message_id_of(key: str, text: str) -> str:
+        mail = compose(identity=ME, to="a@b.c", subject="s", text=text, key=key, now=NOW)
+        return str(_parse(mail)["Message-ID"])
+
+    # named by its outbox key: a re-queued mail keeps its Message-ID, another mail gets another
+    assert message_id_of("k", "t\n") == message_id_of("k", "changed\n")
+    assert message_id_of("k", "t\n") != message_id_of("k2", "t\n")
 
 
 def test_plain_text_becomes_safe_html() -> None:
