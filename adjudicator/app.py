@@ -102,5 +102,6 @@ def make_app(config: Config, *, migrate_schema: bool = True) -> App:
         renderer=Renderer(),
         receipt_key=load_or_create_key(config.secret_key_path),
         max_bytes=config.service.max_message_bytes,
+        archive_url=config.service.archive_url,
     )
     return App(config=config, engine=engine, ctx=ctx)

@@ -31,6 +31,7 @@ class ArchiveKeeper:
         self.engine = engine
         self.out_dir = config.archive_path
         self.authority = authority
+        self.base_url = config.service.archive_url or None
         self.since: datetime | None = None  # None: everything, on the first pass
         self.archived: dict[int, datetime] = {}  # round id -> reported_at, within the margin
         self.stopping = threading.Event()  # set on shutdown: the pass ends after its game
@@ -54,7 +55,13 @@ class ArchiveKeeper:
             if self.stopping.is_set():
                 break
             try:
-                update_game(self.engine, name, self.out_dir, authority=self.authority)
+                update_game(
+                    self.engine,
+                    name,
+                    self.out_dir,
+                    base_url=self.base_url,
+                    authority=self.authority,
+                )
             except Exception:
                 log.exception("archive of game %s not updated; trying again later", name)
                 continue

@@ -32,6 +32,7 @@ class ServiceConfig:
     name: str = "Adjudicator"
     secret_key_file: str = ""  # empty: <data_dir>/secret.key, created on first use
     archive_dir: str = ""  # empty: <data_dir>/archive
+    archive_url: str = ""  # where the archive is published, e.g. https://pbem.example/games/
     max_message_bytes: int = 1_000_000
 
 

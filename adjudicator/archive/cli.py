@@ -45,12 +45,16 @@ def build(
     ] = None,
     base_url: Annotated[
         str | None,
-        typer.Option(help="Where the site is served, e.g. https://pbem.example.org/archive/."),
+        typer.Option(
+            help="Where the site is served, e.g. https://pbem.example.org/archive/ "
+            "(default: the configured archive_url)."
+        ),
     ] = None,
 ) -> None:
     """Write the archive: an index of games, a page per game and per round, records, feeds."""
     config = _config(context)
     out_dir = out if out is not None else config.archive_path
+    base_url = base_url or config.service.archive_url or None
     engine = make_engine(config.database_url)
     try:
         migrate(engine)

@@ -38,7 +38,7 @@ def read_archive(engine: Engine, *, game_name: str | None = None) -> Archive:
             games = [g for g in games if g.name == game_name.strip().lower()]
             if not games:
                 raise ArchiveError(f"no game called {game_name!r}")
-        return Archive(games=tuple(_game_view(session, game) for game in games), index=index)
+        return Archive(games=tuple(game_view(session, game) for game in games), index=index)
 
 
 def _handles(session: Session, game: Game) -> list[tuple[str, int, bool]]:
@@ -94,7 +94,8 @@ def _start_state(game: Game, handles: list[str]) -> dict[str, Any]:
     return rules.public_state(state)
 
 
-def _game_view(session: Session, game: Game) -> GameView:
+def game_view(session: Session, game: Game) -> GameView:
+    """Everything players may see of one game (its pages, and the history a player asks for)."""
     seats = _handles(session, game)
     rounds = tuple(
         ReportedRound(

@@ -109,3 +109,36 @@ def player_standing(game: GameView, handle: str) -> str:
     if handle in state.get("destroyed", []):
         return "destroyed"
     return "playing"
+
+
+TABLE_COLUMNS = 10
+"""Rounds side by side in a plain-text table: each block of columns fits a mail's 78 columns."""
+TABLE_ROUNDS = 36
+"""More rounds than this, and a table shows every n-th round (and always the last)."""
+
+
+def measure_table(measure: Measure) -> tuple[str, bool]:
+    """The measure as plain-text tables for mail: a row per player, a column per round (round 0
+    is ``start``), in blocks of :data:`TABLE_COLUMNS`. Also whether rounds were left out (a
+    long game shows every n-th round and the last, so that the table stays readable)."""
+    rounds = list(measure.rounds)
+    step = -(-len(rounds) // TABLE_ROUNDS)  # ceiling division
+    shown = [r for i, r in enumerate(rounds) if i % step == 0]
+    if rounds and shown[-1] != rounds[-1]:
+        shown.append(rounds[-1])
+    players = list(measure.values)
+    name_width = max([len("round"), *map(len, players)]) + 2
+    blocks = []
+    for start in range(0, len(shown), TABLE_COLUMNS):
+        block = shown[start : start + TABLE_COLUMNS]
+        cells = {p: [_cell(measure.at(p, r)) for r in block] for p in players}
+        heads = ["start" if r == 0 else str(r) for r in block]
+        width = max(len(text) for text in [*heads, *(c for row in cells.values() for c in row)])
+        lines = ["round".ljust(name_width) + " ".join(h.rjust(width) for h in heads)]
+        lines += [p.ljust(name_width) + " ".join(c.rjust(width) for c in cells[p]) for p in players]
+        blocks.append("\n".join(line.rstrip() for line in lines))
+    return "\n\n".join(blocks), len(shown) < len(rounds)
+
+
+def _cell(value: int | None) -> str:
+    return "-" if value is None else str(value)

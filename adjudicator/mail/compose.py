@@ -155,7 +155,10 @@ _PARAGRAPH = "margin:0 0 14px"
 _SIGNATURE = (
     "margin:18px 0 0;padding-top:10px;border-top:1px solid #eadfc8;font-size:12px;color:#7a6a50"
 )
-_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_LINKABLE = re.compile(
+    r"(?P<url>https?://[^\s<>\"]*[^\s<>\".,;:!?)'])|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+)
+"""A web address (without the punctuation that ends its sentence), or a mail address."""
 _BULLET = re.compile(r"^\s*[*-] ")
 _PICTURE = re.compile(r"\[\[picture:([\w-]+)\]\]")
 _WRAPPED = 60
@@ -249,12 +252,13 @@ def _bullets(lines: list[str]) -> str:
 
 
 def _linked(line: str) -> str:
-    """Escaped text with mail addresses as ``mailto:`` links."""
+    """Escaped text with web addresses as links and mail addresses as ``mailto:`` links."""
     html, last = "", 0
-    for match in _ADDRESS.finditer(line):
-        address = match.group(0)
+    for match in _LINKABLE.finditer(line):
+        text = match.group(0)
+        target = text if match.group("url") else f"mailto:{text}"
         html += str(escape(line[last : match.start()]))
-        html += f'<a href="mailto:{escape(address)}" style="color:#8a5a2b">{escape(address)}</a>'
+        html += f'<a href="{escape(target)}" style="color:#8a5a2b">{escape(text)}</a>'
         last = match.end()
     return html + str(escape(line[last:]))
 

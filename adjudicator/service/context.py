@@ -14,6 +14,13 @@ class ServiceContext:
     renderer: Renderer
     receipt_key: bytes
     max_bytes: int = 1_000_000
+    archive_url: str = ""  # the published archive, linked from mails; empty: not published
+
+    def archive_link(self, game: str, page: str = "") -> str | None:
+        """The address of a game's archive page (``page`` inside its folder), if published."""
+        if not self.archive_url:
+            return None
+        return f"{self.archive_url.rstrip('/')}/{game}/{page}"
 
     @property
     def own_addresses(self) -> frozenset[str]:

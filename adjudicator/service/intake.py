@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,12 +21,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from adjudicator.mail.parse import InboundMail, MailKind, Section, read_mail, split_sections
+from adjudicator.mail.requests import read_requests
 from adjudicator.security import receipt, token_digest, verify_secret
 from adjudicator.service import replies
 from adjudicator.service.bounces import record_bounce
 from adjudicator.service.closing import close_and_adjudicate, close_if_complete
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import game_state, rules_of
+from adjudicator.service.reports import Asker, answer_requests
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
 from adjudicator.storage.models import (
     Game,
@@ -237,7 +240,17 @@ class _Intake:
                 game_id=game.id,
             )
             return False
-        return self._orders(index, game, seat, section)
+        requests = read_requests(section.lines)
+        if not requests.asked:
+            return self._orders(index, game, seat, section)
+        accepted = not requests.problems
+        if requests.rest:  # orders and requests in one mail: the orders first
+            accepted = self._orders(index, game, seat, replace(section, lines=requests.rest))
+        asker = Asker(game, seat, self.mail, key=f"{self.submission.id}:{index}")
+        self.notes += answer_requests(
+            self.session, ctx=self.ctx, asker=asker, requests=requests, now=self.now
+        )
+        return accepted
 
     def _orders(self, index: int, game: Game, seat: Seat, section: Section) -> bool:
         round_ = open_round_of(self.session, game)

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 from sqlmodel import Session, select
 
+from adjudicator.archive.render import round_file
 from adjudicator.games import game_title
 from adjudicator.mail.calendar import deadline_event, event_uid
 from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
@@ -175,8 +176,12 @@ def queue_reply(
     game_id: int | None = None,
     round_id: int | None = None,
     seat_id: int | None = None,
+    template: str | None = None,
+    attachments: Sequence[Attachment] = (),
+    images: Sequence[InlineImage] = (),
 ) -> None:
-    """Answer an inbound mail (threaded under it and under its game, marked ``auto-replied``).
+    """Answer an inbound mail (threaded under it and under its game, marked ``auto-replied``)
+    with ``templates/mail/<template or kind>``.
 
     An answer to a player of the game (``context["handle"]``) goes out with the seat's bounce
     address; ``seat_id`` saves looking the seat up."""
@@ -197,7 +202,7 @@ def queue_reply(
     queue_templated(
         session,
         ctx=ctx,
-        template=kind,
+        template=template or kind,
         context=context,
         kind=kind,
         to=to,
@@ -207,6 +212,8 @@ def queue_reply(
         game_id=game_id,
         round_id=round_id,
         seat_id=seat_id,
+        attachments=attachments,
+        images=images,
     )
 
 
@@ -301,9 +308,11 @@ def result_context(
     players: Sequence[str],
     pictures: list[dict[str, Any]],
     calendar: bool = False,
+    round_link: str | None = None,
 ) -> dict[str, Any]:
     """What one player's result mail may show: everything public, plus their own private
-    report, result codes and any of their orders that could not be applied."""
+    report, result codes and any of their orders that could not be applied. ``round_link``
+    is the round's page in the published archive."""
     report = result.report
     return {
         **base_context(game, seat, next_round),
@@ -322,6 +331,12 @@ def result_context(
         "termination": termination,
         "pictures": pictures,
         "calendar": calendar,  # whether the mail carries the next deadline as an .ics file
+        "round_link": round_link,
+        # A report asked for again (service/reports.py) says so, and where the game is now.
+        "requested": False,
+        "first_sent": None,
+        "now_round": None,
+        "now_finished": result.finished,
     }
 
 
@@ -338,6 +353,7 @@ def queue_round_result(
     termination = adjudicated.outcome.termination if adjudicated.outcome else None
     players = [seat.handle for seat in seats]
     movers = set(rules_of(game).to_move(adjudicated.resolution.state))
+    round_link = ctx.archive_link(game.name, round_file(round_.number))
     for seat in seats:
         assert seat.id is not None
         if not seat.active:
@@ -354,6 +370,7 @@ def queue_round_result(
             players=players,
             pictures=pictures,
             calendar=bool(calendar),
+            round_link=round_link,
         )
         queue_templated(
             session,

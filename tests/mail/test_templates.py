@@ -134,7 +134,9 @@ def play(record_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         waiting = record.players[1]
         lines = [record.rounds[0].orders[0].text]
         app.ingest(order_mail(tag, waiting, secrets[waiting], lines, next(number)), channel="test")
-    for round_ in record.rounds:
+    full = record_path.stem == FULL.get(record_path.parent.name)
+    asker = record.players[0]
+    for index, round_ in enumerate(record.rounds):
         grouped: dict[str, list[str]] = {}
         for order in round_.orders:
             grouped.setdefault(order.player, []).append(order.text)
@@ -146,10 +148,15 @@ def play(record_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         if not sequential:
             clock.now += timedelta(hours=72)
             _close_open_round(app, tag)
+        if full and index == 0:  # a player asks for reports while the game is on
+            asked = ["REPORT 1", "HISTORY", "REPORT 9"]
+            app.ingest(order_mail(tag, asker, secrets[asker], asked, next(number)), channel="test")
     clock.now += timedelta(hours=1)
     # A mail after the end is answered as late; a game master is told of what needs a human.
-    player = record.players[0]
-    app.ingest(order_mail(tag, player, secrets[player], ["hello"], next(number)), channel="test")
+    app.ingest(order_mail(tag, asker, secrets[asker], ["hello"], next(number)), channel="test")
+    if full:  # and the reports of a finished game
+        asked = ["REPORT", "HISTORY"]
+        app.ingest(order_mail(tag, asker, secrets[asker], asked, next(number)), channel="test")
     _gm_notices(app, tag)
     return outbox(app)
 
@@ -222,6 +229,10 @@ def chosen(record: Path, sent: list[Sent]) -> dict[str, Sent]:
             if found is not None:
                 picked[f"{record.stem}-{kind}"] = found
         picked[f"{record.stem}-result-round-1"] = results[0]
+        for kind in ("report", "history", "request_problem"):
+            picked[f"{record.stem}-{kind}"] = next(s for s in sent if s.kind == kind)
+        picked[f"{record.stem}-history-final"] = [s for s in sent if s.kind == "history"][-1]
+        picked[f"{record.stem}-report-final"] = [s for s in sent if s.kind == "report"][-1]
         if record.parent.name == "giveaway":
             for sent_mail in sent:
                 if sent_mail.kind.startswith("gm:"):
@@ -235,7 +246,8 @@ def chosen(record: Path, sent: list[Sent]) -> dict[str, Sent]:
 
 def readable(sent: Sent) -> tuple[str, str | None]:
     """A mail as a person reviews it: the envelope, the headers that matter, the layout of
-    its parts, the plain part and any calendar event; and the HTML part on its own."""
+    its parts, the plain part and any calendar event or record attached; and the HTML part on
+    its own."""
     message = sent.message
     lines = [
         f"Envelope-From: {sent.envelope_sender or '(the service default)'}",
@@ -251,7 +263,8 @@ def readable(sent: Sent) -> tuple[str, str | None]:
     assert plain is not None
     lines.append(str(plain.get_content()).rstrip("\n"))
     for part in message.walk():
-        if part.get_content_type() == "text/calendar":
+        attached = part.get_content_type() == "text/plain" and part.get_filename()
+        if part.get_content_type() == "text/calendar" or attached:
             lines += ["", f"----- {part.get_filename()} -----"]
             lines.append(part.get_payload(decode=True).decode("utf-8").replace("\r\n", "\n"))
     html = message.get_body(preferencelist=("html",))

@@ -107,6 +107,17 @@ def test_plain_text_becomes_safe_html() -> None:
     assert "footer" in html.split("<p")[-1]
 
 
+def test_web_addresses_become_links_without_the_sentence_around_them() -> None:
+    html = plain_to_html(
+        "See https://pbem.example.org/games/gw7/round-2.html. Or (https://x.test/a?b=1&c=2).\n"
+        "Not a link: javascript:alert(1) or http://\n"
+    )
+    assert '<a href="https://pbem.example.org/games/gw7/round-2.html"' in html
+    assert "round-2.html</a>. Or" in html
+    assert '<a href="https://x.test/a?b=1&amp;c=2"' in html  # escaped inside the attribute
+    assert html.count("<a ") == 2
+
+
 def _giveaway_result() -> tuple[Game, RoundResult, Round]:
     game = Game(id=1, name="gw7", kind="giveaway", created_at=NOW)
     report = {

@@ -1,0 +1,133 @@
+"""What a player may ask for besides giving orders: a round's report and the game's history.
+
+A line ``REPORT`` asks for the last reported round, ``REPORT 7`` (or ``REPORT ROUND 7``,
+``REPORT 3-5``, ``REPORT 3, 5``) for those rounds, and ``HISTORY`` for the whole game so far.
+Any case, bullets and a trailing full stop are allowed, as for orders. A line that starts with
+``REPORT`` and then names rounds badly (``REPORT 0``, ``REPORT round seven``) is a request with
+a problem, to be answered as such; any other line, ``Report me if you like`` included, is left
+with the orders.
+
+Pure: lines in, a ``Requests`` value out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from adjudicator.core.text import normalise_line
+from adjudicator.mail.parse import SectionLine
+
+MAX_REPORTS = 10
+"""Reports one mail may ask for; HISTORY is the way to get a whole game."""
+
+LATEST = 0
+"""The round number that stands for "the last reported round" (``REPORT`` alone)."""
+
+_HISTORY = re.compile(r"(?:send\s+)?(?:the\s+)?(?:game\s+)?history", re.IGNORECASE)
+_REPORT = re.compile(r"(?:send\s+)?reports?\b\s*(.*)", re.IGNORECASE)
+_LATEST_WORDS = re.compile(r"(?:(?:of\s+)?(?:the\s+)?(?:last|latest)(?:\s+round)?)?", re.IGNORECASE)
+_ROUNDS = re.compile(
+    r"(?:(?:for\s+|of\s+)?rounds?\s*|#)?"
+    r"(\d+(?:\s*(?:-|to)\s*\d+)?(?:\s*(?:,|and|\s)\s*\d+(?:\s*(?:-|to)\s*\d+)?)*)",
+    re.IGNORECASE,
+)
+_SPAN = re.compile(r"(\d+)\s*(?:-|to)\s*(\d+)|(\d+)", re.IGNORECASE)
+_LOOKS_LIKE_ROUNDS = re.compile(r"(?:rounds?\b|#|\d)", re.IGNORECASE)
+
+HOW = "write REPORT and a round number, e.g. REPORT 3, or REPORT alone for the last round"
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: SectionLine
+    message: str
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One round's report asked for, and the line that asked."""
+
+    number: int  # LATEST for "the last reported round"
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Requests:
+    """The requests of one section of a mail, and the lines left for the orders."""
+
+    history: bool = False
+    reports: tuple[Ask, ...] = ()  # in the order asked, each round once
+    problems: tuple[Problem, ...] = ()
+    rest: tuple[SectionLine, ...] = ()
+
+    @property
+    def asked(self) -> bool:
+        """Whether the section held any request, answerable or not."""
+        return self.history or bool(self.reports) or bool(self.problems)
+
+
+def read_requests(lines: Sequence[SectionLine]) -> Requests:
+    """Take the request lines out of a section's lines (see the module docstring)."""
+    history = False
+    reports: list[Ask] = []
+    problems: list[Problem] = []
+    rest: list[SectionLine] = []
+    for line in lines:
+        text = normalise_line(line.text)
+        if _HISTORY.fullmatch(text):
+            history = True
+            continue
+        report = _REPORT.fullmatch(text)
+        if report is None:
+            rest.append(line)
+            continue
+        asked, problem = _rounds_of(report.group(1).strip())
+        if problem is None and asked is None:
+            rest.append(line)  # "Report me if you like": not a request
+        elif problem is not None:
+            problems.append(Problem(line, problem))
+        else:
+            assert asked is not None
+            known = {ask.number for ask in reports}
+            new = [Ask(n, line) for n in asked if n not in known]
+            if len(reports) + len(new) > MAX_REPORTS:
+                problems.append(
+                    Problem(
+                        line,
+                        f"one mail may ask for at most {MAX_REPORTS} round reports; "
+                        "ask for HISTORY to get the whole game",
+                    )
+                )
+            else:
+                reports += new
+    return Requests(history, tuple(reports), tuple(problems), tuple(rest))
+
+
+def _rounds_of(words: str) -> tuple[list[int] | None, str | None]:
+    """The rounds named by what follows REPORT; ``(None, None)`` when it names none at all."""
+    if _LATEST_WORDS.fullmatch(words):
+        return [LATEST], None
+    match = _ROUNDS.fullmatch(words)
+    if match is None:
+        if _LOOKS_LIKE_ROUNDS.match(words):
+            return None, f"could not read which rounds: {HOW}"
+        return None, None
+    numbers: list[int] = []
+    for span in _SPAN.finditer(match.group(1)):
+        if span.group(3) is not None:
+            first = last = int(span.group(3))
+        else:
+            first, last = int(span.group(1)), int(span.group(2))
+        if first < 1 or last < 1:
+            return None, f"rounds are numbered from 1: {HOW}"
+        if last < first:
+            return None, f"the range {first}-{last} runs backwards: write REPORT {last}-{first}"
+        if last - first >= MAX_REPORTS:
+            return None, (
+                f"one mail may ask for at most {MAX_REPORTS} round reports; "
+                "ask for HISTORY to get the whole game"
+            )
+        numbers += [n for n in range(first, last + 1) if n not in numbers]
+    return numbers, None

@@ -1,0 +1,236 @@
+"""Reports by mail: a player of a game asks for a round's report again, or for the game's
+history (see :mod:`adjudicator.mail.requests` for the lines they write).
+
+A round's report is the result mail of that round again, as this player got it: everything
+public, plus their own result codes and orders that could not be applied, never anyone else's.
+The history is what the archive shows of the game (handles, public states, the record of every
+reported round), with the record attached. Only reported rounds are told: a round's result is
+public once its mails are queued.
+
+Each answer is queued in the caller's transaction, keyed by the request mail, so that the same
+mail processed twice is answered once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from adjudicator.archive.read import game_view
+from adjudicator.archive.record import game_record
+from adjudicator.archive.render import round_file
+from adjudicator.archive.standings import measure_table, measures_of, player_standing
+from adjudicator.mail.compose import Attachment
+from adjudicator.mail.parse import InboundMail
+from adjudicator.mail.requests import LATEST, Ask, Problem, Requests
+from adjudicator.service import replies
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.games import rules_of, seats_of
+from adjudicator.service.rounds import open_round_of
+from adjudicator.storage.models import Game, GameStatus, Round, RoundResult, RoundState, Seat
+
+
+@dataclass(frozen=True)
+class Asker:
+    """Who asked, in which mail, and where the answers go in the outbox."""
+
+    game: Game
+    seat: Seat
+    mail: InboundMail
+    key: str  # unique to the request: "<submission id>:<section index>"
+
+
+def answer_requests(
+    session: Session, *, ctx: ServiceContext, asker: Asker, requests: Requests, now: datetime
+) -> list[str]:
+    """Queue the answers to ``requests``; notes for the submission's log."""
+    reported = _reported_rounds(session, asker.game)
+    problems = list(requests.problems)
+    notes = []
+    for ask in requests.reports:
+        number = max(reported, default=None) if ask.number == LATEST else ask.number
+        found = reported.get(number) if number is not None else None
+        if found is None:
+            problems.append(Problem(ask.line, _not_reported(ask, reported)))
+            continue
+        _queue_report(session, ctx=ctx, asker=asker, round_=found[0], result=found[1], now=now)
+        notes.append(f"report of round {found[0].number} sent")
+    if requests.history:
+        _queue_history(session, ctx=ctx, asker=asker, now=now)
+        notes.append("history sent")
+    if problems:
+        _queue_problems(
+            session, ctx=ctx, asker=asker, problems=problems, reported=reported, now=now
+        )
+        notes.append(f"{len(problems)} request(s) not understood or not answerable")
+    return notes
+
+
+def _reported_rounds(session: Session, game: Game) -> dict[int, tuple[Round, RoundResult]]:
+    rows = session.exec(
+        select(Round, RoundResult)
+        .join(RoundResult, col(RoundResult.round_id) == col(Round.id))
+        .where(Round.game_id == game.id, Round.state == RoundState.REPORTED)
+        .order_by(col(Round.number))
+    )
+    return {round_.number: (round_, result) for round_, result in rows}
+
+
+def _not_reported(ask: Ask, reported: dict[int, Any]) -> str:
+    if not reported:
+        return "no round of this game has been adjudicated yet"
+    last = max(reported)
+    if ask.number > last:
+        return f"round {ask.number} has not been adjudicated yet; the last one is round {last}"
+    return f"there is no report of round {ask.number}; reports exist for rounds 1 to {last}"
+
+
+def _now_context(session: Session, ctx: ServiceContext, asker: Asker) -> dict[str, Any]:
+    """Where the game stands as the answer is written."""
+    open_round = open_round_of(session, asker.game)
+    return {
+        **replies.base_context(asker.game, asker.seat, open_round),
+        "now_round": open_round.number if open_round else None,
+        "now_finished": asker.game.status == GameStatus.FINISHED,
+        "game_link": ctx.archive_link(asker.game.name),
+    }
+
+
+def _queue_report(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    asker: Asker,
+    round_: Round,
+    result: RoundResult,
+    now: datetime,
+) -> None:
+    game, seat = asker.game, asker.seat
+    assert round_.id is not None
+    extras = replies.round_extras(ctx, game, result, None, now=now)
+    rules = rules_of(game)
+    outcome = rules.outcome(rules.load(result.state)) if result.finished else None
+    context = replies.result_context(
+        game,
+        seat,
+        round_=round_,
+        next_round=None,
+        result=result,
+        termination=outcome.termination if outcome else None,
+        players=[s.handle for s in seats_of(session, game)],
+        pictures=extras.picture_context(),
+        round_link=ctx.archive_link(game.name, round_file(round_.number)),
+    )
+    now_context = _now_context(session, ctx, asker)
+    context |= {
+        "requested": True,
+        "first_sent": replies.local_time(round_.reported_at, now_context["time_zone"]),
+        "now_round": now_context["now_round"],
+        "now_finished": now_context["now_finished"],
+        "deadline": now_context["deadline"],
+    }
+    replies.queue_reply(
+        session,
+        ctx=ctx,
+        kind="report",
+        template=replies.result_template(ctx, game.kind),
+        to=seat.address,
+        key=f"report:{asker.key}:{round_.number}",
+        mail=asker.mail,
+        context=context,
+        now=now,
+        game_id=game.id,
+        round_id=round_.id,
+        seat_id=seat.id,
+        images=extras.images,
+    )
+
+
+def _queue_history(session: Session, *, ctx: ServiceContext, asker: Asker, now: datetime) -> None:
+    game, seat = asker.game, asker.seat
+    view = game_view(session, game)
+    context = _now_context(session, ctx, asker)
+    zone = context["time_zone"]
+    last = view.last
+    extras = None
+    if last is not None:
+        result = session.exec(
+            select(RoundResult)
+            .join(Round, col(Round.id) == col(RoundResult.round_id))
+            .where(Round.game_id == game.id, Round.number == last.number)
+        ).one()
+        extras = replies.round_extras(ctx, game, result, None, now=now)
+    tables = []
+    for measure in measures_of(view):
+        text, sampled = measure_table(measure)
+        tables.append({"label": measure.label, "text": text, "sampled": sampled})
+    context |= {
+        "players": [
+            {"handle": p.handle, "standing": player_standing(view, p.handle)} for p in view.players
+        ],
+        "rounds": [
+            {
+                "number": r.number,
+                "closed": replies.local_time(r.adjudicated_at, zone),
+                "orders": {p: list(lines) for p, lines in r.orders.items()},
+                "finished": r.finished,
+                "winners": list(r.winners),
+                "draw": r.draw,
+            }
+            for r in view.rounds
+        ],
+        "last": last.number if last else None,
+        "sequential": rules_of(game).sequential,
+        "tables": tables,
+        "pictures": extras.picture_context() if extras else [],
+        "record_file": f"{game.name}.record",
+    }
+    record = Attachment(f"{game.name}.record", game_record(view).encode(), "text", "plain")
+    replies.queue_reply(
+        session,
+        ctx=ctx,
+        kind="history",
+        to=seat.address,
+        key=f"history:{asker.key}",
+        mail=asker.mail,
+        context=context,
+        now=now,
+        game_id=game.id,
+        seat_id=seat.id,
+        attachments=[record],
+        images=extras.images if extras else [],
+    )
+
+
+def _queue_problems(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    asker: Asker,
+    problems: list[Problem],
+    reported: dict[int, Any],
+    now: datetime,
+) -> None:
+    context = _now_context(session, ctx, asker)
+    context |= {
+        "problems": [
+            {"line": p.line.number, "text": p.line.text.strip(), "message": p.message}
+            for p in sorted(problems, key=lambda p: p.line.number)
+        ],
+        "last": max(reported, default=None),
+    }
+    replies.queue_reply(
+        session,
+        ctx=ctx,
+        kind="request_problem",
+        to=asker.seat.address,
+        key=f"request_problem:{asker.key}",
+        mail=asker.mail,
+        context=context,
+        now=now,
+        game_id=asker.game.id,
+        seat_id=asker.seat.id,
+    )

@@ -1,0 +1,268 @@
+"""Reports by mail: a player asks for a round's report again (REPORT n) or for the game's
+history (HISTORY), through the real intake, and gets what they may see, or a clear answer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+
+import pytest
+from sqlmodel import Session, col, select
+
+from adjudicator.app import App
+from adjudicator.core.record import parse_record
+from adjudicator.core.replay import replay
+from adjudicator.service.closing import close_and_adjudicate
+from adjudicator.service.games import Credentials, PlayerSpec, create_game
+from adjudicator.service.rounds import open_round_of, start_game
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import Game, OrderSet, OutboxMail, RoundResult, SubmissionStatus
+
+PLAYERS = ["alice", "bob", "carol"]
+ROUNDS = [  # each round's orders; carol never writes
+    {"alice": "GIVE 3 TO bob", "bob": "GIVE 2 TO alice\nGIVE 1 TO carol"},
+    {"alice": "GIVE 7 TO carol", "bob": "GIVE 4 TO alice\nGIVE 4 TO carol"},
+]
+
+
+def mail(body: str, *, sender: str = "alice", number: int = 0) -> bytes:
+    message = EmailMessage()
+    message["From"] = f"{sender}@example.org"
+    message["To"] = "judge@pbem.test"
+    message["Subject"] = "[gw1] please"
+    message["Message-ID"] = f"<{sender}-{number}-{abs(hash(body))}@example.org>"
+    message.set_content(body)
+    return message.as_bytes()
+
+
+def sent(app: App, kind: str | None = None) -> list[EmailMessage]:
+    with Session(app.engine) as session:
+        rows = session.exec(select(OutboxMail).order_by(col(OutboxMail.id))).all()
+        found = []
+        for row in rows:
+            if kind is None or row.kind == kind:
+                parsed: EmailMessage = message_from_bytes(row.message, policy=policy.default)
+                parsed["X-Test-Kind"] = row.kind
+                found.append(parsed)
+        return found
+
+
+def plain(message: EmailMessage) -> str:
+    body = message.get_body(preferencelist=("plain",))
+    assert body is not None
+    return str(body.get_content())
+
+
+def forget_outbox(app: App) -> None:
+    with session_scope(app.engine) as session:
+        for row in session.exec(select(OutboxMail)):
+            session.delete(row)
+
+
+@pytest.fixture
+def played(app: App) -> dict[str, Credentials]:
+    """Game gw1: two rounds played and reported, round 3 open; the outbox keeps their mails."""
+    clock = app.clock
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="gw1",
+            kind="giveaway",
+            time_zone="Europe/London",
+            schedule="72h",
+            settings={"early_close": False},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
+            options={},
+            now=clock(),
+        )
+        start_game(session, game, now=clock())
+    creds = {c.handle: c for c in credentials}
+    forget_outbox(app)  # the welcome mails
+    for number, orders in enumerate(ROUNDS):
+        for player, lines in orders.items():
+            body = f"PASSWORD {creds[player].secret}\n{lines}\n"
+            assert app.ingest(mail(body, sender=player, number=number), channel="test") == (
+                SubmissionStatus.ACCEPTED
+            )
+        clock.advance(hours=72)  # type: ignore[attr-defined]
+        with session_scope(app.engine) as session:
+            game = session.exec(select(Game).where(Game.name == "gw1")).one()
+            round_ = open_round_of(session, game)
+            assert round_ is not None
+            assert round_.id is not None
+            close_and_adjudicate(session, round_.id, ctx=app.ctx, now=clock(), force=True)
+    return creds
+
+
+def ask(app: App, creds: dict[str, Credentials], lines: str, *, player: str = "alice") -> str:
+    raw = mail(f"PASSWORD {creds[player].secret}\n{lines}\n", sender=player, number=99)
+    return str(app.ingest(raw, channel="test"))
+
+
+def test_a_report_asked_for_again_is_the_players_own_result_mail_of_that_round(
+    app: App, played: dict[str, Credentials]
+) -> None:
+    originals = {m["To"]: plain(m) for m in sent(app, "result") if "Round 1 result" in m["Subject"]}
+    forget_outbox(app)
+    ask(app, played, "REPORT 1")
+    ask(app, played, "report round 1", player="bob")
+    copies = {m["To"]: m for m in sent(app, "report")}
+    assert set(copies) == {"alice@example.org", "bob@example.org"}
+    for player in ("alice", "bob"):
+        address = f"{player}@example.org"
+        copy, original = plain(copies[address]), originals[address]
+        assert copies[address]["Subject"] == "[gw1] Round 1 report, as you asked"
+        # What the round did, as this player was told it: from the greeting to the line about
+        # the round that followed (which the copy replaces with where the game is now).
+        told = original.split("\n\n", 1)[1].split("Round 2 is open")[0].strip()
+        assert told in copy
+        assert "Round 2 is open" not in copy
+        assert "The game is now in round 3." in copy
+    assert "Your gifts: GIVE 3 TO bob." in plain(copies["alice@example.org"])
+    assert "Your gifts: GIVE 3 TO bob." not in plain(copies["bob@example.org"])
+    # The copy answers the request: threaded under it, marked as an automatic reply.
+    assert copies["alice@example.org"]["In-Reply-To"].startswith("<alice-99-")
+    assert copies["alice@example.org"]["Auto-Submitted"] == "auto-replied"
+
+
+def test_report_alone_means_the_last_round_and_its_pictures_come_along(
+    app: App, played: dict[str, Credentials]
+) -> None:
+    forget_outbox(app)
+    assert ask(app, played, "Report.") == SubmissionStatus.ACCEPTED
+    [copy] = sent(app, "report")
+    assert copy["Subject"] == "[gw1] Round 2 report, as you asked"
+    html = copy.get_body(preferencelist=("html",))
+    assert html is not None
+    images = [p for p in copy.walk() if p["Content-ID"] is not None]
+    assert {p.get_filename() for p in images} == {"gifts.png", "standings.png"}
+    for image in images:
+        assert f"cid:{str(image['Content-ID']).strip('<>')}" in str(html.get_content())
+
+
+def test_several_rounds_in_one_line_each_get_their_mail(
+    app: App, played: dict[str, Credentials]
+) -> None:
+    forget_outbox(app)
+    ask(app, played, "REPORT 1-2")
+    subjects = sorted(m["Subject"] for m in sent(app))
+    assert subjects == [
+        "[gw1] Round 1 report, as you asked",
+        "[gw1] Round 2 report, as you asked",
+    ]
+
+
+def test_the_history_tells_the_game_and_its_record_replays_to_the_same_results(
+    app: App, played: dict[str, Credentials]
+) -> None:
+    forget_outbox(app)
+    assert ask(app, played, "HISTORY", player="carol") == SubmissionStatus.ACCEPTED
+    [history] = sent(app, "history")
+    assert history["To"] == "carol@example.org"
+    text = plain(history)
+    assert "2 rounds have been adjudicated so far." in text
+    assert "Round 3 is open." in text
+    assert "carol (you): playing" in text
+    [attached] = [p for p in history.iter_attachments() if p.get_filename() == "gw1.record"]
+    record = parse_record(attached.get_content())
+    assert record.players == tuple(PLAYERS)
+    assert [[o.text for o in r.orders] for r in record.rounds] == [
+        ["GIVE 3 TO bob", "GIVE 2 TO alice", "GIVE 1 TO carol"],
+        ["GIVE 7 TO carol", "GIVE 4 TO alice", "GIVE 4 TO carol"],
+    ]
+    with Session(app.engine) as session:
+        stored = [
+            r.public_state for r in session.exec(select(RoundResult).order_by(col(RoundResult.id)))
+        ]
+    replayed = replay(record)["rounds"]
+    assert isinstance(replayed, list)
+    assert [r["state"] for r in replayed] == stored  # type: ignore[index]
+    # The standings table: a row per player, one column per round after the start.
+    row = next(line for line in text.splitlines() if line.strip().startswith("bob "))
+    scores = [str(state["scores"]["bob"]) for state in stored]
+    assert row.split()[-2:] == scores
+
+
+def test_unanswerable_requests_are_each_named_with_what_to_write(
+    app: App, played: dict[str, Credentials]
+) -> None:
+    forget_outbox(app)
+    status = ask(app, played, "REPORT 2\nREPORT 7\nreport round seven\nREPORT 0")
+    assert status == SubmissionStatus.REJECTED
+    assert [m["Subject"] for m in sent(app, "report")] == ["[gw1] Round 2 report, as you asked"]
+    [problem] = sent(app, "request_problem")
+    text = plain(problem)
+    assert (
+        'line 3, "REPORT 7": round 7 has not been adjudicated yet; the last one is round 2' in text
+    )
+    assert 'line 4, "report round seven": could not read which rounds' in text
+    assert 'line 5, "REPORT 0": rounds are numbered from 1' in text
+    assert "Reports exist for rounds 1 to 2." in text
+
+
+def test_requests_need_the_same_proof_as_orders(app: App, played: dict[str, Credentials]) -> None:
+    forget_outbox(app)
+    app.ingest(mail("REPORT 1\nHISTORY", number=5), channel="test")  # From alone: not trusted
+    assert [m["X-Test-Kind"] for m in sent(app)] == ["refusal"]
+    # The personal reply address is proof enough; the answer goes to the registered address.
+    token_address = f"judge+{played['alice'].reply_token}@pbem.test"
+    raw = mail("HISTORY", sender="alice.at.work", number=6)
+    raw = raw.replace(b"To: judge@pbem.test", f"To: {token_address}".encode())
+    assert app.ingest(raw, channel="test") == SubmissionStatus.ACCEPTED
+    [history] = sent(app, "history")
+    assert history["To"] == "alice@example.org"
+
+
+def test_orders_and_requests_in_one_mail_are_both_answered(
+    app: App, played: dict[str, Credentials]
+) -> None:
+    forget_outbox(app)
+    with Session(app.engine) as session:
+        last = session.exec(select(RoundResult).order_by(col(RoundResult.id).desc())).first()
+        assert last is not None
+        holding = last.public_state["holdings"]["alice"]
+    ask(app, played, f"GIVE {holding} TO carol\nREPORT 2")
+    assert sorted(m["X-Test-Kind"] for m in sent(app)) == ["confirmation", "report"]
+    with Session(app.engine) as session:
+        newest = session.exec(select(OrderSet).order_by(col(OrderSet.id).desc())).first()
+        assert newest is not None
+        assert newest.lines == [f"GIVE {holding} TO carol"]
+
+
+def test_a_request_before_any_round_is_adjudicated_says_so(app: App) -> None:
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="gw1",
+            kind="giveaway",
+            time_zone="UTC",
+            schedule="72h",
+            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
+            options={},
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+    forget_outbox(app)
+    ask(app, {c.handle: c for c in credentials}, "REPORT\nHISTORY")
+    kinds = sorted(m["X-Test-Kind"] for m in sent(app))
+    assert kinds == ["history", "request_problem"]
+    [problem] = sent(app, "request_problem")
+    assert "no round of this game has been adjudicated yet" in plain(problem)
+    [history] = sent(app, "history")
+    assert "No round has been adjudicated yet." in plain(history)
+
+
+def test_with_a_published_archive_the_answers_link_to_its_pages(
+    app: App, played: dict[str, Credentials]
+) -> None:
+    app.ctx = replace(app.ctx, archive_url="https://pbem.example.org/games/")
+    forget_outbox(app)
+    ask(app, played, "REPORT 2\nHISTORY")
+    [report] = sent(app, "report")
+    assert "https://pbem.example.org/games/gw1/round-2.html" in plain(report)
+    [history] = sent(app, "history")
+    assert "https://pbem.example.org/games/gw1/" in plain(history)
+    html = history.get_body(preferencelist=("html",))
+    assert html is not None
+    assert "https://pbem.example.org/games/gw1/" in str(html.get_content())
