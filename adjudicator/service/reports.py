@@ -59,7 +59,8 @@ def answer_requests(
         _queue_report(session, ctx=ctx, asker=asker, round_=found[0], result=found[1], now=now)
         notes.append(f"report of round {found[0].number} sent")
     if requests.history:
-        _queue_history(session, ctx=ctx, asker=asker, now=now)
+        last = reported[max(reported)][1] if reported else None
+        _queue_history(session, ctx=ctx, asker=asker, last_result=last, now=now)
         notes.append("history sent")
     if problems:
         _queue_problems(
@@ -149,20 +150,22 @@ def _queue_report(
     )
 
 
-def _queue_history(session: Session, *, ctx: ServiceContext, asker: Asker, now: datetime) -> None:
+def _queue_history(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    asker: Asker,
+    last_result: RoundResult | None,
+    now: datetime,
+) -> None:
     game, seat = asker.game, asker.seat
     view = game_view(session, game)
     context = _now_context(session, ctx, asker)
     zone = context["time_zone"]
     last = view.last
     extras = None
-    if last is not None:
-        result = session.exec(
-            select(RoundResult)
-            .join(Round, col(Round.id) == col(RoundResult.round_id))
-            .where(Round.game_id == game.id, Round.number == last.number)
-        ).one()
-        extras = replies.round_extras(ctx, game, result, None, now=now)
+    if last_result is not None:  # the pictures of the position now
+        extras = replies.round_extras(ctx, game, last_result, None, now=now)
     tables = []
     for measure in measures_of(view):
         text, sampled = measure_table(measure)

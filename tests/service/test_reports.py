@@ -60,10 +60,8 @@ def forget_outbox(app: App) -> None:
             session.delete(row)
 
 
-@pytest.fixture
-def played(app: App) -> dict[str, Credentials]:
-    """Game gw1: two rounds played and reported, round 3 open; the outbox keeps their mails."""
-    clock = app.clock
+def new_game(app: App) -> dict[str, Credentials]:
+    """Game gw1, round 1 open, rounds closed by hand; the welcome mails are forgotten."""
     with session_scope(app.engine) as session:
         game, credentials = create_game(
             session,
@@ -74,11 +72,18 @@ def played(app: App) -> dict[str, Credentials]:
             settings={"early_close": False},
             players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
             options={},
-            now=clock(),
+            now=app.clock(),
         )
-        start_game(session, game, now=clock())
-    creds = {c.handle: c for c in credentials}
-    forget_outbox(app)  # the welcome mails
+        start_game(session, game, now=app.clock())
+    forget_outbox(app)
+    return {c.handle: c for c in credentials}
+
+
+@pytest.fixture
+def played(app: App) -> dict[str, Credentials]:
+    """Game gw1: two rounds played and reported, round 3 open; the outbox keeps their mails."""
+    clock = app.clock
+    creds = new_game(app)
     for number, orders in enumerate(ROUNDS):
         for player, lines in orders.items():
             body = f"PASSWORD {creds[player].secret}\n{lines}\n"
@@ -231,20 +236,8 @@ def test_orders_and_requests_in_one_mail_are_both_answered(
 
 
 def test_a_request_before_any_round_is_adjudicated_says_so(app: App) -> None:
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw1",
-            kind="giveaway",
-            time_zone="UTC",
-            schedule="72h",
-            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
-            options={},
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    forget_outbox(app)
-    ask(app, {c.handle: c for c in credentials}, "REPORT\nHISTORY")
+    credentials = new_game(app)
+    ask(app, credentials, "REPORT\nHISTORY")
     kinds = sorted(m["X-Test-Kind"] for m in sent(app))
     assert kinds == ["history", "request_problem"]
     [problem] = sent(app, "request_problem")
