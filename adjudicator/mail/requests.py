@@ -57,7 +57,7 @@ class Ask:
 class Requests:
     """The requests of one section of a mail, and the lines left for the orders."""
 
-    history: bool = False
+    history: SectionLine | None = None  # the line that asked for the history
     reports: tuple[Ask, ...] = ()  # in the order asked, each round once
     problems: tuple[Problem, ...] = ()
     rest: tuple[SectionLine, ...] = ()
@@ -65,19 +65,19 @@ class Requests:
     @property
     def asked(self) -> bool:
         """Whether the section held any request, answerable or not."""
-        return self.history or bool(self.reports) or bool(self.problems)
+        return self.history is not None or bool(self.reports) or bool(self.problems)
 
 
 def read_requests(lines: Sequence[SectionLine]) -> Requests:
     """Take the request lines out of a section's lines (see the module docstring)."""
-    history = False
+    history: SectionLine | None = None
     reports: list[Ask] = []
     problems: list[Problem] = []
     rest: list[SectionLine] = []
     for line in lines:
         text = normalise_line(line.text)
         if _HISTORY.fullmatch(text):
-            history = True
+            history = history or line
             continue
         report = _REPORT.fullmatch(text)
         if report is None:

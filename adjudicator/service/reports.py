@@ -8,16 +8,16 @@ reported round), with the record attached. Only reported rounds are told: a roun
 public once its mails are queued.
 
 Each answer is queued in the caller's transaction, keyed by the request mail, so that the same
-mail processed twice is answered once.
+mail processed twice is answered once; a player gets at most :data:`ANSWERS_PER_HOUR` of them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from adjudicator.archive.read import game_view
 from adjudicator.archive.record import game_record
@@ -30,7 +30,20 @@ from adjudicator.service import replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import rules_of, seats_of
 from adjudicator.service.rounds import open_round_of
-from adjudicator.storage.models import Game, GameStatus, Round, RoundResult, RoundState, Seat
+from adjudicator.storage.models import (
+    Game,
+    GameStatus,
+    OutboxMail,
+    Round,
+    RoundResult,
+    RoundState,
+    Seat,
+)
+
+ANSWERS_PER_HOUR = 20
+"""Reports and histories sent to one player of one game in an hour, at the most: a mail client
+gone wrong, or a player's script, must not make the service draw and send without end."""
+ANSWER_KINDS = ("report", "history")
 
 
 @dataclass(frozen=True)
@@ -50,15 +63,26 @@ def answer_requests(
     reported = _reported_rounds(session, asker.game)
     problems = list(requests.problems)
     notes = []
+    budget = ANSWERS_PER_HOUR - _recent_answers(session, asker, now=now)
+    too_many = (
+        f"the service sends at most {ANSWERS_PER_HOUR} reports an hour to a player; "
+        "ask again in an hour"
+    )
     for ask in requests.reports:
         number = max(reported, default=None) if ask.number == LATEST else ask.number
         found = reported.get(number) if number is not None else None
         if found is None:
             problems.append(Problem(ask.line, _not_reported(ask, reported)))
-            continue
-        _queue_report(session, ctx=ctx, asker=asker, round_=found[0], result=found[1], now=now)
-        notes.append(f"report of round {found[0].number} sent")
-    if requests.history:
+        elif budget <= 0:
+            problems.append(Problem(ask.line, too_many))
+        else:
+            round_, result = found
+            _queue_report(session, ctx=ctx, asker=asker, round_=round_, result=result, now=now)
+            notes.append(f"report of round {round_.number} sent")
+            budget -= 1
+    if requests.history is not None and budget <= 0:
+        problems.append(Problem(requests.history, too_many))
+    elif requests.history is not None:
         last = reported[max(reported)][1] if reported else None
         _queue_history(session, ctx=ctx, asker=asker, last_result=last, now=now)
         notes.append("history sent")
@@ -68,6 +92,19 @@ def answer_requests(
         )
         notes.append(f"{len(problems)} request(s) not understood or not answerable")
     return notes
+
+
+def _recent_answers(session: Session, asker: Asker, *, now: datetime) -> int:
+    """Reports and histories queued for this player of this game in the last hour."""
+    count = session.exec(
+        select(func.count(col(OutboxMail.id))).where(
+            OutboxMail.game_id == asker.game.id,
+            col(OutboxMail.kind).in_(ANSWER_KINDS),
+            OutboxMail.recipient == asker.seat.address,
+            OutboxMail.created_at > now - timedelta(hours=1),
+        )
+    ).one()
+    return int(count)
 
 
 def _reported_rounds(session: Session, game: Game) -> dict[int, tuple[Round, RoundResult]]:

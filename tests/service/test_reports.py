@@ -15,6 +15,7 @@ from adjudicator.core.record import parse_record
 from adjudicator.core.replay import replay
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
+from adjudicator.service.reports import ANSWERS_PER_HOUR
 from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, OrderSet, OutboxMail, RoundResult, SubmissionStatus
@@ -100,8 +101,10 @@ def played(app: App) -> dict[str, Credentials]:
     return creds
 
 
-def ask(app: App, creds: dict[str, Credentials], lines: str, *, player: str = "alice") -> str:
-    raw = mail(f"PASSWORD {creds[player].secret}\n{lines}\n", sender=player, number=99)
+def ask(
+    app: App, creds: dict[str, Credentials], lines: str, *, player: str = "alice", number: int = 99
+) -> str:
+    raw = mail(f"PASSWORD {creds[player].secret}\n{lines}\n", sender=player, number=number)
     return str(app.ingest(raw, channel="test"))
 
 
@@ -259,3 +262,23 @@ def test_with_a_published_archive_the_answers_link_to_its_pages(
     html = history.get_body(preferencelist=("html",))
     assert html is not None
     assert "https://pbem.example.org/games/gw1/" in str(html.get_content())
+
+
+def test_a_player_gets_so_many_answers_an_hour_and_is_told_when_the_limit_is_reached(
+    app: App, played: dict[str, Credentials]
+) -> None:
+    forget_outbox(app)
+    for number in range(ANSWERS_PER_HOUR // 2):  # each mail gets two answers
+        ask(app, played, "REPORT 1\nHISTORY", number=number)
+    assert len(sent(app)) == ANSWERS_PER_HOUR
+    ask(app, played, "REPORT 2\nHISTORY")
+    [problem] = sent(app, "request_problem")
+    text = plain(problem)
+    assert f'line 2, "REPORT 2": the service sends at most {ANSWERS_PER_HOUR} reports' in text
+    assert 'line 3, "HISTORY": the service sends at most' in text
+    # Another player is not held back, and an hour later the player is answered again.
+    ask(app, played, "REPORT 2", player="bob")
+    assert sent(app)[-1]["X-Test-Kind"] == "report"
+    app.clock.advance(hours=1)  # type: ignore[attr-defined]
+    ask(app, played, "REPORT 2", number=100)
+    assert sent(app)[-1]["X-Test-Kind"] == "report"
