@@ -1,8 +1,9 @@
 """SVG pictures as PNG images for HTML mail: many mail clients do not show SVG.
 
 The conversion runs ``rsvg-convert`` (Debian's librsvg2-bin), once per picture of a round,
-never per player. Without the program the HTML part goes out without its images and the
-omission is logged: players still get the text diagram in the plain part.
+never per player; the last pictures converted are kept for reports asked for again. Without
+the program the HTML part goes out without its images and the omission is logged: players
+still get the text diagram in the plain part.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import logging
 import re
 import shutil
 import subprocess
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,8 +57,50 @@ def svg_size(svg: str) -> tuple[int, int]:
     return round(float(match.group(1))), round(float(match.group(2)))
 
 
+class _Converted:
+    """The last PNGs made, by SVG: a round's pictures are converted once for its result mails,
+    and again only when they have dropped out of here (a report asked for again, a history,
+    usually of the latest round, find them). Failures are not kept: they may pass."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.pngs: OrderedDict[tuple[str, float], bytes] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, float]) -> bytes | None:
+        with self.lock:
+            png = self.pngs.get(key)
+            if png is not None:
+                self.pngs.move_to_end(key)
+            return png
+
+    def clear(self) -> None:
+        with self.lock:
+            self.pngs.clear()
+
+    def put(self, key: tuple[str, float], png: bytes) -> None:
+        with self.lock:
+            self.pngs[key] = png
+            while len(self.pngs) > self.size:
+                self.pngs.popitem(last=False)
+
+
+CONVERTED = _Converted(size=64)
+"""About 64 pictures of up to 160 KB (a 20-player gift graph), with their SVGs: a few MB."""
+
+
 def svg_to_png(svg: str, *, zoom: float = ZOOM) -> bytes | None:
     """The PNG of ``svg``, or None (logged) when rsvg-convert is missing or fails."""
+    key = (svg, zoom)
+    png = CONVERTED.get(key)
+    if png is None:
+        png = _convert(svg, zoom)
+        if png is not None:
+            CONVERTED.put(key, png)
+    return png
+
+
+def _convert(svg: str, zoom: float) -> bytes | None:
     program = shutil.which(PROGRAM)
     if program is None:
         log.warning("%s is not installed: HTML mail goes out without its pictures", PROGRAM)

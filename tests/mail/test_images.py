@@ -12,6 +12,7 @@ from PIL import Image
 
 from adjudicator.core.game import Setup
 from adjudicator.games import get_rules
+from adjudicator.mail import images
 from adjudicator.mail.images import svg_to_png
 from adjudicator.pictures import pictures_for
 
@@ -61,3 +62,27 @@ def _full_colour(svg: str) -> bytes:
     return subprocess.run(
         ["rsvg-convert", "--format=png"], input=svg.encode(), capture_output=True, check=True
     ).stdout
+
+
+def test_a_picture_converted_again_comes_from_memory_and_failures_are_not_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[str] = []
+    answers = iter([None, b"\x89PNG first", b"\x89PNG b", b"\x89PNG c"])
+
+    def convert(svg: str, zoom: float) -> bytes | None:
+        calls.append(svg)
+        return next(answers)
+
+    monkeypatch.setattr(images, "CONVERTED", images._Converted(size=2))
+    monkeypatch.setattr(images, "_convert", convert)
+    assert svg_to_png("<svg a/>") is None  # rsvg-convert failed: tried again next time
+    assert svg_to_png("<svg a/>") == b"\x89PNG first"
+    assert svg_to_png("<svg a/>") == b"\x89PNG first"
+    assert calls == ["<svg a/>", "<svg a/>"]
+    svg_to_png("<svg b/>")
+    svg_to_png("<svg a/>")  # the most recently used stays
+    svg_to_png("<svg c/>")  # and b, the least recently used, goes
+    assert len(calls) == 4
+    assert images.CONVERTED.get(("<svg b/>", images.ZOOM)) is None
+    assert images.CONVERTED.get(("<svg a/>", images.ZOOM)) == b"\x89PNG first"
