@@ -54,7 +54,7 @@ class ImapConfig:
     ssl: bool = False
     folder: str = "INBOX"
     processed_folder: str = ""  # empty: flag handled mail instead of moving it
-    poll_seconds: int = 60
+    poll_seconds: int = 15  # without IDLE the interval; with IDLE the safety net (imap.py)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ class ImapSettings:
     ssl_context: SSLContext | None = None  # None: the system's default verification
     folder: str = "INBOX"
     processed_folder: str = ""  # empty: handled mail stays, flagged $Adjudicated and \Seen
-    poll_seconds: float = 60.0  # between passes without IDLE; with IDLE, a safety net
+    poll_seconds: float = 15.0  # between passes without IDLE; with IDLE, a safety net
     batch_size: int = 50  # messages per FETCH: bounds the memory a pass holds
     timeout: float = 30.0  # connect and read timeout of every command
     idle_renew_seconds: float = 25 * 60  # RFC 2177: re-issue IDLE before 29 minutes

@@ -281,7 +281,7 @@ def test_idle_delivers_new_mail_without_waiting_for_the_poll(
     dovecot: Dovecot, imap_user: str, make_poller: Any
 ) -> None:
     dovecot.append(imap_user, message(1))
-    poller, inbox, _ = make_poller(dovecot, imap_user)  # poll_seconds 60: only IDLE is fast
+    poller, inbox, _ = make_poller(dovecot, imap_user, poll_seconds=60)  # only IDLE is fast
     running = Background(poller)
     try:
         assert inbox.wait_for(1, timeout=5)

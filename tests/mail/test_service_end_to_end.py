@@ -83,7 +83,9 @@ def game_app(
             port=dovecot.port,
             username=imap_user,
             password=IMAP_PASSWORD,
-            poll_seconds=30,
+            # Mail landing between a pass's SEARCH and its IDLE waits for this safety net
+            # (Dovecot does not announce it): short, so that such a race costs seconds.
+            poll_seconds=2,
         ),
     )
     app = make_app(config)
