@@ -70,20 +70,20 @@ def answer_requests(
     )
     for ask in requests.reports:
         number = max(reported, default=None) if ask.number == LATEST else ask.number
-        found = reported.get(number) if number is not None else None
-        if found is None:
+        round_id = reported.get(number) if number is not None else None
+        if round_id is None:
             problems.append(Problem(ask.line, _not_reported(ask, reported)))
         elif budget <= 0:
             problems.append(Problem(ask.line, too_many))
         else:
-            round_, result = found
+            round_, result = _round_and_result(session, round_id)
             _queue_report(session, ctx=ctx, asker=asker, round_=round_, result=result, now=now)
             notes.append(f"report of round {round_.number} sent")
             budget -= 1
     if requests.history is not None and budget <= 0:
         problems.append(Problem(requests.history, too_many))
     elif requests.history is not None:
-        last = reported[max(reported)][1] if reported else None
+        last = _round_and_result(session, reported[max(reported)])[1] if reported else None
         _queue_history(session, ctx=ctx, asker=asker, last_result=last, now=now)
         notes.append("history sent")
     if problems:
@@ -107,17 +107,26 @@ def _recent_answers(session: Session, asker: Asker, *, now: datetime) -> int:
     return int(count)
 
 
-def _reported_rounds(session: Session, game: Game) -> dict[int, tuple[Round, RoundResult]]:
+def _reported_rounds(session: Session, game: Game) -> dict[int, int]:
+    """The reported rounds of ``game``: their ids by number (the results are loaded when
+    asked for: a long board game has hundreds)."""
     rows = session.exec(
+        select(Round.number, Round.id).where(
+            Round.game_id == game.id, Round.state == RoundState.REPORTED
+        )
+    )
+    return {number: round_id for number, round_id in rows if round_id is not None}
+
+
+def _round_and_result(session: Session, round_id: int) -> tuple[Round, RoundResult]:
+    return session.exec(
         select(Round, RoundResult)
         .join(RoundResult, col(RoundResult.round_id) == col(Round.id))
-        .where(Round.game_id == game.id, Round.state == RoundState.REPORTED)
-        .order_by(col(Round.number))
-    )
-    return {round_.number: (round_, result) for round_, result in rows}
+        .where(Round.id == round_id)
+    ).one()
 
 
-def _not_reported(ask: Ask, reported: dict[int, Any]) -> str:
+def _not_reported(ask: Ask, reported: dict[int, int]) -> str:
     if not reported:
         return "no round of this game has been adjudicated yet"
     last = max(reported)
@@ -251,7 +260,7 @@ def _queue_problems(
     ctx: ServiceContext,
     asker: Asker,
     problems: list[Problem],
-    reported: dict[int, Any],
+    reported: dict[int, int],
     now: datetime,
 ) -> None:
     context = _now_context(session, ctx, asker)
