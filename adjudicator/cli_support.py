@@ -73,19 +73,11 @@ def settings_from_text(raw: dict[str, str]) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for name, text in raw.items():
         if name in LIST_SETTINGS:
-            settings[name] = [part.strip() for part in text.split(",") if part.strip()]
+            settings[name] = [part.strip().lower() for part in text.split(",") if part.strip()]
         elif name in INT_SETTINGS:
             settings[name] = int(text) if text.isdigit() else text
         elif name in BOOL_SETTINGS:
-            value = {
-                "true": True,
-                "yes": True,
-                "on": True,
-                "false": False,
-                "no": False,
-                "off": False,
-            }
-            settings[name] = value.get(text.lower(), text)
+            settings[name] = BOOLEANS.get(text.lower(), text)
         else:
             settings[name] = text
     return settings

@@ -8,22 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from needs import unavailable
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
 from adjudicator.storage.db import make_engine, migrate
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PG_ADMIN_URL = os.environ.get(
     "ADJUDICATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
-
-
-def unavailable(reason: str) -> None:
-    """Skip a test that needs something missing here; in CI the same thing is a failure."""
-    if IN_CI:
-        pytest.fail(f"{reason} (CI=true: .ci/run must provide it)")
-    pytest.skip(reason)
 
 
 @pytest.fixture

@@ -24,24 +24,17 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 from imapclient import IMAPClient
+from needs import unavailable
 
 HOST = "127.0.0.1"
 DOVECOT = Path(os.environ.get("ADJUDICATOR_TEST_DOVECOT", "/usr/sbin/dovecot"))
 IMAP_PASSWORD = "secret"  # the static passdb takes any user name with this password
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def unavailable(reason: str) -> NoReturn:
-    """Skip a test that needs something missing here; with CI=true the same thing fails."""
-    if IN_CI:
-        pytest.fail(f"{reason} (CI=true: the CI image must provide it)")
-    pytest.skip(reason)
 
 
 def free_port() -> int:

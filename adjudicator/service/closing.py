@@ -121,15 +121,19 @@ def _count_missed(
 def close_if_complete(
     session: Session, round_id: int, *, ctx: ServiceContext, now: datetime
 ) -> Closed | None:
-    """Early close: adjudicate now if the game allows it and every player's orders are in."""
+    """Adjudicate now if every player's orders are in and the game closes rounds early: a
+    sequential game always does (a valid move is applied at once), the others by their
+    ``early_close`` setting. Never while the game is paused."""
     round_ = session.get(Round, round_id)
     if round_ is None or round_.state != RoundState.OPEN:
         return None
     game = session.get(Game, round_.game_id)
     assert game is not None
-    if game.status != GameStatus.RUNNING or rules_of(game).sequential:
+    if game.status != GameStatus.RUNNING:
         return None
-    if not pace_of(game).early_close or missing_seats(session, game, round_):
+    if not (rules_of(game).sequential or pace_of(game).early_close):
+        return None
+    if missing_seats(session, game, round_):
         return None
     return close_and_adjudicate(session, round_id, ctx=ctx, now=now, force=True)
 

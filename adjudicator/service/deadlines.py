@@ -14,7 +14,7 @@ from sqlmodel import Session, col, or_
 
 from adjudicator.core.schedule import format_duration
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import game_state, rules_of, seats_of
+from adjudicator.service.games import active_seats, game_state, rules_of
 from adjudicator.service.pace import Pace, pace_of
 from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
 from adjudicator.service.rounds import closes_at, orders_in_force
@@ -24,7 +24,7 @@ from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 def waiting_for(session: Session, game: Game) -> list[Seat]:
     """The active seats whose orders the game waits for this round."""
     movers = set(rules_of(game).to_move(game_state(game)))
-    return [seat for seat in seats_of(session, game) if seat.active and seat.handle in movers]
+    return [seat for seat in active_seats(session, game) if seat.handle in movers]
 
 
 def missing_seats(session: Session, game: Game, round_: Round) -> list[Seat]:
@@ -130,9 +130,7 @@ def start_grace(session: Session, round_: Round, *, ctx: ServiceContext, now: da
         return True  # someone else started it: the round waits all the same
     session.refresh(round_)
     late = {seat.id for seat in missing}
-    for seat in seats_of(session, game):
-        if not seat.active:
-            continue
+    for seat in active_seats(session, game):
         template = "grace_late" if seat.id in late else "grace_wait"
         queue_templated(
             session,
@@ -145,7 +143,7 @@ def start_grace(session: Session, round_: Round, *, ctx: ServiceContext, now: da
             },
             kind=template,
             to=seat.address,
-            key=f"{template}:{round_.id}:{seat.id}",
+            key=f"{template}:{round_.id}:{seat.id}:{int(until.timestamp())}",
             now=now,
             threading=game_thread(game, ctx),
             game_id=game.id,

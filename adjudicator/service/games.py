@@ -77,6 +77,12 @@ def seats_of(session: Session, game: Game) -> list[Seat]:
     return list(session.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat))))
 
 
+def active_seats(session: Session, game: Game) -> list[Seat]:
+    """The seats still in play by mail: a seat the game master removed gets no mail, and its
+    mail is refused."""
+    return [seat for seat in seats_of(session, game) if seat.active]
+
+
 def find_game(session: Session, name: str) -> Game:
     game = session.exec(select(Game).where(Game.name == name.lower())).first()
     if game is None:

@@ -18,8 +18,9 @@ from adjudicator.core.text import is_handle
 from adjudicator.games import get_rules
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
+from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import Credentials, seats_of, setup_from_json
+from adjudicator.service.games import Credentials, active_seats, seats_of, setup_from_json
 from adjudicator.service.pace import pace_of
 from adjudicator.service.replies import (
     base_context,
@@ -29,7 +30,7 @@ from adjudicator.service.replies import (
     queue_templated,
 )
 from adjudicator.service.rerun import find_round, state_before
-from adjudicator.service.rounds import open_round, open_round_of
+from adjudicator.service.rounds import closes_at, open_round, open_round_of
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.models import (
     Game,
@@ -57,17 +58,23 @@ def pause(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -
 
 
 def resume(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> Round | None:
-    """Run a paused game again; the open round's deadline moves by the length of the pause (to
-    the next slot of a calendar schedule). The players get the new deadline."""
+    """Run a paused game again. A round whose orders all came in during the pause is
+    adjudicated now; otherwise the time it closes at (its deadline, or the end of its grace
+    period) moves by the length of the pause (to the next slot of a calendar schedule), and
+    the players get the new deadline."""
     if game.status != GameStatus.PAUSED or game.paused_at is None:
         raise ServiceError(f"game {game.name} is {game.status}, not paused: nothing to resume")
     pause_length = now - game.paused_at
     game.status, game.paused_at = GameStatus.RUNNING, None
     session.add(game)
     round_ = open_round_of(session, game)
-    if round_ is None or round_.deadline is None:
+    if round_ is None or round_.id is None:
         return round_
-    old = round_.deadline
+    if close_if_complete(session, round_.id, ctx=ctx, now=now) is not None:
+        return open_round_of(session, game)
+    old = closes_at(round_)
+    if old is None:
+        return round_
     moved = old + pause_length
     schedule = pace_of(game).schedule
     if schedule is not None and schedule.is_calendar:
@@ -89,7 +96,7 @@ def extend(
     round_ = open_round_of(session, game)
     if round_ is None:
         raise ServiceError(f"game {game.name} has no open round", exit_code=3)
-    old = round_.grace_until or round_.deadline
+    old = closes_at(round_)
     if until is None:
         if by is None:
             raise ServiceError("say how long (--by 24h) or until when (--until ...)")
@@ -115,7 +122,7 @@ def _move_deadline(
     session.add(round_)
     session.flush()
     event = deadline_attachment(ctx, game, round_, now=now)  # replaces the calendar entry
-    for seat in _reachable(session, game):
+    for seat in active_seats(session, game):
         zone = seat.time_zone or game.time_zone
         queue_templated(
             session,
@@ -138,10 +145,6 @@ def _move_deadline(
         )
 
 
-def _reachable(session: Session, game: Game) -> list[Seat]:
-    return [seat for seat in seats_of(session, game) if seat.active]
-
-
 def _tell_players(
     session: Session,
     game: Game,
@@ -154,7 +157,7 @@ def _tell_players(
 ) -> None:
     # A paused game has no deadline: the calendar entry is withdrawn until it resumes.
     event = deadline_attachment(ctx, game, round_, now=now, cancelled=True)
-    for seat in _reachable(session, game):
+    for seat in active_seats(session, game):
         queue_templated(
             session,
             ctx=ctx,
@@ -266,6 +269,15 @@ def remove_player(session: Session, game: Game, handle: str) -> None:
         return
     seat.active = False
     session.add(seat)
+    # Orders it sent for the open round no longer count (its mail stays stored): the round
+    # adjudicates, and re-runs, without them.
+    round_ = open_round_of(session, game)
+    if round_ is not None:
+        session.execute(
+            delete(OrderSet).where(
+                col(OrderSet.round_id) == round_.id, col(OrderSet.seat_id) == seat.id
+            )
+        )
 
 
 def change_address(session: Session, game: Game, handle: str, address: str) -> None:

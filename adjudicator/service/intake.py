@@ -25,7 +25,7 @@ from adjudicator.mail.requests import read_requests
 from adjudicator.security import receipt, token_digest, verify_secret
 from adjudicator.service import replies
 from adjudicator.service.bounces import record_bounce
-from adjudicator.service.closing import close_and_adjudicate, close_if_complete
+from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import game_state, rules_of
 from adjudicator.service.reports import Asker, answer_requests
@@ -172,13 +172,17 @@ class _Intake:
         ).all()
         return games[0] if len(games) == 1 else None
 
-    def _authenticate(self, game: Game, section: Section) -> Seat | None:
-        """The seat this section may order for, or None (and the refusal is queued)."""
-        if self.token_seat is not None and self.token_seat.game_id == game.id:
-            return self.token_seat
-        seat = self.session.exec(
+    def _sender_seat(self, game: Game) -> Seat | None:
+        """The seat registered under the sender's address (not proof of anything by itself)."""
+        return self.session.exec(
             select(Seat).where(Seat.game_id == game.id, Seat.address == (self.mail.sender or ""))
         ).first()
+
+    def _authenticate(self, game: Game, section: Section, seat: Seat | None) -> Seat | None:
+        """The seat this section speaks for: the reply token's, or the sender's ``seat`` with
+        its password; None when neither proves anything."""
+        if self.token_seat is not None and self.token_seat.game_id == game.id:
+            return self.token_seat
         if seat is None or not section.secret:
             return None
         if seat.locked_until is not None and seat.locked_until > self.now:
@@ -189,10 +193,7 @@ class _Intake:
             return seat
         return None
 
-    def _failed_login(self, index: int, game: Game, section: Section) -> None:
-        seat = self.session.exec(
-            select(Seat).where(Seat.game_id == game.id, Seat.address == (self.mail.sender or ""))
-        ).first()
+    def _failed_login(self, index: int, game: Game, section: Section, seat: Seat | None) -> None:
         self.notes.append(f"refused for game {game.name}")
         if seat is not None and section.secret:
             locked = seat.locked_until is not None and seat.locked_until > self.now
@@ -226,9 +227,15 @@ class _Intake:
             self.notes.append("no game")
             self.reply(index, "no_game", sender, {"named": section.game})
             return False
-        seat = self._authenticate(game, section)
+        listed = self._sender_seat(game)
+        seat = self._authenticate(game, section, listed)
         if seat is None:
-            self._failed_login(index, game, section)
+            self._failed_login(index, game, section, listed)
+            return False
+        if not seat.active:  # taken out of the game by the game master
+            self.notes.append(f"removed from game {game.name}")
+            base = replies.base_context(game, seat, None)
+            self.reply(index, "removed", seat.address, base, game_id=game.id)
             return False
         policy = replies.mail_policy_problem(game, self.mail)
         if policy:
@@ -300,8 +307,5 @@ class _Intake:
         self.reply(
             index, "confirmation", seat.address, context, game_id=game.id, round_id=round_.id
         )
-        if rules.sequential:  # a valid move is applied at once
-            close_and_adjudicate(self.session, round_.id, ctx=self.ctx, now=self.now, force=True)
-        else:
-            close_if_complete(self.session, round_.id, ctx=self.ctx, now=self.now)
+        close_if_complete(self.session, round_.id, ctx=self.ctx, now=self.now)
         return True

@@ -10,6 +10,8 @@ Settings live in ``Game.settings`` (JSON), all optional:
   games with a calendar schedule, whose players count on the fixed deadline).
 - ``missed_rounds_limit``: after this many missed rounds in a row the game master is told
   (default 2).
+- ``require_auth``: the checks of our receiving server that a player's mail must have passed,
+  among ``dkim``, ``spf`` and ``dmarc`` (default none).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from adjudicator.storage.models import Game
 DEFAULT_REMINDERS = ("24h", "2h")
 SEQUENTIAL_GRACE = "24h"
 SETTINGS = ("reminders", "grace", "early_close", "missed_rounds_limit", "require_auth")
+AUTH_CHECKS = ("dkim", "spf", "dmarc")
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class Pace:
     grace: timedelta | None
     early_close: bool
     missed_rounds_limit: int
+    require_auth: tuple[str, ...] = ()
 
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
@@ -78,6 +82,12 @@ def read_pace(kind: str, schedule: str | None, time_zone: str, settings: Mapping
         early = settings.get("early_close", parsed is None or not parsed.is_calendar)
         if not isinstance(early, bool):
             raise ServiceError("setting 'early_close' is true or false")
+        required = settings.get("require_auth", [])
+        if not isinstance(required, list | tuple) or not set(required) <= set(AUTH_CHECKS):
+            raise ServiceError(
+                "setting 'require_auth' is a list of checks among "
+                f"{', '.join(AUTH_CHECKS)}, e.g. [\"dkim\", \"spf\"]"
+            )
         return Pace(
             schedule=parsed,
             time_zone=time_zone,
@@ -85,6 +95,7 @@ def read_pace(kind: str, schedule: str | None, time_zone: str, settings: Mapping
             grace=parse_duration(str(grace)) if grace else None,
             early_close=early,
             missed_rounds_limit=limit,
+            require_auth=tuple(required),
         )
     except ScheduleError as error:
         raise ServiceError(str(error)) from None

@@ -30,6 +30,7 @@ from adjudicator.security import bounce_address
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import rules_of, seats_of
 from adjudicator.service.outbox import queue_mail
+from adjudicator.service.pace import pace_of
 from adjudicator.service.rounds import Adjudicated, mark_reported
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
@@ -58,7 +59,7 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
 
 def mail_policy_problem(game: Game, mail: InboundMail) -> str | None:
     """Why this mail fails the game's mail policy (e.g. ``require_auth = ["dkim"]``), if it does."""
-    required = game.settings.get("require_auth", [])
+    required = pace_of(game).require_auth
     # The topmost Authentication-Results field is the one our own receiving server added.
     top = mail.auth_results[0] if mail.auth_results else None
     failed = [m for m in required if top is None or getattr(top, m, None) != "pass"]

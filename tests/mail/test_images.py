@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import io
-import os
-import shutil
 import subprocess
 
 import pytest
+from needs import require_rsvg
 from PIL import Image
 
 from adjudicator.core.game import Setup
@@ -31,10 +30,7 @@ def _gift_graph() -> str:
 
 
 def test_a_picture_becomes_a_small_palette_png_of_the_same_size() -> None:
-    if shutil.which("rsvg-convert") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("rsvg-convert (Debian librsvg2-bin) is missing on CI")
-        pytest.skip("rsvg-convert is not installed (apt-get install librsvg2-bin)")
+    require_rsvg()
     svg = _gift_graph()
     png = svg_to_png(svg)
     assert png is not None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
@@ -20,6 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from needs import require_rsvg
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
@@ -277,13 +277,6 @@ def structure(part: EmailMessage) -> str:
         return f"{part.get_content_type()} [{inner}]"
     name = part.get_filename()
     return part.get_content_type() + (f" {name}" if name else "")
-
-
-def require_rsvg() -> None:
-    if shutil.which("rsvg-convert") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("rsvg-convert (Debian librsvg2-bin) is missing on CI")
-        pytest.skip("rsvg-convert (Debian librsvg2-bin) is not installed: no images in HTML mail")
 
 
 @pytest.fixture(scope="module")

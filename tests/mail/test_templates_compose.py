@@ -4,13 +4,12 @@ HTML part without its pictures when rsvg-convert is missing, and what each playe
 from __future__ import annotations
 
 import logging
-import os
-import shutil
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
 import pytest
+from needs import require_rsvg
 
 from adjudicator.mail import images
 from adjudicator.mail.compose import (
@@ -204,15 +203,8 @@ def test_without_rsvg_convert_the_html_goes_out_without_pictures(
     assert "alice&nbsp;&nbsp;-&gt;&nbsp;bob&nbsp;3" in rendered.html  # the text diagram instead
 
 
-def _require_rsvg() -> None:
-    if shutil.which("rsvg-convert") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("rsvg-convert (Debian librsvg2-bin) is missing on CI")
-        pytest.skip("rsvg-convert (Debian librsvg2-bin) is not installed")
-
-
 def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
-    _require_rsvg()
+    require_rsvg()
     (picture,) = pictures_for(
         "starship-combat",
         {},
@@ -236,7 +228,7 @@ def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
 
 
 def test_a_broken_svg_is_left_out_and_logged(caplog: pytest.LogCaptureFixture) -> None:
-    _require_rsvg()
+    require_rsvg()
     broken = Picture("board", "The board", "text", '<svg width="10" height="10"><unclosed')
     with caplog.at_level(logging.WARNING):
         assert images.inline_images([broken], domain="pbem.test") == []

@@ -4,25 +4,13 @@ clock the test moves by hand."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from playing import Clock
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> datetime:
-        self.now += timedelta(**delta)
-        return self.now
 
 
 def app_for(tmp_path: Path, database_url: str = "") -> App:

@@ -8,15 +8,16 @@ from email import message_from_bytes, policy
 from typing import Any
 
 import pytest
+from playing import START, add_orders, clock_of
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
-from adjudicator.service import ServiceError
+from adjudicator.service import ServiceError, gm
 from adjudicator.service.closing import close_if_complete, sweep
 from adjudicator.service.games import PlayerSpec, create_game, find_game
-from adjudicator.service.rounds import open_round_of, start_game, takes_orders
+from adjudicator.service.rounds import start_game, takes_orders
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import GameStatus, OrderSet, OutboxMail, Round, RoundState, Seat
+from adjudicator.storage.models import GameStatus, OutboxMail, Round, RoundState, Seat
 
 GIVEAWAY_ORDERS = {
     "ann": "GIVE 3 TO ben",
@@ -44,31 +45,13 @@ def _game(app: App, kind: str = "giveaway", **extra: Any) -> int:
 
 
 def _order(app: App, handle: str, line: str) -> None:
-    with session_scope(app.engine) as session:
-        round_ = open_round_of(session, find_game(session, "g1"))
-        seat = session.exec(select(Seat).where(Seat.handle == handle)).one()
-        assert round_ is not None
-        assert round_.id is not None
-        assert seat.id is not None
-        session.add(
-            OrderSet(
-                round_id=round_.id,
-                seat_id=seat.id,
-                lines=[line],
-                receipt="r",
-                created_at=app.clock(),
-            )
-        )
+    add_orders(app, "g1", handle, line)
 
 
 def _at(app: App, **offset: float) -> datetime:
     """Set the clock to the game's creation time plus ``offset``, and sweep."""
-    app.clock.now = START + timedelta(**offset)  # type: ignore[attr-defined]
-    sweep(app.engine, ctx=app.ctx, now=app.clock())
+    sweep(app.engine, ctx=app.ctx, now=clock_of(app).at(**offset))
     return app.clock()
-
-
-START = datetime.fromisoformat("2026-03-02T12:00:00+00:00")  # the fixture clock's start
 
 
 def _mails(app: App, kind: str) -> list[tuple[str, str]]:
@@ -83,9 +66,11 @@ def _mails(app: App, kind: str) -> list[tuple[str, str]]:
     ]
 
 
-def _body(app: App, kind: str) -> str:
+def _body(app: App, kind: str, *, last: bool = False) -> str:
     with Session(app.engine) as session:
-        row = session.exec(select(OutboxMail).where(OutboxMail.kind == kind)).first()
+        order = col(OutboxMail.id).desc() if last else col(OutboxMail.id)
+        query = select(OutboxMail).where(OutboxMail.kind == kind).order_by(order)
+        row = session.exec(query).first()
     assert row is not None
     message = message_from_bytes(row.message, policy=policy.default)
     part = message.get_body(("plain",))  # type: ignore[attr-defined]
@@ -163,6 +148,19 @@ def test_a_grace_period_waits_for_late_players_and_tells_everyone(app: App) -> N
     _at(app, hours=84)
     assert _round(app, 1).state == RoundState.REPORTED
     assert len(_mails(app, "grace_late")) == 1  # the grace period was started once
+
+
+def test_a_grace_period_after_an_extended_deadline_is_told_again(app: App) -> None:
+    _game(app, settings={"grace": "12h"})
+    _at(app, hours=72)  # grace until 84
+    with session_scope(app.engine) as session:
+        gm.extend(
+            session, find_game(session, "g1"), ctx=app.ctx, now=app.clock(), by=timedelta(hours=24)
+        )
+    _at(app, hours=108)  # the new deadline passes with orders still missing: grace until 120
+    assert _round(app, 1).grace_until == START + timedelta(hours=120)
+    assert len(_mails(app, "grace_late")) == 2 * 3  # every player, each time
+    assert "Saturday 07 March 2026, 12:00 UTC" in _body(app, "grace_late", last=True)
 
 
 def test_no_grace_period_when_every_order_is_in(app: App) -> None:
@@ -244,7 +242,8 @@ def test_a_missed_move_deadline_starts_a_grace_period_then_forfeits(app: App) ->
         assert game.status == GameStatus.FINISHED
     result = _mails(app, "result")
     assert len(result) == 2
-    assert all("game over" in subject for _, subject in result)
+    # ann plays the Musketeers and stayed silent: she forfeits, the Cardinal's player wins.
+    assert all(subject.endswith("game over: ben wins") for _, subject in result)
 
 
 @pytest.mark.parametrize(
@@ -255,6 +254,8 @@ def test_a_missed_move_deadline_starts_a_grace_period_then_forfeits(app: App) ->
         ({"reminders": ["soon"]}, "'soon' is not a duration"),
         ({"missed_rounds_limit": 0}, "'missed_rounds_limit' is a whole number"),
         ({"early_close": "yes"}, "'early_close' is true or false"),
+        ({"require_auth": ["DKIM"]}, "'require_auth' is a list of checks among dkim, spf"),
+        ({"require_auth": "dkim"}, "'require_auth' is a list of checks"),
     ],
 )
 def test_bad_settings_are_refused_with_the_reason(

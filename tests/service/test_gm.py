@@ -7,6 +7,7 @@ from email import message_from_bytes, policy
 from typing import Any
 
 import pytest
+from playing import START, add_orders, clock_of, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
@@ -27,12 +28,11 @@ from adjudicator.storage.models import (
     Seat,
 )
 
-START = datetime.fromisoformat("2026-03-02T12:00:00+00:00")  # the fixture clock's start
 
-
-def _game(app: App, *, start: bool = True, **extra: Any) -> None:
+def _game(app: App, *, start: bool = True, **extra: Any) -> dict[str, str]:
+    """Game "duel"; each player's password."""
     with session_scope(app.engine) as session:
-        game, _ = create_game(
+        game, credentials = create_game(
             session,
             name="duel",
             kind="starship-combat",
@@ -43,6 +43,7 @@ def _game(app: App, *, start: bool = True, **extra: Any) -> None:
         )
         if start:
             start_game(session, game, now=app.clock())
+    return {c.handle: c.secret for c in credentials}
 
 
 def _do(app: App, action: str, *args: Any, **kwargs: Any) -> Any:
@@ -52,8 +53,7 @@ def _do(app: App, action: str, *args: Any, **kwargs: Any) -> Any:
 
 
 def _clock(app: App, **offset: float) -> datetime:
-    app.clock.now = START + timedelta(**offset)  # type: ignore[attr-defined]
-    return app.clock()
+    return clock_of(app).at(**offset)
 
 
 def _open(app: App) -> Round:
@@ -64,21 +64,7 @@ def _open(app: App) -> Round:
 
 
 def _order(app: App, handle: str, line: str) -> None:
-    with session_scope(app.engine) as session:
-        round_ = open_round_of(session, find_game(session, "duel"))
-        seat = session.exec(select(Seat).where(Seat.handle == handle)).one()
-        assert round_ is not None
-        assert round_.id is not None
-        assert seat.id is not None
-        session.add(
-            OrderSet(
-                round_id=round_.id,
-                seat_id=seat.id,
-                lines=[line],
-                receipt="r",
-                created_at=app.clock(),
-            )
-        )
+    add_orders(app, "duel", handle, line)
 
 
 def _mails(app: App, kind: str) -> list[OutboxMail]:
@@ -202,17 +188,73 @@ def test_a_replacement_player_takes_over_the_seat_with_new_secrets(app: App) -> 
 
 
 def test_a_removed_player_stays_in_the_game_under_the_no_orders_rule(app: App) -> None:
-    _game(app)
-    _do(app, "remove_player", "ben")
+    secrets = _game(app)
+    ben = f"PASSWORD {secrets['ben']}\nFIRE"
+    assert app.ingest(player_mail("duel", "ben", ben), channel="test") == "accepted"
+    _do(app, "remove_player", "ben")  # his stored orders no longer count
+    # and his mail is refused, with a word to him, whichever way he proves who he is
+    assert app.ingest(player_mail("duel", "ben", ben, number=1), channel="test") == "rejected"
+    assert "taken you out of game duel" in plain(queued(app, "removed")[0])
     _order(app, "ann", "FIRE")
     sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=48))
     with Session(app.engine) as session:
         result = session.exec(select(RoundResult)).one()
         seat = session.exec(select(Seat).where(Seat.handle == "ben")).one()
+        game = find_game(session, "duel")
     assert result.orders == {"ann": ["FIRE"]}
+    # RULINGS.md 5: missing orders count as NOTHING, so ann's missile meets no shield.
+    assert result.report["codes"]["ben"] == ["nmr-nothing"]
+    assert result.report["public"]["destroyed"] == ["ben"]
+    assert game.status == GameStatus.FINISHED
     assert seat.missed_rounds == 0  # not counted against a removed player
     assert not seat.active
     assert [m.recipient for m in _mails(app, "result")] == ["ann@example.org"]
+
+
+def test_moves_sent_while_paused_wait_for_the_resume(app: App) -> None:
+    """A paused game closes no round, a sequential one included; on resuming, a round whose
+    orders are all in is adjudicated at once."""
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="tm",
+            kind="three-musketeers",
+            players=[PlayerSpec("ann", "ann@example.org"), PlayerSpec("ben", "ben@example.org")],
+            options={},
+            schedule="48h",
+            settings={"reminders": []},
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+    secret = next(c.secret for c in credentials if c.handle == "ann")
+    with session_scope(app.engine) as session:
+        gm.pause(session, find_game(session, "tm"), ctx=app.ctx, now=_clock(app, hours=1))
+    move = player_mail("tm", "ann", f"PASSWORD {secret}\na1-a2", number=1)
+    assert app.ingest(move, channel="test") == "accepted"
+    with Session(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, "tm"))
+        assert round_ is not None
+        assert round_.number == 1  # stored, not applied
+    with session_scope(app.engine) as session:
+        gm.resume(session, find_game(session, "tm"), ctx=app.ctx, now=_clock(app, hours=5))
+    with Session(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, "tm"))
+        assert round_ is not None
+        assert round_.number == 2
+        assert round_.deadline == START + timedelta(hours=5 + 48)  # from the resume
+    assert _mails(app, "deadline_changed") == []  # the result mail carries the new deadline
+
+
+def test_resuming_in_a_grace_period_moves_its_end(app: App) -> None:
+    _game(app, settings={"reminders": [], "grace": "24h"})
+    sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=48))  # nobody ordered: grace until 72
+    assert _open(app).grace_until == START + timedelta(hours=72)
+    _do(app, "pause", ctx=app.ctx, now=_clock(app, hours=58))
+    _do(app, "resume", ctx=app.ctx, now=_clock(app, hours=59))
+    assert _open(app).deadline == START + timedelta(hours=73)  # the grace end, an hour later
+    [moved, _] = _mails(app, "deadline_changed")
+    assert "Thursday 05 March 2026, 13:00 UTC" in _text(moved)  # 73 h after the start
+    assert sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=72, minutes=30)) == []
 
 
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])

@@ -1,0 +1,32 @@
+"""What a test needs from the machine: a missing server or program skips the test here, and
+fails it under CI (``CI=true``: .ci/run must provide it)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import NoReturn
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip a test that needs something missing here; in CI the same thing is a failure."""
+    if IN_CI:
+        pytest.fail(f"{reason} (CI=true: .ci/run must provide it)")
+    pytest.skip(reason)
+
+
+def require_program(name: str, package: str) -> str:
+    """The path of program ``name`` (from Debian's ``package``), or skip/fail the test."""
+    found = shutil.which(name)
+    if found is None:
+        unavailable(f"{name} is not installed (apt-get install {package})")
+    return found
+
+
+def require_rsvg() -> None:
+    """rsvg-convert draws the PNG pictures of HTML mail."""
+    require_program("rsvg-convert", "librsvg2-bin")

@@ -1,0 +1,109 @@
+"""Helpers for tests that play games through the service: the fixture clock, orders stored for
+a player, the open round closed, the mails queued."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+
+from sqlmodel import Session, col, select
+
+from adjudicator.app import App
+from adjudicator.service.closing import close_and_adjudicate
+from adjudicator.service.games import find_game
+from adjudicator.service.rounds import open_round_of
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import OrderSet, OutboxMail, Seat
+
+START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+"""Where the fixture clock (tests/service/conftest.py) starts."""
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+    def at(self, **offset: float) -> datetime:
+        """Set to ``START`` plus ``offset``."""
+        self.now = START + timedelta(**offset)
+        return self.now
+
+
+def clock_of(app: App) -> Clock:
+    assert isinstance(app.clock, Clock)
+    return app.clock
+
+
+SERVICE = "judge@pbem.test"
+"""The service's address in the fixture app."""
+
+
+def player_mail(game: str, sender: str, body: str, *, number: int = 0) -> bytes:
+    """A player's mail to the service about ``game``: from ``sender`` (a handle, at
+    example.org), tagged ``[game]`` in the subject; ``number`` makes its bytes unique."""
+    message = EmailMessage()
+    message["From"] = f"{sender}@example.org"
+    message["To"] = SERVICE
+    message["Subject"] = f"[{game}] orders"
+    message["Message-ID"] = f"<{sender}-{number}@example.org>"
+    message.set_content(body)
+    return message.as_bytes()
+
+
+def add_orders(app: App, game: str, handle: str, *lines: str) -> None:
+    """Store ``lines`` as ``handle``'s orders in force for the open round of ``game``, as the
+    intake would after checking them."""
+    with session_scope(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, game))
+        seat = session.exec(select(Seat).where(Seat.handle == handle)).one()
+        assert round_ is not None
+        assert round_.id is not None
+        assert seat.id is not None
+        session.add(
+            OrderSet(
+                round_id=round_.id,
+                seat_id=seat.id,
+                lines=list(lines),
+                receipt="r",
+                created_at=app.clock(),
+            )
+        )
+
+
+def close_open_round(app: App, game: str) -> None:
+    """Close and adjudicate the open round of ``game`` now, as at its deadline."""
+    with session_scope(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, game))
+        assert round_ is not None
+        assert round_.id is not None
+        close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
+
+
+def queued(app: App, kind: str | None = None) -> list[EmailMessage]:
+    """The mails queued (of one ``kind``), oldest first; ``X-Test-Kind`` holds each one's kind."""
+    with Session(app.engine) as session:
+        query = select(OutboxMail).order_by(col(OutboxMail.id))
+        if kind is not None:
+            query = query.where(OutboxMail.kind == kind)
+        found = []
+        for row in session.exec(query):
+            parsed: EmailMessage = message_from_bytes(row.message, policy=policy.default)
+            parsed["X-Test-Kind"] = row.kind
+            found.append(parsed)
+        return found
+
+
+def plain(message: EmailMessage) -> str:
+    body = message.get_body(preferencelist=("plain",))
+    assert body is not None
+    return str(body.get_content())
