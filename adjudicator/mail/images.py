@@ -57,12 +57,14 @@ def svg_size(svg: str) -> tuple[int, int]:
     return round(float(match.group(1))), round(float(match.group(2)))
 
 
-class _Converted:
+class PngCache:
     """The last PNGs made, by SVG: a round's pictures are converted once for its result mails,
     and again only when they have dropped out of here (a report asked for again, a history,
-    usually of the latest round, find them). Failures are not kept: they may pass."""
+    usually of the latest round, find them). Failures are not kept: they may pass. The service
+    keeps one (``ServiceContext.pngs``); 64 pictures of up to 160 KB (a 20-player gift graph),
+    with their SVGs, are a few MB."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int = 64) -> None:
         self.size = size
         self.pngs: OrderedDict[tuple[str, float], bytes] = OrderedDict()
         self.lock = threading.Lock()
@@ -85,18 +87,15 @@ class _Converted:
                 self.pngs.popitem(last=False)
 
 
-CONVERTED = _Converted(size=64)
-"""About 64 pictures of up to 160 KB (a 20-player gift graph), with their SVGs: a few MB."""
-
-
-def svg_to_png(svg: str, *, zoom: float = ZOOM) -> bytes | None:
-    """The PNG of ``svg``, or None (logged) when rsvg-convert is missing or fails."""
+def svg_to_png(svg: str, *, zoom: float = ZOOM, cache: PngCache | None = None) -> bytes | None:
+    """The PNG of ``svg`` (from ``cache`` when it holds it), or None (logged) when
+    rsvg-convert is missing or fails."""
     key = (svg, zoom)
-    png = CONVERTED.get(key)
+    png = cache.get(key) if cache is not None else None
     if png is None:
         png = _convert(svg, zoom)
-        if png is not None:
-            CONVERTED.put(key, png)
+        if png is not None and cache is not None:
+            cache.put(key, png)
     return png
 
 
@@ -117,7 +116,12 @@ def _convert(svg: str, zoom: float) -> bytes | None:
         log.warning("%s failed: %s; HTML mail goes out without this picture", PROGRAM, error)
         return None
     if done.returncode != 0 or not done.stdout.startswith(b"\x89PNG"):
-        log.warning("%s failed (exit %s): %s", PROGRAM, done.returncode, done.stderr.decode()[:200])
+        log.warning(
+            "%s failed (exit %s): %s",
+            PROGRAM,
+            done.returncode,
+            done.stderr.decode(errors="replace")[:200],
+        )
         return None
     return palette_png(done.stdout)
 
@@ -136,12 +140,14 @@ def palette_png(png: bytes) -> bytes:
     return out.getvalue() if out.tell() < len(png) else png
 
 
-def inline_images(pictures: Sequence[Picture], *, domain: str) -> list[InlineImage]:
+def inline_images(
+    pictures: Sequence[Picture], *, domain: str, cache: PngCache | None = None
+) -> list[InlineImage]:
     """The pictures that could be converted, each with a Content-ID derived from its SVG (the
     same picture always has the same id, whichever librsvg drew it)."""
     images = []
     for picture in pictures:
-        png = svg_to_png(picture.svg)
+        png = svg_to_png(picture.svg, cache=cache)
         if png is None:
             continue
         digest = hashlib.sha256(picture.svg.encode("utf-8")).hexdigest()[:16]

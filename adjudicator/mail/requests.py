@@ -37,6 +37,10 @@ _SPAN = re.compile(r"(\d+)\s*(?:-|to)\s*(\d+)|(\d+)", re.IGNORECASE)
 _LOOKS_LIKE_ROUNDS = re.compile(r"(?:rounds?\b|#|\d)", re.IGNORECASE)
 
 HOW = "write REPORT and a round number, e.g. REPORT 3, or REPORT alone for the last round"
+TOO_MANY = (
+    f"one mail may ask for at most {MAX_REPORTS} round reports; ask for HISTORY to get the "
+    "whole game"
+)
 
 
 @dataclass(frozen=True)
@@ -80,40 +84,29 @@ def read_requests(lines: Sequence[SectionLine]) -> Requests:
             history = history or line
             continue
         report = _REPORT.fullmatch(text)
-        if report is None:
-            rest.append(line)
-            continue
-        asked, problem = _rounds_of(report.group(1).strip())
-        if problem is None and asked is None:
-            rest.append(line)  # "Report me if you like": not a request
-        elif problem is not None:
-            problems.append(Problem(line, problem))
+        asked = _rounds_of(report.group(1).strip()) if report else None
+        if asked is None:
+            rest.append(line)  # orders, or "Report me if you like"
+        elif isinstance(asked, str):
+            problems.append(Problem(line, asked))
         else:
-            assert asked is not None
             known = {ask.number for ask in reports}
             new = [Ask(n, line) for n in asked if n not in known]
             if len(reports) + len(new) > MAX_REPORTS:
-                problems.append(
-                    Problem(
-                        line,
-                        f"one mail may ask for at most {MAX_REPORTS} round reports; "
-                        "ask for HISTORY to get the whole game",
-                    )
-                )
+                problems.append(Problem(line, TOO_MANY))
             else:
                 reports += new
     return Requests(history, tuple(reports), tuple(problems), tuple(rest))
 
 
-def _rounds_of(words: str) -> tuple[list[int] | None, str | None]:
-    """The rounds named by what follows REPORT; ``(None, None)`` when it names none at all."""
+def _rounds_of(words: str) -> list[int] | str | None:
+    """The rounds named by what follows REPORT, or what is wrong with them (a string), or
+    None when the words name no rounds at all (the line is no request)."""
     if _LATEST_WORDS.fullmatch(words):
-        return [LATEST], None
+        return [LATEST]
     match = _ROUNDS.fullmatch(words)
     if match is None:
-        if _LOOKS_LIKE_ROUNDS.match(words):
-            return None, f"could not read which rounds: {HOW}"
-        return None, None
+        return f"could not read which rounds: {HOW}" if _LOOKS_LIKE_ROUNDS.match(words) else None
     numbers: list[int] = []
     for span in _SPAN.finditer(match.group(1)):
         if span.group(3) is not None:
@@ -121,13 +114,10 @@ def _rounds_of(words: str) -> tuple[list[int] | None, str | None]:
         else:
             first, last = int(span.group(1)), int(span.group(2))
         if first < 1 or last < 1:
-            return None, f"rounds are numbered from 1: {HOW}"
+            return f"rounds are numbered from 1: {HOW}"
         if last < first:
-            return None, f"the range {first}-{last} runs backwards: write REPORT {last}-{first}"
+            return f"the range {first}-{last} runs backwards: write REPORT {last}-{first}"
         if last - first >= MAX_REPORTS:
-            return None, (
-                f"one mail may ask for at most {MAX_REPORTS} round reports; "
-                "ask for HISTORY to get the whole game"
-            )
+            return TOO_MANY
         numbers += [n for n in range(first, last + 1) if n not in numbers]
-    return numbers, None
+    return numbers

@@ -3,9 +3,10 @@ behind receipts."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from adjudicator.mail.compose import Identity, Renderer
+from adjudicator.mail.images import PngCache
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,7 @@ class ServiceContext:
     receipt_key: bytes
     max_bytes: int = 1_000_000
     archive_url: str = ""  # the published archive, linked from mails; empty: not published
+    pngs: PngCache = field(default_factory=PngCache, compare=False)  # the last pictures made
 
     def archive_link(self, game: str, page: str = "") -> str | None:
         """The address of a game's archive page (``page`` inside its folder), if published."""

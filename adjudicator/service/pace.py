@@ -86,7 +86,7 @@ def read_pace(kind: str, schedule: str | None, time_zone: str, settings: Mapping
         if not isinstance(required, list | tuple) or not set(required) <= set(AUTH_CHECKS):
             raise ServiceError(
                 "setting 'require_auth' is a list of checks among "
-                f"{', '.join(AUTH_CHECKS)}, e.g. [\"dkim\", \"spf\"]"
+                f'{", ".join(AUTH_CHECKS)}, e.g. ["dkim", "spf"]'
             )
         return Pace(
             schedule=parsed,

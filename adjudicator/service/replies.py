@@ -280,14 +280,16 @@ class RoundExtras:
 def round_extras(
     ctx: ServiceContext,
     game: Game,
-    result: RoundResult,
+    public_state: Mapping[str, Any],
+    public_report: Mapping[str, Any],
     next_round: Round | None,
     *,
     now: datetime,
-    images: bool = True,
 ) -> RoundExtras:
-    pictures = pictures_for(game.kind, result.public_state, result.report.get("public", {}))
-    converted = inline_images(pictures, domain=ctx.identity.domain) if images else []
+    """The pictures of the position after a round (``RoundResult.public_state`` and
+    ``report["public"]``), and the next round's calendar event."""
+    pictures = pictures_for(game.kind, public_state, public_report)
+    converted = inline_images(pictures, domain=ctx.identity.domain, cache=ctx.pngs)
     calendar = deadline_attachment(ctx, game, next_round, now=now)
     return RoundExtras(pictures, converted, [calendar] if calendar else [])
 
@@ -348,7 +350,14 @@ def queue_round_result(
     game, round_, result = adjudicated.game, adjudicated.round, adjudicated.result
     assert round_.id is not None
     seats = seats_of(session, game)
-    extras = round_extras(ctx, game, result, adjudicated.next_round, now=now)
+    extras = round_extras(
+        ctx,
+        game,
+        result.public_state,
+        result.report.get("public", {}),
+        adjudicated.next_round,
+        now=now,
+    )
     pictures = extras.picture_context()
     template = result_template(ctx, game.kind)
     termination = adjudicated.outcome.termination if adjudicated.outcome else None

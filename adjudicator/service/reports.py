@@ -61,6 +61,7 @@ def answer_requests(
 ) -> list[str]:
     """Queue the answers to ``requests``; notes for the submission's log."""
     reported = _reported_rounds(session, asker.game)
+    now_context = _now_context(session, ctx, asker)
     problems = list(requests.problems)
     notes = []
     budget = ANSWERS_PER_HOUR - _recent_answers(session, asker, now=now)
@@ -77,19 +78,25 @@ def answer_requests(
             problems.append(Problem(ask.line, too_many))
         else:
             round_, result = _round_and_result(session, round_id)
-            _queue_report(session, ctx=ctx, asker=asker, round_=round_, result=result, now=now)
+            _queue_report(
+                session,
+                ctx=ctx,
+                asker=asker,
+                round_=round_,
+                result=result,
+                now_context=now_context,
+                now=now,
+            )
             notes.append(f"report of round {round_.number} sent")
             budget -= 1
     if requests.history is not None and budget <= 0:
         problems.append(Problem(requests.history, too_many))
     elif requests.history is not None:
-        last = _round_and_result(session, reported[max(reported)])[1] if reported else None
-        _queue_history(session, ctx=ctx, asker=asker, last_result=last, now=now)
+        _queue_history(session, ctx=ctx, asker=asker, now_context=now_context, now=now)
         notes.append("history sent")
     if problems:
-        _queue_problems(
-            session, ctx=ctx, asker=asker, problems=problems, reported=reported, now=now
-        )
+        context = now_context | {"last": max(reported, default=None)}
+        _queue_problems(session, ctx=ctx, asker=asker, problems=problems, context=context, now=now)
         notes.append(f"{len(problems)} request(s) not understood or not answerable")
     return notes
 
@@ -153,11 +160,13 @@ def _queue_report(
     asker: Asker,
     round_: Round,
     result: RoundResult,
+    now_context: dict[str, Any],
     now: datetime,
 ) -> None:
     game, seat = asker.game, asker.seat
     assert round_.id is not None
-    extras = replies.round_extras(ctx, game, result, None, now=now)
+    public = result.report.get("public", {})
+    extras = replies.round_extras(ctx, game, result.public_state, public, None, now=now)
     rules = rules_of(game)
     outcome = rules.outcome(rules.load(result.state)) if result.finished else None
     context = replies.result_context(
@@ -171,7 +180,6 @@ def _queue_report(
         pictures=extras.picture_context(),
         round_link=ctx.archive_link(game.name, round_file(round_.number)),
     )
-    now_context = _now_context(session, ctx, asker)
     context |= {
         "requested": True,
         "first_sent": replies.local_time(round_.reported_at, now_context["time_zone"]),
@@ -201,17 +209,17 @@ def _queue_history(
     *,
     ctx: ServiceContext,
     asker: Asker,
-    last_result: RoundResult | None,
+    now_context: dict[str, Any],
     now: datetime,
 ) -> None:
     game, seat = asker.game, asker.seat
     view = game_view(session, game)
-    context = _now_context(session, ctx, asker)
+    context = dict(now_context)
     zone = context["time_zone"]
     last = view.last
     extras = None
-    if last_result is not None:  # the pictures of the position now
-        extras = replies.round_extras(ctx, game, last_result, None, now=now)
+    if last is not None:  # the pictures of the position now
+        extras = replies.round_extras(ctx, game, last.public_state, last.report, None, now=now)
     tables = []
     for measure in measures_of(view):
         text, sampled = measure_table(measure)
@@ -260,16 +268,14 @@ def _queue_problems(
     ctx: ServiceContext,
     asker: Asker,
     problems: list[Problem],
-    reported: dict[int, int],
+    context: dict[str, Any],
     now: datetime,
 ) -> None:
-    context = _now_context(session, ctx, asker)
-    context |= {
+    context = context | {
         "problems": [
             {"line": p.line.number, "text": p.line.text.strip(), "message": p.message}
             for p in sorted(problems, key=lambda p: p.line.number)
         ],
-        "last": max(reported, default=None),
     }
     replies.queue_reply(
         session,

@@ -70,15 +70,15 @@ def test_a_picture_converted_again_comes_from_memory_and_failures_are_not_kept(
         calls.append(svg)
         return next(answers)
 
-    monkeypatch.setattr(images, "CONVERTED", images._Converted(size=2))
     monkeypatch.setattr(images, "_convert", convert)
-    assert svg_to_png("<svg a/>") is None  # rsvg-convert failed: tried again next time
-    assert svg_to_png("<svg a/>") == b"\x89PNG first"
-    assert svg_to_png("<svg a/>") == b"\x89PNG first"
+    cache = images.PngCache(size=2)
+    assert svg_to_png("<svg a/>", cache=cache) is None  # rsvg-convert failed: tried again
+    assert svg_to_png("<svg a/>", cache=cache) == b"\x89PNG first"
+    assert svg_to_png("<svg a/>", cache=cache) == b"\x89PNG first"
     assert calls == ["<svg a/>", "<svg a/>"]
-    svg_to_png("<svg b/>")
-    svg_to_png("<svg a/>")  # the most recently used stays
-    svg_to_png("<svg c/>")  # and b, the least recently used, goes
+    svg_to_png("<svg b/>", cache=cache)
+    svg_to_png("<svg a/>", cache=cache)  # the most recently used stays
+    svg_to_png("<svg c/>", cache=cache)  # and b, the least recently used, goes
     assert len(calls) == 4
-    assert images.CONVERTED.get(("<svg b/>", images.ZOOM)) is None
-    assert images.CONVERTED.get(("<svg a/>", images.ZOOM)) == b"\x89PNG first"
+    assert cache.get(("<svg b/>", images.ZOOM)) is None
+    assert cache.get(("<svg a/>", images.ZOOM)) == b"\x89PNG first"

@@ -310,6 +310,16 @@ def test_mails_match_their_golden_files(record: Path, playthroughs: dict[Path, l
     assert not differ, f"mails differ from their golden files: {differ} (UPDATE_GOLDEN=1 rewrites)"
 
 
+def test_every_golden_file_is_still_produced(playthroughs: dict[Path, list[Sent]]) -> None:
+    """A golden file no playthrough writes any more is a review nobody sees fail."""
+    produced = set()
+    for record, sent in playthroughs.items():
+        for stem, mail in chosen(record, sent).items():
+            suffixes = (".txt", ".html") if readable(mail)[1] is not None else (".txt",)
+            produced |= {MAIL_GOLDEN / record.parent.name / f"{stem}{s}" for s in suffixes}
+    assert set(MAIL_GOLDEN.rglob("*.*")) == produced
+
+
 # --- what every mail must be -------------------------------------------------------------
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}

@@ -176,7 +176,9 @@ def test_without_rsvg_convert_the_html_goes_out_without_pictures(
     game, result, _ = _giveaway_result()
     ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
     with caplog.at_level(logging.WARNING):
-        extras = round_extras(ctx, game, result, None, now=NOW)
+        extras = round_extras(
+            ctx, game, result.public_state, result.report["public"], None, now=NOW
+        )
     assert [p.name for p in extras.pictures] == ["gifts", "standings"]
     assert extras.images == []
     assert "rsvg-convert is not installed" in caplog.text

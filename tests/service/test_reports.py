@@ -4,55 +4,27 @@ history (HISTORY), through the real intake, and gets what they may see, or a cle
 from __future__ import annotations
 
 from dataclasses import replace
-from email import message_from_bytes, policy
-from email.message import EmailMessage
 
 import pytest
+from needs import require_rsvg
+from playing import clock_of, close_open_round, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
 from adjudicator.core.record import parse_record
 from adjudicator.core.replay import replay
-from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.reports import ANSWERS_PER_HOUR
-from adjudicator.service.rounds import open_round_of, start_game
+from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Game, OrderSet, OutboxMail, RoundResult, SubmissionStatus
+from adjudicator.storage.models import OrderSet, OutboxMail, RoundResult, SubmissionStatus
 
 PLAYERS = ["alice", "bob", "carol"]
 ROUNDS = [  # each round's orders; carol never writes
     {"alice": "GIVE 3 TO bob", "bob": "GIVE 2 TO alice\nGIVE 1 TO carol"},
     {"alice": "GIVE 7 TO carol", "bob": "GIVE 4 TO alice\nGIVE 4 TO carol"},
 ]
-
-
-def mail(body: str, *, sender: str = "alice", number: int = 0) -> bytes:
-    message = EmailMessage()
-    message["From"] = f"{sender}@example.org"
-    message["To"] = "judge@pbem.test"
-    message["Subject"] = "[gw1] please"
-    message["Message-ID"] = f"<{sender}-{number}-{abs(hash(body))}@example.org>"
-    message.set_content(body)
-    return message.as_bytes()
-
-
-def sent(app: App, kind: str | None = None) -> list[EmailMessage]:
-    with Session(app.engine) as session:
-        rows = session.exec(select(OutboxMail).order_by(col(OutboxMail.id))).all()
-        found = []
-        for row in rows:
-            if kind is None or row.kind == kind:
-                parsed: EmailMessage = message_from_bytes(row.message, policy=policy.default)
-                parsed["X-Test-Kind"] = row.kind
-                found.append(parsed)
-        return found
-
-
-def plain(message: EmailMessage) -> str:
-    body = message.get_body(preferencelist=("plain",))
-    assert body is not None
-    return str(body.get_content())
+sent = queued
 
 
 def forget_outbox(app: App) -> None:
@@ -62,7 +34,7 @@ def forget_outbox(app: App) -> None:
 
 
 def new_game(app: App) -> dict[str, Credentials]:
-    """Game gw1, round 1 open, rounds closed by hand; the welcome mails are forgotten."""
+    """Game gw1, round 1 open; its rounds are closed by hand."""
     with session_scope(app.engine) as session:
         game, credentials = create_game(
             session,
@@ -76,35 +48,27 @@ def new_game(app: App) -> dict[str, Credentials]:
             now=app.clock(),
         )
         start_game(session, game, now=app.clock())
-    forget_outbox(app)
     return {c.handle: c for c in credentials}
 
 
 @pytest.fixture
 def played(app: App) -> dict[str, Credentials]:
     """Game gw1: two rounds played and reported, round 3 open; the outbox keeps their mails."""
-    clock = app.clock
     creds = new_game(app)
     for number, orders in enumerate(ROUNDS):
         for player, lines in orders.items():
             body = f"PASSWORD {creds[player].secret}\n{lines}\n"
-            assert app.ingest(mail(body, sender=player, number=number), channel="test") == (
-                SubmissionStatus.ACCEPTED
-            )
-        clock.advance(hours=72)  # type: ignore[attr-defined]
-        with session_scope(app.engine) as session:
-            game = session.exec(select(Game).where(Game.name == "gw1")).one()
-            round_ = open_round_of(session, game)
-            assert round_ is not None
-            assert round_.id is not None
-            close_and_adjudicate(session, round_.id, ctx=app.ctx, now=clock(), force=True)
+            raw = player_mail("gw1", player, body, number=number)
+            assert app.ingest(raw, channel="test") == SubmissionStatus.ACCEPTED
+        clock_of(app).advance(hours=72)
+        close_open_round(app, "gw1")
     return creds
 
 
 def ask(
     app: App, creds: dict[str, Credentials], lines: str, *, player: str = "alice", number: int = 99
 ) -> str:
-    raw = mail(f"PASSWORD {creds[player].secret}\n{lines}\n", sender=player, number=number)
+    raw = player_mail("gw1", player, f"PASSWORD {creds[player].secret}\n{lines}\n", number=number)
     return str(app.ingest(raw, channel="test"))
 
 
@@ -130,13 +94,14 @@ def test_a_report_asked_for_again_is_the_players_own_result_mail_of_that_round(
     assert "Your gifts: GIVE 3 TO bob." in plain(copies["alice@example.org"])
     assert "Your gifts: GIVE 3 TO bob." not in plain(copies["bob@example.org"])
     # The copy answers the request: threaded under it, marked as an automatic reply.
-    assert copies["alice@example.org"]["In-Reply-To"].startswith("<alice-99-")
+    assert copies["alice@example.org"]["In-Reply-To"] == "<alice-99@example.org>"
     assert copies["alice@example.org"]["Auto-Submitted"] == "auto-replied"
 
 
 def test_report_alone_means_the_last_round_and_its_pictures_come_along(
     app: App, played: dict[str, Credentials]
 ) -> None:
+    require_rsvg()
     forget_outbox(app)
     assert ask(app, played, "Report.") == SubmissionStatus.ACCEPTED
     [copy] = sent(app, "report")
@@ -186,10 +151,18 @@ def test_the_history_tells_the_game_and_its_record_replays_to_the_same_results(
     replayed = replay(record)["rounds"]
     assert isinstance(replayed, list)
     assert [r["state"] for r in replayed] == stored  # type: ignore[index]
-    # The standings table: a row per player, one column per round after the start.
-    row = next(line for line in text.splitlines() if line.strip().startswith("bob "))
-    scores = [str(state["scores"]["bob"]) for state in stored]
-    assert row.split()[-2:] == scores
+    # The standings table: a row per player, the points received at the start and after each
+    # round (RULINGS.md 1). Round 1: carol sends nothing, so her 3 points are spread one each
+    # to alice and bob, the leftover to alice (the next seat after her); bob->carol 1 and
+    # carol->bob 1 make a ring of 2, each gift paying 2: alice 2+2 = 4, bob 3+2 = 5, carol 2.
+    # Round 2 (holdings 7, 8, 5): no ring; carol's 5 spread 2, 2 and the leftover 1 to alice:
+    # alice 4+3 = 7, bob 2, carol 7+4 = 11.
+    table = text.split("Points received, after each round:\n\n")[1].split("\n\n")[0]
+    rows = {line.split()[0]: line.split()[1:] for line in table.splitlines()}
+    assert rows["round"] == ["start", "1", "2"]
+    assert rows["alice"] == ["0", "4", "7"]
+    assert rows["bob"] == ["0", "5", "2"]
+    assert rows["carol"] == ["0", "2", "11"]
 
 
 def test_unanswerable_requests_are_each_named_with_what_to_write(
@@ -211,11 +184,13 @@ def test_unanswerable_requests_are_each_named_with_what_to_write(
 
 def test_requests_need_the_same_proof_as_orders(app: App, played: dict[str, Credentials]) -> None:
     forget_outbox(app)
-    app.ingest(mail("REPORT 1\nHISTORY", number=5), channel="test")  # From alone: not trusted
+    app.ingest(
+        player_mail("gw1", "alice", "REPORT 1\nHISTORY", number=5), channel="test"
+    )  # From alone: not trusted
     assert [m["X-Test-Kind"] for m in sent(app)] == ["refusal"]
     # The personal reply address is proof enough; the answer goes to the registered address.
     token_address = f"judge+{played['alice'].reply_token}@pbem.test"
-    raw = mail("HISTORY", sender="alice.at.work", number=6)
+    raw = player_mail("gw1", "alice.at.work", "HISTORY", number=6)
     raw = raw.replace(b"To: judge@pbem.test", f"To: {token_address}".encode())
     assert app.ingest(raw, channel="test") == SubmissionStatus.ACCEPTED
     [history] = sent(app, "history")
@@ -279,6 +254,6 @@ def test_a_player_gets_so_many_answers_an_hour_and_is_told_when_the_limit_is_rea
     # Another player is not held back, and an hour later the player is answered again.
     ask(app, played, "REPORT 2", player="bob")
     assert sent(app)[-1]["X-Test-Kind"] == "report"
-    app.clock.advance(hours=1)  # type: ignore[attr-defined]
+    clock_of(app).advance(hours=1)
     ask(app, played, "REPORT 2", number=100)
     assert sent(app)[-1]["X-Test-Kind"] == "report"
