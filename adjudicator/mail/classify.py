@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from email.message import Message
 from enum import StrEnum
 
@@ -42,7 +42,7 @@ class Bounce:
     message_id: str | None = None
     action: str = ""
     status: str = ""
-    diagnostic: str = field(default="", compare=False)
+    diagnostic: str = ""
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,8 @@ def bounce_details(msg: Message, headers: Headers) -> Bounce:
             recipients.append(address)
         action = action or block.get("action", "").strip().lower()
         status = status or block.get("status", "").strip().split(" ")[0]
-        diagnostic = diagnostic or block.get("diagnostic-code", "").rpartition(";")[2].strip()
+        # "smtp; 550 5.1.1 <bob@...>: unknown; see ..." : the type, then the server's words
+        diagnostic = diagnostic or block.get("diagnostic-code", "").partition(";")[2].strip()
     text = "\n".join(_texts(msg))
     if not recipients:
         # A report whose MIME structure is broken still has its fields in the text.

@@ -26,7 +26,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, sel
 from markupsafe import Markup, escape
 
 from adjudicator.games import game_title
-from adjudicator.mail.mime import Part, fold_ids, header, message_bytes, text_part
+from adjudicator.mail.mime import Part, address_header, fold_ids, header, message_bytes, text_part
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 GENERIC_HTML = "mail/_generic.html.j2"
@@ -160,7 +160,6 @@ _LINKABLE = re.compile(
 )
 """A web address (without the punctuation that ends its sentence), or a mail address."""
 _BULLET = re.compile(r"^\s*[*-] ")
-_PICTURE = re.compile(r"\[\[picture:([\w-]+)\]\]")
 _WRAPPED = 60
 """A plain line this long or longer was wrapped by the template: its paragraph flows on."""
 
@@ -174,15 +173,17 @@ def plain_to_html(text: str, pictures: Sequence[Mapping[str, Any]] = ()) -> Mark
     blocks = [b for b in re.split(r"\n\n+", body.strip("\n")) if b.strip()]
     out = []
     for block in blocks:
-        marker = _PICTURE.fullmatch(block.strip())
+        # The same markers as in the plain part: a line of its own, from the first column (a
+        # player's text quoted in a mail is indented, and stays text).
+        marker = _PICTURE_LINE.fullmatch(block)
         picture = by_name.get(marker.group(1)) if marker else None
-        if picture is not None and picture.get("cid"):
+        if marker is None:
+            out.append(_block(block.split("\n")))
+        elif picture is not None and picture.get("cid"):
             out.append(_image(picture))
         elif picture is not None:  # no image (rsvg-convert missing): the text diagram
-            lines = ["  " + line for line in str(picture["text"]).rstrip("\n").split("\n")]
+            lines = str(picture["text"]).rstrip("\n").split("\n")
             out.append(f'<div style="{_MONO}">{_monospace(lines)}</div>')
-        elif marker is None:
-            out.append(_block(block.split("\n")))
     if signature.strip():
         out.append(f'<p style="{_SIGNATURE}">{_lines(signature.strip().split(chr(10)))}</p>')
     return Markup("\n".join(out))
@@ -235,7 +236,7 @@ def _lines(lines: list[str]) -> str:
 
 
 def _monospace(lines: list[str]) -> str:
-    indent = min(len(line) - len(line.lstrip(" ")) for line in lines if line.strip())
+    indent = min((len(line) - len(line.lstrip(" ")) for line in lines if line.strip()), default=0)
     shown = [str(escape(line[indent:])).replace(" ", "&nbsp;") for line in lines]
     return "<br>\n".join(shown)
 
@@ -305,14 +306,14 @@ def compose(
     ``auto-generated`` (RFC 3834). ``inline`` images go with the HTML part."""
     own_id = message_id(key, identity)
     lines = [
-        header("From", formataddr((identity.name, identity.address), charset="utf-8")),
-        header("To", to),
+        address_header("From", formataddr((identity.name, identity.address))),
+        address_header("To", to),
         header("Subject", subject),
         f"Date: {format_datetime(now)}",
         f"Message-ID: {own_id}",
     ]
     if reply_to:
-        lines.append(header("Reply-To", reply_to))
+        lines.append(address_header("Reply-To", reply_to))
     if in_reply_to:
         lines.append(f"In-Reply-To: {in_reply_to}")
     if references:

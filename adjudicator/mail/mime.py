@@ -26,6 +26,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from email.header import Header
+from email.utils import parseaddr
 from functools import lru_cache
 
 
@@ -51,6 +52,27 @@ def header(name: str, value: str) -> str:
         return f"{name}: {value}"
     charset = "us-ascii" if value.isascii() else "utf-8"
     return f"{name}: " + Header(value, charset, header_name=name).encode(linesep="\n")
+
+
+def address_header(name: str, value: str) -> str:
+    """``Name: Display Name <addr>``: only the display name is RFC 2047-encoded; the address
+    itself stays as it is (UTF-8 where it is not ASCII, RFC 6532), so that it can be read."""
+    display, address = parseaddr(value)
+    if not address:
+        return header(name, value)
+    if not display:
+        return f"{name}: {address}"
+    if not display.isascii():
+        phrase = Header(display, "utf-8").encode()
+    elif any(c in _SPECIALS for c in display):
+        phrase = '"' + display.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    else:
+        phrase = display
+    return f"{name}: {phrase} <{address}>"
+
+
+_SPECIALS = '()<>@,;:\\".[]'
+"""Characters that make a display name a quoted string (RFC 5322 3.2.3)."""
 
 
 def fold_ids(name: str, ids: Sequence[str]) -> str:

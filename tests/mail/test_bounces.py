@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
+from hashlib import sha256
 from pathlib import Path
 
 import pytest
@@ -60,7 +61,7 @@ def dsn(
 From: Mail Delivery System <MAILER-DAEMON@mx.example.org>
 {header}: {to}
 Subject: Undelivered Mail Returned to Sender
-Message-ID: <dsn.{abs(hash((to, status, action, header)))}@mx.example.org>
+Message-ID: <dsn.{sha256(repr((to, status, action, header, failed)).encode()).hexdigest()[:16]}@mx.example.org>
 Auto-Submitted: auto-replied
 MIME-Version: 1.0
 Content-Type: multipart/report; report-type=delivery-status; boundary="r"

@@ -145,8 +145,20 @@ def test_delivery_status_report_is_a_bounce_with_its_details() -> None:
         message_id="<round-7.gw42@judge.example>",
         action="failed",
         status="5.1.1",
+        diagnostic="550 5.1.1 unknown user",
     )
     assert mail.lines == ()
+
+
+def test_the_servers_words_are_kept_whole_even_with_semicolons() -> None:
+    text = "550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup"
+    dsn = DSN.replace(
+        "Diagnostic-Code: smtp; 550 5.1.1 unknown user", f"Diagnostic-Code: smtp; {text}"
+    )
+    assert dsn != DSN
+    mail = read_mail(dsn.encode(), own_addresses=OWN)
+    assert mail.bounce is not None
+    assert mail.bounce.diagnostic == text
 
 
 def test_delivery_status_part_inside_mixed_mail_is_a_bounce() -> None:

@@ -114,9 +114,8 @@ def check_outcome(app: App, raw: bytes) -> None:
         assert stored.raw == raw
         assert stored.status != SubmissionStatus.RECEIVED
         event(f"status {stored.status}")
-        if stored.status == SubmissionStatus.FAILED:
-            assert stored.note, "a failed mail says why"
-            return
+        # FAILED is what processing that raised leaves behind: never for any mail at all.
+        assert stored.status != SubmissionStatus.FAILED, f"processing raised: {stored.note}"
         if stored.status == SubmissionStatus.IGNORED:
             return
         replies = session.exec(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from email import message_from_bytes, policy
+from email import message_from_bytes, message_from_string, policy
 from email.message import EmailMessage
 
 import pytest
@@ -19,6 +19,7 @@ from adjudicator.mail.compose import (
     Renderer,
     compose,
     plain_to_html,
+    with_picture_text,
 )
 from adjudicator.pictures import Picture, pictures_for
 from adjudicator.service.context import ServiceContext
@@ -235,3 +236,41 @@ def test_a_broken_svg_is_left_out_and_logged(caplog: pytest.LogCaptureFixture) -
     with caplog.at_level(logging.WARNING):
         assert images.inline_images([broken], domain="pbem.test") == []
     assert "rsvg-convert failed" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("to", "name", "address"),
+    [
+        ("bob@example.org", "", "bob@example.org"),
+        ('"Smith, Bob" <bob@example.org>', "Smith, Bob", "bob@example.org"),
+        ("Jürgen Müller <gm@example.org>", "Jürgen Müller", "gm@example.org"),
+        ("jürgen@example.org", "", "jürgen@example.org"),
+    ],
+)
+def test_recipients_read_back_as_the_same_name_and_address(
+    to: str, name: str, address: str
+) -> None:
+    raw = compose(
+        identity=ME,
+        to=to,
+        reply_to=to,
+        subject="s",
+        text="t\n",
+        key="k",
+        now=NOW,
+    )
+    message = message_from_string(raw.decode("utf-8"), policy=policy.default)  # RFC 6532
+    for field in ("To", "Reply-To"):
+        [parsed] = message[field].addresses
+        assert (parsed.display_name, parsed.addr_spec) == (name, address)
+
+
+def test_a_picture_marker_quoted_from_a_player_stays_text_in_both_parts() -> None:
+    picture = {"name": "gifts", "title": "Gifts", "text": "", "cid": "g@x", "width": 1, "height": 1}
+    marked = "Hello,\n\n[[picture:gifts]]\n\nnot read as orders:\n\n    [[picture:gifts]]\n"
+    html = plain_to_html(marked, [picture])
+    assert html.count("<img") == 1  # the template's marker only
+    assert "[[picture:gifts]]" in html  # the player's line, as text
+    assert "    [[picture:gifts]]" in with_picture_text(marked, [picture])
+    # a picture without image nor text diagram: an empty box, not a crash
+    assert "monospace" in plain_to_html("[[picture:gifts]]\n", [picture | {"cid": None}])
