@@ -1,8 +1,7 @@
 """``adjudicate archive build``: write the static round archive from the database.
 
 Mounted on the main command as ``app.add_typer(archive_app, name="archive")``; the main
-command's ``--config`` is read from the root of the click context, so that this module does not
-import the main command (which imports it).
+command's ``--config`` reaches it through :mod:`adjudicator.cli_support`.
 """
 
 from __future__ import annotations
@@ -14,28 +13,17 @@ import typer
 
 from adjudicator.archive.build import BuildReport, build_archive, update_game
 from adjudicator.archive.read import ArchiveError
-from adjudicator.config import Config, ConfigError, load_config
+from adjudicator.cli_support import config_from_state
 from adjudicator.mail.compose import Identity
 from adjudicator.storage.db import make_engine, migrate
 
-EXIT_USAGE = 2
 EXIT_NO_GAME = 3  # as ServiceError's "no game called ..."
 
 app = typer.Typer(help="The static round archive (a website built from the database).")
 
 
-def _config(context: typer.Context) -> Config:
-    path = context.find_root().params.get("config")
-    try:
-        return load_config(path if isinstance(path, Path) else None)
-    except ConfigError as error:
-        typer.echo(f"adjudicate: configuration: {error}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-
-
 @app.command("build")
 def build(
-    context: typer.Context,
     out: Annotated[
         Path | None,
         typer.Option(help="Folder to write the site into (default: the configured archive_dir)."),
@@ -52,7 +40,7 @@ def build(
     ] = None,
 ) -> None:
     """Write the archive: an index of games, a page per game and per round, records, feeds."""
-    config = _config(context)
+    config = config_from_state()
     out_dir = out if out is not None else config.archive_path
     base_url = base_url or config.service.archive_url or None
     engine = make_engine(config.database_url)

@@ -61,6 +61,7 @@ class GameView:
     start_state: Mapping[str, Any]  # the public state before round 1
     rounds: tuple[ReportedRound, ...] = ()
     open_round: OpenRound | None = None
+    sequential: bool = False  # one player moves a round (the board games)
 
     @property
     def last(self) -> ReportedRound | None:

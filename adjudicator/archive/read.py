@@ -128,4 +128,5 @@ def game_view(session: Session, game: Game) -> GameView:
         start_state=_start_state(game, [handle for handle, _, _ in seats]),
         rounds=rounds,
         open_round=OpenRound(open_.number, open_.opened_at, open_.deadline) if open_ else None,
+        sequential=get_rules(game.kind).sequential,
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from adjudicator.archive.model import GameView, ReportedRound
 from adjudicator.core.record import OrderLine, Record, RecordRound, format_record
-from adjudicator.games import get_rules
 
 
 def _record_round(game: GameView, round_: ReportedRound) -> RecordRound:
@@ -24,7 +23,6 @@ def _record_round(game: GameView, round_: ReportedRound) -> RecordRound:
 
 def game_record(game: GameView) -> str:
     """The record of ``game`` so far, with a comment naming the game at the top."""
-    sequential = get_rules(game.kind).sequential
     header = Record(
         game=game.kind,
         players=tuple(p.handle for p in game.players),
@@ -33,7 +31,7 @@ def game_record(game: GameView) -> str:
     )
     rounds = [_record_round(game, r) for r in game.rounds]
     forfeit = None
-    if sequential and rounds and not rounds[-1].orders:
+    if game.sequential and rounds and not rounds[-1].orders:
         forfeit = game.rounds[-1]
         rounds = rounds[:-1]
     state = "finished" if game.status == "finished" else f"{len(game.rounds)} rounds reported"

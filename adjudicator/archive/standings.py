@@ -93,8 +93,8 @@ def measures_of(game: GameView) -> list[Measure]:
 
 def player_standing(game: GameView, handle: str) -> str:
     """A code for where a player stands after the last round (the templates word it):
-    ``winner``, ``drawn``, ``out`` (SiSSYFiGHT), ``destroyed`` (Starship Combat), ``retired``
-    (taken out by the game master), ``lost`` (the game is over) or ``playing``."""
+    ``winner``, ``drawn``, ``out`` (SiSSYFiGHT), ``retired`` (taken out by the game master),
+    ``lost`` (the game is over) or ``playing``. (A destroyed starship ends its game.)"""
     last = game.last
     state: Mapping[str, Any] = last.public_state if last else game.start_state
     seat = next((p for p in game.players if p.handle == handle), None)
@@ -106,8 +106,6 @@ def player_standing(game: GameView, handle: str) -> str:
         return "retired"
     if handle in state.get("out", []):
         return "out"
-    if handle in state.get("destroyed", []):
-        return "destroyed"
     return "playing"
 
 

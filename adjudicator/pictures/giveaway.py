@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
+from adjudicator.games.giveaway.scoring import TARGET
 from adjudicator.pictures.charts import FONT, FRAME, INK, PAPER, Bar, svg_chart, text_chart
 
-TARGET = 100
 """Rule 1: the game can end once a score reaches 100."""
 RING_COLOURS = ("#2f6b3a", "#b3262b", "#25467f", "#c9962e", "#7b3f8c", "#1f7f86", "#d2691e")
 _GREY = "#9a8a70"

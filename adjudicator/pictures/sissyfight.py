@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from adjudicator.games.sissyfight import START_CHIPS
 from adjudicator.pictures.charts import Bar, svg_chart, text_chart
 
-START_CHIPS = 10
 COLOUR_FILLS = {
     "red": "#c0392b",
     "green": "#2e8b57",

@@ -13,10 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
+from adjudicator.games.starship_combat import START_MISSILES, START_POWER
 from adjudicator.pictures.charts import FONT
-
-START_MISSILES = 3
-START_POWER = 6
 
 
 @dataclass(frozen=True)

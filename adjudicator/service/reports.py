@@ -240,7 +240,7 @@ def _queue_history(
             for r in view.rounds
         ],
         "last": last.number if last else None,
-        "sequential": rules_of(game).sequential,
+        "sequential": view.sequential,
         "tables": tables,
         "pictures": extras.picture_context() if extras else [],
         "record_file": f"{game.name}.record",

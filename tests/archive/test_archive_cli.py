@@ -1,31 +1,15 @@
-"""``adjudicate archive build``, mounted the way the main command mounts it."""
+"""``adjudicate archive build``, through the main command."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
 
-import typer
 from archivesite import make_test_app
 from typer.testing import CliRunner
 
-from adjudicator.archive.cli import app as archive_app
 from adjudicator.archive.sample import SampleGame, play_samples
-
-
-def _main() -> typer.Typer:
-    """A root command with ``--config``, like ``adjudicator.cli.app``, with the sub-app on it."""
-    root = typer.Typer()
-
-    @root.callback()
-    def main(
-        config: Annotated[Path | None, typer.Option("--config", "-c")] = None,
-    ) -> None:
-        del config  # read by the sub-command from the root context
-
-    root.add_typer(archive_app, name="archive")
-    return root
+from adjudicator.cli import app as main_app
 
 
 def _config(tmp_path: Path) -> Path:
@@ -43,7 +27,7 @@ def _config(tmp_path: Path) -> Path:
 
 def test_build_writes_the_site_into_the_configured_archive_folder(tmp_path: Path) -> None:
     config = _config(tmp_path)
-    result = CliRunner().invoke(_main(), ["--config", str(config), "archive", "build"])
+    result = CliRunner().invoke(main_app, ["--config", str(config), "archive", "build"])
     assert result.exit_code == 0, result.output
     assert "1 game," in result.output
     site = tmp_path / "data" / "archive"  # archive_dir's default: <data_dir>/archive
@@ -57,7 +41,7 @@ def test_build_of_one_game_into_a_chosen_folder(tmp_path: Path) -> None:
     config = _config(tmp_path)
     out = tmp_path / "public"
     args = ["-c", str(config), "archive", "build", "--out", str(out), "--game", "duel"]
-    result = CliRunner().invoke(_main(), args)
+    result = CliRunner().invoke(main_app, args)
     assert result.exit_code == 0, result.output
     assert (out / "duel" / "index.html").is_file()
 
@@ -65,6 +49,6 @@ def test_build_of_one_game_into_a_chosen_folder(tmp_path: Path) -> None:
 def test_build_of_an_unknown_game_fails_with_its_name(tmp_path: Path) -> None:
     config = _config(tmp_path)
     args = ["-c", str(config), "archive", "build", "--out", str(tmp_path / "o"), "--game", "gw9"]
-    result = CliRunner().invoke(_main(), args)
+    result = CliRunner().invoke(main_app, args)
     assert result.exit_code == 3
     assert "no game called 'gw9'" in result.output

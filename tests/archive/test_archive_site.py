@@ -10,6 +10,9 @@ import pytest
 from archivesite import CODES_CANARY, GAMES, PLAYER_DOMAIN, PRIVATE_CANARY, Played, seats
 from sitecheck import check_page, is_external, target_of
 
+from adjudicator.archive.render import picture_file
+from adjudicator.pictures import pictures_for
+
 KINDS = {"giveaway", "sissyfight", "starship-combat", "three-musketeers", "rock-scissors-paper"}
 
 
@@ -162,10 +165,14 @@ def test_the_standings_chart_has_a_line_per_player(played: Played) -> None:
 
 @pytest.mark.parametrize("game", [g.name for g in GAMES])
 def test_round_pages_show_their_pictures_as_files(played: Played, game: str) -> None:
-    """Whatever pictures a kind has (0..n), each <img> is a picture file of that round."""
-    for number in range(1, len(played.results(game)) + 1):
+    """Every picture of the round's position, each one an SVG file of that round."""
+    kind = next(g.kind for g in GAMES if g.name == game)
+    for number, result in enumerate(played.results(game), start=1):
         page = played.out / game / f"round-{number}.html"
         images = [ln.value for ln in check_page(page).links if ln.tag == "img"]
+        pictures = pictures_for(kind, result.public_state, result.report["public"])
+        assert images == [picture_file(number, p) for p in pictures]
+        assert images  # every kind draws its position
         for src in images:
             assert re.fullmatch(rf"round-{number}-[a-z0-9-]+\.svg", src), src
             assert (page.parent / src).read_text(encoding="utf-8").lstrip().startswith("<")
