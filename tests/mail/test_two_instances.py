@@ -13,22 +13,23 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 from mailservers import Dovecot, SmtpSink
-from sqlmodel import Session, select
+from sqlalchemy import update
+from sqlmodel import Session, col, select
 
 from adjudicator.app import make_app
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage.db import session_scope
+from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import OrderSet, Round, RoundResult, RoundState, Submission
 
 ADJUDICATE = Path(sys.executable).parent / "adjudicate"
@@ -50,8 +51,9 @@ def _order_mail(handle: str, secret: str, n: int) -> bytes:
 @pytest.fixture
 def instances(
     tmp_path: Path, pg_url: str, dovecot: Dovecot, imap_user: str, smtp_sink: SmtpSink
-) -> Iterator[tuple[str, dict[str, str]]]:
-    """A game whose round 1 closes 15 s from now, and the environment of the services."""
+) -> Iterator[tuple[str, dict[str, str], Callable[[], None]]]:
+    """A game with round 1 open for an hour, the two services running on it, and a function
+    that stops them."""
     key = tmp_path / "shared.key"
     config = Config(
         service=ServiceConfig(
@@ -75,8 +77,6 @@ def instances(
             now=now,
         )
         first = start_game(session, game, now=now)
-        first.deadline = now + timedelta(seconds=15)
-        session.add(first)
         queue_welcome(
             session, ctx=app.ctx, game=game, credentials=credentials, first_round=first, now=now
         )
@@ -103,13 +103,18 @@ def instances(
                 [str(ADJUDICATE), "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
             )
         )
-    try:
-        yield pg_url, secrets
-    finally:
+
+    def stop() -> None:
         for process in processes:
-            process.terminate()
+            if process.poll() is None:
+                process.terminate()
         for process in processes:
             process.wait(30)
+
+    try:
+        yield pg_url, secrets, stop
+    finally:
+        stop()
         for n in (1, 2):
             print(
                 f"--- instance {n}\n" + (tmp_path / f"instance{n}.log").read_text(errors="replace")
@@ -117,19 +122,27 @@ def instances(
 
 
 def test_two_instances_do_everything_exactly_once(
-    instances: tuple[str, dict[str, str]],
+    instances: tuple[str, dict[str, str], Callable[[], None]],
     dovecot: Dovecot,
     imap_user: str,
     smtp_sink: SmtpSink,
     tmp_path: Path,
 ) -> None:
-    url, secrets = instances
+    url, secrets, stop = instances
     smtp_sink.wait_for(3, timeout=30)  # the welcome mails
     for n, handle in enumerate(PLAYERS):
         dovecot.append(imap_user, _order_mail(handle, secrets[handle], n))
     dovecot.append(imap_user, _order_mail("ann", secrets["ann"], 9))  # ann again: a new set
-    smtp_sink.wait_for(3 + 4 + 3, timeout=60)  # confirmations, then the results at the deadline
-    time.sleep(3)  # anything sent twice would arrive now
+    smtp_sink.wait_for(3 + 4, timeout=60)  # the confirmations
+    # Every order is in: the deadline comes now. Both services' sweepers (every 30 s) see it.
+    engine = make_engine(url)
+    with session_scope(engine) as session:
+        session.execute(
+            update(Round).where(col(Round.number) == 1).values(deadline=datetime.now(UTC))
+        )
+    engine.dispose()
+    smtp_sink.wait_for(3 + 4 + 3, timeout=90)  # the results
+    stop()  # anything sent twice has been sent by now
 
     received = [message_from_bytes(r.content, policy=policy.default) for r in smtp_sink.received]
     kinds = Counter(

@@ -113,7 +113,7 @@ def test_the_event_loop_runs_while_the_database_is_locked(sqlite_engine: Engine)
 
         holder = threading.Thread(target=hold_the_write_lock)
         holder.start()
-        locked.wait(5)
+        assert locked.wait(5)
         releaser = asyncio.ensure_future(release_once_all_are_sent())
         async with SmtpSender(SmtpSettings(host=sink.host, port=sink.port)) as sender:
             sent = await send_due(

@@ -71,6 +71,7 @@ def test_scheduler_sweeper_and_game_master_race_and_one_adjudicates(
         thread.start()
     for thread in threads:
         thread.join(60)
+    assert not any(thread.is_alive() for thread in threads), "a racer is stuck"
     assert errors == []
     with Session(app.engine) as session:
         assert len(session.exec(select(RoundResult)).all()) == 1
