@@ -36,6 +36,7 @@ class ReportedRound:
     finished: bool = False
     winners: tuple[str, ...] = ()
     draw: bool = False
+    termination: str | None = None  # how the game ended, the game's own code
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from adjudicator.archive.model import (
     ReportedRound,
 )
 from adjudicator.games import get_rules
-from adjudicator.service.games import setup_from_json
+from adjudicator.service.games import setup_from_json, termination_of
 from adjudicator.storage.models import Game, Round, RoundResult, RoundState, Seat
 
 
@@ -109,6 +109,7 @@ def game_view(session: Session, game: Game) -> GameView:
             finished=result.finished,
             winners=tuple(result.winners),
             draw=result.draw,
+            termination=termination_of(game, result),
         )
         for round_, result in _reported(session, game)
     )

@@ -17,7 +17,7 @@ from adjudicator.games import UnknownGame, get_rules
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.pace import read_pace
-from adjudicator.storage.models import Game, Seat
+from adjudicator.storage.models import Game, RoundResult, Seat
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,16 @@ def game_state(game: Game) -> Any:
 
 def seats_of(session: Session, game: Game) -> list[Seat]:
     return list(session.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat))))
+
+
+def termination_of(game: Game, result: RoundResult) -> str | None:
+    """How the game ended in this round (the game's own code, e.g. ``both-destroyed``), or
+    None when it goes on."""
+    if not result.finished:
+        return None
+    rules = rules_of(game)
+    outcome = rules.outcome(rules.load(result.state))
+    return outcome.termination if outcome else None
 
 
 def active_seats(session: Session, game: Game) -> list[Seat]:

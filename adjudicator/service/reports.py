@@ -28,7 +28,7 @@ from adjudicator.mail.parse import InboundMail
 from adjudicator.mail.requests import LATEST, Ask, Problem, Requests
 from adjudicator.service import replies
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import rules_of, seats_of
+from adjudicator.service.games import seats_of, termination_of
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.models import (
     Game,
@@ -167,15 +167,13 @@ def _queue_report(
     assert round_.id is not None
     public = result.report.get("public", {})
     extras = replies.round_extras(ctx, game, result.public_state, public, None, now=now)
-    rules = rules_of(game)
-    outcome = rules.outcome(rules.load(result.state)) if result.finished else None
     context = replies.result_context(
         game,
         seat,
         round_=round_,
         next_round=None,
         result=result,
-        termination=outcome.termination if outcome else None,
+        termination=termination_of(game, result),
         players=[s.handle for s in seats_of(session, game)],
         pictures=extras.picture_context(),
         round_link=ctx.archive_link(game.name, round_file(round_.number)),
