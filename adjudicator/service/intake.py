@@ -235,7 +235,7 @@ class _Intake:
         if not seat.active:  # taken out of the game by the game master
             self.notes.append(f"removed from game {game.name}")
             base = replies.base_context(game, seat, None)
-            self.reply(index, "removed", seat.address, base, game_id=game.id)
+            self.reply(index, "removed", seat.address, base, game_id=game.id, seat_id=seat.id)
             return False
         policy = replies.mail_policy_problem(game, self.mail)
         if policy:
@@ -245,6 +245,7 @@ class _Intake:
                 seat.address,
                 {"game": game.name, "why": policy},
                 game_id=game.id,
+                seat_id=seat.id,
             )
             return False
         requests = read_requests(section.lines)
@@ -263,18 +264,18 @@ class _Intake:
         round_ = open_round_of(self.session, game)
         base = replies.base_context(game, seat, round_)
         if round_ is None or not takes_orders(game, round_, self.now):
-            self.reply(index, "late", seat.address, base, game_id=game.id)
+            self.reply(index, "late", seat.address, base, game_id=game.id, seat_id=seat.id)
             self.notes.append(f"late for game {game.name}")
             return False
         rules, state = rules_of(game), game_state(game)
         if seat.handle not in rules.to_move(state):
-            self.reply(index, "not_your_turn", seat.address, base, game_id=game.id)
+            self.reply(index, "not_your_turn", seat.address, base, game_id=game.id, seat_id=seat.id)
             return False
         texts = [line.text for line in section.lines]
         checked = rules.check(state, seat.handle, texts)
         context = {**base, "checked": checked, "lines": texts}
         if not checked.ok or not checked.orders:
-            self.reply(index, "rejection", seat.address, context, game_id=game.id)
+            self.reply(index, "rejection", seat.address, context, game_id=game.id, seat_id=seat.id)
             self.notes.append(f"problems in orders for game {game.name}")
             return False
         lines = [rules.format_order(order) for order in checked.orders]
@@ -305,7 +306,13 @@ class _Intake:
             "receipt": code,
         }
         self.reply(
-            index, "confirmation", seat.address, context, game_id=game.id, round_id=round_.id
+            index,
+            "confirmation",
+            seat.address,
+            context,
+            game_id=game.id,
+            round_id=round_.id,
+            seat_id=seat.id,
         )
         close_if_complete(self.session, round_.id, ctx=self.ctx, now=self.now)
         return True
