@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from adjudicator import __version__
-from adjudicator.archive.cli import app as archive_app
+from adjudicator.cli_archive import app as archive_app
 from adjudicator.cli_gm import player_app
 from adjudicator.cli_gm import register as register_game_commands
 from adjudicator.cli_support import (

@@ -29,8 +29,9 @@ from sqlmodel import Session, select
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.games import get_rules
+from adjudicator.readmodel.stored import game_state
 from adjudicator.service.closing import close_and_adjudicate
-from adjudicator.service.games import PlayerSpec, create_game, game_state
+from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.reports import ANSWERS_PER_HOUR
 from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.storage.db import session_scope

@@ -7,6 +7,6 @@ into files, :mod:`.write` puts them in place atomically, :mod:`.build` joins the
 """
 
 from adjudicator.archive.build import BuildReport, build_archive, update_game
-from adjudicator.archive.read import ArchiveError
+from adjudicator.readmodel.read import ArchiveError
 
 __all__ = ["ArchiveError", "BuildReport", "build_archive", "update_game"]

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from adjudicator.archive.read import read_archive
 from adjudicator.archive.render import ArchiveRenderer, Page, Site
 from adjudicator.archive.write import write_atomic
 from adjudicator.mail.compose import Renderer
+from adjudicator.readmodel.read import read_archive
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def update_game(
 ) -> BuildReport:
     """Write one game's pages and the index (after a round of that game was reported).
 
-    Raises :class:`~adjudicator.archive.read.ArchiveError` when there is no such game.
+    Raises :class:`~adjudicator.readmodel.read.ArchiveError` when there is no such game.
     """
     return _build(
         engine,

@@ -17,12 +17,13 @@ from markupsafe import Markup
 
 from adjudicator.archive.chart import legend_marker, line_chart
 from adjudicator.archive.feed import Entry, Feed, atom_document, tag_uri
-from adjudicator.archive.model import Archive, GameSummary, GameView, ReportedRound
-from adjudicator.archive.record import game_record
-from adjudicator.archive.standings import Measure, measures_of, player_standing
 from adjudicator.archive.times import local_time, rfc3339
 from adjudicator.mail.compose import Renderer
 from adjudicator.pictures import Picture, pictures_for
+from adjudicator.readmodel.links import round_file
+from adjudicator.readmodel.model import Archive, GameSummary, GameView, ReportedRound
+from adjudicator.readmodel.record import game_record
+from adjudicator.readmodel.standings import Measure, measures_of, player_standing
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,6 @@ class Chart:
     measure: Measure
     svg: Markup
     legend: tuple[tuple[str, Markup], ...]
-
-
-def round_file(number: int) -> str:
-    return f"round-{number}.html"
 
 
 def picture_file(number: int, picture: Picture) -> str:

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, or_, select
 
 from adjudicator.faults import crash_point
+from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
     missing_seats,
@@ -23,7 +24,6 @@ from adjudicator.service.deadlines import (
     waiting_for,
     wake_times,
 )
-from adjudicator.service.games import rules_of
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.pace import pace_of
 from adjudicator.service.replies import queue_round_result

@@ -13,8 +13,9 @@ from sqlalchemy import update
 from sqlmodel import Session, col, or_
 
 from adjudicator.core.schedule import format_duration
+from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import active_seats, game_state, rules_of
+from adjudicator.service.games import active_seats
 from adjudicator.service.pace import Pace, pace_of
 from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
 from adjudicator.service.rounds import closes_at, orders_in_force

@@ -11,13 +11,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlmodel import Session, col, select
 
 from adjudicator.core.errors import SetupError
-from adjudicator.core.game import PieceSpec, Rules, Setup
+from adjudicator.core.game import Setup
 from adjudicator.core.text import is_handle
 from adjudicator.games import UnknownGame, get_rules
+from adjudicator.readmodel.stored import setup_to_json
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.pace import read_pace
-from adjudicator.storage.models import Game, RoundResult, Seat
+from adjudicator.storage.models import Game, Seat
 
 
 @dataclass(frozen=True)
@@ -37,24 +38,6 @@ class Credentials:
     reply_token: str
 
 
-def setup_to_json(setup: Setup) -> dict[str, Any]:
-    return {
-        "colours": dict(setup.colours),
-        "start": {k: dict(v) for k, v in setup.start.items()},
-        "pieces": [[p.owner, p.kind, p.cell, p.height] for p in setup.pieces],
-        "to_move": setup.to_move,
-    }
-
-
-def setup_from_json(data: Mapping[str, Any]) -> Setup:
-    return Setup(
-        colours=data.get("colours", {}),
-        start=data.get("start", {}),
-        pieces=tuple(PieceSpec(o, k, c, h) for o, k, c, h in data.get("pieces", [])),
-        to_move=data.get("to_move"),
-    )
-
-
 def check_time_zone(name: str) -> str:
     try:
         ZoneInfo(name)
@@ -63,28 +46,8 @@ def check_time_zone(name: str) -> str:
     return name
 
 
-def rules_of(game: Game) -> Rules[Any, Any]:
-    return get_rules(game.kind)
-
-
-def game_state(game: Game) -> Any:
-    """The game's current state (the cache of replaying its stored rounds)."""
-    assert game.state is not None, "a created game always has a state"
-    return rules_of(game).load(game.state)
-
-
 def seats_of(session: Session, game: Game) -> list[Seat]:
     return list(session.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat))))
-
-
-def termination_of(game: Game, result: RoundResult) -> str | None:
-    """How the game ended in this round (the game's own code, e.g. ``both-destroyed``), or
-    None when it goes on."""
-    if not result.finished:
-        return None
-    rules = rules_of(game)
-    outcome = rules.outcome(rules.load(result.state))
-    return outcome.termination if outcome else None
 
 
 def active_seats(session: Session, game: Game) -> list[Seat]:

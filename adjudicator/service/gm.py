@@ -15,12 +15,12 @@ from sqlmodel import Session, col, select
 
 from adjudicator.core.errors import SetupError
 from adjudicator.core.text import is_handle
-from adjudicator.games import get_rules
+from adjudicator.readmodel.stored import rules_of, start_state
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import Credentials, active_seats, seats_of, setup_from_json
+from adjudicator.service.games import Credentials, active_seats, seats_of
 from adjudicator.service.pace import pace_of
 from adjudicator.service.replies import (
     base_context,
@@ -187,12 +187,9 @@ def _seat(session: Session, game: Game, handle: str) -> Seat:
 
 def _restart(session: Session, game: Game) -> None:
     """Rebuild a game that has not started from its seats (after adding or removing one)."""
-    rules = get_rules(game.kind)
     handles = [seat.handle for seat in seats_of(session, game)]
     try:
-        game.state = rules.dump(
-            rules.start(handles, options=game.options, setup=setup_from_json(game.setup))
-        )
+        game.state = rules_of(game).dump(start_state(game, handles))
     except SetupError as error:
         raise ServiceError(str(error)) from None
     session.add(game)
@@ -325,7 +322,7 @@ def rollback(
     session.execute(delete(OrderSet).where(col(OrderSet.round_id).in_(ids)))
     session.execute(delete(Round).where(col(Round.id).in_(ids)))
     session.flush()
-    game.state = get_rules(game.kind).dump(state)
+    game.state = rules_of(game).dump(state)
     game.current_round = number - 1
     game.status, game.finished_at, game.paused_at = GameStatus.RUNNING, None, None
     round_ = open_round(session, game, now=now)  # a new row: new mail keys for its result

@@ -22,12 +22,12 @@ from sqlmodel import Session, select
 
 from adjudicator.mail.parse import InboundMail, MailKind, Section, read_mail, split_sections
 from adjudicator.mail.requests import read_requests
+from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.security import receipt, token_digest, verify_secret
 from adjudicator.service import replies
 from adjudicator.service.bounces import record_bounce
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import game_state, rules_of
 from adjudicator.service.reports import Asker, answer_requests
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
 from adjudicator.storage.models import (

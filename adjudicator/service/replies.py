@@ -19,16 +19,17 @@ from zoneinfo import ZoneInfo
 
 from sqlmodel import Session, select
 
-from adjudicator.archive.render import round_file
 from adjudicator.games import game_title
 from adjudicator.mail.calendar import deadline_event, event_uid
 from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
 from adjudicator.mail.images import InlineImage, inline_images
 from adjudicator.mail.parse import InboundMail
 from adjudicator.pictures import Picture, pictures_for
+from adjudicator.readmodel.links import round_file
+from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import bounce_address
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import rules_of, seats_of
+from adjudicator.service.games import seats_of
 from adjudicator.service.outbox import queue_mail
 from adjudicator.service.pace import pace_of
 from adjudicator.service.rounds import Adjudicated, mark_reported

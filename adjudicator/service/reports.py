@@ -19,16 +19,17 @@ from typing import Any
 
 from sqlmodel import Session, col, func, select
 
-from adjudicator.archive.read import game_view
-from adjudicator.archive.record import game_record
-from adjudicator.archive.render import round_file
-from adjudicator.archive.standings import measure_table, measures_of, player_standing
 from adjudicator.mail.compose import Attachment
 from adjudicator.mail.parse import InboundMail
 from adjudicator.mail.requests import LATEST, Ask, Problem, Requests
+from adjudicator.readmodel.links import round_file
+from adjudicator.readmodel.read import game_view
+from adjudicator.readmodel.record import game_record
+from adjudicator.readmodel.standings import measure_table, measures_of, player_standing
+from adjudicator.readmodel.stored import termination_of
 from adjudicator.service import replies
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import seats_of, termination_of
+from adjudicator.service.games import seats_of
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.models import (
     Game,

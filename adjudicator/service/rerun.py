@@ -9,8 +9,8 @@ from typing import Any
 from sqlmodel import Session, select
 
 from adjudicator.core.game import JSON
+from adjudicator.readmodel.stored import game_state, rules_of, start_state
 from adjudicator.service import ServiceError
-from adjudicator.service.games import game_state, rules_of, setup_from_json
 from adjudicator.service.rounds import check_stored, lines_in_force
 from adjudicator.storage.models import Game, GameStatus, Round, RoundResult, RoundState, Seat
 
@@ -60,7 +60,7 @@ def state_before(session: Session, game: Game, round_: Round) -> Any:
     if round_.number == 1:
         seats = session.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat))  # type: ignore[arg-type]
         players = [seat.handle for seat in seats]
-        return rules.start(players, options=game.options, setup=setup_from_json(game.setup))
+        return start_state(game, players)
     previous = session.exec(
         select(RoundResult)
         .join(Round, Round.id == RoundResult.round_id)  # type: ignore[arg-type]

@@ -17,8 +17,9 @@ from sqlmodel import Session, col, select
 
 from adjudicator.core.errors import AdjudicationLimitError
 from adjudicator.core.game import Outcome, Resolution, Rules
+from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import ServiceError
-from adjudicator.service.games import game_state, rules_of, seats_of
+from adjudicator.service.games import seats_of
 from adjudicator.service.pace import pace_of
 from adjudicator.storage.models import (
     Game,

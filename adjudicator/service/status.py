@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlmodel import Session, col, select
 
-from adjudicator.service.games import find_game, game_state, rules_of, seats_of
+from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service.games import find_game, seats_of
 from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import open_round_of, orders_in_force
 from adjudicator.storage.models import Game, Round

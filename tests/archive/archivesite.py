@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from headless import find_chromium
 from needs import unavailable
+from samplegames import SampleGame
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
 from adjudicator.archive import BuildReport
-from adjudicator.archive.browser import find_chromium
-from adjudicator.archive.sample import SampleGame
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, Round, RoundResult, Seat

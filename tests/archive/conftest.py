@@ -14,9 +14,9 @@ from archivesite import (
     make_test_app,
     plant_private_values,
 )
+from samplegames import play_samples
 
 from adjudicator.archive import build_archive
-from adjudicator.archive.sample import play_samples
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.storage.db import session_scope
 

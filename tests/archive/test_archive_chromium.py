@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from archivesite import Played, chromium_or_skip
-
-from adjudicator.archive.browser import dump_dom, screenshot
+from headless import dump_dom, screenshot
 
 PAGES = {
     "index": "index.html",

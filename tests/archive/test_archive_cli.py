@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from archivesite import make_test_app
+from samplegames import SampleGame, play_samples
 from typer.testing import CliRunner
 
-from adjudicator.archive.sample import SampleGame, play_samples
 from adjudicator.cli import app as main_app
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adjudicator.archive.model import GameView
+from adjudicator.readmodel.model import GameView
 
 Counts = dict[str, int]
 

@@ -8,8 +8,8 @@ wants exactly one), so such a last round is told in a comment instead.
 
 from __future__ import annotations
 
-from adjudicator.archive.model import GameView, ReportedRound
 from adjudicator.core.record import OrderLine, Record, RecordRound, format_record
+from adjudicator.readmodel.model import GameView, ReportedRound
 
 
 def _record_round(game: GameView, round_: ReportedRound) -> RecordRound:

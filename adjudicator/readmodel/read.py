@@ -7,12 +7,10 @@ rounds in state ``reported`` are shown: a result is public once its mails are qu
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from adjudicator.archive.model import (
+from adjudicator.readmodel.model import (
     Archive,
     GameSummary,
     GameView,
@@ -20,8 +18,12 @@ from adjudicator.archive.model import (
     Player,
     ReportedRound,
 )
-from adjudicator.games import get_rules
-from adjudicator.service.games import setup_from_json, termination_of
+from adjudicator.readmodel.stored import (
+    rules_of,
+    setup_from_json,
+    start_state,
+    termination_of,
+)
 from adjudicator.storage.models import Game, Round, RoundResult, RoundState, Seat
 
 
@@ -87,13 +89,6 @@ def _summary(session: Session, game: Game) -> GameSummary:
     )
 
 
-def _start_state(game: Game, handles: list[str]) -> dict[str, Any]:
-    """The public state before round 1, replayed from the game's options and setup."""
-    rules = get_rules(game.kind)
-    state = rules.start(handles, options=game.options, setup=setup_from_json(game.setup))
-    return rules.public_state(state)
-
-
 def game_view(session: Session, game: Game) -> GameView:
     """Everything players may see of one game (its pages, and the history a player asks for)."""
     seats = _handles(session, game)
@@ -126,8 +121,10 @@ def game_view(session: Session, game: Game) -> GameView:
         options=dict(game.options),
         setup=setup_from_json(game.setup),
         players=tuple(Player(handle, seat, active) for handle, seat, active in seats),
-        start_state=_start_state(game, [handle for handle, _, _ in seats]),
+        start_state=rules_of(game).public_state(
+            start_state(game, [handle for handle, _, _ in seats])
+        ),
         rounds=rounds,
         open_round=OpenRound(open_.number, open_.opened_at, open_.deadline) if open_ else None,
-        sequential=get_rules(game.kind).sequential,
+        sequential=rules_of(game).sequential,
     )

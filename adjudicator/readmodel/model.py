@@ -1,6 +1,6 @@
 """What the archive shows, as plain values: the only thing the pages are rendered from.
 
-The reading layer (:mod:`adjudicator.archive.read`) fills these from the database and copies only
+The reading layer (:mod:`adjudicator.readmodel.read`) fills these from the database and copies only
 what players may see: handles (never addresses or secrets), the public state and the public
 report of each round (never ``report["private"]``). Rendering never touches the database.
 """

@@ -1,6 +1,6 @@
-"""Screenshots of the archive for the docs: ``python -m adjudicator.archive.screenshots OUT_DIR``.
+"""Screenshots of the archive for the docs: ``python tests/archive/screenshots.py OUT_DIR``.
 
-Plays the sample games (:mod:`.sample`) in a throwaway database, builds the site and has
+Plays the sample games (``samplegames.py`` beside this file) in a throwaway database, builds the site and has
 headless Chromium photograph each page kind: the index, a game page (also on a 420-pixel phone
 and in the dark scheme), a Giveaway round and a board game round.
 """
@@ -12,10 +12,11 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from headless import BrowserError, screenshot
+from samplegames import play_samples
+
 from adjudicator.app import make_app
-from adjudicator.archive.browser import BrowserError, screenshot
 from adjudicator.archive.build import build_archive
-from adjudicator.archive.sample import play_samples
 from adjudicator.config import Config, ServiceConfig
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -53,7 +54,7 @@ def make_screenshots(out_dir: Path) -> list[Path]:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m adjudicator.archive.screenshots OUT_DIR", file=sys.stderr)
+        print("usage: python tests/archive/screenshots.py OUT_DIR", file=sys.stderr)
         return 2
     try:
         written = make_screenshots(Path(argv[0]))

@@ -12,9 +12,9 @@ from typing import Annotated
 import typer
 
 from adjudicator.archive.build import BuildReport, build_archive, update_game
-from adjudicator.archive.read import ArchiveError
 from adjudicator.cli_support import config_from_state
 from adjudicator.mail.compose import Identity
+from adjudicator.readmodel.read import ArchiveError
 from adjudicator.storage.db import make_engine, migrate
 
 EXIT_NO_GAME = 3  # as ServiceError's "no game called ..."
