@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from adjudicator.core.errors import SetupError
 from adjudicator.core.game import Setup
@@ -18,6 +18,7 @@ from adjudicator.readmodel.stored import setup_to_json
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.pace import read_pace
+from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat
 
 
@@ -47,7 +48,7 @@ def check_time_zone(name: str) -> str:
 
 
 def seats_of(session: Session, game: Game) -> list[Seat]:
-    return list(session.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat))))
+    return queries.seats_of(session, game.id)
 
 
 def active_seats(session: Session, game: Game) -> list[Seat]:
@@ -57,7 +58,7 @@ def active_seats(session: Session, game: Game) -> list[Seat]:
 
 
 def find_game(session: Session, name: str) -> Game:
-    game = session.exec(select(Game).where(Game.name == name.lower())).first()
+    game = queries.game_named(session, name)
     if game is None:
         raise ServiceError(f"no game called {name!r}", exit_code=3)
     return game
@@ -81,7 +82,7 @@ def create_game(
     name = name.strip().lower()
     if not is_handle(name):
         raise ServiceError(f"{name!r} is not a usable game name (a letter, then letters or digits)")
-    if session.exec(select(Game).where(Game.name == name)).first() is not None:
+    if queries.game_named(session, name) is not None:
         raise ServiceError(f"a game called {name!r} exists already")
     try:
         rules = get_rules(kind)

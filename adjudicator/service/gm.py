@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, update
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 from adjudicator.core.errors import SetupError
 from adjudicator.core.text import is_handle
@@ -32,6 +32,7 @@ from adjudicator.service.replies import (
 from adjudicator.service.rerun import find_round, state_before
 from adjudicator.service.rounds import closes_at, open_round, open_round_of
 from adjudicator.service.welcome import queue_welcome
+from adjudicator.storage import queries
 from adjudicator.storage.models import (
     Game,
     GameStatus,
@@ -305,9 +306,7 @@ def rollback(
     if target.state == RoundState.OPEN:
         raise ServiceError(f"round {number} of {game.name} is open: nothing to roll back")
     state = state_before(session, game, target)
-    later = list(
-        session.exec(select(Round).where(Round.game_id == game.id, Round.number >= number))
-    )
+    later = queries.rounds_from(session, game.id, number)
     ids = [r.id for r in later if r.id is not None]
     cancelled = session.execute(
         update(OutboxMail)
@@ -317,7 +316,7 @@ def rollback(
     session.execute(
         update(OutboxMail).where(col(OutboxMail.round_id).in_(ids)).values(round_id=None)
     )
-    kept = list(session.exec(select(OrderSet).where(OrderSet.round_id == target.id)))
+    kept = queries.order_sets_of(session, target.id)
     session.execute(delete(RoundResult).where(col(RoundResult.round_id).in_(ids)))
     session.execute(delete(OrderSet).where(col(OrderSet.round_id).in_(ids)))
     session.execute(delete(Round).where(col(Round.id).in_(ids)))

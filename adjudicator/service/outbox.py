@@ -12,10 +12,11 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from adjudicator.faults import crash_point
 from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
+from adjudicator.storage import queries
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 from adjudicator.storage.turns import write_turn
 
@@ -37,8 +38,7 @@ def queue_mail(
     envelope_sender: str | None = None,
 ) -> bool:
     """Queue a mail unless one with the same key is queued already; True when queued now."""
-    exists = session.exec(select(OutboxMail.id).where(OutboxMail.key == key)).first()
-    if exists is not None:
+    if queries.outbox_has(session, key):
         return False
     session.add(
         OutboxMail(
@@ -64,15 +64,7 @@ def retry_delay(attempts: int) -> timedelta:
 def claim_due(session: Session, *, now: datetime, limit: int) -> list[OutboxMail]:
     """Pending mails that are due, locked for this sender (``SKIP LOCKED`` on PostgreSQL, so
     several service instances never send the same mail at once)."""
-    query = (
-        select(OutboxMail)
-        .where(OutboxMail.status == OutboxStatus.PENDING, OutboxMail.next_attempt_at <= now)
-        .order_by(col(OutboxMail.id))
-        .limit(limit)
-    )
-    if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    return list(session.exec(query))
+    return queries.due_mails(session, now=now, limit=limit)
 
 
 def record_results(

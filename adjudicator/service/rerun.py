@@ -6,13 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from adjudicator.core.game import JSON
 from adjudicator.readmodel.stored import game_state, rules_of, start_state
 from adjudicator.service import ServiceError
 from adjudicator.service.rounds import check_stored, lines_in_force
-from adjudicator.storage.models import Game, GameStatus, Round, RoundResult, RoundState, Seat
+from adjudicator.storage import queries
+from adjudicator.storage.models import Game, Round, RoundResult, RoundState
 
 
 @dataclass(frozen=True)
@@ -28,13 +29,13 @@ class Rerun:
 
 def pick_game(session: Session, name: str | None) -> Game:
     if name:
-        game = session.exec(select(Game).where(Game.name == name.lower())).first()
+        game = queries.game_named(session, name)
         if game is None:
             raise ServiceError(f"no game called {name!r}", exit_code=3)
         return game
-    running = session.exec(select(Game).where(Game.status != GameStatus.FINISHED)).all()
+    running = queries.unfinished_games(session)
     if not running:
-        running = session.exec(select(Game)).all()  # only finished games: one may be meant
+        running = queries.all_games(session)  # only finished games: one may be meant
     if len(running) != 1:
         names = ", ".join(g.name for g in running) or "none"
         raise ServiceError(f"say which game with --game (games not finished: {names})", exit_code=2)
@@ -42,9 +43,7 @@ def pick_game(session: Session, name: str | None) -> Game:
 
 
 def find_round(session: Session, game: Game, number: int) -> Round:
-    round_ = session.exec(
-        select(Round).where(Round.game_id == game.id, Round.number == number)
-    ).first()
+    round_ = queries.round_numbered(session, game.id, number)
     if round_ is None:
         raise ServiceError(
             f"game {game.name} has no round {number} (it is at round {game.current_round})",
@@ -58,14 +57,10 @@ def state_before(session: Session, game: Game, round_: Round) -> Any:
     the game's start."""
     rules = rules_of(game)
     if round_.number == 1:
-        seats = session.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat))  # type: ignore[arg-type]
-        players = [seat.handle for seat in seats]
+        players = [seat.handle for seat in queries.seats_of(session, game.id)]
         return start_state(game, players)
-    previous = session.exec(
-        select(RoundResult)
-        .join(Round, Round.id == RoundResult.round_id)  # type: ignore[arg-type]
-        .where(Round.game_id == game.id, Round.number == round_.number - 1)
-    ).one()
+    previous = queries.result_of_round_numbered(session, game.id, round_.number - 1)
+    assert previous is not None, "every round before an adjudicated one has its result"
     return rules.load(previous.state)
 
 
@@ -87,7 +82,7 @@ def rerun_round(session: Session, game: Game, round_: Round) -> Rerun:
     """Adjudicate ``round_`` again without storing: from its archived orders when it has been
     adjudicated, else from the orders in force now (a dry run)."""
     rules = rules_of(game)
-    archived = session.exec(select(RoundResult).where(RoundResult.round_id == round_.id)).first()
+    archived = queries.result_of(session, round_.id)
     if archived is not None:
         state = state_before(session, game, round_)
         lines = archived.orders

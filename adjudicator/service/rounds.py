@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import update
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 from adjudicator.core.errors import AdjudicationLimitError
 from adjudicator.core.game import Outcome, Resolution, Rules
@@ -21,6 +21,7 @@ from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import ServiceError
 from adjudicator.service.games import seats_of
 from adjudicator.service.pace import pace_of
+from adjudicator.storage import queries
 from adjudicator.storage.models import (
     Game,
     GameStatus,
@@ -80,9 +81,7 @@ def takes_orders(game: Game, round_: Round | None, now: datetime) -> bool:
 
 
 def open_round_of(session: Session, game: Game) -> Round | None:
-    return session.exec(
-        select(Round).where(Round.game_id == game.id, Round.state == RoundState.OPEN)
-    ).first()
+    return queries.open_round(session, game.id)
 
 
 def start_game(session: Session, game: Game, *, now: datetime) -> Round:
@@ -111,21 +110,14 @@ def close_round(session: Session, round_id: int, *, now: datetime) -> bool:
 def orders_in_force(session: Session, round_: Round) -> dict[int, OrderSet]:
     """The newest accepted order set of each seat in this round."""
     newest: dict[int, OrderSet] = {}
-    for order_set in session.exec(
-        select(OrderSet).where(OrderSet.round_id == round_.id).order_by(col(OrderSet.id))
-    ):
+    for order_set in queries.order_sets_of(session, round_.id):
         newest[order_set.seat_id] = order_set
     return newest
 
 
 def previous_orders(session: Session, round_id: int, seat_id: int) -> OrderSet | None:
     """The order set of one seat in force in a round (one indexed row, not the whole round)."""
-    return session.exec(
-        select(OrderSet)
-        .where(OrderSet.round_id == round_id, OrderSet.seat_id == seat_id)
-        .order_by(col(OrderSet.id).desc())
-        .limit(1)
-    ).first()
+    return queries.newest_order_set(session, round_id, seat_id)
 
 
 def lines_in_force(session: Session, game: Game, round_: Round) -> dict[str, list[str]]:

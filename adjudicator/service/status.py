@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.games import find_game, seats_of
 from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import open_round_of, orders_in_force
-from adjudicator.storage.models import Game, Round
+from adjudicator.storage import queries
+from adjudicator.storage.models import Game
 
 
 def _game_lines(session: Session, game: Game) -> list[str]:
@@ -19,9 +20,7 @@ def _game_lines(session: Session, game: Game) -> list[str]:
     ]
     if game.paused_at is not None:
         lines.append(f"  paused since {local_time(game.paused_at, game.time_zone)}")
-    stuck = session.exec(
-        select(Round).where(Round.game_id == game.id, col(Round.error).is_not(None))
-    ).all()
+    stuck = queries.failed_rounds(session, game.id)
     for bad in stuck:
         lines.append(f"  round {bad.number} NOT ADJUDICATED ({bad.state}): {bad.error}")
     round_ = open_round_of(session, game)
@@ -52,7 +51,7 @@ def _game_lines(session: Session, game: Game) -> list[str]:
 
 
 def status_lines(session: Session, *, name: str | None = None) -> list[str]:
-    games = [find_game(session, name)] if name else list(session.exec(select(Game)))
+    games = [find_game(session, name)] if name else queries.all_games(session)
     if not games:
         return ["no games yet: create one with `adjudicate game create`"]
     lines: list[str] = []

@@ -83,7 +83,9 @@ class Seat(SQLModel, table=True):
     seat: int = Field(description="0-based seat order")
     handle: str
     address: str = Field(index=True)
-    secret_hash: str = Field(description="scrypt hash of the player's secret")
+    secret_hash: str = Field(
+        description="salted SHA-256 digest of the machine-made secret (security.py says why)"
+    )
     reply_token: str | None = Field(default=None, unique=True, description="orders+TOKEN@")
     time_zone: str | None = None
     active: bool = True
