@@ -8,6 +8,15 @@ again and the service drops the copy by its digest.
 
 Other programs (a mail client, a second reader) may move or delete files at any time, so every
 step tolerates a file that vanished.
+
+Mail is handled in the order it arrived, which matters when a player sends two order mails
+quickly: the one handled last is the one in force. The arrival time is read from the file name,
+which every common delivery agent starts with the delivery time in seconds (``1700000000.``) and
+most follow with the microseconds (``M123456`` from this module, Dovecot's LDA and Postfix);
+both are compared as numbers, not as text. A name without microseconds takes them from the
+file's change time (the moment it was renamed into the folder), kept within the named second.
+Two mails that arrived in the same microsecond are handled in the order of their delivery
+counter (``Q``) and then of their names, so the one whose name sorts last is in force.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import re
 import socket
 import threading
 import time
@@ -32,6 +42,9 @@ INFO_SEPARATOR = ":"  # ':2,' starts the info part of a name (some Windows tools
 HANDLED = "S"
 
 _counter = itertools.count(1)
+_SECONDS = re.compile(r"(\d+)\.")
+_MICROS = re.compile(r"M(\d{1,6})(?=\D|$)")
+_COUNTER = re.compile(r"Q(\d+)(?=\D|$)")
 
 
 def ensure_maildir(path: Path) -> Path:
@@ -61,7 +74,32 @@ def _unique_name() -> str:
     now = time.time_ns() // 1000
     seconds, micros = divmod(now, 1_000_000)
     host = socket.gethostname().replace("/", r"\057").replace(":", r"\072")
-    return f"{seconds}.M{micros}P{os.getpid()}Q{next(_counter)}.{host}"
+    return f"{seconds}.M{micros:06d}P{os.getpid()}Q{next(_counter)}.{host}"
+
+
+def arrival_key(path: Path) -> tuple[int, int, str]:
+    """When the message at ``path`` arrived, in microseconds, then its delivery counter and its
+    name: what :class:`MaildirReader` sorts by (see the module docstring)."""
+    name = path.name.partition(INFO_SEPARATOR)[0]
+    seconds = _SECONDS.match(name)
+    unique = name.split(".")[1] if name.count(".") >= 1 else ""
+    micros = _MICROS.search(unique)
+    counter = _COUNTER.search(unique)
+    if seconds is None:
+        when = _changed_micros(path)
+    elif micros is not None:
+        when = int(seconds.group(1)) * 1_000_000 + int(micros.group(1))
+    else:
+        start = int(seconds.group(1)) * 1_000_000
+        when = start + min(max(_changed_micros(path) - start, 0), 999_999)
+    return when, int(counter.group(1)) if counter else 0, name
+
+
+def _changed_micros(path: Path) -> int:
+    try:
+        return path.stat().st_ctime_ns // 1000
+    except FileNotFoundError:
+        return 0
 
 
 def flags_of(name: str) -> str:
@@ -106,10 +144,11 @@ class MaildirReader:
         return handled
 
     def _unhandled(self) -> Iterator[Path]:
-        # Names start with the delivery time, so sorting gives (roughly) arrival order.
+        """The unhandled messages of ``new/`` and ``cur/`` together, in arrival order."""
+        found: list[Path] = []
         for sub in ("new", "cur"):
             try:
-                names = sorted(os.listdir(self.maildir / sub))
+                names = os.listdir(self.maildir / sub)
             except FileNotFoundError:
                 continue
             for name in names:
@@ -117,7 +156,8 @@ class MaildirReader:
                     continue
                 if sub == "cur" and HANDLED in flags_of(name):
                     continue
-                yield self.maildir / sub / name
+                found.append(self.maildir / sub / name)
+        yield from sorted(found, key=arrival_key)
 
     def _mark_handled(self, path: Path) -> None:
         target = self.maildir / "cur" / with_flag(path.name, HANDLED)

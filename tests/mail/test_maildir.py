@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -143,3 +144,39 @@ def test_run_forever_polls_until_stopped(maildir: Path) -> None:
         reader.stop()
         thread.join(2)
     assert not thread.is_alive()
+
+
+def test_mail_is_handled_in_arrival_order_by_the_numbers_in_its_name(maildir: Path) -> None:
+    """Two order mails sent quickly: the one delivered at .099999 s came before the one at
+    .100000 s and must be handled first (as text, "M99999" sorts after "M100000"). Dovecot's
+    LDA writes the microseconds unpadded, so the reader must compare them as numbers."""
+    deliver(maildir, b"x")  # creates the folders
+    for name in os.listdir(maildir / "new"):
+        (maildir / "new" / name).unlink()
+    later = "1700000000.M100000P7Q2.host"
+    earlier = "1700000000.M99999P7Q1.host"
+    (maildir / "new" / later).write_bytes(message(2))  # written first, arrived later
+    (maildir / "new" / earlier).write_bytes(message(1))
+    inbox = Inbox()
+    assert MaildirReader(maildir, handle=inbox).run_once() == 2
+    assert inbox.raws == [message(1), message(2)]
+
+
+def test_arrival_order_spans_new_and_cur_and_names_without_microseconds(maildir: Path) -> None:
+    """An unread mail that a client moved to cur/ arrived before one still in new/; a name
+    without microseconds (Postfix's ``time.VdevIinode.host``) still sorts by its seconds."""
+    deliver(maildir, b"x")
+    for name in os.listdir(maildir / "new"):
+        (maildir / "new" / name).unlink()
+    (maildir / "new" / "1700000002.M5P7Q3.host").write_bytes(message(3))
+    (maildir / "new" / "1700000001.V801I2a3b.host").write_bytes(message(2))
+    (maildir / "cur" / "1700000000.M900000P7Q1.host:2,F").write_bytes(message(1))
+    inbox = Inbox()
+    assert MaildirReader(maildir, handle=inbox).run_once() == 3
+    assert inbox.raws == [message(1), message(2), message(3)]
+
+
+def test_delivered_names_carry_six_digit_microseconds(maildir: Path) -> None:
+    names = [deliver(maildir, message(n)).name for n in range(20)]
+    for name in names:
+        assert re.fullmatch(r"\d+\.M\d{6}P\d+Q\d+\..+", name), name
