@@ -85,6 +85,10 @@ def extend(
         str | None,
         typer.Option(help="The new deadline, in the game's time zone: 2026-11-25 21:00."),
     ] = None,
+    earlier: Annotated[
+        bool,
+        typer.Option("--earlier", help="Allow --until to bring the deadline forward."),
+    ] = False,
 ) -> None:
     """Move the deadline of the open round; the players are told."""
     if (by is None) == (until is None):
@@ -96,7 +100,9 @@ def extend(
 
     def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> str:
         moment = local_moment(until, game.time_zone) if until else None
-        round_ = gm.extend(session, game, ctx=ctx, now=now, by=duration, until=moment)
+        round_ = gm.extend(
+            session, game, ctx=ctx, now=now, by=duration, until=moment, earlier=earlier
+        )
         return f"round {round_.number} deadline {local_time(round_.deadline, game.time_zone)}"
 
     typer.echo(f"game {name}: {_run(name, action)}; players told")

@@ -71,6 +71,21 @@ def format_duration(duration: timedelta) -> str:
     return "".join(parts) or "0m"
 
 
+def duration_in_words(duration: timedelta) -> str:
+    """``2 days 3 hours``, ``45 minutes``, ``20 seconds``: for people, at most two units (the
+    larger ones), and never ``0m`` for a short time."""
+    seconds = max(int(duration.total_seconds()), 0)
+    units = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
+    words = []
+    for name, size in units:
+        count, seconds = divmod(seconds, size)
+        if count:
+            words.append(f"{count} {name}{'' if count == 1 else 's'}")
+        if len(words) == 2 or (words and count == 0):
+            break
+    return " ".join(words) or "0 seconds"
+
+
 @dataclass(frozen=True)
 class Schedule:
     """A parsed schedule. ``after`` for durations; ``days`` (0 = Monday), ``times`` and

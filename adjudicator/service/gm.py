@@ -14,6 +14,7 @@ from sqlalchemy import delete, update
 from sqlmodel import Session, col
 
 from adjudicator.core.errors import SetupError
+from adjudicator.core.schedule import duration_in_words
 from adjudicator.core.text import is_handle
 from adjudicator.readmodel.stored import rules_of, start_state
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
@@ -21,7 +22,6 @@ from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import Credentials, active_seats, seats_of
-from adjudicator.service.pace import pace_of
 from adjudicator.service.replies import (
     base_context,
     deadline_attachment,
@@ -61,8 +61,9 @@ def pause(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -
 def resume(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> Round | None:
     """Run a paused game again. A round whose orders all came in during the pause is
     adjudicated now; otherwise the time it closes at (its deadline, or the end of its grace
-    period) moves by the length of the pause (to the next slot of a calendar schedule), and
-    the players get the new deadline."""
+    period) moves by exactly the length of the pause, and the players get the new deadline and
+    the length of the pause. A calendar schedule too: snapping to its next slot would turn a
+    pause of seconds into a day's delay; the rounds after this one keep to the calendar."""
     if game.status != GameStatus.PAUSED or game.paused_at is None:
         raise ServiceError(f"game {game.name} is {game.status}, not paused: nothing to resume")
     pause_length = now - game.paused_at
@@ -76,11 +77,17 @@ def resume(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) 
     old = closes_at(round_)
     if old is None:
         return round_
-    moved = old + pause_length
-    schedule = pace_of(game).schedule
-    if schedule is not None and schedule.is_calendar:
-        moved = schedule.next_slot(moved, game.time_zone)
-    _move_deadline(session, game, round_, moved, ctx=ctx, now=now, reason="resumed", old=old)
+    _move_deadline(
+        session,
+        game,
+        round_,
+        old + pause_length,
+        ctx=ctx,
+        now=now,
+        reason="resumed",
+        old=old,
+        paused_for=pause_length,
+    )
     return round_
 
 
@@ -92,8 +99,11 @@ def extend(
     now: datetime,
     by: timedelta | None = None,
     until: datetime | None = None,
+    earlier: bool = False,
 ) -> Round:
-    """Move the open round's deadline: later ``by`` a duration, or to ``until``."""
+    """Move the open round's deadline: later ``by`` a duration, or to ``until``. A time before
+    the current deadline is refused unless ``earlier`` says the game master means it: players
+    plan by the deadline they were told, and a typo must not cut their time short."""
     round_ = open_round_of(session, game)
     if round_ is None:
         raise ServiceError(f"game {game.name} has no open round", exit_code=3)
@@ -104,6 +114,11 @@ def extend(
         until = (old if old and old > now else now) + by
     if until <= now:
         raise ServiceError(f"the new deadline {until:%Y-%m-%d %H:%M %Z} has passed already")
+    if old is not None and until < old and not earlier:
+        raise ServiceError(
+            f"the new deadline {local_time(until, game.time_zone)} is before the current one, "
+            f"{local_time(old, game.time_zone)}; to bring the deadline forward, add --earlier"
+        )
     _move_deadline(session, game, round_, until, ctx=ctx, now=now, reason="extended", old=old)
     return round_
 
@@ -118,6 +133,7 @@ def _move_deadline(
     now: datetime,
     reason: str,
     old: datetime | None,
+    paused_for: timedelta | None = None,
 ) -> None:
     round_.deadline, round_.grace_until = deadline, None
     session.add(round_)
@@ -133,6 +149,7 @@ def _move_deadline(
                 **base_context(game, seat, round_),
                 "reason": reason,
                 "old_deadline": local_time(old, zone) if old else None,
+                "paused_for": duration_in_words(paused_for) if paused_for else None,
             },
             kind="deadline_changed",
             to=seat.address,

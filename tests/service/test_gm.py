@@ -105,7 +105,7 @@ def test_a_paused_game_does_not_close_and_resuming_moves_the_deadline(app: App) 
     assert _open(app).deadline == START + timedelta(hours=48 + 90)
     moved = _mails(app, "deadline_changed")
     assert len(moved) == 2
-    assert "continues after a pause" in _text(moved[0])
+    assert "continues after a pause of 3 days 18 hours" in _text(moved[0])
     assert "Sunday 08 March 2026, 06:00 UTC" in _text(moved[0])
     event = _calendar(moved[0])
     assert "DTSTART:20260308T060000Z" in event
@@ -114,12 +114,36 @@ def test_a_paused_game_does_not_close_and_resuming_moves_the_deadline(app: App) 
         _do(app, "resume", ctx=app.ctx, now=app.clock())
 
 
-def test_resuming_a_calendar_game_lands_on_its_next_slot(app: App) -> None:
+def test_resuming_a_calendar_game_moves_its_deadline_by_the_pause_only(app: App) -> None:
+    """A two-hour pause of a Monday 20:00 deadline gives Monday 22:00, as the mail says ("moved
+    by the length of the pause"), not Thursday's slot three days later."""
     _game(app, schedule="mon,thu 20:00", time_zone="Europe/London")  # Monday 2 March, noon
     assert _open(app).deadline == datetime.fromisoformat("2026-03-02T20:00:00+00:00")
     _do(app, "pause", ctx=app.ctx, now=_clock(app, hours=1))
-    _do(app, "resume", ctx=app.ctx, now=_clock(app, hours=3))  # two hours: Monday 22:00
-    assert _open(app).deadline == datetime.fromisoformat("2026-03-05T20:00:00+00:00")
+    _do(app, "resume", ctx=app.ctx, now=_clock(app, hours=3))  # two hours
+    assert _open(app).deadline == datetime.fromisoformat("2026-03-02T22:00:00+00:00")
+    text = _text(_mails(app, "deadline_changed")[0])
+    assert "after a pause of 2 hours" in text
+    assert "Monday 02 March 2026, 22:00 GMT" in text
+
+
+def test_a_pause_of_seconds_moves_a_calendar_deadline_by_seconds(app: App) -> None:
+    _game(app, schedule="daily 21:00", time_zone="UTC")
+    _do(app, "pause", ctx=app.ctx, now=_clock(app, hours=1))
+    _do(app, "resume", ctx=app.ctx, now=_clock(app, hours=1) + timedelta(seconds=20))
+    assert _open(app).deadline == datetime.fromisoformat("2026-03-02T21:00:20+00:00")
+    assert "after a pause of 20 seconds" in _text(_mails(app, "deadline_changed")[0])
+
+
+def test_extend_until_an_earlier_time_is_refused_unless_asked_for(app: App) -> None:
+    _game(app)  # deadline 48 hours after START
+    with pytest.raises(ServiceError, match=r"before the current one.*add --earlier"):
+        _do(app, "extend", ctx=app.ctx, now=app.clock(), until=START + timedelta(hours=24))
+    assert _open(app).deadline == START + timedelta(hours=48)
+    _do(
+        app, "extend", ctx=app.ctx, now=app.clock(), until=START + timedelta(hours=24), earlier=True
+    )
+    assert _open(app).deadline == START + timedelta(hours=24)
 
 
 def test_extending_a_deadline_moves_it_and_the_reminders(app: App) -> None:
