@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +10,7 @@ from typing import Annotated
 import typer
 
 from adjudicator import __version__
+from adjudicator.app import make_app
 from adjudicator.cli_archive import app as archive_app
 from adjudicator.cli_gm import player_app
 from adjudicator.cli_gm import register as register_game_commands
@@ -24,12 +24,14 @@ from adjudicator.cli_support import (
     fail,
     pairs,
     settings_from_text,
+    usage,
 )
 from adjudicator.core.errors import RecordError
 from adjudicator.core.record import parse_record
 from adjudicator.core.replay import replay
 from adjudicator.demo import seed_demo
 from adjudicator.games import GAME_NAMES, UnknownGame
+from adjudicator.logs import configure_logging
 from adjudicator.runner import serve
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_and_adjudicate
@@ -178,8 +180,16 @@ def serve_command(
     ] = False,
 ) -> None:
     """Run the service: read orders, close rounds at their deadlines, send the mails."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    application = app_from_config()
+    config = config_from_state()
+    try:
+        configure_logging(
+            log_format=config.service.log_format,
+            level=config.service.log_level,
+            log_file=config.service.log_file,
+        )
+    except (ValueError, OSError) as error:
+        usage(f"configuration: {error}")
+    application = make_app(config)
     if demo and seed_demo(application):
         typer.echo(
             "demo: game 'demo' created (Giveaway, 3 players, 1-minute rounds); its order mails "

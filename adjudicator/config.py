@@ -34,6 +34,9 @@ class ServiceConfig:
     archive_dir: str = ""  # empty: <data_dir>/archive
     archive_url: str = ""  # where the archive is published, e.g. https://pbem.example/games/
     max_message_bytes: int = 1_000_000
+    log_format: str = "text"  # text (for people) | json (one object a line, for collectors)
+    log_level: str = "info"  # debug | info | warning | error
+    log_file: str = ""  # empty: standard error (systemd's journal under the unit)
 
 
 @dataclass(frozen=True)

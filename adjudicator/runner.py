@@ -16,6 +16,7 @@ from pathlib import Path
 
 from adjudicator.app import App
 from adjudicator.archiving import ArchiveKeeper
+from adjudicator.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
 from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
@@ -168,8 +169,11 @@ def serve(app: App, *, once: bool = False) -> None:
     async def main() -> None:
         service = Service(app)
         loop = asyncio.get_running_loop()
+        # SIGTERM (systemd's stop) and Ctrl-C end the loop after the step in hand: a mail being
+        # processed or a round being closed finishes its transaction first.
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, service.stop.set)
+        loop.add_signal_handler(signal.SIGHUP, reopen)  # logrotate moved the log file
         log.info("adjudicator serving (database %s)", app.engine.url.render_as_string())
         await service.run(once=once)
         log.info("stopped")

@@ -1,0 +1,103 @@
+"""Logging: one line per event that matters, readable on a terminal, JSON for a log collector.
+
+Events are logged through structlog with a name and fields (``mail.accepted submission=12
+game=gw42 round=3 message_id=<...>``); the standard library's loggers (ours and the libraries')
+go through the same formatter, so every line has one shape. The libraries' routine chatter
+(APScheduler's "Running job ..." every 30 seconds, Alembic's context lines) is kept below
+WARNING unless ``log_level = "debug"``.
+
+With ``log_file`` set, lines go to that file through a handler that reopens it when it was
+rotated; ``reopen`` (wired to SIGHUP by ``adjudicate serve``) reopens it at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+from typing import Any, TextIO
+
+import structlog
+
+FORMATS = ("text", "json")
+LEVELS = ("debug", "info", "warning", "error")
+CHATTY = ("apscheduler", "alembic", "aiosmtplib", "imapclient", "mail.log", "asyncio")
+"""Libraries whose INFO lines say nothing an operator needs."""
+
+_SHARED: list[Any] = [
+    structlog.contextvars.merge_contextvars,
+    structlog.stdlib.add_log_level,
+    structlog.stdlib.add_logger_name,
+    structlog.processors.TimeStamper(fmt="iso", utc=True),
+]
+
+
+def configure_logging(
+    *,
+    log_format: str = "text",
+    level: str = "info",
+    log_file: str = "",
+    stream: TextIO | None = None,
+) -> None:
+    """Set up the root logger and structlog. ``log_format`` is ``text`` (for people; colours on
+    a terminal) or ``json`` (one object a line)."""
+    if log_format not in FORMATS:
+        raise ValueError(f"log_format must be one of {', '.join(FORMATS)}, not {log_format!r}")
+    if level not in LEVELS:
+        raise ValueError(f"log_level must be one of {', '.join(LEVELS)}, not {level!r}")
+    stream = stream or sys.stderr
+    handler: logging.Handler
+    if log_file:
+        handler = logging.handlers.WatchedFileHandler(log_file, encoding="utf-8")
+    else:
+        handler = logging.StreamHandler(stream)
+    renderer: Any
+    if log_format == "json":
+        renderer = structlog.processors.JSONRenderer()
+    else:
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=not log_file and stream.isatty(), sort_keys=False
+        )
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=_SHARED,
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                renderer,
+            ],
+        )
+    )
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+        old.close()
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    for name in CHATTY:
+        logging.getLogger(name).setLevel(logging.DEBUG if level == "debug" else logging.WARNING)
+    structlog.configure(
+        processors=[*_SHARED, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+
+
+def reopen() -> None:
+    """Reopen the log file (after logrotate moved it); a no-op when logging to a stream."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.handlers.WatchedFileHandler):
+            handler.reopenIfNeeded()
+            handler.acquire()
+            try:
+                handler.close()
+                handler.stream = handler._open()
+            finally:
+                handler.release()
+
+
+def events(name: str) -> Any:
+    """The event logger of one part of the service: ``events(__name__).info("round.closed",
+    game=..., round=...)``."""
+    return structlog.get_logger(name)
