@@ -66,11 +66,18 @@ class MaildirConfig:
 
 
 @dataclass(frozen=True)
+class MetricsConfig:
+    port: int = 0  # 0: off; else Prometheus text at /metrics and a health check at /healthz
+    address: str = "127.0.0.1"  # keep it local; put a proxy in front to publish it
+
+
+@dataclass(frozen=True)
 class Config:
     service: ServiceConfig = field(default_factory=ServiceConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     imap: ImapConfig = field(default_factory=ImapConfig)
     maildir: MaildirConfig = field(default_factory=MaildirConfig)
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
 
     @property
     def data_path(self) -> Path:

@@ -12,6 +12,8 @@ import contextlib
 import logging
 import signal
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from adjudicator.app import App
@@ -20,10 +22,12 @@ from adjudicator.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
 from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
+from adjudicator.metrics import Metrics
 from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.service.closing import sweep
 from adjudicator.service.outbox import send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
+from adjudicator.systemd import Notifier
 
 log = logging.getLogger("adjudicator.serve")
 TICK_SECONDS = 1.0
@@ -48,7 +52,9 @@ def make_sender(app: App) -> MailSender:
     )
 
 
-def make_imap_poller(app: App, wake: asyncio.Event, loop: asyncio.AbstractEventLoop) -> ImapPoller:
+def make_imap_poller(
+    app: App, wake: asyncio.Event, loop: asyncio.AbstractEventLoop, metrics: Metrics
+) -> ImapPoller:
     imap = app.config.imap
     settings = ImapSettings(
         host=imap.host,
@@ -65,7 +71,12 @@ def make_imap_poller(app: App, wake: asyncio.Event, loop: asyncio.AbstractEventL
         app.ingest_batch(raws, channel="imap")  # one transaction per FETCH batch
         loop.call_soon_threadsafe(wake.set)  # the sender wakes once per batch
 
-    return ImapPoller(settings, cursors=DatabaseCursorStore(app.engine), handle_batch=handle_batch)
+    return ImapPoller(
+        settings,
+        cursors=DatabaseCursorStore(app.engine),
+        handle_batch=handle_batch,
+        on_reconnect=metrics.imap_reconnects.inc,
+    )
 
 
 class Service:
@@ -76,6 +87,16 @@ class Service:
         self.archive = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
         self._archiving: asyncio.Future[list[str]] | None = None
         self._archived_at = 0.0
+        self.metrics = Metrics(app.engine, clock=app.clock)
+        self.systemd = Notifier()
+        self.poller: ImapPoller | None = None
+        self.stopping_readers: list[Callable[[], object]] = []
+
+    def request_stop(self) -> None:
+        """SIGTERM or Ctrl-C: finish the mail or the round in hand, then stop."""
+        self.stop.set()
+        for stop_reader in self.stopping_readers:
+            stop_reader()
 
     def _keep_archive(self) -> None:
         """Rebuild the archive pages of games with new results: in a thread, one pass at a time,
@@ -103,6 +124,7 @@ class Service:
             sender,
             bounce_address=self.app.config.service.address,
             now=self.app.clock,
+            on_recorded=self.metrics.confirmations_sent,
         )
         if sent:
             log.info("sent %d mail(s)", sent)
@@ -113,6 +135,7 @@ class Service:
         if recovered:
             log.info("processed %d mail(s) stored before a restart", recovered)
         maildir = self._maildir()
+        self.stopping_readers.append(maildir.stop)
         sender = make_sender(self.app)
 
         def closed(_: object) -> None:
@@ -122,7 +145,7 @@ class Service:
         imap_thread = None
         poller = None
         if self.app.config.imap.host:
-            poller = make_imap_poller(self.app, self.wake, loop)
+            poller = self.poller = make_imap_poller(self.app, self.wake, loop, self.metrics)
             if once:
                 await asyncio.to_thread(poller.run_once)
             else:
@@ -138,14 +161,17 @@ class Service:
                 await asyncio.to_thread(self.archive.run_once)
                 return
             scheduler.start()
+            self.systemd.ready("reading mail, deadlines planned")
             while not self.stop.is_set():
                 await asyncio.to_thread(maildir.run_once)
                 await self._drain(sender)
                 self._keep_archive()
+                self._alive()
                 self.wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wait_any(), timeout=TICK_SECONDS)
         finally:
+            self.systemd.stopping()
             scheduler.shutdown()
             if self._archiving is not None:
                 self.archive.stopping.set()  # the pages left out are built on the next start
@@ -155,6 +181,19 @@ class Service:
             if imap_thread is not None:
                 await asyncio.to_thread(imap_thread.join, 10)
             await sender.close()
+
+    def _alive(self) -> None:
+        """One turn of the main loop is done: tell the health check, and systemd's watchdog
+        while the IMAP reader is alive too (a reader wedged in a silent IDLE stops the pings,
+        and systemd restarts the service)."""
+        self.metrics.loop_turned()
+        watchdog = self.systemd.watchdog_seconds
+        if watchdog is None:
+            return
+        if self.poller is not None and time.monotonic() - self.poller.heartbeat > watchdog / 2:
+            log.warning("the IMAP reader has not shown a sign of life; not pinging the watchdog")
+            return
+        self.systemd.watchdog()
 
     async def _wait_any(self) -> None:
         waiters = [asyncio.ensure_future(self.stop.wait()), asyncio.ensure_future(self.wake.wait())]
@@ -172,10 +211,21 @@ def serve(app: App, *, once: bool = False) -> None:
         # SIGTERM (systemd's stop) and Ctrl-C end the loop after the step in hand: a mail being
         # processed or a round being closed finishes its transaction first.
         for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, service.stop.set)
+            loop.add_signal_handler(signum, service.request_stop)
         loop.add_signal_handler(signal.SIGHUP, reopen)  # logrotate moved the log file
         log.info("adjudicator serving (database %s)", app.engine.url.render_as_string())
-        await service.run(once=once)
+        metrics = app.config.metrics
+        server = None
+        if metrics.port and not once:
+            server = service.metrics.serve(address=metrics.address, port=metrics.port)
+            log.info(
+                "metrics at http://%s:%d/metrics, health at /healthz", metrics.address, server.port
+            )
+        try:
+            await service.run(once=once)
+        finally:
+            if server is not None:
+                server.close()
         log.info("stopped")
 
     asyncio.run(main())

@@ -111,6 +111,7 @@ class ImapPoller:
         cursors: CursorStore,
         handle: MessageHandler | None = None,
         handle_batch: BatchHandler | None = None,
+        on_reconnect: Callable[[], object] | None = None,
     ) -> None:
         if (handle is None) == (handle_batch is None):
             raise ValueError("give handle (one message at a time) or handle_batch, not both")
@@ -122,6 +123,10 @@ class ImapPoller:
         self._stop_event = threading.Event()
         self._wake: tuple[socket.socket, socket.socket] | None = None
         self.idling = threading.Event()  # set while an IDLE is running (for health checks)
+        self.on_reconnect = on_reconnect  # a lost connection is made again (for metrics)
+        self.heartbeat = time.monotonic()
+        """When the loop last showed it was alive: at least every second while it waits, and
+        after every pass. A loop wedged in a server's silence stops it (systemd's watchdog)."""
 
     # --- one pass ----------------------------------------------------------------------------
 
@@ -140,6 +145,8 @@ class ImapPoller:
             if not reused:
                 raise
             log.info("IMAP connection lost (%s); reconnecting", error)
+            if self.on_reconnect is not None:
+                self.on_reconnect()
             return self._fetch_new(self._connected())
 
     def _fetch_new(self, client: Any) -> int:
@@ -294,6 +301,7 @@ class ImapPoller:
             while not self._stop_event.is_set():
                 try:
                     handled = self.run_once()
+                    self.heartbeat = time.monotonic()
                     delay = self.settings.backoff_initial
                     # Mail that arrived during the pass was announced (EXISTS) in the middle of
                     # its FETCH or STORE, where nobody listens, and the next IDLE will not
@@ -313,6 +321,8 @@ class ImapPoller:
                         exc_info=not isinstance(error, (*CONNECTION_ERRORS, imaplib.IMAP4.error)),
                     )
                     self._disconnect(logout=False)
+                    if self.on_reconnect is not None and isinstance(error, CONNECTION_ERRORS):
+                        self.on_reconnect()
                     self._sleep(delay)
                     delay = min(delay * 2, self.settings.backoff_max)
         finally:
@@ -362,6 +372,7 @@ class ImapPoller:
             if sock is not None:
                 selector.register(sock, selectors.EVENT_READ)
             while not self._stop_event.is_set():
+                self.heartbeat = time.monotonic()
                 if isinstance(sock, SSLSocket) and sock.pending():
                     return True
                 remaining = deadline - time.monotonic()

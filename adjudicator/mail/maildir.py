@@ -132,6 +132,8 @@ class MaildirReader:
         ensure_maildir(self.maildir)
         handled = 0
         for path in self._unhandled():
+            if self._stop_event.is_set():
+                break  # stopping: the rest waits in the folder for the next start
             try:
                 raw = path.read_bytes()
             except FileNotFoundError:

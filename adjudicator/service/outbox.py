@@ -8,6 +8,7 @@ permanent ones are kept as failed for the game master.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -19,6 +20,8 @@ from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
 from adjudicator.storage import queries
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 from adjudicator.storage.turns import write_turn
+
+log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
 FIRST_RETRY = timedelta(seconds=30)
@@ -94,6 +97,7 @@ async def send_due(
     bounce_address: str,
     now: Callable[[], datetime],
     batch: int = 50,
+    on_recorded: Callable[[list[OutboxMail]], object] | None = None,
 ) -> int:
     """Send every due mail, in batches; return how many were sent. A batch in which every
     mail failed for a temporary reason ends the pass (the server is down: back off).
@@ -137,7 +141,7 @@ async def send_due(
                 await recording  # at most one batch waiting for its record
             in_flight = {mail.id for mail in mails}
             recording = asyncio.ensure_future(
-                asyncio.to_thread(_record, session, mails, results, now())
+                asyncio.to_thread(_record, session, mails, results, now(), on_recorded)
             )
             sent += sum(result.sent for result in results)
             if not any(result.sent for result in results):
@@ -148,12 +152,22 @@ async def send_due(
 
 
 def _record(
-    session: Session, mails: list[OutboxMail], results: list[SendResult], now: datetime
+    session: Session,
+    mails: list[OutboxMail],
+    results: list[SendResult],
+    now: datetime,
+    on_recorded: Callable[[list[OutboxMail]], object] | None,
 ) -> None:
-    """Mark the batch sent (or failed, or due again later), commit, close the session."""
+    """Mark the batch sent (or failed, or due again later), commit, close the session; then
+    tell ``on_recorded`` (metrics), whose failure never undoes the record."""
     try:
         with write_turn(session.get_bind().engine):
             record_results(session, mails, results, now=now)
             session.commit()
     finally:
         session.close()
+    if on_recorded is not None:
+        try:
+            on_recorded(mails)
+        except Exception:
+            log.exception("recording metrics of sent mail failed")
