@@ -27,10 +27,8 @@ from adjudicator.cli_support import (
     usage,
 )
 from adjudicator.core.errors import RecordError
-from adjudicator.core.record import parse_record
-from adjudicator.core.replay import replay
 from adjudicator.demo import seed_demo
-from adjudicator.games import GAME_NAMES, UnknownGame
+from adjudicator.games import GAME_NAMES, UnknownGame, read_record, replay_record
 from adjudicator.logs import configure_logging
 from adjudicator.runner import serve
 from adjudicator.service import ServiceError
@@ -162,7 +160,7 @@ def replay_command(
         raise typer.Exit(EXIT_USAGE) from None
     name = "<stdin>" if record == "-" else record
     try:
-        result = replay(parse_record(text))
+        result = replay_record(read_record(text))
     except (RecordError, UnknownGame) as error:
         typer.echo(f"adjudicate: {name}: {error}", err=True)
         raise typer.Exit(EXIT_USAGE) from None

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, cast
 
 from adjudicator.core.game import JSON
-
-
-def _diagram(game: str, state: Mapping[str, JSON]) -> str | None:
-    """A board game's text diagram, when its picture module offers one."""
-    module_name = "adjudicator.pictures." + game.replace("-", "_")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError:
-        return None
-    draw = getattr(module, "text_diagram", None)
-    if draw is None:
-        return None
-    return cast(Callable[[Mapping[str, JSON]], str], draw)(state)
+from adjudicator.core.kind import GameKind
+from adjudicator.games import kind_of
 
 
 def _value(value: JSON) -> str:
@@ -30,19 +18,15 @@ def _value(value: JSON) -> str:
     return str(value)
 
 
-def _state_lines(game: str, state: Mapping[str, JSON]) -> list[str]:
-    diagram = _diagram(game, state)
+def _state_lines(kind: GameKind, state: Mapping[str, JSON]) -> list[str]:
+    diagram = kind.text_diagram(state) if kind.text_diagram else None
     lines = [] if diagram is None else ["  " + row for row in diagram.splitlines()]
     for key, value in state.items():
         if diagram is not None and key == "board":
             continue
-        if key == "rings":
-            rings = cast(Sequence[Mapping[str, Any]], value)
-            text = "; ".join(
-                f"{' -> '.join(ring['members'])} -> {ring['members'][0]} ({ring['amount']} each)"
-                for ring in rings
-            )
-            lines.append(f"  rings: {text or 'none'}")
+        own_words = kind.state_line(key, value)
+        if own_words is not None:
+            lines.append(f"  {own_words}")
         elif key == "board" and isinstance(value, list):
             lines += ["  " + row for row in cast(list[str], value)]
         else:
@@ -71,7 +55,7 @@ def format_replay(result: Mapping[str, JSON]) -> str:
         for rejected in round_["rejected"]:
             order = rejected["order"].replace("\n", " / ")
             out.append(f"  rejected {rejected['player']}: {order!r}: {rejected['error']}")
-        out += _state_lines(game, round_["state"])
+        out += _state_lines(kind_of(game), round_["state"])
         ending = _outcome(round_)
         if ending:
             out.append(f"  {ending}")

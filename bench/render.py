@@ -30,12 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.core.game import Setup
-from adjudicator.core.record import parse_record
 from adjudicator.core.replay import replay_rounds
-from adjudicator.games import get_rules
+from adjudicator.games import get_rules, kind_of, read_record
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.images import inline_images
-from adjudicator.pictures import pictures_for
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.replies import (
     RoundExtras,
@@ -105,7 +103,7 @@ def orders_lines(orders: dict[str, list[Any]], rules: Any) -> dict[str, list[str
 
 
 def rsp_scene() -> Scene:
-    record = parse_record(RSP_RECORD.read_text(encoding="utf-8"))
+    record = read_record(RSP_RECORD.read_text(encoding="utf-8"))
     rules = get_rules(record.game)
     replayed = [r for r in replay_rounds(record, rules) if r.report is not None]
     last = replayed[-2]  # a move in mid-game, not the end
@@ -183,8 +181,8 @@ def bench_game(ctx: ServiceContext, scene: Scene, rounds: int) -> dict[str, Any]
     attachments = [calendar] if calendar else []
     bare = RoundExtras([], [], attachments)
     render_round(ctx, scene, bare)  # compile the templates once
-    paint = timed(rounds, lambda: pictures_for(kind, scene.result.public_state, public))
-    pictures = pictures_for(kind, scene.result.public_state, public)
+    paint = timed(rounds, lambda: kind_of(kind).pictures(scene.result.public_state, public))
+    pictures = kind_of(kind).pictures(scene.result.public_state, public)
     convert = timed(max(3, rounds // 5), lambda: inline_images(pictures, domain="pbem.test"))
     extras = RoundExtras(pictures, inline_images(pictures, domain="pbem.test"), attachments)
     plain = timed(rounds, lambda: render_round(ctx, scene, bare))

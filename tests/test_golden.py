@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.core.record import parse_record
-from adjudicator.core.replay import replay
+from adjudicator.games import read_record, replay_record
 
 GOLDEN = Path(__file__).parent / "golden"
 RECORDS = sorted(GOLDEN.glob("*/*.record"))
@@ -27,6 +26,6 @@ def test_there_are_golden_playthroughs_for_every_game() -> None:
 @pytest.mark.parametrize("record", RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_golden_replay(record: Path) -> None:
     expected = json.loads(record.with_suffix(".json").read_text(encoding="utf-8"))
-    parsed = parse_record(record.read_text(encoding="utf-8"))
+    parsed = read_record(record.read_text(encoding="utf-8"))
     assert parsed.game == record.parent.name
-    assert replay(parsed) == expected
+    assert replay_record(parsed) == expected

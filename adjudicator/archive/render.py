@@ -18,8 +18,9 @@ from markupsafe import Markup
 from adjudicator.archive.chart import legend_marker, line_chart
 from adjudicator.archive.feed import Entry, Feed, atom_document, tag_uri
 from adjudicator.archive.times import local_time, rfc3339
+from adjudicator.games import kind_of
 from adjudicator.mail.compose import Renderer
-from adjudicator.pictures import Picture, pictures_for
+from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.model import Archive, GameSummary, GameView, ReportedRound
 from adjudicator.readmodel.record import game_record
@@ -67,7 +68,7 @@ def picture_file(number: int, picture: Picture) -> str:
 def figures(game: GameView, round_: ReportedRound) -> list[Figure]:
     return [
         Figure(picture_file(round_.number, p), p.title, p.svg)
-        for p in pictures_for(game.kind, round_.public_state, round_.report)
+        for p in kind_of(game.kind).pictures(round_.public_state, round_.report)
     ]
 
 

@@ -1,6 +1,8 @@
-"""Game records: the PGN of this project (RECORD-FORMAT.md).
+"""Game records: the PGN of this project (docs/record-format.md).
 
-``parse_record`` reads a record into a :class:`Record`; every error names its line.
+``parse_record`` reads a record into a :class:`Record`; every error names its line. The games
+and what their ``start:``, ``piece:`` and ``to-move:`` lines may name come from the caller
+(each game's ``GameKind.vocabulary``): this module knows no game.
 ``format_record`` writes one back, so that the archive and the game master's tools can produce
 records that parse to the same value.
 """
@@ -13,18 +15,8 @@ from dataclasses import dataclass, field
 
 from adjudicator.core.errors import RecordError
 from adjudicator.core.game import PieceSpec, Setup
+from adjudicator.core.kind import Vocabulary
 from adjudicator.core.text import HANDLE
-
-GAMES = (
-    "giveaway",
-    "sissyfight",
-    "three-musketeers",
-    "rock-scissors-paper",
-    "starship-combat",
-)
-COUNTERS = ("holdings", "chips", "missiles", "power")
-OWNERS = ("white", "black", "musketeers", "cardinal")
-KINDS = ("flag", "rock", "scissors", "paper", "musketeer", "man")
 
 _HEADER = re.compile(r"([a-z][a-z-]*)\s*:\s*(.*)\Z", re.IGNORECASE)
 _ROUND = re.compile(r"round\s+(\S+)\Z", re.IGNORECASE)
@@ -74,7 +66,8 @@ def _pairs(value: str, *, line: int, what: str) -> list[tuple[str, str]]:
 class _Builder:
     """Collects the header and rounds while the lines are read."""
 
-    def __init__(self) -> None:
+    def __init__(self, games: Mapping[str, Vocabulary]) -> None:
+        self.games = games
         self.game: str | None = None
         self.players: tuple[str, ...] | None = None
         self.options: dict[str, str] = {}
@@ -103,9 +96,18 @@ class _Builder:
         if self.game is not None:
             raise RecordError(line, "the game is named twice")
         name = value.strip().lower()
-        if name not in GAMES:
-            raise RecordError(line, f"unknown game {value!r} (known: {', '.join(GAMES)})")
+        if name not in self.games:
+            raise RecordError(line, f"unknown game {value!r} (known: {', '.join(self.games)})")
         self.game = name
+
+    def _known(self, field: str) -> tuple[str, ...]:
+        """The words the record's game allows in ``field`` of :class:`Vocabulary` (every
+        game's, in order, while the game is not named yet)."""
+        games = [self.games[self.game]] if self.game else list(self.games.values())
+        words: list[str] = []
+        for vocabulary in games:
+            words += [w for w in getattr(vocabulary, field) if w not in words]
+        return tuple(words)
 
     def _players(self, value: str, line: int) -> None:
         if self.players is not None:
@@ -142,9 +144,10 @@ class _Builder:
     def _start(self, value: str, line: int) -> None:
         counter, _, rest = value.strip().partition(" ")
         counter = counter.lower()
-        if counter not in COUNTERS:
+        counters = self._known("counters")
+        if counter not in counters:
             raise RecordError(
-                line, f"start: unknown counter {counter!r} (known: {', '.join(COUNTERS)})"
+                line, f"start: unknown counter {counter!r} (known: {', '.join(counters)})"
             )
         values = self.start.setdefault(counter, {})
         for player, amount in _pairs(rest, line=line, what="start"):
@@ -160,10 +163,11 @@ class _Builder:
         if len(words) not in (3, 4):
             raise RecordError(line, "piece: expected <owner> <kind> <cell> [height]")
         owner, kind, cell = words[:3]
-        if owner not in OWNERS:
-            raise RecordError(line, f"piece: unknown owner {owner!r} (known: {', '.join(OWNERS)})")
-        if kind not in KINDS:
-            raise RecordError(line, f"piece: unknown kind {kind!r} (known: {', '.join(KINDS)})")
+        owners, kinds = self._known("owners"), self._known("pieces")
+        if owner not in owners:
+            raise RecordError(line, f"piece: unknown owner {owner!r} (known: {', '.join(owners)})")
+        if kind not in kinds:
+            raise RecordError(line, f"piece: unknown kind {kind!r} (known: {', '.join(kinds)})")
         height = 1
         if len(words) == 4:
             if not words[3].isdigit() or int(words[3]) < 1:
@@ -173,8 +177,9 @@ class _Builder:
 
     def _to_move(self, value: str, line: int) -> None:
         side = value.strip().lower()
-        if side not in OWNERS:
-            raise RecordError(line, f"to-move: unknown side {value!r} (known: {', '.join(OWNERS)})")
+        sides = self._known("sides")
+        if side not in sides:
+            raise RecordError(line, f"to-move: unknown side {value!r} (known: {', '.join(sides)})")
         self.to_move = side
 
     def _known_player(self, player: str, line: int) -> None:
@@ -215,9 +220,10 @@ class _Builder:
         return Record(self.game, self.players, self.options, setup, tuple(self.rounds))
 
 
-def parse_record(text: str) -> Record:
-    """Read a game record. Raises :class:`RecordError` naming the first bad line."""
-    builder = _Builder()
+def parse_record(text: str, games: Mapping[str, Vocabulary]) -> Record:
+    """Read a game record of one of ``games`` (name -> what its setup lines may say). Raises
+    :class:`RecordError` naming the first bad line."""
+    builder = _Builder(games)
     number = 0
     for number, raw in enumerate(text.replace("\ufeff", "").splitlines(), start=1):
         content = _strip_comment(raw)

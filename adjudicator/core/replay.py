@@ -1,4 +1,4 @@
-"""Replaying a game record: the JSON of ``adjudicate replay`` (RECORD-FORMAT.md).
+"""Replaying a game record: the JSON of ``adjudicate replay`` (docs/record-format.md).
 
 A replay runs each round through the game's own rules exactly as the service does: orders the
 game would reject at submission are reported and count as no orders (in a sequential game a
@@ -117,12 +117,9 @@ def replay_rounds(record: Record, rules: Rules[Any, Any]) -> list[ReplayedRound]
     return replayed
 
 
-def replay(record: Record, rules: Rules[Any, Any] | None = None) -> dict[str, JSON]:
-    """The ``adjudicate replay --json`` object for ``record``."""
-    if rules is None:
-        from adjudicator.games import get_rules  # noqa: PLC0415 - games import core
-
-        rules = get_rules(record.game)
+def replay(record: Record, rules: Rules[Any, Any]) -> dict[str, JSON]:
+    """The ``adjudicate replay --json`` object for ``record``, played by ``rules`` (the rules
+    of ``record.game``: the caller looks them up, core knows no game)."""
     rounds = replay_rounds(record, rules)
     last: dict[str, JSON] = (
         rounds[-1].to_json(record.players)

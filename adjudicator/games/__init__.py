@@ -1,49 +1,69 @@
-"""The games, one pure module each, and the registry that names them.
+"""The games: one pure package each, and the one table that names them.
 
-The names are those of game records (RECORD-FORMAT.md). Modules are imported on first use so
-that a service running one game does not load the others.
+Every fact about a game that the rest of the service needs is in the game's :class:`GameKind`
+(``adjudicator/games/<game>/kind.py``). :data:`KINDS` lists them; :func:`kind_of` finds one by
+its name in game records (docs/record-format.md). A new game is a package here, its templates
+and its golden files, plus one entry in :data:`KINDS`.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from adjudicator.core.game import Rules
+from adjudicator.core.game import JSON, Rules
+from adjudicator.core.kind import GameKind, Vocabulary
+from adjudicator.core.record import Record, parse_record
+from adjudicator.core.replay import replay
+from adjudicator.games.giveaway.kind import KIND as GIVEAWAY
+from adjudicator.games.rock_scissors_paper.kind import KIND as ROCK_SCISSORS_PAPER
+from adjudicator.games.sissyfight.kind import KIND as SISSYFIGHT
+from adjudicator.games.starship_combat.kind import KIND as STARSHIP_COMBAT
+from adjudicator.games.three_musketeers.kind import KIND as THREE_MUSKETEERS
 
-_MODULES: dict[str, str] = {
-    "giveaway": "adjudicator.games.giveaway",
-    "sissyfight": "adjudicator.games.sissyfight",
-    "three-musketeers": "adjudicator.games.three_musketeers",
-    "rock-scissors-paper": "adjudicator.games.rock_scissors_paper",
-    "starship-combat": "adjudicator.games.starship_combat",
-}
+KINDS: tuple[GameKind, ...] = (
+    GIVEAWAY,
+    SISSYFIGHT,
+    THREE_MUSKETEERS,
+    ROCK_SCISSORS_PAPER,
+    STARSHIP_COMBAT,
+)
 
-GAME_NAMES: tuple[str, ...] = tuple(_MODULES)
-
-_TITLES: dict[str, str] = {
-    "giveaway": "Giveaway",
-    "sissyfight": "SiSSYFiGHT 3000",
-    "three-musketeers": "Three Musketeers",
-    "rock-scissors-paper": "Rock, Scissors, Paper",
-    "starship-combat": "Starship Combat",
-}
-
-
-def game_title(name: str) -> str:
-    """How people write the game's name (``name`` itself for a game we do not know)."""
-    return _TITLES.get(name, name)
+GAME_NAMES: tuple[str, ...] = tuple(kind.name for kind in KINDS)
+_BY_NAME = {kind.name: kind for kind in KINDS}
 
 
 class UnknownGame(ValueError):
     """No game of that name."""
 
 
-def get_rules(name: str) -> Rules[Any, Any]:
-    """The rules of the game called ``name`` (a record's ``game:`` value)."""
+def kind_of(name: str) -> GameKind:
+    """The game called ``name`` (a record's ``game:`` value, any case)."""
     try:
-        module_name = _MODULES[name.strip().lower()]
+        return _BY_NAME[name.strip().lower()]
     except KeyError:
         raise UnknownGame(f"unknown game {name!r} (known: {', '.join(GAME_NAMES)})") from None
-    rules: Rules[Any, Any] = importlib.import_module(module_name).RULES
-    return rules
+
+
+def vocabularies() -> dict[str, Vocabulary]:
+    """What each game's records may say in their setup lines, for ``parse_record``."""
+    return {kind.name: kind.vocabulary for kind in KINDS}
+
+
+def read_record(text: str) -> Record:
+    """Read a game record of any of these games (``parse_record`` with their vocabularies)."""
+    return parse_record(text, vocabularies())
+
+
+def replay_record(record: Record) -> dict[str, JSON]:
+    """The ``adjudicate replay --json`` object of ``record``, by its game's rules."""
+    return replay(record, kind_of(record.game).rules)
+
+
+def get_rules(name: str) -> Rules[Any, Any]:
+    """The rules of the game called ``name``."""
+    return kind_of(name).rules
+
+
+def game_title(name: str) -> str:
+    """How people write the game's name (``name`` itself for a game we do not know)."""
+    return _BY_NAME[name].title if name in _BY_NAME else name

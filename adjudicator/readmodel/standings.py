@@ -1,19 +1,17 @@
 """Standings over time: the numbers of each game's public state that tell who is ahead.
 
-Pure functions of the public states of RECORD-FORMAT.md: Giveaway's ``scores``, SiSSYFiGHT's
-``chips``, Starship Combat's ``missiles`` and ``power``, and for the two board games the pieces
-left on the board (and Rock, Scissors, Paper's ``flags_lost``). Round 0 is the start.
+Which numbers, and how they are read from a public state, is each game's own
+(``GameKind.measures``); here they are followed over the rounds of a game. Round 0 is the start.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from adjudicator.games import kind_of
 from adjudicator.readmodel.model import GameView
-
-Counts = dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -35,59 +33,16 @@ class Measure:
         return self.values.get(player, ())[self.rounds.index(round_number)]
 
 
-def _pieces_of_three_musketeers(state: Mapping[str, Any], players: Sequence[str]) -> Counts:
-    """Seat 0 plays the Musketeers (``M``), seat 1 the Cardinal's men (``C``)."""
-    cells = "".join(state.get("board", []))
-    return {players[0]: cells.count("M"), players[1]: cells.count("C")}
-
-
-def _pieces_of_rock_scissors_paper(state: Mapping[str, Any], players: Sequence[str]) -> Counts:
-    """Seat 0 plays white (``w...``), seat 1 black; a Paper stack counts its height, a Flag
-    does not count (flags lost are their own measure)."""
-    counts = dict.fromkeys(players[:2], 0)
-    for token in state.get("board", {}).values():
-        text = str(token)
-        if text[1:2] == "F":
-            continue
-        side = players[0] if text.startswith("w") else players[1]
-        counts[side] += int(text[2:]) if text[2:].isdigit() else 1
-    return counts
-
-
-def _counter(key: str) -> Callable[[Mapping[str, Any], Sequence[str]], Counts]:
-    def read(state: Mapping[str, Any], _players: Sequence[str]) -> Counts:
-        return {str(p): int(v) for p, v in state.get(key, {}).items()}
-
-    return read
-
-
-Reader = Callable[[Mapping[str, Any], Sequence[str]], Counts]
-
-MEASURES: dict[str, tuple[tuple[str, str, Reader], ...]] = {
-    "giveaway": (("scores", "Points received", _counter("scores")),),
-    "sissyfight": (("chips", "Chips", _counter("chips")),),
-    "starship-combat": (
-        ("missiles", "Missiles left", _counter("missiles")),
-        ("power", "Shield power left", _counter("power")),
-    ),
-    "three-musketeers": (("pieces", "Pieces on the board", _pieces_of_three_musketeers),),
-    "rock-scissors-paper": (
-        ("pieces", "Pieces on the board", _pieces_of_rock_scissors_paper),
-        ("flags_lost", "Flags lost", _counter("flags_lost")),
-    ),
-}
-
-
 def measures_of(game: GameView) -> list[Measure]:
     """Every measure of ``game``'s kind, from the start to its last reported round."""
     players = [p.handle for p in game.players]
     states = [game.start_state, *(r.public_state for r in game.rounds)]
     rounds = (0, *(r.number for r in game.rounds))
     found = []
-    for key, label, read in MEASURES.get(game.kind, ()):
-        counts = [read(state, players) for state in states]
+    for measure in kind_of(game.kind).measures:
+        counts = [measure.read(state, players) for state in states]
         values = {p: tuple(c.get(p) for c in counts) for p in players}
-        found.append(Measure(key, label, rounds, values))
+        found.append(Measure(measure.key, measure.label, rounds, values))
     return found
 
 

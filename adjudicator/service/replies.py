@@ -19,12 +19,12 @@ from zoneinfo import ZoneInfo
 
 from sqlmodel import Session, select
 
-from adjudicator.games import game_title
+from adjudicator.games import game_title, kind_of
 from adjudicator.mail.calendar import deadline_event, event_uid
 from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
 from adjudicator.mail.images import InlineImage, inline_images
 from adjudicator.mail.parse import InboundMail
-from adjudicator.pictures import Picture, pictures_for
+from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import bounce_address
@@ -289,7 +289,7 @@ def round_extras(
 ) -> RoundExtras:
     """The pictures of the position after a round (``RoundResult.public_state`` and
     ``report["public"]``), and the next round's calendar event."""
-    pictures = pictures_for(game.kind, public_state, public_report)
+    pictures = kind_of(game.kind).pictures(public_state, public_report)
     converted = inline_images(pictures, domain=ctx.identity.domain, cache=ctx.pngs)
     calendar = deadline_attachment(ctx, game, next_round, now=now)
     return RoundExtras(pictures, converted, [calendar] if calendar else [])

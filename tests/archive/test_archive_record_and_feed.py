@@ -11,8 +11,7 @@ import pytest
 from archivesite import GAMES, Played, make_test_app
 
 from adjudicator.archive import build_archive
-from adjudicator.core.record import parse_record
-from adjudicator.core.replay import replay
+from adjudicator.games import read_record, replay_record
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -22,7 +21,7 @@ def test_the_record_replays_to_the_stored_rounds(played: Played, game: str) -> N
     """``adjudicate replay`` of the download gives, round by round, the public state that the
     service stored, and the same ending."""
     results = played.results(game)
-    replayed = replay(parse_record(played.text(f"{game}/{game}.record")))
+    replayed = replay_record(read_record(played.text(f"{game}/{game}.record")))
     rounds = replayed["rounds"]
     if game == "late":
         # A forfeit has no move to write down: the record stops before that round.
@@ -40,13 +39,13 @@ def test_the_record_replays_to_the_stored_rounds(played: Played, game: str) -> N
 
 
 def test_a_finished_game_record_replays_to_its_end(played: Played) -> None:
-    replayed = replay(parse_record(played.text("duel/duel.record")))
+    replayed = replay_record(read_record(played.text("duel/duel.record")))
     assert replayed["finished"] is True
     assert replayed["winners"] == ["ben"]
 
 
 def test_the_record_of_a_game_not_started_holds_its_header(played: Played) -> None:
-    record = parse_record(played.text("soon/soon.record"))
+    record = read_record(played.text("soon/soon.record"))
     assert record.game == "giveaway"
     assert record.players == ("una", "vic", "wes")
     assert record.options == {"nmr": "lose"}

@@ -11,7 +11,7 @@ from archivesite import CODES_CANARY, GAMES, PLAYER_DOMAIN, PRIVATE_CANARY, Play
 from sitecheck import check_page, is_external, target_of
 
 from adjudicator.archive.render import picture_file
-from adjudicator.pictures import pictures_for
+from adjudicator.games import kind_of
 
 KINDS = {"giveaway", "sissyfight", "starship-combat", "three-musketeers", "rock-scissors-paper"}
 
@@ -170,7 +170,7 @@ def test_round_pages_show_their_pictures_as_files(played: Played, game: str) -> 
     for number, result in enumerate(played.results(game), start=1):
         page = played.out / game / f"round-{number}.html"
         images = [ln.value for ln in check_page(page).links if ln.tag == "img"]
-        pictures = pictures_for(kind, result.public_state, result.report["public"])
+        pictures = kind_of(kind).pictures(result.public_state, result.report["public"])
         assert images == [picture_file(number, p) for p in pictures]
         assert images  # every kind draws its position
         for src in images:

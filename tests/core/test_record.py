@@ -8,7 +8,15 @@ from hypothesis import strategies as st
 
 from adjudicator.core.errors import RecordError
 from adjudicator.core.game import PieceSpec
-from adjudicator.core.record import format_record, parse_record
+from adjudicator.core.record import Record, format_record
+from adjudicator.core.record import parse_record as parse_with
+from adjudicator.games import vocabularies
+
+
+def parse_record(text: str) -> Record:
+    """Records of the five games, as ``adjudicate replay`` reads them."""
+    return parse_with(text, vocabularies())
+
 
 EXAMPLE = """\
 # A comment runs from '#' to the end of the line. Blank lines are ignored.

@@ -100,10 +100,3 @@ def test_random_games_reach_rings_and_victories() -> None:
     games = [random_game(seed, rounds=60) for seed in range(12)]
     assert sum(len(res.state.rings) for game in games for _, _, res in game) > 20
     assert any(RULES.outcome(game[-1][2].state) is not None for game in games)
-
-
-def test_dump_is_plain_json_and_loads_back() -> None:
-    state = RULES.start(("alice", "bob", "carol"), options={"nmr": "lose"}, setup=Setup())
-    data = RULES.dump(state)
-    assert json.loads(json.dumps(data)) == data
-    assert RULES.load(data) == state

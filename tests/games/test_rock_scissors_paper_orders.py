@@ -118,14 +118,14 @@ def test_check_collects_unrecognised_lines_and_reads_the_move() -> None:
 
 def test_check_names_the_player_whose_turn_it_is() -> None:
     checked = RULES.check(start(), "bob", ["H4-G3"])
-    assert [p.code for p in checked.problems] == ["not_your_turn"]
+    assert [p.code for p in checked.problems] == ["not-your-turn"]
     assert checked.problems[0].message == "it is White's turn; wait for alice"
 
 
 def test_check_refuses_strangers_and_empty_submissions() -> None:
-    assert RULES.check(start(), "carol", ["B1-C1"]).problems[0].code == "not_a_player"
+    assert RULES.check(start(), "carol", ["B1-C1"]).problems[0].code == "not-a-player"
     empty = RULES.check(start(), "alice", ["hello"])
-    assert [p.code for p in empty.problems] == ["no_move"]
+    assert [p.code for p in empty.problems] == ["no-move"]
     assert "B2-D2" in empty.problems[0].message
 
 
@@ -169,7 +169,7 @@ def test_an_illegal_move_of_an_own_piece_suggests_its_legal_moves() -> None:
 
 def test_the_game_over_is_a_problem() -> None:
     over = RULES.resolve(start(), {}).state
-    assert RULES.check(over, "alice", ["B1-C1"]).problems[0].code == "game_over"
+    assert RULES.check(over, "alice", ["B1-C1"]).problems[0].code == "game-over"
 
 
 # --- custom positions ---------------------------------------------------------------------------

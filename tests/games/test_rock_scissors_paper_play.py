@@ -63,14 +63,14 @@ def test_thousands_of_random_games_end_with_a_result() -> None:
         assert [2 - on_board[side, FLAG] for side in (0, 1)] == list(lost)
         if state.ending is not None:
             endings[state.ending.termination] += 1
-            if state.ending.termination == "flag_captured":
+            if state.ending.termination == "flag-captured":
                 loser = state.ending.loser
                 assert loser is not None
                 assert lost[loser] == int(flags)
         else:
             endings["limit"] += 1
     assert sum(endings.values()) == 2000
-    assert endings["flag_captured"] > 1000
+    assert endings["flag-captured"] > 1000
 
 
 def test_random_play_through_the_rules_protocol() -> None:

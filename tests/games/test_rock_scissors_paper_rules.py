@@ -136,7 +136,7 @@ def test_any_piece_captures_an_enemy_flag_by_ending_on_it(
     after, report = move(state, order)
     assert board(after)["E5"] == lands
     assert RULES.public_state(after)["flags_lost"] == {"alice": 0, "bob": 1}
-    assert {"event": "flag_captured", "cell": "E5", "owner": "black", "by": lands} in events(report)
+    assert {"event": "flag-captured", "cell": "E5", "owner": "black", "by": lands} in events(report)
     assert RULES.outcome(after) is None
 
 
@@ -155,8 +155,8 @@ def test_a_rock_knocked_onto_its_own_flag_captures_it() -> None:
     # Black's own Flag stands.
     after, report = move(position("D4=wP E4=bR F4=bF"), "D4-E4")
     assert board(after) == {"A1": "wF", "E4": "wP", "F4": "bR"}
-    assert RULES.outcome(after) == Outcome("flag_captured", ("alice",))
-    assert {"event": "flag_captured", "cell": "F4", "owner": "black", "by": "bR"} in events(report)
+    assert RULES.outcome(after) == Outcome("flag-captured", ("alice",))
+    assert {"event": "flag-captured", "cell": "F4", "owner": "black", "by": "bR"} in events(report)
 
 
 def test_a_spread_onto_a_friendly_flag_captures_it() -> None:
@@ -464,14 +464,14 @@ def test_knock_back_onto_the_papers_own_flag_captures_it() -> None:
     White's own Flag, so White (the mover) loses the one-flag game."""
     after, _ = move(position("D4=wP E4=bR F4=wF"), "D4-E4")
     assert board(after) == {"E4": "wP", "F4": "bR", "I9": "bF"}
-    assert RULES.outcome(after) == Outcome("flag_captured", ("bob",))
+    assert RULES.outcome(after) == Outcome("flag-captured", ("bob",))
 
 
 def test_knock_back_onto_the_rocks_own_flag_captures_it() -> None:
     """“if it holds a Flag of either side, the Rock moves there and the flag is captured”:
     Black's Flag under Black's own Rock (a friendly piece forced onto it)."""
     after, _ = move(position("D4=wP E4=bR F4=bF"), "D4-E4")
-    assert RULES.outcome(after) == Outcome("flag_captured", ("alice",))
+    assert RULES.outcome(after) == Outcome("flag-captured", ("alice",))
 
 
 def test_knock_back_over_the_edge_covers_the_rock() -> None:
@@ -503,12 +503,12 @@ def test_one_flag_game_first_flag_in_step_order_decides() -> None:
     performs its steps, ends the game, and its owner loses.” The spread drops on White's own
     flag (D4) before Black's (E4): White loses and the rest of the move is not played."""
     after, _ = move(position("C4=wP2 D4=wF E4=bF"), "C4-E4 1,1")
-    assert RULES.outcome(after) == Outcome("flag_captured", ("bob",))
+    assert RULES.outcome(after) == Outcome("flag-captured", ("bob",))
     assert board(after) == {"D4": "wP", "E4": "bF"}
     assert RULES.public_state(after)["flags_lost"] == {"alice": 1, "bob": 0}
     assert RULES.to_move(after) == ()
     reversed_order, _ = move(position("C4=wP2 D4=bF E4=wF"), "C4-E4 1,1")
-    assert RULES.outcome(reversed_order) == Outcome("flag_captured", ("alice",))
+    assert RULES.outcome(reversed_order) == Outcome("flag-captured", ("alice",))
 
 
 def test_two_flag_game_a_player_loses_with_both_flags() -> None:
@@ -519,7 +519,7 @@ def test_two_flag_game_a_player_loses_with_both_flags() -> None:
     assert RULES.public_state(state)["flags_lost"] == {"alice": 0, "bob": 1}
     state, _ = move(state, "C3-C2")
     state, _ = move(state, "E5-I5")
-    assert RULES.outcome(state) == Outcome("flag_captured", ("alice",))
+    assert RULES.outcome(state) == Outcome("flag-captured", ("alice",))
     assert RULES.public_state(state)["flags_lost"] == {"alice": 0, "bob": 2}
 
 
@@ -527,7 +527,7 @@ def test_two_flag_game_both_flags_in_one_spread() -> None:
     """flags=2: a spread over both enemy Flags takes them one after the other; the owner has
     then lost both flags and loses."""
     after, _ = move(position("C4=wP2 D4=bF E4=bF", flags="2"), "C4-E4 1,1")
-    assert RULES.outcome(after) == Outcome("flag_captured", ("alice",))
+    assert RULES.outcome(after) == Outcome("flag-captured", ("alice",))
     assert board(after) == {"A1": "wF", "D4": "wP", "E4": "wP"}
 
 
@@ -536,7 +536,7 @@ def test_no_legal_move_loses() -> None:
     its own Flag (I9) and White Papers (I7, H7); White closes the last gap, H8."""
     state = position("I7=wP H7=wP G8=wP I8=bR I9=bF")
     after, _ = move(state, "G8-H8")
-    assert RULES.outcome(after) == Outcome("no_legal_move", ("alice",))
+    assert RULES.outcome(after) == Outcome("no-legal-move", ("alice",))
 
 
 def test_threefold_repetition_is_a_draw() -> None:

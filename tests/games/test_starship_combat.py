@@ -92,11 +92,10 @@ def test_sample_record_replays_to_the_printed_counts() -> None:
     counts as the source, round by round."""
     from pathlib import Path
 
-    from adjudicator.core.record import parse_record
-    from adjudicator.core.replay import replay
+    from adjudicator.games import read_record, replay_record
 
     path = Path(__file__).parents[1] / "golden" / "starship-combat" / "sample.record"
-    result = replay(parse_record(path.read_text(encoding="utf-8")))
+    result = replay_record(read_record(path.read_text(encoding="utf-8")))
     for replayed, (_, _, printed) in zip(result["rounds"], SAMPLE, strict=False):
         state = replayed["state"]
         got = (state["missiles"]["a"], state["power"]["a"], state["missiles"]["b"])

@@ -138,7 +138,7 @@ def test_no_passing() -> None:
     with pytest.raises(OrderSyntaxError, match="passing is not allowed"):
         RULES.parse_order("pass")
     code, message, _ = problem(start(), "alice", "hello there")
-    assert code == "no_move"
+    assert code == "no-move"
     assert "no move found" in message
 
 
@@ -164,7 +164,7 @@ def test_a_musketeer_may_not_move_onto_an_empty_square() -> None:
     """ "A Musketeer moves one square orthogonally onto a square holding one of the Cardinal's
     men": b2 is empty, and the only man next to the a2 Musketeer is on a1."""
     code, message, suggestion = problem(position(*A_FEW), "alice", "a2-b2")
-    assert code == "must_capture"
+    assert code == "must-capture"
     assert message == "a Musketeer must move onto one of the Cardinal's men; b2 is empty"
     assert suggestion == "legal moves of the piece on a2: a2-a1"
 
@@ -172,7 +172,7 @@ def test_a_musketeer_may_not_move_onto_an_empty_square() -> None:
 def test_a_musketeer_may_not_move_onto_another_musketeer() -> None:
     state = position("....M", ".....", ".MM..", "..C..", "C....")
     code, message, _ = problem(state, "alice", "b3-c3")
-    assert code == "must_capture"
+    assert code == "must-capture"
     assert message.endswith("c3 holds a Musketeer")
 
 
@@ -188,7 +188,7 @@ def test_a_man_may_not_move_onto_an_occupied_square() -> None:
     state = after(start(), "c3-c4")
     code, message, suggestion = problem(state, "bob", "c2-c1")
     assert (code, message) == (
-        "square_taken",
+        "square-taken",
         "a man may only move onto an empty square; c1 holds one of the Cardinal's men",
     )
     assert suggestion == "legal moves of the piece on c2: c2-c3"
@@ -209,14 +209,14 @@ def test_no_diagonal_moves() -> None:
 def test_one_square_at_a_time() -> None:
     """ "A Musketeer moves one square orthogonally" """
     code, message, _ = problem(start(), "alice", "a1-a3")
-    assert code == "not_adjacent"
+    assert code == "not-adjacent"
     assert message.endswith("a1 and a3 are not neighbours")
-    assert problem(start(), "alice", "a1-a1")[0] == "not_adjacent"
+    assert problem(start(), "alice", "a1-a1")[0] == "not-adjacent"
 
 
 def test_not_your_piece_and_no_piece() -> None:
     code, message, suggestion = problem(start(), "alice", "b2-b3")
-    assert code == "not_your_piece"
+    assert code == "not-your-piece"
     assert message.startswith("not your piece: b2 holds one of the Cardinal's men")
     # the Musketeers' eight first moves, worked out in test_three_musketeers_perft.py
     assert suggestion is not None
@@ -224,14 +224,14 @@ def test_not_your_piece_and_no_piece() -> None:
         "your legal moves: a1-b1, a1-a2, c3-c2, c3-b3, c3-d3, c3-c4, e5-e4, e5-d5"
     )
     state = after(start(), "c3-c4")
-    assert problem(state, "bob", "c3-c2")[:2] == ("empty_square", "there is no piece on c3")
-    assert problem(state, "bob", "a1-a2")[0] == "not_your_piece"
+    assert problem(state, "bob", "c3-c2")[:2] == ("empty-square", "there is no piece on c3")
+    assert problem(state, "bob", "a1-a2")[0] == "not-your-piece"
 
 
 def test_one_move_per_turn_and_every_problem_at_once() -> None:
     """ "Sequential": a round is one move."""
     checked = RULES.check(start(), "alice", ["a1-a2", "c3-c4"])
-    assert [p.code for p in checked.problems] == ["one_move_per_turn"]
+    assert [p.code for p in checked.problems] == ["one-move-per-turn"]
     checked = RULES.check(start(), "alice", ["Hi Bob!", "a1-z9", "a1-b2"])
     assert [p.code for p in checked.problems] == ["syntax", "diagonal"]
     assert checked.unrecognised == ("Hi Bob!",)
@@ -241,10 +241,10 @@ def test_moving_out_of_turn_is_refused() -> None:
     """Sequential: only the side to move may move."""
     state = after(start(), "a1-a2")
     code, message, _ = problem(state, "alice", "c3-c4")
-    assert code == "not_your_turn"
+    assert code == "not-your-turn"
     assert message.startswith("it is the Cardinal's turn")
     assert problem(start(), "bob", "b1-a1")[1].startswith("it is the Musketeers' turn")
-    assert problem(start(), "carol", "a1-a2")[0] == "not_a_player"
+    assert problem(start(), "carol", "a1-a2")[0] == "not-a-player"
     assert RULES.check(start(), "ALICE", ["a1-a2"]).ok  # handles are case-insensitive
     # Our decision: chatter alone from the waiting player is not a submission.
     assert RULES.check(state, "alice", ["Nice move, Bob!"]).problems == ()
@@ -260,8 +260,8 @@ def test_musketeers_on_one_file_cardinal_wins_even_by_their_own_capture() -> Non
     result = RULES.resolve(state, {"alice": [RULES.parse_order("b3-a3")]})
     ended = RULES.outcome(result.state)
     assert ended is not None
-    assert (ended.termination, ended.winners, ended.draw) == ("musketeers_in_line", ("bob",), False)
-    assert result.report.public["result"] == "musketeers_in_line"
+    assert (ended.termination, ended.winners, ended.draw) == ("musketeers-in-line", ("bob",), False)
+    assert result.report.public["result"] == "musketeers-in-line"
     assert RULES.to_move(result.state) == ()
 
 
@@ -280,7 +280,7 @@ def test_alignment_is_checked_before_the_side_to_move_has_no_move() -> None:
     state = position(".....", ".....", "CM...", "M....", "M....")
     ended = RULES.outcome(after(state, "b3-a3"))
     assert ended is not None
-    assert (ended.termination, ended.winners) == ("musketeers_in_line", ("bob",))
+    assert (ended.termination, ended.winners) == ("musketeers-in-line", ("bob",))
 
 
 def test_musketeers_with_no_man_next_to_them_win() -> None:
@@ -293,8 +293,8 @@ def test_musketeers_with_no_man_next_to_them_win() -> None:
     assert legal_moves(final) == []
     ended = RULES.outcome(final)
     assert ended is not None
-    assert (ended.termination, ended.winners) == ("no_legal_move", ("alice",))
-    assert RULES.check(final, "alice", ["a5-a4"]).problems[0].code == "game_over"
+    assert (ended.termination, ended.winners) == ("no-legal-move", ("alice",))
+    assert RULES.check(final, "alice", ["a5-a4"]).problems[0].code == "game-over"
     with pytest.raises(ValueError, match="over"):
         RULES.resolve(final, {})
 
@@ -305,7 +305,7 @@ def test_a_cardinal_without_a_move_also_loses() -> None:
     state = position("M....", "C....", "..M..", ".....", "....M")
     ended = RULES.outcome(after(state, "a5-a4"))
     assert ended is not None
-    assert (ended.termination, ended.winners) == ("no_legal_move", ("alice",))
+    assert (ended.termination, ended.winners) == ("no-legal-move", ("alice",))
 
 
 # --- pace and no-orders ------------------------------------------------------------------------

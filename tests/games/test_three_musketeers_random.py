@@ -57,17 +57,17 @@ def test_thousands_of_random_games_end_with_a_result() -> None:
         assert ended is not None
         assert len(ended.winners) == 1
         assert not ended.draw
-        if ended.termination == "musketeers_in_line":
+        if ended.termination == "musketeers-in-line":
             assert ended.winners == ("bob",)
             assert musketeers_in_line(states[-1].cells)
         else:
-            assert ended.termination == "no_legal_move"
+            assert ended.termination == "no-legal-move"
             assert ended.winners == ("alice",)
             assert not has_legal_move(states[-1])
         endings[ended.termination] += 1
     # Random play reaches both endings.
-    assert endings["musketeers_in_line"] > 100
-    assert endings["no_legal_move"] > 100
+    assert endings["musketeers-in-line"] > 100
+    assert endings["no-legal-move"] > 100
 
 
 def _protocol_game(seed: int) -> list[tuple[dict[str, object], dict[str, object], str]]:
@@ -95,11 +95,6 @@ def _protocol_game(seed: int) -> list[tuple[dict[str, object], dict[str, object]
     assert RULES.outcome(state) is not None
     assert RULES.sample_orders(state, "alice", rng) == []
     return trail
-
-
-def test_random_games_through_the_protocol_are_deterministic() -> None:
-    for seed in range(150):
-        assert _protocol_game(seed) == _protocol_game(seed)
 
 
 @given(st.integers(0, 24), st.integers(0, 24))

@@ -10,10 +10,9 @@ from needs import require_rsvg
 from PIL import Image
 
 from adjudicator.core.game import Setup
-from adjudicator.games import get_rules
+from adjudicator.games import get_rules, kind_of
 from adjudicator.mail import images
 from adjudicator.mail.images import svg_to_png
-from adjudicator.pictures import pictures_for
 
 
 def _gift_graph() -> str:
@@ -25,7 +24,9 @@ def _gift_graph() -> str:
         for i, p in enumerate(players)
     }
     resolved = rules.resolve(state, orders)
-    pictures = pictures_for("giveaway", rules.public_state(resolved.state), resolved.report.public)
+    pictures = kind_of("giveaway").pictures(
+        rules.public_state(resolved.state), resolved.report.public
+    )
     return next(p.svg for p in pictures if p.name == "gifts")
 
 

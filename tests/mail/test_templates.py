@@ -24,8 +24,7 @@ from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
-from adjudicator.core.record import parse_record
-from adjudicator.games import get_rules
+from adjudicator.games import get_rules, read_record
 from adjudicator.mail.compose import Identity, message_id, thread_root
 from adjudicator.security import bounced_seat
 from adjudicator.service.closing import close_and_adjudicate
@@ -102,7 +101,7 @@ def order_mail(game: str, player: str, secret: str, lines: list[str], number: in
 def play(record_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Sent]:
     """Play ``record_path`` through the service; every mail it queued, in order."""
     _fixed_secrets(monkeypatch)
-    record = parse_record(record_path.read_text(encoding="utf-8"))
+    record = read_record(record_path.read_text(encoding="utf-8"))
     app = make_service(tmp_path)
     clock = app.clock
     assert isinstance(clock, Clock)
@@ -407,12 +406,12 @@ def test_mail_to_a_player_carries_the_seats_own_bounce_address(
     """A bounce comes back to an address that names the seat it was sent to."""
     for record, sent in _all_mails(playthroughs):
         player = sent.recipient.partition("@")[0]
-        if player not in parse_record(record.read_text(encoding="utf-8")).players:
+        if player not in read_record(record.read_text(encoding="utf-8")).players:
             assert sent.envelope_sender is None  # the game master, or a stranger
             continue
         assert sent.envelope_sender is not None, f"{record.stem} {sent.key}"
         seat_id = bounced_seat(KEY, sent.envelope_sender)
-        players = parse_record(record.read_text(encoding="utf-8")).players
+        players = read_record(record.read_text(encoding="utf-8")).players
         assert seat_id == players.index(player) + 1  # seats are numbered from 1 in a new db
 
 

@@ -11,6 +11,7 @@ from email.message import EmailMessage
 import pytest
 from needs import require_rsvg
 
+from adjudicator.games import kind_of
 from adjudicator.mail import images
 from adjudicator.mail.compose import (
     Attachment,
@@ -21,7 +22,7 @@ from adjudicator.mail.compose import (
     plain_to_html,
     with_picture_text,
 )
-from adjudicator.pictures import Picture, pictures_for
+from adjudicator.pictures import Picture
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.replies import result_context, round_extras
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
@@ -208,8 +209,7 @@ def test_without_rsvg_convert_the_html_goes_out_without_pictures(
 
 def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
     require_rsvg()
-    (picture,) = pictures_for(
-        "starship-combat",
+    (picture,) = kind_of("starship-combat").pictures(
         {},
         {
             "round": 1,

@@ -11,8 +11,7 @@ from playing import clock_of, close_open_round, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
-from adjudicator.core.record import parse_record
-from adjudicator.core.replay import replay
+from adjudicator.games import read_record, replay_record
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.reports import ANSWERS_PER_HOUR
 from adjudicator.service.rounds import start_game
@@ -138,7 +137,7 @@ def test_the_history_tells_the_game_and_its_record_replays_to_the_same_results(
     assert "Round 3 is open." in text
     assert "carol (you): playing" in text
     [attached] = [p for p in history.iter_attachments() if p.get_filename() == "gw1.record"]
-    record = parse_record(attached.get_content())
+    record = read_record(attached.get_content())
     assert record.players == tuple(PLAYERS)
     assert [[o.text for o in r.orders] for r in record.rounds] == [
         ["GIVE 3 TO bob", "GIVE 2 TO alice", "GIVE 1 TO carol"],
@@ -148,7 +147,7 @@ def test_the_history_tells_the_game_and_its_record_replays_to_the_same_results(
         stored = [
             r.public_state for r in session.exec(select(RoundResult).order_by(col(RoundResult.id)))
         ]
-    replayed = replay(record)["rounds"]
+    replayed = replay_record(record)["rounds"]
     assert isinstance(replayed, list)
     assert [r["state"] for r in replayed] == stored  # type: ignore[index]
     # The standings table: a row per player, the points received at the start and after each

@@ -55,7 +55,7 @@ class _Play:
         owner = side_of(self.cells[cell])
         self.cells[cell] = by
         self.flags_lost[owner] += 1
-        self.event("flag_captured", cell=CELL_NAMES[cell], owner=SIDES[owner], by=token(by))
+        self.event("flag-captured", cell=CELL_NAMES[cell], owner=SIDES[owner], by=token(by))
         if self.loser is None and (
             self.flags_lost[owner] >= self.flags or piece(owner, FLAG) not in self.cells
         ):
@@ -186,11 +186,11 @@ def apply_move(state: State, move: Move) -> tuple[State, list[Event]]:
     )
     ending = None
     if play.loser is not None:
-        ending = Ending("flag_captured", play.loser)
+        ending = Ending("flag-captured", play.loser)
     elif after.history.count(key) >= 3:
         ending = Ending("repetition", None)
     elif not has_legal_move(after):
-        ending = Ending("no_legal_move", turn)
+        ending = Ending("no-legal-move", turn)
     return (replace(after, ending=ending) if ending else after), play.events
 
 

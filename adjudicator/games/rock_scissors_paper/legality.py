@@ -49,7 +49,7 @@ def _line(origin: int, target: int, what: str) -> tuple[int, int]:
     found = hexes.line_between(origin, target)
     if found is None:
         raise _Illegal(
-            "not_in_line",
+            "not-in-line",
             f"{what} along a straight line, and {_NAMES[target]} is not in line with "
             f"{_NAMES[origin]}",
         )
@@ -75,7 +75,7 @@ def _rock(state: State, move: Move) -> None:
     code = board[target]
     if code and not (side_of(code) != mover and kind_of(code) in (SCISSORS, FLAG)):
         raise _Illegal(
-            "bad_target",
+            "bad-target",
             f"a Rock may end only on an empty cell, an enemy Scissors or an enemy Flag; "
             f"{_NAMES[target]} {_holds(board, target, mover)}",
         )
@@ -92,7 +92,7 @@ def _scissors_paths(move: Move) -> list[list[int]]:
         via = move.via
         if not hexes.are_neighbours(origin, via) or not hexes.are_neighbours(via, target):
             raise _Illegal(
-                "bad_path",
+                "bad-path",
                 f"{_NAMES[origin]}-{_NAMES[via]}-{_NAMES[target]} is not a path: each cell must "
                 "be next to the one before",
             )
@@ -102,10 +102,10 @@ def _scissors_paths(move: Move) -> list[list[int]]:
     if line is not None:
         direction, length = line
         if length > 3:
-            raise _Illegal("too_far", "Scissors move at most 3 cells in a straight line")
+            raise _Illegal("too-far", "Scissors move at most 3 cells in a straight line")
         return [_path(origin, direction, length)]
     if distance > 2:
-        raise _Illegal("too_far", "Scissors move at most 2 cells when they turn")
+        raise _Illegal("too-far", "Scissors move at most 2 cells when they turn")
     middles = [c for c in hexes.NEIGHBOURS[origin] if hexes.are_neighbours(c, target)]
     return [[middle, target] for middle in middles]
 
@@ -137,13 +137,13 @@ def _scissors_path(state: State, origin: int, path: list[int]) -> None:
         new = [c for c in enemy_scissors if c not in locked and hexes.are_neighbours(cell, c)]
         if new and not last:
             raise _Illegal(
-                "lock_stops",
+                "lock-stops",
                 f"entering {_NAMES[cell]} would lock the Scissors with the enemy Scissors on "
                 f"{_NAMES[new[0]]}, and its move would end there",
             )
         if last and code and not (side_of(code) != mover and kind_of(code) in (PAPER, FLAG)):
             raise _Illegal(
-                "bad_target",
+                "bad-target",
                 "a Scissors may end only on an empty cell, an enemy Paper or an enemy Flag; "
                 f"{_NAMES[cell]} {_holds(board, cell, mover)}",
             )
@@ -178,7 +178,7 @@ def _float(state: State, move: Move) -> None:
     _, length = _line(move.origin, move.target, "Papers move")
     if length > height:
         raise _Illegal(
-            "too_far",
+            "too-far",
             "a single Paper moves exactly one cell"
             if height == 1
             else f"a stack of {height} Papers floats at most {height} cells",
@@ -191,11 +191,11 @@ def _float(state: State, move: Move) -> None:
         return
     if own and kind == FLAG:
         raise _Illegal(
-            "own_flag",
+            "own-flag",
             "a floating stack cannot end on your own Flag (only a spread forces Papers onto it)",
         )
     raise _Illegal(
-        "bad_target",
+        "bad-target",
         "Papers may end only on an empty cell, your own Paper, an enemy Rock or an enemy Flag; "
         f"{_NAMES[move.target]} {_holds(board, move.target, mover)}",
     )
@@ -207,27 +207,27 @@ def _spread(state: State, move: Move) -> None:
     board, mover = state.board, state.turn
     origin, height = move.origin, height_of(state.board[move.origin])
     if height < 2:
-        raise _Illegal("single_paper", "a single Paper cannot spread; only stacks spread")
+        raise _Illegal("single-paper", "a single Paper cannot spread; only stacks spread")
     direction, length = _line(origin, move.target, "a stack spreads")
     cells = _path(origin, direction, length)
     names = ", ".join(_NAMES[c] for c in cells)
     plain = f"{_NAMES[origin]}-{_NAMES[move.target]}"
     if length == 1:
         raise _Illegal(
-            "short_spread",
+            "short-spread",
             f"a spread covers at least 2 cells; to move the whole stack one cell write {plain}",
         )
     if len(move.drops) != length:
         raise _Illegal(
-            "drop_count",
+            "drop-count",
             f"{plain} spreads over {length} cells ({names}), so give {length} counts, "
             f"not {len(move.drops)}",
         )
     if 0 in move.drops:
-        raise _Illegal("empty_drop", "a spread drops at least one Paper on each cell")
+        raise _Illegal("empty-drop", "a spread drops at least one Paper on each cell")
     if sum(move.drops) != height:
         raise _Illegal(
-            "drop_total",
+            "drop-total",
             f"the counts add up to {sum(move.drops)} but the stack on {_NAMES[origin]} holds "
             f"{height} Papers: a spread drops them all",
         )
@@ -237,7 +237,7 @@ def _spread(state: State, move: Move) -> None:
         enemy_rock = code and side_of(code) != mover and kind_of(code) == ROCK
         if code and not (own_paper or enemy_rock or kind_of(code) == FLAG):
             raise _Illegal(
-                "bad_target",
+                "bad-target",
                 f"a spread cannot drop Papers on {_NAMES[cell]}: it "
                 f"{_holds(board, cell, mover)} (each cell must be empty, your own Paper, an "
                 "enemy Rock or a Flag)",
@@ -252,21 +252,21 @@ def _check(state: State, move: Move) -> None:
     origin = _NAMES[move.origin]
     code = board[move.origin]
     if not code:
-        raise _Illegal("empty_cell", f"there is no piece on {origin}")
+        raise _Illegal("empty-cell", f"there is no piece on {origin}")
     if side_of(code) != mover:
         raise _Illegal(
-            "not_your_piece",
+            "not-your-piece",
             f"{origin} holds {describe(code, mover=mover)}; you play {SIDE_NAMES[mover]}",
         )
     kind = kind_of(code)
     if kind == FLAG:
-        raise _Illegal("flag_cannot_move", "Flags never move")
+        raise _Illegal("flag-cannot-move", "Flags never move")
     if move.target == move.origin:
-        raise _Illegal("same_cell", f"a move must leave {origin}")
+        raise _Illegal("same-cell", f"a move must leave {origin}")
     if move.via is not None and kind != SCISSORS:
-        raise _Illegal("middle_cell", "only a Scissors that turns names a middle cell")
+        raise _Illegal("middle-cell", "only a Scissors that turns names a middle cell")
     if move.drops and kind != PAPER:
-        raise _Illegal("not_a_stack", "only a stack of Papers spreads")
+        raise _Illegal("not-a-stack", "only a stack of Papers spreads")
     if kind == ROCK:
         _rock(state, move)
     elif kind == SCISSORS:

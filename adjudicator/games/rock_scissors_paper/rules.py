@@ -53,12 +53,12 @@ def _seat_problem(state: State, player: str) -> Problem | None:
     side = side_of_player(state, player)
     if side is None:
         players = " and ".join(state.players)
-        return Problem("not_a_player", f"{player} is not playing in this game ({players} are)")
+        return Problem("not-a-player", f"{player} is not playing in this game ({players} are)")
     if state.ending is not None:
-        return Problem("game_over", "the game is over")
+        return Problem("game-over", "the game is over")
     if side != state.turn:
         mover = state.player_of(state.turn)
-        return Problem("not_your_turn", f"it is {SIDE_NAMES[state.turn]}'s turn; wait for {mover}")
+        return Problem("not-your-turn", f"it is {SIDE_NAMES[state.turn]}'s turn; wait for {mover}")
     return None
 
 
@@ -128,9 +128,9 @@ class RockScissorsPaper:
             problems.insert(0, seat)
         elif len(orders) > 1:
             sent = ", ".join(map(str, orders))
-            problems.append(Problem("one_move_per_turn", f"one move per turn; you sent {sent}"))
+            problems.append(Problem("one-move-per-turn", f"one move per turn; you sent {sent}"))
         elif not orders and not problems:
-            problems.append(Problem("no_move", f"no move found; {EXAMPLES}"))
+            problems.append(Problem("no-move", f"no move found; {EXAMPLES}"))
         elif orders:
             problem = _problem(state, *read[0])
             problems.extend([problem] if problem else [])

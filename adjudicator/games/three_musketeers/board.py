@@ -142,9 +142,9 @@ def outcome(state: State) -> Outcome | None:
     if state.forfeited is not None:
         return Outcome("forfeit", (state.player_of(other_side(state.forfeited)),))
     if musketeers_in_line(state.cells):
-        return Outcome("musketeers_in_line", (state.player_of(CARDINAL),))
+        return Outcome("musketeers-in-line", (state.player_of(CARDINAL),))
     if not has_legal_move(state):
-        return Outcome("no_legal_move", (state.player_of(MUSKETEERS),))
+        return Outcome("no-legal-move", (state.player_of(MUSKETEERS),))
     return None
 
 

@@ -75,24 +75,24 @@ def move_problem(state: State, move: Move, *, line: str | None = None) -> Proble
     direction = GRID.direction_between(move.origin, move.target)
     code: str
     if piece == EMPTY:
-        code, message = "empty_square", f"there is no piece on {origin}"
+        code, message = "empty-square", f"there is no piece on {origin}"
     elif piece != mine:
-        code = "not_your_piece"
+        code = "not-your-piece"
         message = f"not your piece: {origin} holds {PIECE_NAME[piece]}"
         message += f" and you play {SIDE_NAME[state.turn]}"
     elif move.origin == move.target:
-        code, message = "not_adjacent", f"{origin}-{target} goes nowhere; a move is one square"
+        code, message = "not-adjacent", f"{origin}-{target} goes nowhere; a move is one square"
     elif direction is None:
-        code = "not_adjacent"
+        code = "not-adjacent"
         message = f"a piece moves one square at a time; {origin} and {target} are not neighbours"
     elif direction.file and direction.rank:
         code, message = "diagonal", f"diagonal moves are not allowed ({origin}-{target})"
     elif piece == MUSKETEER:
         what = "is empty" if there == EMPTY else f"holds {PIECE_NAME[there]}"
-        code = "must_capture"
+        code = "must-capture"
         message = f"a Musketeer must move onto one of the Cardinal's men; {target} {what}"
     else:
-        code = "square_taken"
+        code = "square-taken"
         message = f"a man may only move onto an empty square; {target} holds {PIECE_NAME[there]}"
     origin_square = move.origin if piece == mine else None
     return Problem(code, message, line, _suggest_moves(state, origin_square))
@@ -102,12 +102,12 @@ def seat_problem(state: State, player: str) -> Problem | None:
     side = side_of(state, player)
     if side is None:
         players = " and ".join(state.players)
-        return Problem("not_a_player", f"{player} is not playing in this game ({players} are)")
+        return Problem("not-a-player", f"{player} is not playing in this game ({players} are)")
     if outcome(state) is not None:
-        return Problem("game_over", "the game is over")
+        return Problem("game-over", "the game is over")
     if side != state.turn:
         mover = state.player_of(state.turn)
-        return Problem("not_your_turn", f"it is {TURN_NAME[state.turn]} turn; wait for {mover}")
+        return Problem("not-your-turn", f"it is {TURN_NAME[state.turn]} turn; wait for {mover}")
     return None
 
 
@@ -123,14 +123,14 @@ def check_moves(state: State, player: str, lines: Sequence[str]) -> Checked[Move
     seat = seat_problem(state, player)
     if seat is not None:
         # Chatter alone from the player who waits is no submission at all.
-        if read or problems or seat.code == "not_a_player":
+        if read or problems or seat.code == "not-a-player":
             problems.insert(0, seat)
     elif len(read) > 1:
         problems.append(
-            Problem("one_move_per_turn", f"one move per turn; you sent {move_list(orders)}")
+            Problem("one-move-per-turn", f"one move per turn; you sent {move_list(orders)}")
         )
     elif not read and not problems:
-        problems.append(Problem("no_move", f"no move found; {EXAMPLE}"))
+        problems.append(Problem("no-move", f"no move found; {EXAMPLE}"))
     elif read:
         problem = move_problem(state, read[0][0], line=read[0][1])
         problems.extend([problem] if problem else [])

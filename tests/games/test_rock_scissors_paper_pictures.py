@@ -8,7 +8,11 @@ import pytest
 
 from adjudicator.core.game import PieceSpec, Setup
 from adjudicator.games.rock_scissors_paper import RULES, State
-from adjudicator.pictures.rock_scissors_paper import last_move_cells, svg_diagram, text_diagram
+from adjudicator.games.rock_scissors_paper.pictures import (
+    last_move_cells,
+    svg_diagram,
+    text_diagram,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from adjudicator.pictures import pictures_for
-from adjudicator.pictures.sissyfight import COLOUR_FILLS
+from adjudicator.games import kind_of
+from adjudicator.games.sissyfight.pictures import COLOUR_FILLS
 
 SVG = "{http://www.w3.org/2000/svg}"
 REPORT = {
@@ -19,7 +19,7 @@ REPORT = {
 
 
 def test_text_chart_shows_chips_losses_and_who_is_out() -> None:
-    (picture,) = pictures_for("sissyfight", {}, REPORT)
+    (picture,) = kind_of("sissyfight").pictures({}, REPORT)
     assert picture.title == "Chips after turn 2"
     assert picture.text.splitlines() == [
         " alice (green)  ####        4",
@@ -30,7 +30,7 @@ def test_text_chart_shows_chips_losses_and_who_is_out() -> None:
 
 
 def test_svg_bars_are_in_each_players_colour_with_the_loss_faded() -> None:
-    (picture,) = pictures_for("sissyfight", {}, REPORT)
+    (picture,) = kind_of("sissyfight").pictures({}, REPORT)
     root = ET.fromstring(picture.svg)
     bars = [e for e in root.iter(f"{SVG}rect") if e.get("fill") in COLOUR_FILLS.values()]
     solid = [b.get("fill") for b in bars if b.get("class") != "lost"]
@@ -45,6 +45,6 @@ def test_before_the_first_turn_the_state_is_enough() -> None:
         "colours": {"a": "red", "b": "green", "c": "blue"},
         "out": [],
     }
-    (picture,) = pictures_for("sissyfight", state, {})
+    (picture,) = kind_of("sissyfight").pictures(state, {})
     assert picture.title == "Chips"
     assert picture.text.splitlines()[0] == " a (red)    ##########  10"

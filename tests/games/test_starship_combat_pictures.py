@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from adjudicator.pictures import pictures_for
+from adjudicator.games import kind_of
 
 SVG = "{http://www.w3.org/2000/svg}"
 # kirk fires and shields, kang sent nothing: kirk's missile destroys kang's unshielded ship.
@@ -24,7 +24,7 @@ def _classes(root: ET.Element, name: str) -> list[ET.Element]:
 
 
 def test_text_table_has_a_column_per_ship() -> None:
-    (picture,) = pictures_for("starship-combat", {}, REPORT)
+    (picture,) = kind_of("starship-combat").pictures({}, REPORT)
     assert picture.title == "Both ships' missiles and power after round 3"
     assert picture.text.splitlines() == [
         "            kirk              kang",
@@ -36,7 +36,7 @@ def test_text_table_has_a_column_per_ship() -> None:
 
 
 def test_svg_counts_missiles_and_power_and_shows_the_hit() -> None:
-    (picture,) = pictures_for("starship-combat", {}, REPORT)
+    (picture,) = kind_of("starship-combat").pictures({}, REPORT)
     root = ET.fromstring(picture.svg)
     assert len(_classes(root, "missile")) == 3  # kang's three, all left
     assert len(_classes(root, "missile used")) == 3  # kirk's, all fired
@@ -55,13 +55,13 @@ def test_a_missile_on_shields_is_drawn_as_stopped() -> None:
         "no_orders": [],
         "destroyed": [],
     }
-    root = ET.fromstring(pictures_for("starship-combat", {}, report)[0].svg)
+    root = ET.fromstring(kind_of("starship-combat").pictures({}, report)[0].svg)
     assert len(_classes(root, "blocked")) == 1
     assert _classes(root, "destroyed") == []
 
 
 def test_before_round_one_there_are_no_choices() -> None:
     state = {"missiles": {"a": 3, "b": 3}, "power": {"a": 6, "b": 6}, "destroyed": []}
-    (picture,) = pictures_for("starship-combat", state, {})
+    (picture,) = kind_of("starship-combat").pictures(state, {})
     assert "this round" not in picture.text
     assert picture.title == "Both ships' missiles and power"

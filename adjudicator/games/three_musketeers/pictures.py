@@ -12,30 +12,40 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
-from adjudicator.core.squares import SquareGrid
+from adjudicator.core.errors import NotAnOrder, OrderSyntaxError
+from adjudicator.games.three_musketeers.board import (
+    CARDINAL,
+    EMPTY,
+    GRID,
+    MAN,
+    MUSKETEER,
+    MUSKETEERS,
+    board_rows,
+    cells_from_rows,
+)
+from adjudicator.games.three_musketeers.orders import parse_order
 
-_GRID = SquareGrid(files=5, ranks=5)
+_GRID = GRID
 _FILES = "abcde"
-_TEXT_PIECE = {"M": "M", "C": "o", ".": " "}
-_SIDE_NAME = {"musketeers": "Musketeers", "cardinal": "Cardinal"}
+_TEXT_PIECE = {MUSKETEER: "M", MAN: "o", EMPTY: " "}
+_SIDE_NAME = {MUSKETEERS: "Musketeers", CARDINAL: "Cardinal"}
 
 
 def _rows(state: Mapping[str, Any]) -> list[str]:
-    rows = state["board"]
-    if len(rows) != 5 or any(len(row) != 5 or set(row) - set("MC.") for row in rows):
-        raise ValueError(f"not a Three Musketeers board: {rows!r}")
-    return [str(row) for row in rows]
+    """The board rows, rank 5 first, read by the game's own board reader."""
+    return board_rows(cells_from_rows(state["board"]))
 
 
 def _last_move_squares(state: Mapping[str, Any], last_move: str | None) -> tuple[str, str] | None:
     """``(origin, target)`` as square names, e.g. ``("c3", "c4")``, or ``None``."""
-    move = last_move if last_move is not None else state.get("last_move")
-    if not move:
+    text = last_move if last_move is not None else state.get("last_move")
+    if not text:
         return None
-    origin, _, target = str(move).partition("-")
-    for name in (origin, target):
-        _GRID.parse_square(name)  # raises InvalidSquare (a ValueError) for a malformed move
-    return origin.lower(), target.lower()
+    try:
+        move = parse_order(str(text))  # the game's own reader of moves
+    except (NotAnOrder, OrderSyntaxError) as error:
+        raise ValueError(f"not a Three Musketeers move: {text!r}") from error
+    return _GRID.square_name(move.origin), _GRID.square_name(move.target)
 
 
 def _square_at(row_index: int, file_index: int) -> str:
@@ -153,9 +163,9 @@ def svg_diagram(state: Mapping[str, Any], *, last_move: str | None = None) -> st
     for row_index, row in enumerate(rows):
         for file_index, piece in enumerate(row):
             x, y = _centre(_square_at(row_index, file_index))
-            if piece == "M":
+            if piece == MUSKETEER:
                 parts.append(_musketeer(x, y))
-            elif piece == "C":
+            elif piece == MAN:
                 parts.append(_man(x, y))
     if marked:
         parts.append(_arrow(*marked))

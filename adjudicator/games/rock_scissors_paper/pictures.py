@@ -12,25 +12,36 @@ top, the diagonal numbers 1-5 under row A and 6-9 along the lower right edge.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 from xml.sax.saxutils import escape
 
 from adjudicator.core import hexes
+from adjudicator.core.errors import NotAnOrder, OrderSyntaxError
+from adjudicator.games.rock_scissors_paper.board import (
+    BLACK,
+    FLAG,
+    ROCK,
+    SCISSORS,
+    SIDE_NAMES,
+    SIDES,
+    WHITE,
+    board_from_json,
+    height_of,
+    kind_of,
+    side_of,
+    token,
+)
+from adjudicator.games.rock_scissors_paper.orders import parse_order
 
-_PIECE = re.compile(r"([wb])([FRSP])([0-9]*)\Z")
-_SIDE_NAME = {"white": "White", "black": "Black"}
+_SIDE_NAME = dict(zip(SIDES, SIDE_NAMES, strict=True))
 
 
-def _pieces(state: Mapping[str, Any]) -> dict[int, str]:
-    """The board as {cell: piece}, validated."""
-    pieces: dict[int, str] = {}
-    for name, piece in dict(state["board"]).items():
-        if not _PIECE.match(str(piece)):
-            raise ValueError(f"not a Rock, Scissors, Paper piece: {piece!r}")
-        pieces[hexes.parse_cell(str(name))] = str(piece)
-    return pieces
+def _pieces(state: Mapping[str, Any]) -> dict[int, int]:
+    """The board as {cell: piece code}, read by the game's own board reader (which refuses
+    anything that is not a piece)."""
+    board = board_from_json(state["board"])
+    return {cell: code for cell, code in enumerate(board) if code}
 
 
 def last_move_cells(
@@ -38,19 +49,18 @@ def last_move_cells(
 ) -> tuple[int, list[int]] | None:
     """The last move's origin and the cells it went to or through: the middle cell and target
     of a Scissors, every cell of a spread, the target of anything else. ``None`` if no move."""
-    move = last_move if last_move is not None else state.get("last_move")
-    if not move:
+    text = last_move if last_move is not None else state.get("last_move")
+    if not text:
         return None
-    names = re.findall(r"[A-Ia-i][0-9]", str(move).split(" ")[0])
-    if len(names) < 2:
-        raise ValueError(f"not a Rock, Scissors, Paper move: {move!r}")
-    cells = [hexes.parse_cell(name) for name in names]
-    origin, target = cells[0], cells[-1]
-    if " " in str(move).strip():  # a spread: every cell from the origin to the target
-        line = hexes.line_between(origin, target)
+    try:
+        move = parse_order(str(text))  # the game's own reader of moves
+    except (NotAnOrder, OrderSyntaxError) as error:
+        raise ValueError(f"not a Rock, Scissors, Paper move: {text!r}") from error
+    if move.drops:  # a spread: every cell from the origin to the target
+        line = hexes.line_between(move.origin, move.target)
         if line is not None:
-            return origin, list(hexes.RAYS[origin][line[0]][: line[1]])
-    return origin, cells[1:]
+            return move.origin, list(hexes.RAYS[move.origin][line[0]][: line[1]])
+    return move.origin, [c for c in (move.via, move.target) if c is not None]
 
 
 def _caption(state: Mapping[str, Any], last_move: str | None) -> list[str]:
@@ -99,7 +109,7 @@ def text_diagram(state: Mapping[str, Any], *, last_move: str | None = None) -> s
             _put(chars, _text_column(2 * (first - 1) - row), hexes.ROW_LETTERS[row])
             for diagonal in range(first, last + 1):
                 cell = hexes.cell(row, diagonal)
-                text = pieces.get(cell, ".")
+                text = token(pieces[cell]) if cell in pieces else "."
                 if cell == origin:
                     text = f"({text})"
                 elif cell in targets:
@@ -137,7 +147,7 @@ _BOARD_WIDTH = 9 * _W
 _BOARD_HEIGHT = 8 * 1.5 * _R + 2 * _R
 _SVG_WIDTH = _BOARD_WIDTH + 2 * _MARGIN
 _SVG_HEIGHT = _BOARD_HEIGHT + 2 * _MARGIN + 26
-_COLOURS = {"w": ("#f7f1e1", "#4a3b22"), "b": ("#2d3142", "#e9e4d4")}  # (body, ink)
+_COLOURS = {WHITE: ("#f7f1e1", "#4a3b22"), BLACK: ("#2d3142", "#e9e4d4")}  # (body, ink)
 _CELL_FILL = ("#dcc9a0", "#e8d9b5", "#cfb98b")
 _FROM, _TO, _ARROW = "#f3e08a", "#f5c542", "#2f6b3a"
 
@@ -212,19 +222,16 @@ def _paper(x: float, y: float, body: str, ink: str, height: int) -> str:
     return f'<g class="paper">{"".join(sheets)}</g>'
 
 
-def _piece(x: float, y: float, piece: str) -> str:
-    match = _PIECE.match(piece)
-    if match is None:
-        raise ValueError(f"not a Rock, Scissors, Paper piece: {piece!r}")
-    side, kind, digits = match.groups()
-    body, ink = _COLOURS[side]
-    if kind == "F":
+def _piece(x: float, y: float, code: int) -> str:
+    body, ink = _COLOURS[side_of(code)]
+    kind = kind_of(code)
+    if kind == FLAG:
         return _flag(x, y, body, ink)
-    if kind == "R":
+    if kind == ROCK:
         return _rock(x, y, body, ink)
-    if kind == "S":
+    if kind == SCISSORS:
         return _scissors(x, y, body, ink)
-    return _paper(x, y, body, ink, int(digits or 1))
+    return _paper(x, y, body, ink, height_of(code))
 
 
 def svg_diagram(state: Mapping[str, Any], *, last_move: str | None = None) -> str:

@@ -7,8 +7,8 @@ import itertools
 import math
 import xml.etree.ElementTree as ET
 
-from adjudicator.pictures import giveaway as gw
-from adjudicator.pictures import pictures_for
+from adjudicator.games import kind_of
+from adjudicator.games.giveaway import pictures as gw
 
 SVG = "{http://www.w3.org/2000/svg}"
 # RULINGS.md 1: alice -> bob -> carol -> alice with 1 each is a ring of 3 (each gift pays 3);
@@ -108,7 +108,9 @@ def test_standings_put_the_highest_first_and_explain_rule_1() -> None:
 
 
 def test_the_painter_is_registered_for_mail_and_archive() -> None:
-    pictures = pictures_for("giveaway", STATE, REPORT)
+    pictures = kind_of("giveaway").pictures(STATE, REPORT)
     assert [p.name for p in pictures] == ["gifts", "standings"]
-    before_round_1 = pictures_for("giveaway", {"scores": {"a": 0, "b": 0, "c": 0}, "rings": []}, {})
+    before_round_1 = kind_of("giveaway").pictures(
+        {"scores": {"a": 0, "b": 0, "c": 0}, "rings": []}, {}
+    )
     assert "No ring this round." in before_round_1[0].text

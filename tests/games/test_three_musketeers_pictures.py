@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from adjudicator.pictures.three_musketeers import svg_diagram, text_diagram
+from adjudicator.games.three_musketeers.pictures import svg_diagram, text_diagram
 
 START = {"board": ["CCCCM", "CCCCC", "CCMCC", "CCCCC", "MCCCC"], "to_move": "musketeers"}
 AFTER_C3_C4 = {

@@ -1,0 +1,86 @@
+"""One kind of game, as the rest of the service sees it: everything per game in one value.
+
+Each game package under ``adjudicator/games/`` exports one :class:`GameKind` as ``KIND``, and
+``adjudicator.games`` lists them in one tuple. Nothing outside the game packages knows a game by
+name: the record reader takes its setup vocabulary from here, the archive and the history mail
+their standings, the mails and the archive their pictures, ``adjudicate replay`` its diagram,
+the contract test its termination and problem codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator.core.game import JSON, Rules
+
+
+@dataclass(frozen=True)
+class Picture:
+    """One picture in both forms: ``text`` for plain mail (monospace), ``svg`` for the rest."""
+
+    name: str  # a file-name stem, e.g. "board" or "standings"
+    title: str  # what it shows, for captions and alt text
+    text: str
+    svg: str
+
+
+Painter = Callable[[Mapping[str, JSON], Mapping[str, JSON]], list[Picture]]
+"""The pictures of a position from its public state and the public report of the round that
+led to it (``{}`` before round 1)."""
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What a game record's header may say about this game's start (docs/record-format.md):
+    the counters of ``start:`` lines, the owners and kinds of ``piece:`` lines, the sides of a
+    ``to-move:`` line. Empty where the game has no such lines."""
+
+    counters: tuple[str, ...] = ()
+    owners: tuple[str, ...] = ()
+    pieces: tuple[str, ...] = ()
+    sides: tuple[str, ...] = ()
+
+
+Counts = dict[str, int]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One number per player that tells who is ahead: a line per player in the standings
+    chart. ``read`` takes a public state and the players in seat order."""
+
+    key: str  # a stable name for file names and CSS
+    label: str  # what it counts, for headings
+    read: Callable[[Mapping[str, Any], Sequence[str]], Counts]
+
+
+def counter(key: str) -> Callable[[Mapping[str, Any], Sequence[str]], Counts]:
+    """A measure read straight from a ``{player: number}`` entry of the public state."""
+
+    def read(state: Mapping[str, Any], _players: Sequence[str]) -> Counts:
+        return {str(p): int(v) for p, v in state.get(key, {}).items()}
+
+    return read
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """Everything the service needs to know of one game, beside its rules."""
+
+    name: str  # the name in game records: "three-musketeers"
+    title: str  # how people write it: "Three Musketeers"
+    rules: Rules[Any, Any]
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
+    measures: tuple[Measure, ...] = ()
+    pictures: Painter = lambda _state, _report: []
+    text_diagram: Callable[[Mapping[str, JSON]], str] | None = None
+    """A monospace diagram of a public state, for ``adjudicate replay`` (board games)."""
+    state_line: Callable[[str, JSON], str | None] = lambda _key, _value: None
+    """The game's own words for one entry of the public state where a generic ``key: value``
+    line would garble it (Giveaway's rings), for ``adjudicate replay``; None: the generic one."""
+    terminations: frozenset[str] = frozenset()
+    """Every ``Outcome.termination`` code the game can end with (templates word each one)."""
+    problem_codes: frozenset[str] = frozenset()
+    """Every ``Problem.code`` the game's order checking can give."""

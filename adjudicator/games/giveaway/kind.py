@@ -1,0 +1,72 @@
+"""Giveaway as one :class:`GameKind` (docs/rules/giveaway.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
+from adjudicator.games.giveaway import RULES, TERMINATION
+from adjudicator.games.giveaway import pictures as gw
+
+PROBLEM_CODES = frozenset(
+    {
+        "amount-in-words",
+        "amount-too-large",
+        "bad-amount",
+        "bad-recipient",
+        "extra-words",
+        "fractional-amount",
+        "game-over",
+        "inactive-player",
+        "negative-amount",
+        "no-recipient",
+        "not-playing",
+        "self-gift",
+        "several-gifts",
+        "unknown-player",
+        "wrong-total",
+    }
+)
+
+
+def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
+    """The gift graph with its rings, and the scores."""
+    round_ = gw.read_round(state, report)
+    after = f" of round {round_.number}" if round_.number else ""
+    return [
+        Picture(
+            "gifts",
+            f"The gifts{after} and their rings",
+            gw.gifts_text(round_),
+            gw.gifts_svg(round_),
+        ),
+        Picture(
+            "standings", f"The scores{after}", gw.standings_text(round_), gw.standings_svg(round_)
+        ),
+    ]
+
+
+def state_line(key: str, value: Any) -> str | None:
+    """The rings of the round as rings (``a -> b -> c -> a (3 each)``)."""
+    if key != "rings":
+        return None
+    rings: Sequence[Mapping[str, Any]] = value
+    text = "; ".join(
+        f"{' -> '.join(ring['members'])} -> {ring['members'][0]} ({ring['amount']} each)"
+        for ring in rings
+    )
+    return f"rings: {text or 'none'}"
+
+
+KIND = GameKind(
+    name="giveaway",
+    title="Giveaway",
+    rules=RULES,
+    vocabulary=Vocabulary(counters=("holdings",)),
+    measures=(Measure("scores", "Points received", counter("scores")),),
+    pictures=pictures,
+    state_line=state_line,
+    terminations=frozenset({TERMINATION}),
+    problem_codes=PROBLEM_CODES,
+)

@@ -1,0 +1,43 @@
+"""SiSSYFiGHT 3000 as one :class:`GameKind` (docs/rules/sissyfight.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
+from adjudicator.games.sissyfight import RULES
+from adjudicator.games.sissyfight import pictures as sf
+
+TERMINATIONS = frozenset({"all-out", "last-standing"})
+PROBLEM_CODES = frozenset(
+    {
+        "ambiguous-target",
+        "game-over",
+        "not-a-player",
+        "one-action",
+        "player-out",
+        "self-target",
+        "syntax",
+        "target-out",
+        "unknown-target",
+    }
+)
+
+
+def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
+    turn = report.get("turn")
+    title = "Chips" + (f" after turn {turn}" if turn else "")
+    return [Picture("chips", title, sf.chips_text(state, report), sf.chips_svg(state, report))]
+
+
+KIND = GameKind(
+    name="sissyfight",
+    title="SiSSYFiGHT 3000",
+    rules=RULES,
+    vocabulary=Vocabulary(counters=("chips",)),
+    measures=(Measure("chips", "Chips", counter("chips")),),
+    pictures=pictures,
+    terminations=TERMINATIONS,
+    problem_codes=PROBLEM_CODES,
+)

@@ -1,0 +1,38 @@
+"""Starship Combat as one :class:`GameKind` (docs/rules/starship-combat.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
+from adjudicator.games.starship_combat import RULES
+from adjudicator.games.starship_combat import pictures as sc
+
+TERMINATIONS = frozenset(
+    {"both-destroyed", "destroyed", "both-out-of-missiles", "out-of-missiles", "round-limit"}
+)
+PROBLEM_CODES = frozenset(
+    {"game-over", "no-missiles", "no-power", "not-a-player", "one-choice", "syntax"}
+)
+
+
+def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
+    number = report.get("round")
+    title = "Both ships' missiles and power" + (f" after round {number}" if number else "")
+    return [Picture("ships", title, sc.ships_text(state, report), sc.ships_svg(state, report))]
+
+
+KIND = GameKind(
+    name="starship-combat",
+    title="Starship Combat",
+    rules=RULES,
+    vocabulary=Vocabulary(counters=("missiles", "power")),
+    measures=(
+        Measure("missiles", "Missiles left", counter("missiles")),
+        Measure("power", "Shield power left", counter("power")),
+    ),
+    pictures=pictures,
+    terminations=TERMINATIONS,
+    problem_codes=PROBLEM_CODES,
+)

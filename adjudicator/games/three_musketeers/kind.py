@@ -1,0 +1,56 @@
+"""Three Musketeers as one :class:`GameKind` (docs/rules/three-musketeers.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from adjudicator.core.kind import Counts, GameKind, Measure, Picture, Vocabulary
+from adjudicator.games.three_musketeers import pictures as tm
+from adjudicator.games.three_musketeers.board import (
+    KIND_OF_SIDE,
+    MAN,
+    MUSKETEER,
+    SIDES,
+    cells_from_rows,
+)
+from adjudicator.games.three_musketeers.rules import RULES
+
+TERMINATIONS = frozenset({"forfeit", "musketeers-in-line", "no-legal-move"})
+PROBLEM_CODES = frozenset(
+    {"game-over", "no-move", "not-a-player", "not-your-turn", "one-move-per-turn", "syntax"}
+)
+
+
+def pieces_on_the_board(state: Mapping[str, Any], players: Sequence[str]) -> Counts:
+    """Seat 0 plays the Musketeers, seat 1 the Cardinal's men (docs/rules/three-musketeers.md)."""
+    cells = cells_from_rows(state["board"])
+    return {players[0]: cells.count(MUSKETEER), players[1]: cells.count(MAN)}
+
+
+def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
+    last = report.get("last_move")
+    title = "The board" + (f" after {last}" if last else "")
+    return [
+        Picture(
+            "board",
+            title,
+            tm.text_diagram(state, last_move=last),
+            tm.svg_diagram(state, last_move=last),
+        )
+    ]
+
+
+KIND = GameKind(
+    name="three-musketeers",
+    title="Three Musketeers",
+    rules=RULES,
+    vocabulary=Vocabulary(
+        owners=SIDES, pieces=tuple(KIND_OF_SIDE[side] for side in SIDES), sides=SIDES
+    ),
+    measures=(Measure("pieces", "Pieces on the board", pieces_on_the_board),),
+    pictures=pictures,
+    text_diagram=tm.text_diagram,
+    terminations=TERMINATIONS,
+    problem_codes=PROBLEM_CODES,
+)
