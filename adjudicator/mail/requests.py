@@ -1,4 +1,5 @@
-"""What a player may ask for besides giving orders: a round's report and the game's history.
+"""The grammar of the requests a player may make besides orders: a round's report and the
+game's history (the commands themselves are in :mod:`adjudicator.mail.commands`).
 
 A line ``REPORT`` asks for the last reported round, ``REPORT 7`` (or ``REPORT ROUND 7``,
 ``REPORT 3-5``, ``REPORT 3, 5``) for those rounds, and ``HISTORY`` for the whole game so far.
@@ -7,17 +8,12 @@ Any case, bullets and a trailing full stop are allowed, as for orders. A line th
 a problem, to be answered as such; any other line, ``Report me if you like`` included, is left
 with the orders.
 
-Pure: lines in, a ``Requests`` value out.
+Pure: text in, round numbers out.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-from adjudicator.core.text import normalise_line
-from adjudicator.mail.parse import SectionLine
 
 MAX_REPORTS = 10
 """Reports one mail may ask for; HISTORY is the way to get a whole game."""
@@ -43,60 +39,16 @@ TOO_MANY = (
 )
 
 
-@dataclass(frozen=True)
-class Problem:
-    line: SectionLine
-    message: str
+def is_history(text: str) -> bool:
+    """Whether a (normalised) line asks for the history."""
+    return _HISTORY.fullmatch(text) is not None
 
 
-@dataclass(frozen=True)
-class Ask:
-    """One round's report asked for, and the line that asked."""
-
-    number: int  # LATEST for "the last reported round"
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Requests:
-    """The requests of one section of a mail, and the lines left for the orders."""
-
-    history: SectionLine | None = None  # the line that asked for the history
-    reports: tuple[Ask, ...] = ()  # in the order asked, each round once
-    problems: tuple[Problem, ...] = ()
-    rest: tuple[SectionLine, ...] = ()
-
-    @property
-    def asked(self) -> bool:
-        """Whether the section held any request, answerable or not."""
-        return self.history is not None or bool(self.reports) or bool(self.problems)
-
-
-def read_requests(lines: Sequence[SectionLine]) -> Requests:
-    """Take the request lines out of a section's lines (see the module docstring)."""
-    history: SectionLine | None = None
-    reports: list[Ask] = []
-    problems: list[Problem] = []
-    rest: list[SectionLine] = []
-    for line in lines:
-        text = normalise_line(line.text)
-        if _HISTORY.fullmatch(text):
-            history = history or line
-            continue
-        report = _REPORT.fullmatch(text)
-        asked = _rounds_of(report.group(1).strip()) if report else None
-        if asked is None:
-            rest.append(line)  # orders, or "Report me if you like"
-        elif isinstance(asked, str):
-            problems.append(Problem(line, asked))
-        else:
-            known = {ask.number for ask in reports}
-            new = [Ask(n, line) for n in asked if n not in known]
-            if len(reports) + len(new) > MAX_REPORTS:
-                problems.append(Problem(line, TOO_MANY))
-            else:
-                reports += new
-    return Requests(history, tuple(reports), tuple(problems), tuple(rest))
+def rounds_asked(text: str) -> list[int] | str | None:
+    """The rounds a (normalised) ``REPORT`` line asks for (:data:`LATEST` for the last one),
+    what is wrong with them (a string), or None when the line is no request."""
+    report = _REPORT.fullmatch(text)
+    return _rounds_of(report.group(1).strip()) if report else None
 
 
 def _rounds_of(words: str) -> list[int] | str | None:

@@ -1,6 +1,10 @@
 """Mail intake: every raw message is committed before anything else happens, then processed in
 one transaction that stores the orders, marks the submission handled and queues the answer.
 
+Processing reads the mail into typed commands per game section (``mail/commands.py``), proves
+the seat only where a command needs one (``authentication.py``), and hands each command to its
+handler from one table, :data:`HANDLERS`.
+
 A crash before that transaction commits leaves the submission ``received`` and it is processed
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
 re-scan, a mail server retrying a pipe) is recognised by the digest and ignored.
@@ -11,37 +15,31 @@ re-scan, a mail server retrying a pipe) is recognised by the digest and ignored.
 from __future__ import annotations
 
 import hashlib
-import re
-from collections.abc import Iterable
-from dataclasses import replace
-from datetime import datetime, timedelta
-from typing import Any
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session
 
-from adjudicator.mail.parse import InboundMail, MailKind, Section, read_mail, split_sections
-from adjudicator.mail.requests import read_requests
-from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.security import receipt, token_digest, verify_secret
-from adjudicator.service import replies
-from adjudicator.service.bounces import record_bounce
-from adjudicator.service.closing import close_if_complete
-from adjudicator.service.context import ServiceContext
-from adjudicator.service.reports import Asker, answer_requests
-from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
-from adjudicator.storage.models import (
-    Game,
-    GameStatus,
-    OrderSet,
-    Seat,
-    Submission,
-    SubmissionStatus,
+from adjudicator.mail.commands import (
+    Command,
+    CommandProblem,
+    History,
+    MailSection,
+    Orders,
+    Report,
+    read_commands,
 )
-
-MAX_FAILED_LOGINS = 5
-LOCKOUT = timedelta(hours=1)
-_TOKEN = re.compile(r"^[^+@]+\+([a-z0-9]{8,64})@", re.IGNORECASE)
+from adjudicator.mail.parse import InboundMail, MailKind, read_mail
+from adjudicator.service import replies
+from adjudicator.service.authentication import authenticate, find_game, seat_from_token
+from adjudicator.service.bounces import record_bounce
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.handling import SectionHandling
+from adjudicator.service.orders import take_orders
+from adjudicator.service.reports import Asker, answer_requests
+from adjudicator.storage import queries
+from adjudicator.storage.models import Seat, Submission, SubmissionStatus
 
 
 def digest_of(raw: bytes) -> str:
@@ -51,7 +49,7 @@ def digest_of(raw: bytes) -> str:
 def store_raw(session: Session, raw: bytes, *, channel: str, now: datetime) -> int | None:
     """Store the raw message; return its id, or ``None`` when these bytes were stored before."""
     digest = digest_of(raw)
-    if session.exec(select(Submission.id).where(Submission.digest == digest)).first() is not None:
+    if queries.submission_stored(session, digest):
         return None
     submission = Submission(received_at=now, channel=channel, digest=digest, raw=raw)
     try:
@@ -64,13 +62,7 @@ def store_raw(session: Session, raw: bytes, *, channel: str, now: datetime) -> i
 
 def pending_submissions(session: Session) -> list[int]:
     """Submissions stored but not processed (after a crash, or by another instance)."""
-    return [
-        i
-        for i in session.exec(
-            select(Submission.id).where(Submission.status == SubmissionStatus.RECEIVED)
-        )
-        if i is not None
-    ]
+    return queries.pending_submission_ids(session)
 
 
 def process_claimed(
@@ -90,10 +82,9 @@ def process_claimed(
     elif mail.kind != MailKind.ORDINARY:
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}"
     else:
-        intake = _Intake(session, ctx, mail, submission, now)
-        accepted = intake.run()
+        accepted, notes = _answer(session, ctx, mail, submission, now)
         status = SubmissionStatus.ACCEPTED if accepted else SubmissionStatus.REJECTED
-        note = "; ".join(intake.notes) or ""
+        note = "; ".join(notes)
     # Written last: an early change would be flushed by the first query and hold SQLite's
     # write lock for the whole of the processing.
     submission.message_id = mail.message_id
@@ -105,214 +96,102 @@ def process_claimed(
     return status
 
 
-class _Intake:
-    """The processing of one mail; one reply per game section."""
+Handler = Callable[[SectionHandling, Sequence[Command], Sequence[CommandProblem]], bool]
+"""A command's handler: the section, its commands of the handler's types (in the order written)
+and the problems of their lines; True when what it did counts as accepted."""
 
-    def __init__(
-        self,
-        session: Session,
-        ctx: ServiceContext,
-        mail: InboundMail,
-        submission: Submission,
-        now: datetime,
-    ) -> None:
-        self.session = session
-        self.ctx = ctx
-        self.mail = mail
-        self.submission = submission
-        self.now = now
-        self.notes: list[str] = []
-        self.token_seat = self._seat_from_token((*mail.to, *mail.cc, *mail.delivered_to))
 
-    def run(self) -> bool:
-        sections = split_sections(self.mail.lines, subject=self.mail.subject)
-        if any(section.game for section in sections):
-            # Lines before the first GAME line of an untagged mail are chatter ("Hi judge,"),
-            # not orders for an unnamed game.
-            sections = [section for section in sections if section.game]
-        if not sections:
-            sections = [Section(game=None)]
-        accepted = False
-        for index, section in enumerate(sections):
-            accepted |= self._section(index, section)
-        return accepted
+def _answer_requests(
+    handling: SectionHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
+) -> bool:
+    game, seat = handling.game, handling.seat
+    assert game is not None
+    assert seat is not None
+    asker = Asker(game, seat, handling.mail, key=handling.key)
+    history = next((c for c in commands if isinstance(c, History)), None)
+    handling.notes += answer_requests(
+        handling.session,
+        ctx=handling.ctx,
+        asker=asker,
+        reports=[c for c in commands if isinstance(c, Report)],
+        history=history,
+        problems=problems,
+        now=handling.now,
+    )
+    return not problems
 
-    def reply(self, index: int, kind: str, to: str, context: dict[str, Any], **ids: Any) -> None:
-        replies.queue_reply(
-            self.session,
-            ctx=self.ctx,
-            kind=kind,
-            to=to,
-            key=f"reply:{self.submission.id}:{index}:{kind}",
-            mail=self.mail,
-            context=context,
-            now=self.now,
-            **ids,
-        )
 
-    def _seat_from_token(self, recipients: Iterable[str]) -> Seat | None:
-        for address in recipients:
-            match = _TOKEN.match(address)
-            if match:
-                digest = token_digest(match.group(1))
-                seat = self.session.exec(select(Seat).where(Seat.reply_token == digest)).first()
-                if seat is not None:
-                    return seat
-        return None
+def _take_orders(
+    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+) -> bool:
+    return take_orders(handling, commands)
 
-    def _find_game(self, section: Section) -> Game | None:
-        if section.game:
-            return self.session.exec(select(Game).where(Game.name == section.game.lower())).first()
-        if self.token_seat is not None:
-            return self.session.get(Game, self.token_seat.game_id)
-        games = self.session.exec(
-            select(Game)
-            .join(Seat, Seat.game_id == Game.id)  # type: ignore[arg-type]
-            .where(Seat.address == (self.mail.sender or ""), Game.status == GameStatus.RUNNING)
-        ).all()
-        return games[0] if len(games) == 1 else None
 
-    def _sender_seat(self, game: Game) -> Seat | None:
-        """The seat registered under the sender's address (not proof of anything by itself)."""
-        return self.session.exec(
-            select(Seat).where(Seat.game_id == game.id, Seat.address == (self.mail.sender or ""))
-        ).first()
+HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
+    ((Orders,), _take_orders),
+    ((Report, History), _answer_requests),
+)
+"""Every command type and its handler, in the order handlers run (orders first)."""
 
-    def _authenticate(self, game: Game, section: Section, seat: Seat | None) -> Seat | None:
-        """The seat this section speaks for: the reply token's, or the sender's ``seat`` with
-        its password; None when neither proves anything."""
-        if self.token_seat is not None and self.token_seat.game_id == game.id:
-            return self.token_seat
-        if seat is None or not section.secret:
-            return None
-        if seat.locked_until is not None and seat.locked_until > self.now:
-            return None
-        if verify_secret(section.secret, seat.secret_hash):
-            seat.failed_logins = 0
-            self.session.add(seat)
-            return seat
-        return None
 
-    def _failed_login(self, index: int, game: Game, section: Section, seat: Seat | None) -> None:
-        self.notes.append(f"refused for game {game.name}")
-        if seat is not None and section.secret:
-            locked = seat.locked_until is not None and seat.locked_until > self.now
-            if not locked:
-                seat.failed_logins += 1
-                if seat.failed_logins >= MAX_FAILED_LOGINS:
-                    seat.locked_until = self.now + LOCKOUT
-                    seat.failed_logins = 0
-                self.session.add(seat)
-                self.reply(
-                    index,
-                    "intrusion",
-                    seat.address,
-                    {
-                        "game": game.name,
-                        "handle": seat.handle,
-                        "sender": self.mail.sender,
-                        "when": self.now,
-                        "locked_until": seat.locked_until,
-                    },
-                    game_id=game.id,
-                )
-            if locked:
-                return  # rate-limited: no more answers until the lock ends
-        self.reply(index, "refusal", self.mail.sender or "", {"game": game.name}, game_id=game.id)
+def _answer(
+    session: Session,
+    ctx: ServiceContext,
+    mail: InboundMail,
+    submission: Submission,
+    now: datetime,
+) -> tuple[bool, list[str]]:
+    """Answer every game section of an ordinary mail; whether any was accepted, and notes."""
+    token_seat = seat_from_token(session, (*mail.to, *mail.cc, *mail.delivered_to))
+    accepted, notes = False, []
+    for index, section in enumerate(read_commands(mail)):
+        handling = SectionHandling(session, ctx, mail, submission, now, index)
+        accepted |= _dispatch(handling, section, token_seat)
+        notes += handling.notes
+    return accepted, notes
 
-    def _section(self, index: int, section: Section) -> bool:
-        game = self._find_game(section)
-        sender = self.mail.sender or ""
-        if game is None:
-            self.notes.append("no game")
-            self.reply(index, "no_game", sender, {"named": section.game})
-            return False
-        listed = self._sender_seat(game)
-        seat = self._authenticate(game, section, listed)
-        if seat is None:
-            self._failed_login(index, game, section, listed)
-            return False
-        if not seat.active:  # taken out of the game by the game master
-            self.notes.append(f"removed from game {game.name}")
-            base = replies.base_context(game, seat, None)
-            self.reply(index, "removed", seat.address, base, game_id=game.id, seat_id=seat.id)
-            return False
-        policy = replies.mail_policy_problem(game, self.mail)
-        if policy:
-            self.reply(
-                index,
-                "refusal_policy",
-                seat.address,
-                {"game": game.name, "why": policy},
-                game_id=game.id,
-                seat_id=seat.id,
-            )
-            return False
-        requests = read_requests(section.lines)
-        if not requests.asked:
-            return self._orders(index, game, seat, section)
-        accepted = not requests.problems
-        if requests.rest:  # orders and requests in one mail: the orders first
-            accepted = self._orders(index, game, seat, replace(section, lines=requests.rest))
-        asker = Asker(game, seat, self.mail, key=f"{self.submission.id}:{index}")
-        self.notes += answer_requests(
-            self.session, ctx=self.ctx, asker=asker, requests=requests, now=self.now
-        )
-        return accepted
 
-    def _orders(self, index: int, game: Game, seat: Seat, section: Section) -> bool:
-        round_ = open_round_of(self.session, game)
-        base = replies.base_context(game, seat, round_)
-        if round_ is None or not takes_orders(game, round_, self.now):
-            self.reply(index, "late", seat.address, base, game_id=game.id, seat_id=seat.id)
-            self.notes.append(f"late for game {game.name}")
-            return False
-        rules, state = rules_of(game), game_state(game)
-        if seat.handle not in rules.to_move(state):
-            self.reply(index, "not_your_turn", seat.address, base, game_id=game.id, seat_id=seat.id)
-            return False
-        texts = [line.text for line in section.lines]
-        checked = rules.check(state, seat.handle, texts)
-        context = {**base, "checked": checked, "lines": texts}
-        if not checked.ok or not checked.orders:
-            self.reply(index, "rejection", seat.address, context, game_id=game.id, seat_id=seat.id)
-            self.notes.append(f"problems in orders for game {game.name}")
-            return False
-        lines = [rules.format_order(order) for order in checked.orders]
-        assert round_.id is not None
-        assert seat.id is not None
-        previous = previous_orders(self.session, round_.id, seat.id)
-        code = receipt(
-            self.ctx.receipt_key,
-            game=game.name,
-            round_number=round_.number,
-            player=seat.handle,
-            lines=lines,
-        )
-        self.session.add(
-            OrderSet(
-                round_id=round_.id,
-                seat_id=seat.id,
-                submission_id=self.submission.id,
-                lines=lines,
-                receipt=code,
-                created_at=self.now,
-            )
-        )
-        self.session.flush()
-        context |= {
-            "stored": lines,
-            "previous": previous.lines if previous else None,
-            "receipt": code,
-        }
-        self.reply(
-            index,
-            "confirmation",
-            seat.address,
-            context,
-            game_id=game.id,
-            round_id=round_.id,
-            seat_id=seat.id,
-        )
-        close_if_complete(self.session, round_.id, ctx=self.ctx, now=self.now)
-        return True
+def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat | None) -> bool:
+    """Find the game, prove the seat where a command needs one, run the handlers."""
+    game = handling.game = find_game(handling, section, token_seat)
+    if game is None:
+        handling.notes.append("no game")
+        handling.reply("no_game", handling.sender, {"named": section.game})
+        return False
+    if section.needs_seat and not _seat_may_speak(handling, section, token_seat):
+        return False
+    return _run_handlers(handling, section)
+
+
+def _seat_may_speak(
+    handling: SectionHandling, section: MailSection, token_seat: Seat | None
+) -> bool:
+    """Prove the seat, and refuse a removed seat and mail the game's policy refuses."""
+    game = handling.game
+    assert game is not None
+    seat = handling.seat = authenticate(handling, section, token_seat)
+    if seat is None:
+        return False
+    if not seat.active:  # taken out of the game by the game master
+        handling.notes.append(f"removed from game {game.name}")
+        handling.reply_to_seat("removed", replies.base_context(game, seat, None))
+        return False
+    policy = replies.mail_policy_problem(game, handling.mail)
+    if policy:
+        handling.reply_to_seat("refusal_policy", {"game": game.name, "why": policy})
+        return False
+    return True
+
+
+def _run_handlers(handling: SectionHandling, section: MailSection) -> bool:
+    """Each handler once, with its commands (``MailSection.asks``), in the table's order. The
+    section counts as accepted as its orders do, when it gives any."""
+    results: dict[type[Command], bool] = {}
+    for types, handler in HANDLERS:
+        commands = [c for c in section.asks if isinstance(c, types)]
+        problems = [p for p in section.problems if p.command in types]
+        if commands or problems:
+            results[types[0]] = handler(handling, commands, problems)
+    if Orders in results:
+        return results[Orders]
+    return all(results.values())

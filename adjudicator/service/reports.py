@@ -13,15 +13,17 @@ mail processed twice is answered once; a player gets at most :data:`ANSWERS_PER_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session, col, func, select
 
+from adjudicator.mail.commands import CommandProblem, History, Report
 from adjudicator.mail.compose import Attachment
-from adjudicator.mail.parse import InboundMail
-from adjudicator.mail.requests import LATEST, Ask, Problem, Requests
+from adjudicator.mail.parse import InboundMail, SectionLine
+from adjudicator.mail.requests import LATEST
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.read import game_view
 from adjudicator.readmodel.record import game_record
@@ -58,25 +60,33 @@ class Asker:
 
 
 def answer_requests(
-    session: Session, *, ctx: ServiceContext, asker: Asker, requests: Requests, now: datetime
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    asker: Asker,
+    reports: Sequence[Report],
+    history: History | None,
+    problems: Sequence[CommandProblem],
+    now: datetime,
 ) -> list[str]:
-    """Queue the answers to ``requests``; notes for the submission's log."""
+    """Queue the answers to the REPORT and HISTORY commands of one section, and one mail
+    naming every request that was wrong or cannot be answered; notes for the submission."""
     reported = _reported_rounds(session, asker.game)
     now_context = _now_context(session, ctx, asker)
-    problems = list(requests.problems)
+    unanswered = [(p.line, p.message) for p in problems]
     notes = []
     budget = ANSWERS_PER_HOUR - _recent_answers(session, asker, now=now)
     too_many = (
         f"the service sends at most {ANSWERS_PER_HOUR} reports an hour to a player; "
         "ask again in an hour"
     )
-    for ask in requests.reports:
+    for ask in reports:
         number = max(reported, default=None) if ask.number == LATEST else ask.number
         round_id = reported.get(number) if number is not None else None
         if round_id is None:
-            problems.append(Problem(ask.line, _not_reported(ask, reported)))
+            unanswered.append((ask.line, _not_reported(ask, reported)))
         elif budget <= 0:
-            problems.append(Problem(ask.line, too_many))
+            unanswered.append((ask.line, too_many))
         else:
             round_, result = _round_and_result(session, round_id)
             _queue_report(
@@ -90,15 +100,17 @@ def answer_requests(
             )
             notes.append(f"report of round {round_.number} sent")
             budget -= 1
-    if requests.history is not None and budget <= 0:
-        problems.append(Problem(requests.history, too_many))
-    elif requests.history is not None:
+    if history is not None and budget <= 0:
+        unanswered.append((history.line, too_many))
+    elif history is not None:
         _queue_history(session, ctx=ctx, asker=asker, now_context=now_context, now=now)
         notes.append("history sent")
-    if problems:
+    if unanswered:
         context = now_context | {"last": max(reported, default=None)}
-        _queue_problems(session, ctx=ctx, asker=asker, problems=problems, context=context, now=now)
-        notes.append(f"{len(problems)} request(s) not understood or not answerable")
+        _queue_problems(
+            session, ctx=ctx, asker=asker, problems=unanswered, context=context, now=now
+        )
+        notes.append(f"{len(unanswered)} request(s) not understood or not answerable")
     return notes
 
 
@@ -134,7 +146,7 @@ def _round_and_result(session: Session, round_id: int) -> tuple[Round, RoundResu
     ).one()
 
 
-def _not_reported(ask: Ask, reported: dict[int, int]) -> str:
+def _not_reported(ask: Report, reported: dict[int, int]) -> str:
     if not reported:
         return "no round of this game has been adjudicated yet"
     last = max(reported)
@@ -266,14 +278,14 @@ def _queue_problems(
     *,
     ctx: ServiceContext,
     asker: Asker,
-    problems: list[Problem],
+    problems: list[tuple[SectionLine, str]],
     context: dict[str, Any],
     now: datetime,
 ) -> None:
     context = context | {
         "problems": [
-            {"line": p.line.number, "text": p.line.text.strip(), "message": p.message}
-            for p in sorted(problems, key=lambda p: p.line.number)
+            {"line": line.number, "text": line.text.strip(), "message": message}
+            for line, message in sorted(problems, key=lambda p: p[0].number)
         ],
     }
     replies.queue_reply(

@@ -10,8 +10,9 @@ import pytest
 from sqlmodel import Session, select
 
 from adjudicator.app import App
+from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.intake import MAX_FAILED_LOGINS, store_raw
+from adjudicator.service.intake import store_raw
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import (
@@ -353,3 +354,40 @@ def test_a_greeting_above_the_game_lines_is_not_a_section_of_its_own(
         SubmissionStatus.ACCEPTED
     )
     assert [kind for kind, _, _ in outbox(app)] == ["confirmation"]
+
+
+def test_a_command_that_needs_no_seat_is_answered_to_a_stranger(
+    app: App, creds: dict[str, Credentials], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dispatcher proves a seat only for commands that need one: a command without that
+    need (HELP and JOIN are to come) reaches its handler from an unknown sender, with no
+    password and no refusal; mixed with orders, the seat is proven as before."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from adjudicator.mail import commands
+    from adjudicator.service import intake
+
+    @dataclass(frozen=True)
+    class Ping(commands.Command):
+        needs_seat: ClassVar[bool] = False
+
+    def read_ping(text: str, line: object) -> list[commands.Command] | None:
+        return [Ping()] if text.lower() == "ping" else None
+
+    answered: list[str | None] = []
+
+    def pong(handling: object, found: object, problems: object) -> bool:
+        answered.append(getattr(handling, "sender", None))
+        return True
+
+    monkeypatch.setattr(commands, "READERS", (*commands.READERS, read_ping))
+    monkeypatch.setattr(intake, "HANDLERS", (*intake.HANDLERS, ((Ping,), pong)))
+    stranger = make_mail("ping", sender="stranger@elsewhere.example")
+    assert app.ingest(stranger, channel="pipe") == SubmissionStatus.ACCEPTED
+    assert answered == ["stranger@elsewhere.example"]
+    assert outbox(app) == []  # no refusal: nothing needed proving
+    mixed = make_mail("ping\nGIVE 3 TO bob", sender="stranger@elsewhere.example")
+    assert app.ingest(mixed, channel="pipe") == SubmissionStatus.REJECTED
+    assert answered == ["stranger@elsewhere.example"]  # the orders needed a seat: refused
+    assert [kind for kind, _, _ in outbox(app)] == ["refusal"]

@@ -1,0 +1,64 @@
+"""The handling of one game section of one mail: what every command handler is given.
+
+A :class:`SectionHandling` knows the mail, its stored submission, the section's index (each
+answer's outbox key names it, so that a crash never answers a section twice), the game and,
+once proven, the seat. Handlers answer through :meth:`SectionHandling.reply` and leave notes
+for the submission's log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session
+
+from adjudicator.mail.parse import InboundMail
+from adjudicator.service import replies
+from adjudicator.service.context import ServiceContext
+from adjudicator.storage.models import Game, Seat, Submission
+
+
+@dataclass
+class SectionHandling:
+    session: Session
+    ctx: ServiceContext
+    mail: InboundMail
+    submission: Submission
+    now: datetime
+    index: int
+    game: Game | None = None
+    seat: Seat | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def sender(self) -> str:
+        return self.mail.sender or ""
+
+    @property
+    def key(self) -> str:
+        """Unique to this section of this mail: ``<submission id>:<section index>``."""
+        return f"{self.submission.id}:{self.index}"
+
+    def reply(self, kind: str, to: str, context: dict[str, Any], **ids: Any) -> None:
+        """Answer with ``templates/mail/<kind>``; at most one mail of each kind a section."""
+        replies.queue_reply(
+            self.session,
+            ctx=self.ctx,
+            kind=kind,
+            to=to,
+            key=f"reply:{self.key}:{kind}",
+            mail=self.mail,
+            context=context,
+            now=self.now,
+            **ids,
+        )
+
+    def reply_to_seat(self, kind: str, context: dict[str, Any], **ids: Any) -> None:
+        """Answer the proven seat at its registered address (never the sender's)."""
+        assert self.game is not None
+        assert self.seat is not None
+        self.reply(
+            kind, self.seat.address, context, game_id=self.game.id, seat_id=self.seat.id, **ids
+        )

@@ -1,0 +1,67 @@
+"""Orders by mail: checked against the game's state, stored in canonical form with a receipt,
+confirmed (or every bad line named), and the round closed early when the last orders are in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from adjudicator.mail.commands import Command, Orders
+from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.security import receipt
+from adjudicator.service import replies
+from adjudicator.service.closing import close_if_complete
+from adjudicator.service.handling import SectionHandling
+from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
+from adjudicator.storage.models import OrderSet
+
+
+def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
+    """Handle the section's :class:`Orders`; True when they were stored."""
+    (orders,) = commands
+    assert isinstance(orders, Orders)
+    game, seat, session = handling.game, handling.seat, handling.session
+    assert game is not None
+    assert seat is not None
+    round_ = open_round_of(session, game)
+    base = replies.base_context(game, seat, round_)
+    if round_ is None or not takes_orders(game, round_, handling.now):
+        handling.reply_to_seat("late", base)
+        handling.notes.append(f"late for game {game.name}")
+        return False
+    rules, state = rules_of(game), game_state(game)
+    if seat.handle not in rules.to_move(state):
+        handling.reply_to_seat("not_your_turn", base)
+        return False
+    texts = [line.text for line in orders.lines]
+    checked = rules.check(state, seat.handle, texts)
+    context = {**base, "checked": checked, "lines": texts}
+    if not checked.ok or not checked.orders:
+        handling.reply_to_seat("rejection", context)
+        handling.notes.append(f"problems in orders for game {game.name}")
+        return False
+    lines = [rules.format_order(order) for order in checked.orders]
+    assert round_.id is not None
+    assert seat.id is not None
+    previous = previous_orders(session, round_.id, seat.id)
+    code = receipt(
+        handling.ctx.receipt_key,
+        game=game.name,
+        round_number=round_.number,
+        player=seat.handle,
+        lines=lines,
+    )
+    session.add(
+        OrderSet(
+            round_id=round_.id,
+            seat_id=seat.id,
+            submission_id=handling.submission.id,
+            lines=lines,
+            receipt=code,
+            created_at=handling.now,
+        )
+    )
+    session.flush()
+    context |= {"stored": lines, "previous": previous.lines if previous else None, "receipt": code}
+    handling.reply_to_seat("confirmation", context, round_id=round_.id)
+    close_if_complete(session, round_.id, ctx=handling.ctx, now=handling.now)
+    return True
