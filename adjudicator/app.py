@@ -25,6 +25,7 @@ from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import (
     pending_submissions,
 )
+from adjudicator.service.reporting import report_adjudicated
 from adjudicator.storage.db import make_engine, migrate, session_scope
 from adjudicator.storage.models import SubmissionStatus
 from adjudicator.storage.turns import write_turn
@@ -82,7 +83,13 @@ class App:
             return [(ids[0], SubmissionStatus.FAILED)]
         for submission_id, status in statuses.items():
             log.info("submission %s: %s", submission_id, status)
+        self.report()  # rounds the last orders closed early: their pictures and results
         return list(statuses.items())
+
+    def report(self) -> list[int]:
+        """Report the rounds adjudicated and not yet reported (``service/reporting.py``): their
+        pictures are made outside any transaction, then their result mails are queued."""
+        return report_adjudicated(self.engine, ctx=self.ctx, now=self.clock())
 
     def process_pending(self) -> int:
         """Process whatever was stored but not processed (after a crash), in batches."""

@@ -121,8 +121,9 @@ def _round(number: int, game_name: str | None, *, dry_run: bool) -> None:
                 why = closed.error if closed else "another process is closing it"
                 raise ServiceError(f"round {number} of {game.name} was not adjudicated: {why}")
             result = closed.adjudicated.result
-            typer.echo(f"game {game.name}, round {number}: adjudicated, results queued")
-            _show(result.public_state, result.winners, result.draw, result.finished)
+        application.report()  # its pictures, then its result mails
+        typer.echo(f"game {game.name}, round {number}: adjudicated, results queued")
+        _show(result.public_state, result.winners, result.draw, result.finished)
     except ServiceError as error:
         fail(error)
 

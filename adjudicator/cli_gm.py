@@ -36,9 +36,11 @@ def _run(name: str, action: Callable[[Session, Game, ServiceContext, datetime], 
     try:
         with session_scope(application.engine) as session:
             game = find_game(session, name)
-            return action(session, game, application.ctx, application.clock())
+            done = action(session, game, application.ctx, application.clock())
     except ServiceError as error:
         fail(error)
+    application.report()  # a round the command closed (a resume with every order in)
+    return done
 
 
 def register(game_app: typer.Typer) -> None:

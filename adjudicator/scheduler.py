@@ -84,6 +84,8 @@ class DeadlineScheduler:
         with session_scope(self.app.engine) as session:
             closed = attend(session, round_id, ctx=self.app.ctx, now=self.app.clock())
         crash_point("committed")
+        if closed is not None and closed.adjudicated is not None:
+            self.app.report()
         if closed is not None:
             self._closed([closed])
 

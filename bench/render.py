@@ -35,6 +35,7 @@ from adjudicator.games import get_rules, kind_of, read_record
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.images import inline_images
 from adjudicator.service.context import ServiceContext
+from adjudicator.service.pictures import make_pngs
 from adjudicator.service.replies import (
     RoundExtras,
     deadline_attachment,
@@ -183,8 +184,12 @@ def bench_game(ctx: ServiceContext, scene: Scene, rounds: int) -> dict[str, Any]
     render_round(ctx, scene, bare)  # compile the templates once
     paint = timed(rounds, lambda: kind_of(kind).pictures(scene.result.public_state, public))
     pictures = kind_of(kind).pictures(scene.result.public_state, public)
-    convert = timed(max(3, rounds // 5), lambda: inline_images(pictures, domain="pbem.test"))
-    extras = RoundExtras(pictures, inline_images(pictures, domain="pbem.test"), attachments)
+    ctx.pngs.clear()
+    convert = timed(max(3, rounds // 5), lambda: make_pngs(ctx, pictures))  # no cache in it
+    pngs = make_pngs(ctx, pictures)
+    extras = RoundExtras(
+        pictures, inline_images(pictures, domain="pbem.test", pngs=pngs), attachments
+    )
     plain = timed(rounds, lambda: render_round(ctx, scene, bare))
     full = timed(rounds, lambda: render_round(ctx, scene, extras))
     mails = len(scene.seats)

@@ -82,6 +82,7 @@ def play(app: App, players: int, rounds: int, seed: int) -> dict[str, str]:
             assert round_ is not None, "the game ended early: ask for fewer rounds"
             assert round_.id is not None
             close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
+        app.report()  # pictures made, then the result mails queued
     return secrets
 
 

@@ -88,6 +88,8 @@ def close_open_round(app: App, game: str) -> None:
         assert round_.id is not None
         close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
 
+    app.report()  # pictures made, then the result mails queued
+
 
 def queued(app: App, kind: str | None = None) -> list[EmailMessage]:
     """The mails queued (of one ``kind``), oldest first; ``X-Test-Kind`` holds each one's kind."""

@@ -1,9 +1,12 @@
 """SVG pictures as PNG images for HTML mail: many mail clients do not show SVG.
 
-The conversion runs ``rsvg-convert`` (Debian's librsvg2-bin), once per picture of a round,
-never per player; the last pictures converted are kept for reports asked for again. Without
-the program the HTML part goes out without its images and the omission is logged: players
-still get the text diagram in the plain part.
+A :class:`PictureConverter` turns an SVG into a PNG; the service holds one on its context
+(:class:`RsvgConverter` by default, a fast stand-in in tests that are not about pictures). The
+service converts a round's pictures once, with no database transaction open, and keeps the PNGs
+by the digest of their SVG (``picture_digest``); mails are then composed from PNGs already made
+(:func:`inline_images`), never by converting. Without a converter that works the HTML part goes
+out without its images and the omission is logged: players still get the text diagram in the
+plain part.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ import shutil
 import subprocess
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from PIL import Image
 
@@ -87,6 +91,24 @@ class PngCache:
                 self.pngs.popitem(last=False)
 
 
+class PictureConverter(Protocol):
+    """What makes PNGs of SVG pictures; None when a picture cannot be made (it is logged)."""
+
+    def to_png(self, svg: str) -> bytes | None: ...
+
+
+class RsvgConverter:
+    """``rsvg-convert`` as a subprocess, then a palette (:func:`palette_png`)."""
+
+    def to_png(self, svg: str) -> bytes | None:
+        return _convert(svg, ZOOM)
+
+
+def picture_digest(svg: str) -> str:
+    """The name a picture's PNG is kept under: the same SVG, the same PNG."""
+    return hashlib.sha256(svg.encode("utf-8")).hexdigest()[:32]
+
+
 def svg_to_png(svg: str, *, zoom: float = ZOOM, cache: PngCache | None = None) -> bytes | None:
     """The PNG of ``svg`` (from ``cache`` when it holds it), or None (logged) when
     rsvg-convert is missing or fails."""
@@ -141,13 +163,14 @@ def palette_png(png: bytes) -> bytes:
 
 
 def inline_images(
-    pictures: Sequence[Picture], *, domain: str, cache: PngCache | None = None
+    pictures: Sequence[Picture], *, domain: str, pngs: Mapping[str, bytes]
 ) -> list[InlineImage]:
-    """The pictures that could be converted, each with a Content-ID derived from its SVG (the
-    same picture always has the same id, whichever librsvg drew it)."""
+    """The pictures whose PNG was made (``pngs`` by :func:`picture_digest`), each with a
+    Content-ID derived from its SVG (the same picture always has the same id, whichever
+    converter drew it). Converts nothing."""
     images = []
     for picture in pictures:
-        png = svg_to_png(picture.svg, cache=cache)
+        png = pngs.get(picture_digest(picture.svg))
         if png is None:
             continue
         digest = hashlib.sha256(picture.svg.encode("utf-8")).hexdigest()[:16]

@@ -1,8 +1,10 @@
 """Closing rounds: the one use-case behind the scheduler, the sweeper and ``adjudicate --round``.
 
-Closing, adjudicating and queuing the result mails happen in one transaction: a crash anywhere
-before the commit leaves the round open (it is closed again on restart); after the commit there
-is nothing left to do. A second caller loses the compare-and-set and does nothing.
+Closing and adjudicating a round (and opening the next) happen in one transaction: a crash
+before the commit leaves the round open or closing, and it is closed again on restart. The
+result mails are queued after the commit, by the reporting step (``reporting.py``), once the
+round's pictures are made outside any transaction. A second caller loses the compare-and-set
+and does nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from adjudicator.service.deadlines import (
 )
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.pace import pace_of
-from adjudicator.service.replies import queue_round_result
+from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.service.rounds import Adjudicated, adjudicate_round, close_round, closes_at
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
@@ -82,8 +84,6 @@ def close_and_adjudicate(
             )
         return Closed(round_id, None, round_.error)
     _count_missed(session, adjudicated, waiting, ctx=ctx, now=now)
-    queue_round_result(session, ctx=ctx, adjudicated=adjudicated, now=now)
-    crash_point("queued")
     return Closed(round_id, adjudicated)
 
 
@@ -181,6 +181,7 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closed]
             for r in open_rounds(session)
             if r.id is not None and r.id not in work and reminder_pending(session, r, now)
         ]
+    report_adjudicated(engine, ctx=ctx, now=now)  # left adjudicated by a crash
     closed = []
     for round_id in work:
         with session_scope(engine) as session:
@@ -188,6 +189,8 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closed]
         crash_point("committed")
         if done is not None:
             closed.append(done)
+            if done.adjudicated is not None:
+                report_round(engine, round_id, ctx=ctx, now=now)
     for round_id in reminders:
         with session_scope(engine) as session:
             round_ = session.get(Round, round_id)

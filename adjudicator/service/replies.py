@@ -32,6 +32,7 @@ from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.outbox import queue_mail
 from adjudicator.service.pace import pace_of
+from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated, mark_reported
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
@@ -279,18 +280,21 @@ class RoundExtras:
 
 
 def round_extras(
+    session: Session,
     ctx: ServiceContext,
     game: Game,
     public_state: Mapping[str, Any],
     public_report: Mapping[str, Any],
-    next_round: Round | None,
     *,
+    next_round: Round | None,
     now: datetime,
 ) -> RoundExtras:
     """The pictures of the position after a round (``RoundResult.public_state`` and
-    ``report["public"]``), and the next round's calendar event."""
+    ``report["public"]``) with the PNGs made of them (``service/pictures.py``: never made
+    here, in a transaction), and the next round's calendar event."""
     pictures = kind_of(game.kind).pictures(public_state, public_report)
-    converted = inline_images(pictures, domain=ctx.identity.domain, cache=ctx.pngs)
+    pngs = pngs_for(session, ctx, pictures)
+    converted = inline_images(pictures, domain=ctx.identity.domain, pngs=pngs)
     calendar = deadline_attachment(ctx, game, next_round, now=now)
     return RoundExtras(pictures, converted, [calendar] if calendar else [])
 
@@ -352,18 +356,19 @@ def queue_round_result(
     assert round_.id is not None
     seats = seats_of(session, game)
     extras = round_extras(
+        session,
         ctx,
         game,
         result.public_state,
         result.report.get("public", {}),
-        adjudicated.next_round,
+        next_round=adjudicated.next_round,
         now=now,
     )
     pictures = extras.picture_context()
     template = result_template(ctx, game.kind)
     termination = adjudicated.outcome.termination if adjudicated.outcome else None
     players = [seat.handle for seat in seats]
-    movers = set(rules_of(game).to_move(adjudicated.resolution.state))
+    movers = set(rules_of(game).to_move(adjudicated.state))
     round_link = ctx.archive_link(game.name, round_file(round_.number))
     for seat in seats:
         assert seat.id is not None

@@ -179,7 +179,9 @@ def _queue_report(
     game, seat = asker.game, asker.seat
     assert round_.id is not None
     public = result.report.get("public", {})
-    extras = replies.round_extras(ctx, game, result.public_state, public, None, now=now)
+    extras = replies.round_extras(
+        session, ctx, game, result.public_state, public, next_round=None, now=now
+    )
     context = replies.result_context(
         game,
         seat,
@@ -230,7 +232,9 @@ def _queue_history(
     last = view.last
     extras = None
     if last is not None:  # the pictures of the position now
-        extras = replies.round_extras(ctx, game, last.public_state, last.report, None, now=now)
+        extras = replies.round_extras(
+            session, ctx, game, last.public_state, last.report, next_round=None, now=now
+        )
     tables = []
     for measure in measures_of(view):
         text, sampled = measure_table(measure)

@@ -39,7 +39,7 @@ class Adjudicated:
     game: Game
     round: Round
     result: RoundResult
-    resolution: Resolution[Any]
+    state: Any  # the game's state after the round
     outcome: Outcome | None
     next_round: Round | None
 
@@ -226,7 +226,7 @@ def _record_result(
         next_round = open_round(session, game, now=now)
     session.add(game)
     session.flush()
-    return Adjudicated(game, round_, result, resolution, outcome, next_round)
+    return Adjudicated(game, round_, result, resolution.state, outcome, next_round)
 
 
 def mark_reported(session: Session, round_id: int, *, now: datetime) -> bool:

@@ -193,6 +193,15 @@ class OutboxMail(SQLModel, table=True):
     created_at: datetime
 
 
+class PicturePng(SQLModel, table=True):
+    """A picture of a position as PNG, made once (with no transaction open) and kept for every
+    mail that shows it: the round's results, and reports asked for later."""
+
+    digest: str = Field(primary_key=True, description="of the picture's SVG (picture_digest)")
+    png: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at: datetime
+
+
 class MailboxCursor(SQLModel, table=True):
     """How far an IMAP folder has been read: (UIDVALIDITY, last UID)."""
 

@@ -2,7 +2,8 @@
 
 Every round goes the way the service's own rounds go: order sets stored for the players (legal
 random orders from each game's ``sample_orders``, seeded, so the games are the same every time),
-then ``close_and_adjudicate``, which adjudicates, queues the result mails and reports the round.
+then ``close_and_adjudicate``, which adjudicates, and ``App.report``, which queues the result
+mails and reports the round.
 """
 
 from __future__ import annotations
@@ -158,6 +159,7 @@ def play_round(
     before()
     with session_scope(app.engine) as session:
         close_and_adjudicate(session, round_id, ctx=app.ctx, now=app.clock(), force=True)
+    app.report()  # pictures made, then the result mails queued
     return True
 
 

@@ -167,6 +167,8 @@ def _close_open_round(app: App, tag: str) -> None:
         if round_ is not None and round_.id is not None:
             close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
 
+    app.report()  # pictures made, then the result mails queued
+
 
 def _gm_notices(app: App, tag: str) -> None:
     with session_scope(app.engine) as session:

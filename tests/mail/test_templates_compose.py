@@ -24,7 +24,8 @@ from adjudicator.mail.compose import (
 )
 from adjudicator.pictures import Picture
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.replies import result_context, round_extras
+from adjudicator.service.pictures import make_pngs
+from adjudicator.service.replies import RoundExtras, result_context
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -177,10 +178,11 @@ def test_without_rsvg_convert_the_html_goes_out_without_pictures(
     monkeypatch.setattr(images.shutil, "which", lambda name: None)
     game, result, _ = _giveaway_result()
     ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
+    pictures = kind_of(game.kind).pictures(result.public_state, result.report["public"])
     with caplog.at_level(logging.WARNING):
-        extras = round_extras(
-            ctx, game, result.public_state, result.report["public"], None, now=NOW
-        )
+        made = make_pngs(ctx, pictures)
+    assert made == {}
+    extras = RoundExtras(pictures, images.inline_images(pictures, domain="pbem.test", pngs=made))
     assert [p.name for p in extras.pictures] == ["gifts", "standings"]
     assert extras.images == []
     assert "rsvg-convert is not installed" in caplog.text
@@ -220,7 +222,8 @@ def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
             "destroyed": [],
         },
     )
-    (image,) = images.inline_images([picture], domain="pbem.test")
+    ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
+    (image,) = images.inline_images([picture], domain="pbem.test", pngs=make_pngs(ctx, [picture]))
     width, height = images.svg_size(picture.svg)
     assert (image.width, image.height) == (width, height)
     png_width = int.from_bytes(image.png[16:20], "big")  # the IHDR chunk
@@ -233,8 +236,11 @@ def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
 def test_a_broken_svg_is_left_out_and_logged(caplog: pytest.LogCaptureFixture) -> None:
     require_rsvg()
     broken = Picture("board", "The board", "text", '<svg width="10" height="10"><unclosed')
+    ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
     with caplog.at_level(logging.WARNING):
-        assert images.inline_images([broken], domain="pbem.test") == []
+        made = make_pngs(ctx, [broken])
+    assert made == {}
+    assert images.inline_images([broken], domain="pbem.test", pngs=made) == []
     assert "rsvg-convert failed" in caplog.text
 
 

@@ -190,6 +190,8 @@ def test_early_close_when_every_order_is_in(app: App) -> None:
         closed = close_if_complete(session, round_id, ctx=app.ctx, now=app.clock())
     assert closed is not None
     assert closed.adjudicated is not None
+    assert _round(app, 1).state == RoundState.ADJUDICATED  # its pictures are made next
+    assert app.report() == [round_id]
     assert _round(app, 1).state == RoundState.REPORTED
 
 

@@ -49,9 +49,10 @@ def test_scheduler_sweeper_and_game_master_race_and_one_adjudicates(
     barrier = threading.Barrier(RACERS)
     errors: list[BaseException] = []
 
-    def by_hand() -> None:  # adjudicate --round 1
+    def by_hand() -> None:  # adjudicate --round 1: close, then report
         with session_scope(app.engine) as session:
             close_and_adjudicate(session, round_id, ctx=app.ctx, now=app.clock(), force=True)
+        app.report()
 
     racers: list[Any] = [
         lambda: scheduler.attend(round_id),

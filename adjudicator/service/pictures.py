@@ -1,0 +1,78 @@
+"""A round's pictures as PNG: made once, outside every database transaction, then kept.
+
+Converting an SVG takes tens of milliseconds; a database transaction (SQLite's single write
+lock above all) must not wait for it. So the PNGs of a position are made by :func:`make_pngs`
+with no session open, stored by :func:`keep_pngs` in the transaction that queues the mails, and
+read back by :func:`pngs_for` whenever a mail shows the pictures (the round's results, a report
+asked for later, a history). Reading never converts: a picture whose PNG was never made (its
+converter failed) goes out as text in the plain part only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from sqlalchemy import insert
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from adjudicator.mail.images import picture_digest
+from adjudicator.pictures import Picture
+from adjudicator.service.context import ServiceContext
+from adjudicator.storage.models import PicturePng
+
+
+def pngs_for(
+    session: Session, ctx: ServiceContext, pictures: Sequence[Picture]
+) -> dict[str, bytes]:
+    """The PNGs made of ``pictures``, by digest: from the service's memory, else the table."""
+    found: dict[str, bytes] = {}
+    wanted = []
+    for picture in pictures:
+        digest = picture_digest(picture.svg)
+        png = ctx.pngs.get((digest, 0.0))
+        if png is None:
+            wanted.append(digest)
+        else:
+            found[digest] = png
+    if wanted:
+        rows = session.exec(
+            select(PicturePng.digest, PicturePng.png).where(col(PicturePng.digest).in_(wanted))
+        )
+        for digest, png in rows:
+            ctx.pngs.put((digest, 0.0), png)
+            found[digest] = png
+    return found
+
+
+def missing_pngs(
+    session: Session, ctx: ServiceContext, pictures: Sequence[Picture]
+) -> list[Picture]:
+    """The pictures whose PNG has not been made yet (a read: no write lock taken)."""
+    have = pngs_for(session, ctx, pictures)
+    return [p for p in pictures if picture_digest(p.svg) not in have]
+
+
+def make_pngs(ctx: ServiceContext, pictures: Sequence[Picture]) -> dict[str, bytes]:
+    """Convert ``pictures`` with the service's converter. Call it with no transaction open."""
+    made = {}
+    for picture in pictures:
+        png = ctx.converter.to_png(picture.svg)
+        if png is not None:
+            digest = picture_digest(picture.svg)
+            made[digest] = png
+            ctx.pngs.put((digest, 0.0), png)
+    return made
+
+
+def keep_pngs(session: Session, pngs: Mapping[str, bytes], *, now: datetime) -> None:
+    """Store PNGs made outside the transaction; another instance may have stored the same."""
+    for digest, png in pngs.items():
+        if session.get(PicturePng, digest) is not None:
+            continue
+        try:
+            with session.begin_nested():
+                session.execute(insert(PicturePng).values(digest=digest, png=png, created_at=now))
+        except IntegrityError:
+            continue

@@ -1,0 +1,81 @@
+"""Reporting an adjudicated round: its pictures made outside every transaction, then its result
+mails queued and the round marked reported, in one transaction.
+
+A round goes open -> closing -> adjudicated in the closing transaction (``closing.py``), which
+also opens the next round; this step takes it from adjudicated to reported. Between the two no
+transaction is open while the round's pictures are converted. A crash between them leaves the
+round adjudicated, and the next sweep reports it; the compare-and-set on the round's state and
+the outbox's unique keys make a second reporter do nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from adjudicator.faults import crash_point
+from adjudicator.games import kind_of
+from adjudicator.readmodel.stored import rules_of
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
+from adjudicator.service.replies import queue_round_result
+from adjudicator.service.rounds import Adjudicated
+from adjudicator.storage import queries
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import Game, Round, RoundState
+from adjudicator.storage.turns import write_turn
+
+
+def adjudicated_rounds(session: Session) -> list[int]:
+    """Rounds adjudicated and not yet reported (a crash in between, or another instance)."""
+    rows = session.exec(
+        select(Round.id).where(Round.state == RoundState.ADJUDICATED).order_by(col(Round.id))
+    )
+    return [i for i in rows if i is not None]
+
+
+def _adjudicated(session: Session, round_id: int) -> Adjudicated | None:
+    """What the closing produced, read back: the round, its result, the game, the next round."""
+    round_ = session.get(Round, round_id)
+    if round_ is None or round_.state != RoundState.ADJUDICATED:
+        return None
+    game = session.get(Game, round_.game_id)
+    result = queries.result_of(session, round_id)
+    if game is None or result is None:
+        return None
+    rules = rules_of(game)
+    state = rules.load(result.state)
+    next_round = queries.round_numbered(session, game.id, round_.number + 1)
+    return Adjudicated(game, round_, result, state, rules.outcome(state), next_round)
+
+
+def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: datetime) -> bool:
+    """Make the round's pictures (no transaction open), then queue its result mails and mark
+    it reported (one transaction). False when it was not waiting to be reported."""
+    with Session(engine) as session:  # a read: SQLite's write lock is not taken
+        adjudicated = _adjudicated(session, round_id)
+        if adjudicated is None:
+            return False
+        result = adjudicated.result
+        pictures = kind_of(adjudicated.game.kind).pictures(
+            result.public_state, result.report.get("public", {})
+        )
+        missing = missing_pngs(session, ctx, pictures)
+    made = make_pngs(ctx, missing)
+    with write_turn(engine), session_scope(engine) as session:
+        keep_pngs(session, made, now=now)
+        adjudicated = _adjudicated(session, round_id)
+        if adjudicated is None:
+            return False  # another reporter was first
+        queue_round_result(session, ctx=ctx, adjudicated=adjudicated, now=now)
+        crash_point("queued")
+    return True
+
+
+def report_adjudicated(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[int]:
+    """Report every round waiting to be reported; the ids of those reported now."""
+    with Session(engine) as session:
+        waiting = adjudicated_rounds(session)
+    return [r for r in waiting if report_round(engine, r, ctx=ctx, now=now)]
