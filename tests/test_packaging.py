@@ -1,0 +1,60 @@
+"""An installed wheel carries what the service needs at run time: its templates above all
+(mails and archive pages are rendered from them) and its migrations. Built here with pip, as
+an operator's install would, then imported from the unpacked wheel alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    (found,) = out.glob("adjudicator-*.whl")
+    return found
+
+
+def test_the_wheel_holds_every_template_and_migration(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    templates = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "templates").rglob("*.*"))
+    assert templates
+    assert [t for t in templates if f"adjudicator/{t}" not in names] == []
+    migrations = (ROOT / "adjudicator/storage/migrations/versions").glob("*.py")
+    assert all(f"adjudicator/storage/migrations/versions/{m.name}" in names for m in migrations)
+
+
+def test_mail_renders_from_the_installed_package_alone(wheel: Path, tmp_path: Path) -> None:
+    zipfile.ZipFile(wheel).extractall(tmp_path)
+    script = (
+        "import adjudicator.mail.compose as c\n"
+        f"assert str(c.TEMPLATES).startswith({str(tmp_path)!r}), c.TEMPLATES\n"
+        "r = c.Renderer().mail('no_game', {'named': 'gw9'})\n"
+        "assert 'gw9' in r.text\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
