@@ -28,7 +28,7 @@ from adjudicator.service.intake import (
 from adjudicator.service.reporting import report_adjudicated
 from adjudicator.storage.db import make_engine, migrate, session_scope
 from adjudicator.storage.models import SubmissionStatus
-from adjudicator.storage.turns import write_turn
+from adjudicator.storage.write_lock import sqlite_write_lock
 
 log = logging.getLogger("adjudicator")
 
@@ -55,7 +55,7 @@ class App:
         """Store ``raws`` in one transaction (committed first), then process the new ones in
         batches; return (submission id, status) of each mail stored now (re-deliveries are
         left out). An exception means nothing was stored: deliver the mails again."""
-        with write_turn(self.engine), session_scope(self.engine) as session:
+        with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
             stored = store_batch(session, raws, channel=channel, now=self.clock())
         if len(stored) < len(raws):
             log.info("%d duplicate deliveries ignored (%s)", len(raws) - len(stored), channel)
@@ -68,7 +68,7 @@ class App:
         self, batch: Sequence[Stored] | Sequence[int]
     ) -> list[tuple[int, SubmissionStatus | None]]:
         try:
-            with write_turn(self.engine), session_scope(self.engine) as session:
+            with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
                 statuses = process_batch(session, batch, ctx=self.ctx, now=self.clock())
         except Exception as error:
             # The transaction itself failed (a failing mail is failed inside it): the mails

@@ -19,7 +19,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from adjudicator.app import App
 from adjudicator.faults import crash_point
-from adjudicator.service.closing import Closed, attend, sweep, wake_plan
+from adjudicator.service.closing import ClosingOutcome, close_or_remind, sweep, wake_plan
 from adjudicator.storage.db import session_scope
 
 log = logging.getLogger("adjudicator.scheduler")
@@ -27,7 +27,9 @@ SWEEP_SECONDS = 30
 
 
 class DeadlineScheduler:
-    def __init__(self, app: App, *, on_closed: Callable[[list[Closed]], None] | None = None):
+    def __init__(
+        self, app: App, *, on_closed: Callable[[list[ClosingOutcome]], None] | None = None
+    ):
         self.app = app
         self.on_closed = on_closed
         self.scheduler = AsyncIOScheduler(timezone="UTC")
@@ -68,7 +70,7 @@ class DeadlineScheduler:
         if self.scheduler.get_job(job_id) is not None:
             return False
         self.scheduler.add_job(
-            self.attend,
+            self.round_is_due,
             "date",
             run_date=moment,
             args=[round_id],
@@ -80,9 +82,10 @@ class DeadlineScheduler:
         )
         return True
 
-    def attend(self, round_id: int) -> None:
+    def round_is_due(self, round_id: int) -> None:
+        """A planned time of an open round has come: remind, wait or close, then report."""
         with session_scope(self.app.engine) as session:
-            closed = attend(session, round_id, ctx=self.app.ctx, now=self.app.clock())
+            closed = close_or_remind(session, round_id, ctx=self.app.ctx, now=self.app.clock())
         crash_point("committed")
         if closed is not None and closed.adjudicated is not None:
             self.app.report()
@@ -93,7 +96,7 @@ class DeadlineScheduler:
         self._closed(sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock()))
         self.plan_all()  # rounds opened or moved by other instances or by the game master
 
-    def _closed(self, closed: list[Closed]) -> None:
+    def _closed(self, closed: list[ClosingOutcome]) -> None:
         for item in closed:
             if item.error:
                 log.error("round %s not adjudicated: %s", item.round_id, item.error)

@@ -30,8 +30,8 @@ O = TypeVar("O")  # noqa: E741 - the conventional name: an order value
 class PieceSpec:
     """One ``piece:`` line of a game record, not yet checked by the game."""
 
-    owner: str
-    kind: str
+    owner: str  # a side: "white", "cardinal"
+    piece: str  # what stands there: "rock", "man"
     cell: str
     height: int = 1
 

@@ -173,7 +173,7 @@ class _Builder:
             if not words[3].isdigit() or int(words[3]) < 1:
                 raise RecordError(line, f"piece: height {words[3]!r} is not a whole number >= 1")
             height = int(words[3])
-        self.pieces.append(PieceSpec(owner=owner, kind=kind, cell=cell, height=height))
+        self.pieces.append(PieceSpec(owner=owner, piece=kind, cell=cell, height=height))
 
     def _to_move(self, value: str, line: int) -> None:
         side = value.strip().lower()
@@ -257,7 +257,7 @@ def format_record(record: Record, *, orders: Sequence[RecordRound] | None = None
         lines.append(f"start: {counter} " + " ".join(f"{p}={v}" for p, v in values.items()))
     for piece in setup.pieces:
         height = f" {piece.height}" if piece.height != 1 else ""
-        lines.append(f"piece: {piece.owner} {piece.kind} {piece.cell}{height}")
+        lines.append(f"piece: {piece.owner} {piece.piece} {piece.cell}{height}")
     if setup.to_move:
         lines.append(f"to-move: {setup.to_move}")
     for round_ in record.rounds if orders is None else orders:

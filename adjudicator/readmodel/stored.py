@@ -16,7 +16,7 @@ def setup_to_json(setup: Setup) -> dict[str, Any]:
     return {
         "colours": dict(setup.colours),
         "start": {k: dict(v) for k, v in setup.start.items()},
-        "pieces": [[p.owner, p.kind, p.cell, p.height] for p in setup.pieces],
+        "pieces": [[p.owner, p.piece, p.cell, p.height] for p in setup.pieces],
         "to_move": setup.to_move,
     }
 

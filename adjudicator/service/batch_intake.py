@@ -12,8 +12,8 @@
 A crash before ``process_batch`` commits leaves the whole batch ``received``: the restart
 processes it again, once, because a submission is claimed only while it is ``received``.
 
-Writers take SQLite's single write lock in turn (``storage.turns.write_turn``) instead of
-starving one another.
+Writers take SQLite's single write lock in turn (``storage.write_lock.sqlite_write_lock``)
+instead of starving one another.
 """
 
 from __future__ import annotations

@@ -20,22 +20,22 @@ from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
     missing_seats,
+    queue_reminders,
     reminder_pending,
-    send_reminders,
     start_grace,
     waiting_for,
     wake_times,
 )
 from adjudicator.service.notices import queue_gm_notice
-from adjudicator.service.pace import pace_of
 from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.service.rounds import Adjudicated, adjudicate_round, close_round, closes_at
+from adjudicator.service.settings import settings_of
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 
 
 @dataclass(frozen=True)
-class Closed:
+class ClosingOutcome:
     round_id: int
     adjudicated: Adjudicated | None
     error: str | None = None
@@ -44,10 +44,10 @@ class Closed:
 
 def close_and_adjudicate(
     session: Session, round_id: int, *, ctx: ServiceContext, now: datetime, force: bool = False
-) -> Closed | None:
+) -> ClosingOutcome | None:
     """Close a round whose time has come (or any open round with ``force``), adjudicate it and
     queue its result. At the deadline, a game with a grace period and orders missing waits
-    instead (``Closed.waiting_until``). ``None`` when there was nothing to do."""
+    instead (``ClosingOutcome.waiting_until``). ``None`` when there was nothing to do."""
     round_ = session.get(Round, round_id)
     if round_ is None:
         return None
@@ -57,7 +57,7 @@ def close_and_adjudicate(
             if close is None or close > now:
                 return None
             if start_grace(session, round_, ctx=ctx, now=now):
-                return Closed(round_id, None, waiting_until=round_.grace_until)
+                return ClosingOutcome(round_id, None, waiting_until=round_.grace_until)
         if not close_round(session, round_id, now=now):
             return None
         crash_point("closed")
@@ -82,9 +82,9 @@ def close_and_adjudicate(
                 round_=round_,
                 reason=round_.error,
             )
-        return Closed(round_id, None, round_.error)
+        return ClosingOutcome(round_id, None, round_.error)
     _count_missed(session, adjudicated, waiting, ctx=ctx, now=now)
-    return Closed(round_id, adjudicated)
+    return ClosingOutcome(round_id, adjudicated)
 
 
 def _count_missed(
@@ -97,7 +97,7 @@ def _count_missed(
 ) -> None:
     """Count missed rounds in a row; at the game's limit the game master is told."""
     game, round_ = adjudicated.game, adjudicated.round
-    limit = pace_of(game).missed_rounds_limit
+    limit = settings_of(game).missed_rounds_limit
     for seat in waiting:
         seat.missed_rounds = (
             0 if seat.handle in adjudicated.result.orders else seat.missed_rounds + 1
@@ -120,7 +120,7 @@ def _count_missed(
 
 def close_if_complete(
     session: Session, round_id: int, *, ctx: ServiceContext, now: datetime
-) -> Closed | None:
+) -> ClosingOutcome | None:
     """Adjudicate now if every player's orders are in and the game closes rounds early: a
     sequential game always does (a valid move is applied at once), the others by their
     ``early_close`` setting. Never while the game is paused."""
@@ -131,7 +131,7 @@ def close_if_complete(
     assert game is not None
     if game.status != GameStatus.RUNNING:
         return None
-    if not (rules_of(game).sequential or pace_of(game).early_close):
+    if not (rules_of(game).sequential or settings_of(game).early_close):
         return None
     if missing_seats(session, game, round_):
         return None
@@ -172,7 +172,7 @@ def open_rounds(session: Session) -> list[Round]:
     )
 
 
-def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closed]:
+def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[ClosingOutcome]:
     """Close every due round and send every due reminder, each in its own transaction."""
     with session_scope(engine) as session:
         work = due_rounds(session, now=now)
@@ -195,16 +195,18 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closed]
         with session_scope(engine) as session:
             round_ = session.get(Round, round_id)
             if round_ is not None:
-                send_reminders(session, round_, ctx=ctx, now=now)
+                queue_reminders(session, round_, ctx=ctx, now=now)
     return closed
 
 
-def attend(session: Session, round_id: int, *, ctx: ServiceContext, now: datetime) -> Closed | None:
+def close_or_remind(
+    session: Session, round_id: int, *, ctx: ServiceContext, now: datetime
+) -> ClosingOutcome | None:
     """What the scheduler does when an open round's time comes: remind, wait or close."""
     round_ = session.get(Round, round_id)
     if round_ is None:
         return None
-    send_reminders(session, round_, ctx=ctx, now=now)
+    queue_reminders(session, round_, ctx=ctx, now=now)
     return close_and_adjudicate(session, round_id, ctx=ctx, now=now)
 
 

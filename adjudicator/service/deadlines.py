@@ -16,9 +16,9 @@ from adjudicator.core.schedule import format_duration
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import active_seats
-from adjudicator.service.pace import Pace, pace_of
 from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
 from adjudicator.service.rounds import closes_at, orders_in_force
+from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 
 
@@ -34,7 +34,7 @@ def missing_seats(session: Session, game: Game, round_: Round) -> list[Seat]:
     return [seat for seat in waiting_for(session, game) if seat.id not in ordered]
 
 
-def due_reminder(pace: Pace, round_: Round, now: datetime) -> timedelta | None:
+def due_reminder(pace: GameSettings, round_: Round, now: datetime) -> timedelta | None:
     """The reminder due at ``now``: the shortest one whose time has come (after a downtime,
     one reminder, the latest, rather than all that were missed). None before the first and
     after the deadline; reminders that would fall before the round opened are skipped."""
@@ -45,7 +45,7 @@ def due_reminder(pace: Pace, round_: Round, now: datetime) -> timedelta | None:
     return min(due) if due else None
 
 
-def reminder_times(pace: Pace, round_: Round) -> list[datetime]:
+def reminder_times(pace: GameSettings, round_: Round) -> list[datetime]:
     deadline = round_.deadline
     if deadline is None:
         return []
@@ -61,18 +61,18 @@ def reminder_pending(session: Session, round_: Round, now: datetime) -> bool:
     """Whether a reminder is due that has not been sent (cheap: no mail is built)."""
     game = session.get(Game, round_.game_id)
     assert game is not None
-    before = due_reminder(pace_of(game), round_, now)
+    before = due_reminder(settings_of(game), round_, now)
     return before is not None and round_.reminded_for != _reminder_tag(round_, before)
 
 
-def send_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now: datetime) -> int:
+def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now: datetime) -> int:
     """Queue the reminder due now to every player without orders; the number queued."""
     game = session.get(Game, round_.game_id)
     assert game is not None
     assert round_.id is not None
     if game.status != GameStatus.RUNNING or round_.state != RoundState.OPEN:
         return 0
-    before = due_reminder(pace_of(game), round_, now)
+    before = due_reminder(settings_of(game), round_, now)
     if before is None or round_.deadline is None:
         return 0
     tag = _reminder_tag(round_, before)
@@ -113,7 +113,7 @@ def start_grace(session: Session, round_: Round, *, ctx: ServiceContext, now: da
     game = session.get(Game, round_.game_id)
     assert game is not None
     assert round_.id is not None
-    deadline, until = round_.deadline, pace_of(game).grace_end(round_.deadline)
+    deadline, until = round_.deadline, settings_of(game).grace_end(round_.deadline)
     if deadline is None or until is None or round_.grace_until is not None:
         return False  # no deadline, no grace, or it started already
     if not deadline <= now < until:
@@ -158,6 +158,6 @@ def wake_times(session: Session, round_: Round) -> list[datetime]:
     """When the scheduler should look at an open round: its reminders and its close."""
     game = session.get(Game, round_.game_id)
     assert game is not None
-    times = reminder_times(pace_of(game), round_)
+    times = reminder_times(settings_of(game), round_)
     close = closes_at(round_)
     return sorted(times + ([close] if close else []))

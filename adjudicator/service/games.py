@@ -17,7 +17,7 @@ from adjudicator.games import UnknownGame, get_rules
 from adjudicator.readmodel.stored import setup_to_json
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
-from adjudicator.service.pace import read_pace
+from adjudicator.service.settings import read_settings
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat
 
@@ -86,7 +86,7 @@ def create_game(
         raise ServiceError(f"a game called {name!r} exists already")
     try:
         rules = get_rules(kind)
-        read_pace(kind, schedule, check_time_zone(time_zone), settings or {})
+        read_settings(kind, schedule, check_time_zone(time_zone), settings or {})
         handles = [p.handle.lower() for p in players]
         state = rules.start(handles, options=options, setup=setup)
     except (UnknownGame, SetupError) as error:

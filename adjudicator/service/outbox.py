@@ -19,7 +19,7 @@ from adjudicator.faults import crash_point
 from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
 from adjudicator.storage import queries
 from adjudicator.storage.models import OutboxMail, OutboxStatus
-from adjudicator.storage.turns import write_turn
+from adjudicator.storage.write_lock import sqlite_write_lock
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +161,7 @@ def _record(
     """Mark the batch sent (or failed, or due again later), commit, close the session; then
     tell ``on_recorded`` (metrics), whose failure never undoes the record."""
     try:
-        with write_turn(session.get_bind().engine):
+        with sqlite_write_lock(session.get_bind().engine):
             record_results(session, mails, results, now=now)
             session.commit()
     finally:

@@ -31,9 +31,9 @@ from adjudicator.security import bounce_address
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.outbox import queue_mail
-from adjudicator.service.pace import pace_of
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated, mark_reported
+from adjudicator.service.settings import settings_of
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
 
@@ -61,7 +61,7 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
 
 def mail_policy_problem(game: Game, mail: InboundMail) -> str | None:
     """Why this mail fails the game's mail policy (e.g. ``require_auth = ["dkim"]``), if it does."""
-    required = pace_of(game).require_auth
+    required = settings_of(game).require_auth
     # The topmost Authentication-Results field is the one our own receiving server added.
     top = mail.auth_results[0] if mail.auth_results else None
     failed = [m for m in required if top is None or getattr(top, m, None) != "pass"]

@@ -25,7 +25,7 @@ from adjudicator.service.rounds import Adjudicated
 from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, Round, RoundState
-from adjudicator.storage.turns import write_turn
+from adjudicator.storage.write_lock import sqlite_write_lock
 
 
 def adjudicated_rounds(session: Session) -> list[int]:
@@ -64,7 +64,7 @@ def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: dat
         )
         missing = missing_pngs(session, ctx, pictures)
     made = make_pngs(ctx, missing)
-    with write_turn(engine), session_scope(engine) as session:
+    with sqlite_write_lock(engine), session_scope(engine) as session:
         keep_pngs(session, made, now=now)
         adjudicated = _adjudicated(session, round_id)
         if adjudicated is None:

@@ -20,7 +20,7 @@ from adjudicator.core.game import Outcome, Resolution, Rules
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import ServiceError
 from adjudicator.service.games import seats_of
-from adjudicator.service.pace import pace_of
+from adjudicator.service.settings import settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import (
     Game,
@@ -51,7 +51,7 @@ def open_round(session: Session, game: Game, *, now: datetime) -> Round:
         game_id=game.id,
         number=number,
         opened_at=now,
-        deadline=pace_of(game).deadline(now),
+        deadline=settings_of(game).deadline(now),
     )
     game.current_round = number
     session.add(round_)
@@ -76,7 +76,7 @@ def takes_orders(game: Game, round_: Round | None, now: datetime) -> bool:
         return now < round_.grace_until
     if round_.deadline is None or now < round_.deadline:
         return True
-    grace_end = pace_of(game).grace_end(round_.deadline)
+    grace_end = settings_of(game).grace_end(round_.deadline)
     return grace_end is not None and now < grace_end
 
 

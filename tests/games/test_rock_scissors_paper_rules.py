@@ -568,7 +568,7 @@ def test_repetition_counts_only_the_same_side_to_move() -> None:
 
 
 def test_timeout_forfeit() -> None:
-    """“Pace and NMR as for Three Musketeers” (option timeout=forfeit): “a player still silent
+    """“GameSettings and NMR as for Three Musketeers” (option timeout=forfeit): “a player still silent
     at the end of grace forfeits the game.”"""
     resolution = RULES.resolve(start(), {})
     assert RULES.outcome(resolution.state) == Outcome("forfeit", ("bob",))

@@ -356,7 +356,7 @@ def test_timeout_option() -> None:
 
 
 def piece(owner: str, kind: str, cell: str, height: int = 1) -> PieceSpec:
-    return PieceSpec(owner=owner, kind=kind, cell=cell, height=height)
+    return PieceSpec(owner=owner, piece=kind, cell=cell, height=height)
 
 
 MUSKETEERS_B2_D4_E1 = (

@@ -55,7 +55,7 @@ def test_scheduler_sweeper_and_game_master_race_and_one_adjudicates(
         app.report()
 
     racers: list[Any] = [
-        lambda: scheduler.attend(round_id),
+        lambda: scheduler.round_is_due(round_id),
         lambda: sweep(app.engine, ctx=app.ctx, now=app.clock()),
         by_hand,
     ]

@@ -160,13 +160,13 @@ def parse_side(text: str, what: str) -> int:
 
 
 def _place(cells: bytearray, spec: PieceSpec) -> None:
-    label = f"piece {spec.owner} {spec.kind} {spec.cell}"
+    label = f"piece {spec.owner} {spec.piece} {spec.cell}"
     side = parse_side(spec.owner, label)
-    word = spec.kind.strip().lower()
+    word = spec.piece.strip().lower()
     if word not in _KIND_WORDS:
         hint = did_you_mean(word, _KIND_WORDS)
         raise SetupError(
-            f"{label}: unknown kind {spec.kind!r} (flag, rock, scissors or paper)"
+            f"{label}: unknown kind {spec.piece!r} (flag, rock, scissors or paper)"
             + (f"; did you mean {hint!r}?" if hint else "")
         )
     kind = _KIND_WORDS[word]

@@ -145,7 +145,7 @@ class RockScissorsPaper:
         mover = state.player_of(state.turn)
         moves = orders.get(mover, ())
         if not moves:
-            # Pace and NMR as for Three Musketeers (timeout=forfeit): called once the grace
+            # GameSettings and NMR as for Three Musketeers (timeout=forfeit): called once the grace
             # period is over, the silent mover forfeits.
             after = replace(state, ending=Ending("forfeit", state.turn))
             return Resolution(after, self._report(state, after, None, []))

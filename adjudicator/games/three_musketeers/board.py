@@ -183,9 +183,9 @@ def parse_side(text: str, what: str) -> str:
 
 
 def _place(cells: list[str], spec: PieceSpec) -> None:
-    label = f"piece {spec.owner} {spec.kind} {spec.cell}"
+    label = f"piece {spec.owner} {spec.piece} {spec.cell}"
     side = parse_side(spec.owner, label)
-    kind, owner = spec.kind.strip().lower(), SIDE_NAME[side]
+    kind, owner = spec.piece.strip().lower(), SIDE_NAME[side]
     if kind != KIND_OF_SIDE[side]:
         raise SetupError(f"{label}: the only kind of piece of {owner} is {KIND_OF_SIDE[side]!r}")
     if spec.height != 1:

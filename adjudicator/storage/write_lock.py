@@ -3,7 +3,7 @@
 A writer that finds the lock taken sleeps (busy_timeout) in growing steps: a thread that
 commits batch after batch (the intake) wins it back every time, and another (the outbox
 recording what it sent) starves for hundreds of milliseconds. Writers that wrap their
-transaction in ``write_turn`` get the lock in the order they asked for it.
+transaction in ``sqlite_write_lock`` get the lock in the order they asked for it.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ _TURNS_GUARD = threading.Lock()
 
 
 @contextmanager
-def write_turn(engine: Engine) -> Iterator[None]:
+def sqlite_write_lock(engine: Engine) -> Iterator[None]:
     """Take turns with this process's other writers on a SQLite database.
 
     SQLite has one write lock, and a writer that finds it taken sleeps (busy_timeout) in

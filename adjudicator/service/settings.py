@@ -39,7 +39,7 @@ AUTH_CHECKS = ("dkim", "spf", "dmarc")
 
 
 @dataclass(frozen=True)
-class Pace:
+class GameSettings:
     schedule: Schedule | None
     time_zone: str
     reminders: tuple[timedelta, ...]  # longest first
@@ -56,12 +56,14 @@ class Pace:
         return deadline + self.grace if deadline is not None and self.grace else None
 
 
-def pace_of(game: Game) -> Pace:
+def settings_of(game: Game) -> GameSettings:
     """The pace of a stored game (its settings were checked when they were stored)."""
-    return read_pace(game.kind, game.schedule, game.time_zone, game.settings)
+    return read_settings(game.kind, game.schedule, game.time_zone, game.settings)
 
 
-def read_pace(kind: str, schedule: str | None, time_zone: str, settings: Mapping[str, Any]) -> Pace:
+def read_settings(
+    kind: str, schedule: str | None, time_zone: str, settings: Mapping[str, Any]
+) -> GameSettings:
     """Check and read; ``ServiceError`` names the bad setting and what it expects."""
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
@@ -88,7 +90,7 @@ def read_pace(kind: str, schedule: str | None, time_zone: str, settings: Mapping
                 "setting 'require_auth' is a list of checks among "
                 f'{", ".join(AUTH_CHECKS)}, e.g. ["dkim", "spf"]'
             )
-        return Pace(
+        return GameSettings(
             schedule=parsed,
             time_zone=time_zone,
             reminders=tuple(sorted((parse_duration(str(r)) for r in reminders), reverse=True)),
