@@ -147,7 +147,7 @@ def init() -> None:
 def replay_command(
     record: Annotated[str, typer.Argument(help="A game record file, or - for standard input.")],
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the JSON of RECORD-FORMAT.md.")
+        bool, typer.Option("--json", help="Print the JSON of docs/record-format.md.")
     ] = False,
 ) -> None:
     """Adjudicate a game record from its start and print every round's result."""

@@ -1,6 +1,6 @@
 """Golden playthroughs: every tests/golden/<game>/<case>.record replays to its reviewed .json.
 
-The .json files were checked by hand against RULINGS.md when they were written; a change in the
+The .json files were checked by hand against docs/rules/ when they were written; a change in the
 output shows up here as a diff to review.
 """
 

@@ -141,7 +141,7 @@ class Rules(Protocol[S, O]):
         ...
 
     def public_state(self, state: S) -> dict[str, JSON]:
-        """The ``state`` object of the replay JSON (see RECORD-FORMAT.md)."""
+        """The ``state`` object of the replay JSON (see docs/record-format.md)."""
         ...
 
     def player_view(self, state: S, player: str) -> dict[str, JSON]:

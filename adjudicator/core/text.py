@@ -12,7 +12,7 @@ from adjudicator.core.errors import NotAnOrder, OrderSyntaxError, Problem
 T = TypeVar("T")
 
 HANDLE = re.compile(r"[a-z][a-z0-9_-]{0,31}\Z")
-"""A player handle, after lower-casing (RULINGS.md, preamble)."""
+"""A player handle, after lower-casing (docs/rules/README.md)."""
 
 _SPACES = re.compile(r"\s+")
 

@@ -1,4 +1,4 @@
-"""The game record offered for download: RECORD-FORMAT.md, built from the reported rounds.
+"""The game record offered for download: docs/record-format.md, built from the reported rounds.
 
 Each round holds the orders that were in force, in seat order, exactly as stored (the canonical
 text the game wrote back to the player). ``adjudicate replay`` of the file gives the same rounds.

@@ -47,7 +47,7 @@ class OutboxStatus(StrEnum):
 class Game(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True, description="the game master's tag, e.g. gw42")
-    kind: str = Field(description="a game name of RECORD-FORMAT.md")
+    kind: str = Field(description="a game name of docs/record-format.md")
     options: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     setup: dict[str, Any] = Field(
         default_factory=dict,

@@ -94,7 +94,7 @@ def _view(kind: str, players: tuple[str, ...]) -> GameView:
 
 
 def test_standings_at_the_start_of_each_kind_follow_the_rulings() -> None:
-    """RULINGS.md: Giveaway scores start at 0, SiSSYFiGHT chips at 10, Starship Combat ships
+    """docs/rules/: Giveaway scores start at 0, SiSSYFiGHT chips at 10, Starship Combat ships
     at 3 missiles and 6 power, Three Musketeers 3 Musketeers against 22 men, Rock, Scissors,
     Paper 12 pieces a side besides the flags, no flag lost."""
 

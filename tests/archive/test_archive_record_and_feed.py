@@ -1,4 +1,4 @@
-"""The downloads: the game record replays to the stored results (RECORD-FORMAT.md), and the
+"""The downloads: the game record replays to the stored results (docs/record-format.md), and the
 Atom feed is valid Atom 1.0 with stable ids."""
 
 from __future__ import annotations

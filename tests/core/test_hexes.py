@@ -1,4 +1,4 @@
-"""The 61-cell hex board of RULINGS.md section 4 (adjudicator.core.hexes)."""
+"""The 61-cell hex board of docs/rules/rock-scissors-paper.md (adjudicator.core.hexes)."""
 
 from __future__ import annotations
 

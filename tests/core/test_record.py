@@ -1,4 +1,4 @@
-"""The game-record parser (RECORD-FORMAT.md): the grammar, and errors that name their line."""
+"""The game-record parser (docs/record-format.md): the grammar, and errors that name their line."""
 
 from __future__ import annotations
 

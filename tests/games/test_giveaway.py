@@ -1,4 +1,4 @@
-"""Giveaway: named rule cases for every ruling of RULINGS.md section 1, and the worked examples
+"""Giveaway: named rule cases for every ruling of docs/rules/giveaway.md, and the worked examples
 of rules 5 and 6 of ``sources/giveaway-v0.02.txt``.
 
 Every expected number below is worked out by hand from the ruling quoted in the docstring.
@@ -107,7 +107,7 @@ def test_later_holdings_are_points_received_plus_three() -> None:
 
 
 def test_a_records_start_line_overrides_round_one_holdings() -> None:
-    """RECORD-FORMAT.md: ``start: holdings alice=5`` sets alice's round-1 holding."""
+    """docs/record-format.md: ``start: holdings alice=5`` sets alice's round-1 holding."""
     state = start(holdings={"alice": 5})
     assert holdings(state) == {"alice": 5, "bob": 3, "carol": 3}
     assert problem_codes(state, "alice", ["GIVE 3 TO bob"]) == ["wrong-total"]
@@ -284,7 +284,7 @@ def test_a_ring_of_six_multiplies_by_six() -> None:
 
 def test_sabotage_with_a_gift_of_another_amount() -> None:
     """Rule 6: "Players can sabotage co-operation rings easily. Suppose A, B, C, D, E and F
-    decide to form a co-operation ring in that order." RULINGS.md: "no other gift (of any
+    decide to form a co-operation ring in that order." docs/rules/giveaway.md: "no other gift (of any
     amount, in either direction) exists between any two members". erin also gives 2 to bob:
     no ring at all, everyone receives just the gifts (bob 1 + 2)."""
     state = start(SIX, holdings={**dict.fromkeys(SIX, 1), "erin": 3})
@@ -562,7 +562,7 @@ def test_report_is_all_public_data() -> None:
 
 
 def test_replay_state_rings_start_with_the_alphabetically_first_and_are_sorted() -> None:
-    """RECORD-FORMAT.md: ``rings`` [{members: [players in ring order, starting with the
+    """docs/record-format.md: ``rings`` [{members: [players in ring order, starting with the
     alphabetically first], amount}] sorted by members. dave -> carol -> bob -> dave (amount 2)
     is written bob, dave, carol; alice <-> erin (1) comes first."""
     state = start(PLAYERS, holdings={"alice": 1, "bob": 2, "carol": 2, "dave": 2, "erin": 1})

@@ -1,6 +1,6 @@
 """Giveaway orders: the canonical form, the variants people write, and what is not an order.
 
-RULINGS.md, preamble: "the parser accepts the canonical form plus reasonable variants (extra
+docs/rules/README.md: "the parser accepts the canonical form plus reasonable variants (extra
 spaces, commas, lower case, ``to``/``→``, etc.)"; section 1: "Canonical: one
 ``GIVE <n> TO <player>`` line per recipient."
 """

@@ -11,7 +11,7 @@ from adjudicator.games import kind_of
 from adjudicator.games.giveaway import pictures as gw
 
 SVG = "{http://www.w3.org/2000/svg}"
-# RULINGS.md 1: alice -> bob -> carol -> alice with 1 each is a ring of 3 (each gift pays 3);
+# docs/rules/giveaway.md: alice -> bob -> carol -> alice with 1 each is a ring of 3 (each gift pays 3);
 # dave sent nothing and his 3 points were spread.
 REPORT = {
     "round": 1,

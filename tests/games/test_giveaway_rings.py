@@ -1,6 +1,6 @@
 """Giveaway's ring finder (rules 5 and 6): checked against networkx, and kept from exploding.
 
-RULINGS.md 1: "A co-operation ring is a directed cycle of length >= 2 whose edges all carry the
+docs/rules/giveaway.md: "A co-operation ring is a directed cycle of length >= 2 whose edges all carry the
 same amount k >= 1, such that no other gift (of any amount, in either direction) exists between
 any two members of the cycle: a chordless cycle of equal-amount gifts."
 """

@@ -1,6 +1,6 @@
 """Rock, Scissors, Paper orders: reading, writing, checking, and custom positions.
 
-RULINGS.md 4, Orders: “Canonical `B2-D2` (piece or whole stack from B2 to D2; for a Scissors
+docs/rules/rock-scissors-paper.md, Orders: “Canonical `B2-D2` (piece or whole stack from B2 to D2; for a Scissors
 that turns, the middle cell may be given: `B2-C3-D3`). A spread is `C4-E4 1,2`”; the preamble:
 “the parser accepts the canonical form plus reasonable variants (extra spaces, commas, lower
 case, `to`/`→`, etc.)”.

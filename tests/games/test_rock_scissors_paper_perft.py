@@ -3,7 +3,7 @@
 The fast generator (``legal_moves``) is compared with a brute force that asks the checker
 (``RULES.check`` or ``move_problem``, written separately from the rule text) about every
 from/to pair and every spread of every stack. The counts for the set positions below were
-worked out by hand from RULINGS.md 4; the working is in each docstring.
+worked out by hand from docs/rules/rock-scissors-paper.md; the working is in each docstring.
 """
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ def test_the_generator_and_the_checker_agree_along_random_games() -> None:
 
 
 def test_public_state_has_the_record_format_shape() -> None:
-    """RECORD-FORMAT.md: `board` {cell: piece} for occupied cells only, upper-case cells,
+    """docs/record-format.md: `board` {cell: piece} for occupied cells only, upper-case cells,
     `<w|b><F|R|S|P>[height]` (height only above 1); `flags_lost` for both players; `to_move`."""
     rng = random.Random(5)
     state = start()

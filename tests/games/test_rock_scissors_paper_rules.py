@@ -1,4 +1,4 @@
-"""Rock, Scissors, Paper: one named case (or more) per ruling of RULINGS.md section 4.
+"""Rock, Scissors, Paper: one named case (or more) per ruling of docs/rules/rock-scissors-paper.md.
 
 Every docstring quotes the ruling it checks. Positions are set up with ``piece:`` lines
 (Setup.pieces), as a game master would; expected boards are worked out by hand from the rules.

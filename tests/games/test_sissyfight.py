@@ -1,4 +1,4 @@
-"""SiSSYFiGHT 3000: named rule cases, one or more per ruling of RULINGS.md section 2.
+"""SiSSYFiGHT 3000: named rule cases, one or more per ruling of docs/rules/sissyfight.md.
 
 Every expected number below is worked out by hand from the ruling quoted in the docstring.
 """
@@ -117,7 +117,7 @@ def test_everyone_starts_with_ten_chips() -> None:
 
 
 def test_start_line_overrides_chips() -> None:
-    """RECORD-FORMAT.md: ``start: chips alice=1`` sets a counter for the listed players."""
+    """docs/record-format.md: ``start: chips alice=1`` sets a counter for the listed players."""
     assert chips(start(chips={"alice": 1, "dave": 3})) == {
         "alice": 1,
         "bob": 10,
@@ -409,7 +409,7 @@ def test_no_orders_is_defend_targeted() -> None:
 
 
 def test_rejected_orders_count_as_no_orders() -> None:
-    """RECORD-FORMAT.md: a rejected submission is treated as no orders, so as DEFEND."""
+    """docs/record-format.md: a rejected submission is treated as no orders, so as DEFEND."""
     state = start(THREE)
     assert not RULES.check(state, "carol", ["SOLO blue"]).ok
     state = RULES.resolve(state, {"carol": ()}).state

@@ -1,4 +1,4 @@
-"""Starship Combat: named rule cases for every ruling of RULINGS.md section 5, and the sample
+"""Starship Combat: named rule cases for every ruling of docs/rules/starship-combat.md, and the sample
 game of ``sources/starship-combat.txt`` checked round by round against the counts it prints.
 
 Every expected number below is worked out by hand from the ruling quoted in the docstring, or

@@ -1,5 +1,5 @@
 """Starship Combat: both ships' missiles and power after a round, the choices, and what each
-missile did (RULINGS.md 5, Report)."""
+missile did (docs/rules/starship-combat.md, Report)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Three Musketeers: one named case per ruling of RULINGS.md section 3, and our decisions.
+"""Three Musketeers: one named case per ruling of docs/rules/three-musketeers.md, and our decisions.
 
 Boards in these tests are written as in the replay JSON: five strings, rank 5 first, files a-e,
 ``M`` a Musketeer, ``C`` a man, ``.`` empty.

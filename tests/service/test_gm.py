@@ -227,7 +227,7 @@ def test_a_removed_player_stays_in_the_game_under_the_no_orders_rule(app: App) -
         seat = session.exec(select(Seat).where(Seat.handle == "ben")).one()
         game = find_game(session, "duel")
     assert result.orders == {"ann": ["FIRE"]}
-    # RULINGS.md 5: missing orders count as NOTHING, so ann's missile meets no shield.
+    # docs/rules/starship-combat.md: missing orders count as NOTHING, so ann's missile meets no shield.
     assert result.report["codes"]["ben"] == ["nmr-nothing"]
     assert result.report["public"]["destroyed"] == ["ben"]
     assert game.status == GameStatus.FINISHED

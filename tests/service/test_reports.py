@@ -151,7 +151,7 @@ def test_the_history_tells_the_game_and_its_record_replays_to_the_same_results(
     assert isinstance(replayed, list)
     assert [r["state"] for r in replayed] == stored  # type: ignore[index]
     # The standings table: a row per player, the points received at the start and after each
-    # round (RULINGS.md 1). Round 1: carol sends nothing, so her 3 points are spread one each
+    # round (docs/rules/giveaway.md). Round 1: carol sends nothing, so her 3 points are spread one each
     # to alice and bob, the leftover to alice (the next seat after her); bob->carol 1 and
     # carol->bob 1 make a ring of 2, each gift paying 2: alice 2+2 = 4, bob 3+2 = 5, carol 2.
     # Round 2 (holdings 7, 8, 5): no ring; carol's 5 spread 2, 2 and the leftover 1 to alice:

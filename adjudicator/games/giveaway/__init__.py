@@ -1,4 +1,4 @@
-"""Giveaway, aka Order From Chaos (RULINGS.md section 1): give everything away, co-operate.
+"""Giveaway, aka Order From Chaos (docs/rules/giveaway.md): give everything away, co-operate.
 
 Every round each player gives all their points to other players. Equal gifts that go round a
 closed ring of players, with no other gift between them, are multiplied by the size of the ring
@@ -123,7 +123,7 @@ def _report(
     no_orders: list[dict[str, JSON]],
     result: str,
 ) -> dict[str, JSON]:
-    """RULINGS.md 1, Report: everything is public after adjudication."""
+    """docs/rules/giveaway.md, Report: everything is public after adjudication."""
     seats = state.seats
     shown = public_state(state)
     return {
@@ -156,7 +156,7 @@ def _report(
 
 
 class GiveawayRules:
-    """Giveaway as ruled in RULINGS.md section 1."""
+    """Giveaway as ruled in docs/rules/giveaway.md."""
 
     name: str = "giveaway"
     sequential: bool = False

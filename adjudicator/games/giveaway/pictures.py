@@ -1,6 +1,6 @@
 """Pictures of a Giveaway round: the gift graph with its rings, and the standings.
 
-Both are pure functions of the round's public report (RULINGS.md 1, Report: ``gifts`` with
+Both are pure functions of the round's public report (docs/rules/giveaway.md, Report: ``gifts`` with
 ``from``, ``to``, ``amount`` and ``paid``, ``rings`` with ``members`` in ring order,
 ``no_orders``, ``scores``, ``winner``); without a report (before round 1) they fall back to the
 public state's ``scores`` and ``rings``.

@@ -1,6 +1,6 @@
 """Rules 5 and 6 of Giveaway: co-operation rings and the equal-amount cycles rule 6 broke.
 
-RULINGS.md 1: "A co-operation ring is a directed cycle of length >= 2 whose edges all carry the
+docs/rules/giveaway.md: "A co-operation ring is a directed cycle of length >= 2 whose edges all carry the
 same amount k >= 1, such that no other gift (of any amount, in either direction) exists between
 any two members of the cycle: a chordless cycle of equal-amount gifts."
 
@@ -194,7 +194,7 @@ def _rooted_components(
 
 
 class _RingSearch:
-    """Finds the rings of 3 or more players of one round (RULINGS.md 1, rules 5 and 6)."""
+    """Finds the rings of 3 or more players of one round (docs/rules/giveaway.md, rules 5 and 6)."""
 
     def __init__(self, graph: _GiftGraph, *, budget: int) -> None:
         self.graph = graph

@@ -32,7 +32,7 @@ def spread_holding(giver: str, holding: int, *, active: Sequence[str]) -> list[t
 
 
 def gift_totals(gifts: Iterable[tuple[str, str, int]]) -> dict[tuple[str, str], int]:
-    """RULINGS.md 1: "Several lines to the same recipient are added together"; the graph of
+    """docs/rules/giveaway.md: "Several lines to the same recipient are added together"; the graph of
     rules 5 and 6 holds positive gifts only."""
     totals: Counter[tuple[str, str]] = Counter()
     for giver, recipient, amount in gifts:
@@ -42,7 +42,7 @@ def gift_totals(gifts: Iterable[tuple[str, str, int]]) -> dict[tuple[str, str], 
 
 def ring_payments(totals: Gifts, rings: Iterable[Ring]) -> dict[tuple[str, str], int]:
     """What each gift pays its recipient. Rule 5: a ring's gift pays k x size instead of k;
-    RULINGS.md 1: "the gift pays k + sum over its rings of k x (size_i - 1)"."""
+    docs/rules/giveaway.md: "the gift pays k + sum over its rings of k x (size_i - 1)"."""
     paid = dict(totals)
     for ring in rings:
         for pair in ring.gifts():
@@ -51,7 +51,7 @@ def ring_payments(totals: Gifts, rings: Iterable[Ring]) -> dict[tuple[str, str],
 
 
 def scores_received(paid: Mapping[tuple[str, str], int], players: Sequence[str]) -> list[int]:
-    """RULINGS.md 1, Score: "everything received that round (gifts plus bonus)"."""
+    """docs/rules/giveaway.md, Score: "everything received that round (gifts plus bonus)"."""
     received: Counter[str] = Counter()
     for (_, recipient), amount in paid.items():
         received[recipient] += amount

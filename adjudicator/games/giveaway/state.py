@@ -47,7 +47,7 @@ class GiveawayState:
 
 
 def public_state(state: GiveawayState) -> dict[str, JSON]:
-    """RECORD-FORMAT.md: ``scores``, ``holdings`` and ``rings`` sorted by members."""
+    """docs/record-format.md: ``scores``, ``holdings`` and ``rings`` sorted by members."""
     shown = [i for i, p in enumerate(state.players) if p not in state.inactive]
     return {
         "scores": {state.players[i]: state.scores[i] for i in shown},

@@ -1,5 +1,5 @@
 """Rock, Scissors, Paper (Greg Lam, Pair-of-Dice Games, 2001) on the 61-cell hex board
-(RULINGS.md section 4). Sequential: White (first seat) against Black, one move a round.
+(docs/rules/rock-scissors-paper.md). Sequential: White (first seat) against Black, one move a round.
 
 The package: :mod:`.orders` reads and writes moves, :mod:`.board` holds pieces, positions and
 the setup, :mod:`.moves` generates legal moves fast, :mod:`.legality` explains why a move is

@@ -1,5 +1,5 @@
 """Playing a legal move: its steps in order, what they capture, and how the game ends
-(RULINGS.md 4).
+(docs/rules/rock-scissors-paper.md).
 
 A move is played step by step on a working copy of the board, and every step is recorded as an
 event (plain data for the report). A Paper's path is entered cell by cell; the end rules are

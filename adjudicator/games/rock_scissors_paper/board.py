@@ -1,4 +1,4 @@
-"""Pieces, positions and the starting setup of Rock, Scissors, Paper (RULINGS.md section 4).
+"""Pieces, positions and the starting setup of Rock, Scissors, Paper (docs/rules/rock-scissors-paper.md).
 
 A board is 61 bytes, one per cell of :mod:`adjudicator.core.hexes` (``A1`` first): ``0`` for an
 empty cell, else a piece code. The low seven bits give the kind (1 Flag, 2 Rock, 3 Scissors,
@@ -121,7 +121,7 @@ def position_key(board: bytes, turn: int) -> bytes:
     return board + bytes((turn,))
 
 
-# --- the standard setup (RULINGS.md 4, Setup: a reconstruction) ---------------------------
+# --- the standard setup (docs/rules/rock-scissors-paper.md, Setup: a reconstruction) ---------------------------
 
 WHITE_SETUP: Mapping[int, tuple[str, ...]] = {
     FLAG: ("A2", "A4"),
@@ -208,7 +208,7 @@ def board_from_pieces(pieces: Sequence[PieceSpec]) -> bytes:
 
 
 def board_to_json(board: bytes) -> dict[str, str]:
-    """Occupied cells only, in cell order: ``{"A1": "wS", ...}`` (RECORD-FORMAT.md)."""
+    """Occupied cells only, in cell order: ``{"A1": "wS", ...}`` (docs/record-format.md)."""
     return {hexes.CELL_NAMES[cell]: token(code) for cell, code in enumerate(board) if code}
 
 

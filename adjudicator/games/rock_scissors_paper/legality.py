@@ -1,4 +1,4 @@
-"""Why a move is not legal, in words a player understands (RULINGS.md 4).
+"""Why a move is not legal, in words a player understands (docs/rules/rock-scissors-paper.md).
 
 Written from the rule text, cell by cell along the move's path, independently of the fast
 generator in :mod:`.moves`; the tests check that both agree on every candidate move.

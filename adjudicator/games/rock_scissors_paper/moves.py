@@ -1,4 +1,4 @@
-"""Move generation: every legal move of the side to move, fast (RULINGS.md 4).
+"""Move generation: every legal move of the side to move, fast (docs/rules/rock-scissors-paper.md).
 
 This is the fast path used by ``sample_orders``, the random-play tests and the bench. The
 player-facing checks with their explanations live in :mod:`.legality`, written independently

@@ -1,4 +1,4 @@
-"""SiSSYFiGHT 3000 (RULINGS.md section 2): a simultaneous schoolyard fight for 3-6 players.
+"""SiSSYFiGHT 3000 (docs/rules/sissyfight.md): a simultaneous schoolyard fight for 3-6 players.
 
 Every turn each player still in picks one action card: ``SOLO`` or ``TEAM`` against another
 player, or ``DEFEND``. The turn's losses are worked out from all actions together and taken at
@@ -229,7 +229,7 @@ def damage(*, solos: int, teams: int, defending: bool) -> int:
 
 
 class SissyfightRules:
-    """SiSSYFiGHT 3000 as ruled in RULINGS.md section 2."""
+    """SiSSYFiGHT 3000 as ruled in docs/rules/sissyfight.md."""
 
     name: str = "sissyfight"
     sequential: bool = False

@@ -1,4 +1,4 @@
-"""Starship Combat (RULINGS.md section 5): two ships, missiles and shields, chosen simultaneously.
+"""Starship Combat (docs/rules/starship-combat.md): two ships, missiles and shields, chosen simultaneously.
 
 Each round both captains choose at once to fire a missile, power their shields, do both or do
 neither. A missile destroys the other ship unless its shields were powered that round. The game
@@ -168,7 +168,7 @@ def fight(choices: tuple[Choice, Choice]) -> tuple[bool, bool]:
 
 
 class StarshipCombatRules:
-    """Starship Combat as ruled in RULINGS.md section 5."""
+    """Starship Combat as ruled in docs/rules/starship-combat.md."""
 
     name: str = "starship-combat"
     sequential: bool = False

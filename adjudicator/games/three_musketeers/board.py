@@ -78,7 +78,7 @@ def legal_moves(state: State) -> list[Move]:
     """The side to move's legal moves, sorted, ignoring whether the game is over.
 
     A Musketeer moves one square orthogonally onto one of the Cardinal's men; a man moves one
-    square orthogonally onto an empty square (RULINGS.md 3, Orders).
+    square orthogonally onto an empty square (docs/rules/three-musketeers.md, Orders).
     """
     cells = state.cells
     moves: list[Move] = []
@@ -158,7 +158,7 @@ def side_of(state: State, player: str) -> str | None:
 
 
 def board_rows(cells: str) -> list[str]:
-    """Five strings, rank 5 first, files a-e (RECORD-FORMAT.md)."""
+    """Five strings, rank 5 first, files a-e (docs/record-format.md)."""
     return [cells[rank * 5 : rank * 5 + 5] for rank in range(4, -1, -1)]
 
 

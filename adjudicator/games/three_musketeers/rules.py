@@ -1,4 +1,4 @@
-"""The ``Rules`` object of Three Musketeers (RULINGS.md section 3)."""
+"""The ``Rules`` object of Three Musketeers (docs/rules/three-musketeers.md)."""
 
 from __future__ import annotations
 
