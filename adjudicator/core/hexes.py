@@ -2,7 +2,8 @@
 
 Rows ``A`` (the bottom edge) to ``I`` (the top edge); in each row the cells are numbered by
 diagonal, so that row A is A1-A5, B is B1-B6, ... E is E1-E9, F is F2-F9, ... I is I5-I9
-(docs/rules/rock-scissors-paper.md, Board). A cell is a plain ``int`` (``A1`` is 0, then row by row, diagonal
+(docs/rules/rock-scissors-paper.md, Board). A cell is a plain ``int`` (``A1`` is 0, then row by
+row, diagonal
 by diagonal, ``I9`` is 60) so that boards can be strings, bytes or tuples indexed by cell.
 :func:`parse_cell` and :func:`cell_name` round-trip.
 

@@ -30,6 +30,7 @@ from sqlmodel import Session, col, select
 
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import digest_of, process_claimed, store_raw
+from adjudicator.storage import queries
 from adjudicator.storage.models import Submission, SubmissionStatus
 
 log = logging.getLogger(__name__)
@@ -57,9 +58,7 @@ def store_batch(
         fresh.setdefault(digest_of(raw), raw)
     if not fresh:
         return []
-    known = set(
-        session.exec(select(Submission.digest).where(col(Submission.digest).in_(list(fresh))))
-    )
+    known = queries.stored_digests(session, list(fresh))
     new = [(digest, raw) for digest, raw in fresh.items() if digest not in known]
     if not new:
         return []

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session
 
 from adjudicator.faults import crash_point
 from adjudicator.readmodel.stored import rules_of
@@ -30,6 +30,7 @@ from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.service.rounds import Adjudicated, adjudicate_round, close_round, closes_at
 from adjudicator.service.settings import settings_of
+from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 
@@ -138,47 +139,13 @@ def close_if_complete(
     return close_and_adjudicate(session, round_id, ctx=ctx, now=now, force=True)
 
 
-def due_rounds(session: Session, *, now: datetime) -> list[int]:
-    """Open rounds whose deadline (or grace period) has passed, and closing rounds not stopped by
-    an error, of running games: the sweeper's work list."""
-    query = (
-        select(Round.id)
-        .join(Game, col(Game.id) == col(Round.game_id))
-        .where(Game.status == GameStatus.RUNNING)
-        .where(
-            or_(
-                (col(Round.state) == RoundState.OPEN)
-                & or_(
-                    col(Round.grace_until) <= now,
-                    col(Round.grace_until).is_(None) & (col(Round.deadline) <= now),
-                ),
-                (col(Round.state) == RoundState.CLOSING) & col(Round.error).is_(None),
-            )
-        )
-        .order_by(col(Round.deadline))
-    )
-    return [i for i in session.exec(query) if i is not None]
-
-
-def open_rounds(session: Session) -> list[Round]:
-    """Every open round with a deadline, of running games."""
-    return list(
-        session.exec(
-            select(Round)
-            .join(Game, col(Game.id) == col(Round.game_id))
-            .where(Round.state == RoundState.OPEN, Game.status == GameStatus.RUNNING)
-            .where(col(Round.deadline).is_not(None))
-        )
-    )
-
-
 def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[ClosingOutcome]:
     """Close every due round and send every due reminder, each in its own transaction."""
     with session_scope(engine) as session:
-        work = due_rounds(session, now=now)
+        work = queries.due_rounds(session, now=now)
         reminders = [
             r.id
-            for r in open_rounds(session)
+            for r in queries.open_rounds(session)
             if r.id is not None and r.id not in work and reminder_pending(session, r, now)
         ]
     report_adjudicated(engine, ctx=ctx, now=now)  # left adjudicated by a crash
@@ -212,4 +179,6 @@ def close_or_remind(
 
 def wake_plan(session: Session) -> list[tuple[int, list[datetime]]]:
     """(round id, times) of every open round: what the scheduler plans."""
-    return [(r.id, wake_times(session, r)) for r in open_rounds(session) if r.id is not None]
+    return [
+        (r.id, wake_times(session, r)) for r in queries.open_rounds(session) if r.id is not None
+    ]

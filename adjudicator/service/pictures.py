@@ -15,11 +15,12 @@ from datetime import datetime
 
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from adjudicator.mail.images import picture_digest
 from adjudicator.pictures import Picture
 from adjudicator.service.context import ServiceContext
+from adjudicator.storage import queries
 from adjudicator.storage.models import PicturePng
 
 
@@ -37,10 +38,7 @@ def pngs_for(
         else:
             found[digest] = png
     if wanted:
-        rows = session.exec(
-            select(PicturePng.digest, PicturePng.png).where(col(PicturePng.digest).in_(wanted))
-        )
-        for digest, png in rows:
+        for digest, png in queries.stored_pngs(session, wanted).items():
             ctx.pngs.put((digest, 0.0), png)
             found[digest] = png
     return found

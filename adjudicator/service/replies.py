@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.calendar import deadline_event, event_uid
@@ -34,6 +34,7 @@ from adjudicator.service.outbox import queue_mail
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated, mark_reported
 from adjudicator.service.settings import settings_of
+from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
 
@@ -196,9 +197,7 @@ def queue_reply(
         root = thread_root(game.name, ctx.identity)
         references = [root, *(r for r in references if r != root)]
         if seat_id is None and context.get("handle"):
-            seat_id = session.exec(
-                select(Seat.id).where(Seat.game_id == game_id, Seat.handle == context["handle"])
-            ).first()
+            seat_id = queries.seat_id_of(session, game_id, context["handle"])
     threading = Threading(
         in_reply_to=mail.message_id, references=tuple(references), auto="auto-replied"
     )

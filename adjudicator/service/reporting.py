@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from adjudicator.faults import crash_point
 from adjudicator.games import kind_of
@@ -26,14 +26,6 @@ from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, Round, RoundState
 from adjudicator.storage.write_lock import sqlite_write_lock
-
-
-def adjudicated_rounds(session: Session) -> list[int]:
-    """Rounds adjudicated and not yet reported (a crash in between, or another instance)."""
-    rows = session.exec(
-        select(Round.id).where(Round.state == RoundState.ADJUDICATED).order_by(col(Round.id))
-    )
-    return [i for i in rows if i is not None]
 
 
 def _adjudicated(session: Session, round_id: int) -> Adjudicated | None:
@@ -77,5 +69,5 @@ def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: dat
 def report_adjudicated(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[int]:
     """Report every round waiting to be reported; the ids of those reported now."""
     with Session(engine) as session:
-        waiting = adjudicated_rounds(session)
+        waiting = queries.adjudicated_rounds(session)
     return [r for r in waiting if report_round(engine, r, ctx=ctx, now=now)]

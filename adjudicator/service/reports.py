@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session
 
 from adjudicator.mail.commands import CommandProblem, History, Report
 from adjudicator.mail.compose import Attachment
@@ -33,13 +33,12 @@ from adjudicator.service import replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.rounds import open_round_of
+from adjudicator.storage import queries
 from adjudicator.storage.models import (
     Game,
     GameStatus,
-    OutboxMail,
     Round,
     RoundResult,
-    RoundState,
     Seat,
 )
 
@@ -116,34 +115,23 @@ def answer_requests(
 
 def _recent_answers(session: Session, asker: Asker, *, now: datetime) -> int:
     """Reports and histories queued for this player of this game in the last hour."""
-    count = session.exec(
-        select(func.count(col(OutboxMail.id))).where(
-            OutboxMail.game_id == asker.game.id,
-            col(OutboxMail.kind).in_(ANSWER_KINDS),
-            OutboxMail.recipient == asker.seat.address,
-            OutboxMail.created_at > now - timedelta(hours=1),
-        )
-    ).one()
-    return int(count)
+    return queries.answers_queued_since(
+        session,
+        game_id=asker.game.id,
+        kinds=ANSWER_KINDS,
+        recipient=asker.seat.address,
+        since=now - timedelta(hours=1),
+    )
 
 
 def _reported_rounds(session: Session, game: Game) -> dict[int, int]:
     """The reported rounds of ``game``: their ids by number (the results are loaded when
     asked for: a long board game has hundreds)."""
-    rows = session.exec(
-        select(Round.number, Round.id).where(
-            Round.game_id == game.id, Round.state == RoundState.REPORTED
-        )
-    )
-    return {number: round_id for number, round_id in rows if round_id is not None}
+    return queries.reported_round_ids(session, game.id)
 
 
 def _round_and_result(session: Session, round_id: int) -> tuple[Round, RoundResult]:
-    return session.exec(
-        select(Round, RoundResult)
-        .join(RoundResult, col(RoundResult.round_id) == col(Round.id))
-        .where(Round.id == round_id)
-    ).one()
+    return queries.round_with_result(session, round_id)
 
 
 def _not_reported(ask: Report, reported: dict[int, int]) -> str:

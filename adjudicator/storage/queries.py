@@ -8,9 +8,10 @@ caller may only hold an id. Writes stay in the service: they are the use cases t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, or_, select
 
 from adjudicator.storage.models import (
     Game,
@@ -18,6 +19,7 @@ from adjudicator.storage.models import (
     OrderSet,
     OutboxMail,
     OutboxStatus,
+    PicturePng,
     Round,
     RoundResult,
     RoundState,
@@ -112,6 +114,48 @@ def failed_rounds(session: Session, game_id: int | None) -> list[Round]:
     )
 
 
+def due_rounds(session: Session, *, now: datetime) -> list[int]:
+    """Open rounds whose deadline (or grace period) has passed, and closing rounds not stopped by
+    an error, of running games: the sweeper's work list."""
+    query = (
+        select(Round.id)
+        .join(Game, col(Game.id) == col(Round.game_id))
+        .where(Game.status == GameStatus.RUNNING)
+        .where(
+            or_(
+                (col(Round.state) == RoundState.OPEN)
+                & or_(
+                    col(Round.grace_until) <= now,
+                    col(Round.grace_until).is_(None) & (col(Round.deadline) <= now),
+                ),
+                (col(Round.state) == RoundState.CLOSING) & col(Round.error).is_(None),
+            )
+        )
+        .order_by(col(Round.deadline))
+    )
+    return [i for i in session.exec(query) if i is not None]
+
+
+def open_rounds(session: Session) -> list[Round]:
+    """Every open round with a deadline, of running games."""
+    return list(
+        session.exec(
+            select(Round)
+            .join(Game, col(Game.id) == col(Round.game_id))
+            .where(Round.state == RoundState.OPEN, Game.status == GameStatus.RUNNING)
+            .where(col(Round.deadline).is_not(None))
+        )
+    )
+
+
+def adjudicated_rounds(session: Session) -> list[int]:
+    """Rounds adjudicated and not yet reported (a crash in between, or another instance)."""
+    rows = session.exec(
+        select(Round.id).where(Round.state == RoundState.ADJUDICATED).order_by(col(Round.id))
+    )
+    return [i for i in rows if i is not None]
+
+
 def result_of(session: Session, round_id: int | None) -> RoundResult | None:
     return session.exec(select(RoundResult).where(RoundResult.round_id == round_id)).first()
 
@@ -124,6 +168,24 @@ def result_of_round_numbered(
         .join(Round, col(Round.id) == col(RoundResult.round_id))
         .where(Round.game_id == game_id, Round.number == number)
     ).first()
+
+
+def reported_round_ids(session: Session, game_id: int | None) -> dict[int, int]:
+    """The reported rounds of a game: their ids by number."""
+    rows = session.exec(
+        select(Round.number, Round.id).where(
+            Round.game_id == game_id, Round.state == RoundState.REPORTED
+        )
+    )
+    return {number: round_id for number, round_id in rows if round_id is not None}
+
+
+def round_with_result(session: Session, round_id: int) -> tuple[Round, RoundResult]:
+    return session.exec(
+        select(Round, RoundResult)
+        .join(RoundResult, col(RoundResult.round_id) == col(Round.id))
+        .where(Round.id == round_id)
+    ).one()
 
 
 # Orders
@@ -149,6 +211,40 @@ def newest_order_set(session: Session, round_id: int, seat_id: int) -> OrderSet 
 
 
 # Mail
+
+
+def seat_id_of(session: Session, game_id: int | None, handle: str) -> int | None:
+    return session.exec(
+        select(Seat.id).where(Seat.game_id == game_id, Seat.handle == handle)
+    ).first()
+
+
+def answers_queued_since(
+    session: Session, *, game_id: int | None, kinds: Sequence[str], recipient: str, since: datetime
+) -> int:
+    """Mails of ``kinds`` queued for ``recipient`` about a game since a moment."""
+    count = session.exec(
+        select(func.count(col(OutboxMail.id))).where(
+            OutboxMail.game_id == game_id,
+            col(OutboxMail.kind).in_(kinds),
+            OutboxMail.recipient == recipient,
+            OutboxMail.created_at > since,
+        )
+    ).one()
+    return int(count)
+
+
+def stored_pngs(session: Session, digests: Sequence[str]) -> dict[str, bytes]:
+    """The kept PNGs of pictures, by the digest of their SVG."""
+    rows = session.exec(
+        select(PicturePng.digest, PicturePng.png).where(col(PicturePng.digest).in_(digests))
+    )
+    return dict(rows.all())  # a Result has keys(): dict() would take it for a mapping
+
+
+def stored_digests(session: Session, digests: Sequence[str]) -> set[str]:
+    """Which of these raw-mail digests are stored already."""
+    return set(session.exec(select(Submission.digest).where(col(Submission.digest).in_(digests))))
 
 
 def outbox_has(session: Session, key: str) -> bool:

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from adjudicator.app import App
 from adjudicator.service import ServiceError
-from adjudicator.service.closing import close_and_adjudicate, due_rounds, sweep
+from adjudicator.service.closing import close_and_adjudicate, sweep
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.rounds import close_round, open_round_of, start_game
 from adjudicator.storage.db import session_scope
@@ -23,6 +23,7 @@ from adjudicator.storage.models import (
     RoundState,
     Seat,
 )
+from adjudicator.storage.queries import due_rounds
 
 
 def _starship(app: App, *, schedule: str | None = "48h") -> int:

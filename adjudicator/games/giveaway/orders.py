@@ -1,7 +1,7 @@
 """Giveaway orders: ``GIVE <n> TO <player>``, read tolerantly and checked all at once.
 
-docs/rules/giveaway.md, Orders: "one ``GIVE <n> TO <player>`` line per recipient. A submission must give
-away exactly the whole holding, in whole non-negative amounts, to other active players. Several
+docs/rules/giveaway.md, Orders: "one ``GIVE <n> TO <player>`` line per recipient. A submission must
+give away exactly the whole holding, in whole non-negative amounts, to other active players. Several
 lines to the same recipient are added together."
 """
 
@@ -171,7 +171,8 @@ def recipient_problems(
     inactive: Collection[str],
     line: str,
 ) -> list[Problem]:
-    """docs/rules/giveaway.md: gifts go "to other active players"; never to oneself or a non-player."""
+    """docs/rules/giveaway.md: gifts go "to other active players"; never to oneself or a
+    non-player."""
     name = gift.recipient
     if name == giver:
         return [Problem("self-gift", "you cannot give points to yourself", line=line)]

@@ -1,6 +1,7 @@
 """Rules 5 and 6 of Giveaway: co-operation rings and the equal-amount cycles rule 6 broke.
 
-docs/rules/giveaway.md: "A co-operation ring is a directed cycle of length >= 2 whose edges all carry the
+docs/rules/giveaway.md: "A co-operation ring is a directed cycle of length >= 2 whose edges all
+carry the
 same amount k >= 1, such that no other gift (of any amount, in either direction) exists between
 any two members of the cycle: a chordless cycle of equal-amount gifts."
 

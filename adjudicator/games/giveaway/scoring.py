@@ -32,8 +32,8 @@ def spread_holding(giver: str, holding: int, *, active: Sequence[str]) -> list[t
 
 
 def gift_totals(gifts: Iterable[tuple[str, str, int]]) -> dict[tuple[str, str], int]:
-    """docs/rules/giveaway.md: "Several lines to the same recipient are added together"; the graph of
-    rules 5 and 6 holds positive gifts only."""
+    """docs/rules/giveaway.md: "Several lines to the same recipient are added together"; the graph
+    of rules 5 and 6 holds positive gifts only."""
     totals: Counter[tuple[str, str]] = Counter()
     for giver, recipient, amount in gifts:
         totals[giver, recipient] += amount

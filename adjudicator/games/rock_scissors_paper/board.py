@@ -1,4 +1,5 @@
-"""Pieces, positions and the starting setup of Rock, Scissors, Paper (docs/rules/rock-scissors-paper.md).
+"""Pieces, positions and the starting setup of Rock, Scissors, Paper
+(docs/rules/rock-scissors-paper.md).
 
 A board is 61 bytes, one per cell of :mod:`adjudicator.core.hexes` (``A1`` first): ``0`` for an
 empty cell, else a piece code. The low seven bits give the kind (1 Flag, 2 Rock, 3 Scissors,
@@ -121,7 +122,7 @@ def position_key(board: bytes, turn: int) -> bytes:
     return board + bytes((turn,))
 
 
-# --- the standard setup (docs/rules/rock-scissors-paper.md, Setup: a reconstruction) ---------------------------
+# --- the standard setup (docs/rules/rock-scissors-paper.md, Setup: a reconstruction)
 
 WHITE_SETUP: Mapping[int, tuple[str, ...]] = {
     FLAG: ("A2", "A4"),

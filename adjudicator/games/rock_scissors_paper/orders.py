@@ -1,4 +1,5 @@
-"""Orders of Rock, Scissors, Paper: reading and writing them (docs/rules/rock-scissors-paper.md, Orders).
+"""Orders of Rock, Scissors, Paper: reading and writing them (docs/rules/rock-scissors-paper.md,
+Orders).
 
 Canonical forms: ``B2-D2`` (a piece or a whole stack from B2 to D2), ``B2-C3-D3`` (a Scissors
 that turns, with its middle cell), ``C4-E4 1,2`` (a spread: the Papers dropped on each cell in

@@ -1,4 +1,5 @@
-"""The :class:`~adjudicator.core.game.Rules` object of Rock, Scissors, Paper (docs/rules/rock-scissors-paper.md)."""
+"""The :class:`~adjudicator.core.game.Rules` object of Rock, Scissors, Paper
+(docs/rules/rock-scissors-paper.md)."""
 
 from __future__ import annotations
 

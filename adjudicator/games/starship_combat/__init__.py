@@ -1,4 +1,5 @@
-"""Starship Combat (docs/rules/starship-combat.md): two ships, missiles and shields, chosen simultaneously.
+"""Starship Combat (docs/rules/starship-combat.md): two ships, missiles and shields, chosen
+simultaneously.
 
 Each round both captains choose at once to fire a missile, power their shields, do both or do
 neither. A missile destroys the other ship unless its shields were powered that round. The game

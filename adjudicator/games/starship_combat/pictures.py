@@ -1,6 +1,6 @@
 """The two ships of Starship Combat after a round: missiles and shield power left, what each
-captain chose, and what the missiles did (docs/rules/starship-combat.md, Report: both choices and both ships'
-missiles and power are public).
+captain chose, and what the missiles did (docs/rules/starship-combat.md, Report: both choices and
+both ships' missiles and power are public).
 
 A pure function of the public report of a round (``choices``, ``no_orders``, ``missiles``,
 ``power``, ``destroyed``, ``round``) or, before the first round, of the public state alone.

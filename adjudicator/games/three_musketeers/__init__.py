@@ -1,4 +1,5 @@
-"""Three Musketeers (docs/rules/three-musketeers.md): three Musketeers against the Cardinal's 22 men.
+"""Three Musketeers (docs/rules/three-musketeers.md): three Musketeers against the Cardinal's 22
+men.
 
 Sequential: a round is one move by the side to move. The package: :mod:`.board` holds
 positions, move generation (:func:`legal_moves`, :func:`play`: the fast path), the end rules
