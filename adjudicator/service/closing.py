@@ -28,8 +28,14 @@ from adjudicator.service.deadlines import (
 )
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.reporting import report_adjudicated, report_round
-from adjudicator.service.rounds import Adjudicated, adjudicate_round, close_round, closes_at
-from adjudicator.service.settings import settings_of
+from adjudicator.service.rounds import (
+    Adjudicated,
+    RoundContext,
+    adjudicate_round,
+    close_round,
+    closes_at,
+)
+from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
@@ -49,15 +55,16 @@ def close_and_adjudicate(
     """Close a round whose time has come (or any open round with ``force``), adjudicate it and
     queue its result. At the deadline, a game with a grace period and orders missing waits
     instead (``ClosingOutcome.waiting_until``). ``None`` when there was nothing to do."""
-    round_ = session.get(Round, round_id)
-    if round_ is None:
+    context = RoundContext.load(session, round_id)
+    if context is None:
         return None
+    round_, game = context.round, context.game
     close = closes_at(round_)
     if round_.state == RoundState.OPEN:
         if not force:
             if close is None or close > now:
                 return None
-            if start_grace(session, round_, ctx=ctx, now=now):
+            if start_grace(session, context, ctx=ctx, now=now):
                 return ClosingOutcome(round_id, None, waiting_until=round_.grace_until)
         if not close_round(session, round_id, now=now):
             return None
@@ -65,10 +72,8 @@ def close_and_adjudicate(
         session.refresh(round_)
     if round_.state != RoundState.CLOSING:
         return None
-    game = session.get(Game, round_.game_id)
-    assert game is not None
-    waiting = waiting_for(session, game)
-    adjudicated = adjudicate_round(session, round_id, now=now)
+    waiting = waiting_for(session, game, state=context.state)
+    adjudicated = adjudicate_round(session, context, now=now)
     crash_point("adjudicated")
     if adjudicated is None:
         session.refresh(round_)
@@ -84,7 +89,7 @@ def close_and_adjudicate(
                 reason=round_.error,
             )
         return ClosingOutcome(round_id, None, round_.error)
-    _count_missed(session, adjudicated, waiting, ctx=ctx, now=now)
+    _count_missed(session, adjudicated, waiting, ctx=ctx, now=now, settings=context.settings)
     return ClosingOutcome(round_id, adjudicated)
 
 
@@ -95,16 +100,17 @@ def _count_missed(
     *,
     ctx: ServiceContext,
     now: datetime,
+    settings: GameSettings,
 ) -> None:
     """Count missed rounds in a row; at the game's limit the game master is told."""
     game, round_ = adjudicated.game, adjudicated.round
-    limit = settings_of(game).missed_rounds_limit
+    missed_limit = settings.missed_rounds_limit
     for seat in waiting:
         seat.missed_rounds = (
             0 if seat.handle in adjudicated.result.orders else seat.missed_rounds + 1
         )
         session.add(seat)
-        if seat.missed_rounds == limit:
+        if seat.missed_rounds == missed_limit:
             queue_gm_notice(
                 session,
                 ctx=ctx,

@@ -8,6 +8,7 @@ so the scheduler, the sweeper and a second service instance may all try and only
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import update
 from sqlmodel import Session, col, or_
@@ -17,21 +18,23 @@ from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import active_seats
 from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
-from adjudicator.service.rounds import closes_at, orders_in_force
+from adjudicator.service.rounds import RoundContext, closes_at, orders_in_force
 from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 
 
-def waiting_for(session: Session, game: Game) -> list[Seat]:
-    """The active seats whose orders the game waits for this round."""
-    movers = set(rules_of(game).to_move(game_state(game)))
+def waiting_for(session: Session, game: Game, *, state: Any = None) -> list[Seat]:
+    """The active seats whose orders the game waits for this round (``state``: the game's
+    current state when the caller has it loaded)."""
+    state = game_state(game) if state is None else state
+    movers = set(rules_of(game).to_move(state))
     return [seat for seat in active_seats(session, game) if seat.handle in movers]
 
 
-def missing_seats(session: Session, game: Game, round_: Round) -> list[Seat]:
+def missing_seats(session: Session, game: Game, round_: Round, *, state: Any = None) -> list[Seat]:
     """The seats the game waits for that have no orders in force."""
     ordered = orders_in_force(session, round_)
-    return [seat for seat in waiting_for(session, game) if seat.id not in ordered]
+    return [seat for seat in waiting_for(session, game, state=state) if seat.id not in ordered]
 
 
 def due_reminder(pace: GameSettings, round_: Round, now: datetime) -> timedelta | None:
@@ -106,19 +109,20 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
     return len(missing)
 
 
-def start_grace(session: Session, round_: Round, *, ctx: ServiceContext, now: datetime) -> bool:
+def start_grace(
+    session: Session, context: RoundContext, *, ctx: ServiceContext, now: datetime
+) -> bool:
     """At the deadline, with orders missing and a grace period allowed: the round waits until
     the grace period ends. The late players are told how long they have, the others why the
     result is late. False when there is no grace to start (the round should close)."""
-    game = session.get(Game, round_.game_id)
-    assert game is not None
+    game, round_ = context.game, context.round
     assert round_.id is not None
-    deadline, until = round_.deadline, settings_of(game).grace_end(round_.deadline)
+    deadline, until = round_.deadline, context.settings.grace_end(round_.deadline)
     if deadline is None or until is None or round_.grace_until is not None:
         return False  # no deadline, no grace, or it started already
     if not deadline <= now < until:
         return False  # before the deadline, or the service was down past all of the grace
-    missing = missing_seats(session, game, round_)
+    missing = missing_seats(session, game, round_, state=context.state)
     if not missing:
         return False
     claimed = session.execute(

@@ -20,7 +20,7 @@ from adjudicator.core.game import Outcome, Resolution, Rules
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import ServiceError
 from adjudicator.service.games import seats_of
-from adjudicator.service.settings import settings_of
+from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import (
     Game,
@@ -44,14 +44,36 @@ class Adjudicated:
     next_round: Round | None
 
 
-def open_round(session: Session, game: Game, *, now: datetime) -> Round:
+@dataclass
+class RoundContext:
+    """A round and what every step of closing it needs, read once per use case and passed
+    down: its game, the game's rules, settings and current state."""
+
+    game: Game
+    round: Round
+    rules: Rules[Any, Any]
+    settings: GameSettings
+    state: Any
+
+    @classmethod
+    def load(cls, session: Session, round_id: int) -> RoundContext | None:
+        round_ = session.get(Round, round_id)
+        game = session.get(Game, round_.game_id) if round_ is not None else None
+        if round_ is None or game is None:
+            return None
+        return cls(game, round_, rules_of(game), settings_of(game), game_state(game))
+
+
+def open_round(
+    session: Session, game: Game, *, now: datetime, settings: GameSettings | None = None
+) -> Round:
     assert game.id is not None
     number = game.current_round + 1
     round_ = Round(
         game_id=game.id,
         number=number,
         opened_at=now,
-        deadline=settings_of(game).deadline(now),
+        deadline=(settings or settings_of(game)).deadline(now),
     )
     game.current_round = number
     session.add(round_)
@@ -150,19 +172,18 @@ def check_stored(
     return orders, used, rejected
 
 
-def adjudicate_round(session: Session, round_id: int, *, now: datetime) -> Adjudicated | None:
+def adjudicate_round(
+    session: Session, context: RoundContext, *, now: datetime
+) -> Adjudicated | None:
     """closing -> adjudicated: resolve the round from the orders in force.
 
     Returns ``None`` when another caller adjudicated it first. When the game's work budget is
     exceeded the round stays ``closing`` with the reason in ``Round.error`` for the game master.
     """
-    round_ = session.get(Round, round_id)
-    if round_ is None or round_.state != RoundState.CLOSING:
+    round_, game, rules, state = context.round, context.game, context.rules, context.state
+    round_id = round_.id
+    if round_id is None or round_.state != RoundState.CLOSING:
         return None
-    game = session.get(Game, round_.game_id)
-    assert game is not None
-    rules = rules_of(game)
-    state = game_state(game)
     orders, lines, rejected = check_stored(rules, state, lines_in_force(session, game, round_))
     try:
         resolution = rules.resolve(state, orders)
@@ -175,28 +196,20 @@ def adjudicate_round(session: Session, round_id: int, *, now: datetime) -> Adjud
         return None
     session.refresh(round_)
     return _record_result(
-        session,
-        game=game,
-        round_=round_,
-        rules=rules,
-        resolution=resolution,
-        lines=lines,
-        rejected=rejected,
-        now=now,
+        session, context, resolution=resolution, lines=lines, rejected=rejected, now=now
     )
 
 
 def _record_result(
     session: Session,
+    context: RoundContext,
     *,
-    game: Game,
-    round_: Round,
-    rules: Rules[Any, Any],
     resolution: Resolution[Any],
     lines: dict[str, list[str]],
     rejected: list[dict[str, str]],
     now: datetime,
 ) -> Adjudicated:
+    game, round_, rules = context.game, context.round, context.rules
     assert round_.id is not None
     outcome = rules.outcome(resolution.state)
     report = resolution.report
@@ -223,7 +236,7 @@ def _record_result(
         game.status = GameStatus.FINISHED
         game.finished_at = now
     else:
-        next_round = open_round(session, game, now=now)
+        next_round = open_round(session, game, now=now, settings=context.settings)
     session.add(game)
     session.flush()
     return Adjudicated(game, round_, result, resolution.state, outcome, next_round)
