@@ -28,9 +28,11 @@ from adjudicator.cli_support import (
 )
 from adjudicator.core.errors import RecordError
 from adjudicator.demo import seed_demo
+from adjudicator.doctor import run_checks
 from adjudicator.games import GAME_NAMES, UnknownGame, read_record, replay_record
 from adjudicator.logs import configure_logging
 from adjudicator.runner import serve
+from adjudicator.security import load_or_create_key
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import PlayerSpec, create_game
@@ -136,11 +138,37 @@ def version() -> None:
 
 @app.command()
 def init() -> None:
-    """Create the database, or bring its schema up to date."""
+    """Create the database, or bring its schema up to date, and the key file if missing."""
     config = config_from_state()
     engine = make_engine(config.database_url)
     migrate(engine)
     typer.echo(f"database ready: {engine.url.render_as_string(hide_password=True)}")
+    load_or_create_key(config.secret_key_path)
+    typer.echo(f"key file ready: {config.secret_key_path}")
+
+
+@app.command("doctor")
+def doctor_command(
+    send_to: Annotated[
+        str | None, typer.Option("--send-to", help="Also send one test mail to this address.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object, for monitoring.")
+    ] = False,
+) -> None:
+    """Check the configuration, database, key file, IMAP, SMTP and DNS; say how to fix what is
+    wrong. Exit code 0 only when everything is ready."""
+    checks = []
+    for check in run_checks(State.config_path, send_to=send_to):
+        checks.append(check)
+        if not as_json:
+            typer.echo(check.line())
+    healthy = all(check.healthy for check in checks)
+    if as_json:
+        typer.echo(json.dumps({"ok": healthy, "checks": [c.to_json() for c in checks]}))
+    elif healthy:
+        typer.echo("everything is ready")
+    raise typer.Exit(0 if healthy else 1)
 
 
 @app.command("replay")
