@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
 
 from adjudicator.config import Config
+from adjudicator.logs import events as events_of
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.security import load_or_create_key
 from adjudicator.service.batch_intake import (
@@ -27,10 +29,11 @@ from adjudicator.service.intake import (
 )
 from adjudicator.service.reporting import report_adjudicated
 from adjudicator.storage.db import make_engine, migrate, session_scope
-from adjudicator.storage.models import SubmissionStatus
+from adjudicator.storage.models import Submission, SubmissionStatus
 from adjudicator.storage.write_lock import sqlite_write_lock
 
 log = logging.getLogger("adjudicator")
+events = events_of("adjudicator.intake")
 
 
 def utcnow() -> datetime:
@@ -57,6 +60,8 @@ class App:
         left out). An exception means nothing was stored: deliver the mails again."""
         with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
             stored = store_batch(session, raws, channel=channel, now=self.clock())
+        for mail in stored:
+            events.info("mail.stored", submission=mail.id, channel=channel, bytes=len(mail.raw))
         if len(stored) < len(raws):
             log.info("%d duplicate deliveries ignored (%s)", len(raws) - len(stored), channel)
         results: list[tuple[int, SubmissionStatus | None]] = []
@@ -81,10 +86,25 @@ class App:
             with session_scope(self.engine) as session:
                 mark_failed(session, ids[0], error, now=self.clock())
             return [(ids[0], SubmissionStatus.FAILED)]
-        for submission_id, status in statuses.items():
-            log.info("submission %s: %s", submission_id, status)
+        self._log_outcomes(list(statuses))
         self.report()  # rounds the last orders closed early: their pictures and results
         return list(statuses.items())
+
+    def _log_outcomes(self, ids: list[int]) -> None:
+        """One line per mail processed: what became of it and why, with its ids."""
+        with Session(self.engine) as session:
+            rows = session.exec(
+                select(
+                    Submission.id,
+                    Submission.status,
+                    Submission.message_id,
+                    Submission.note,
+                ).where(col(Submission.id).in_(ids))
+            )
+            for submission_id, status, message_id, note in rows:
+                events.info(
+                    f"mail.{status}", submission=submission_id, message_id=message_id, why=note
+                )
 
     def report(self) -> list[int]:
         """Report the rounds adjudicated and not yet reported (``service/reporting.py``): their

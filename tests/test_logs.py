@@ -79,3 +79,61 @@ def test_unknown_settings_are_refused_with_the_choices() -> None:
         configure_logging(log_format="xml")
     with pytest.raises(ValueError, match="debug, info, warning, error"):
         configure_logging(level="loud")
+
+
+def test_the_service_logs_one_line_per_mail_and_round_with_their_ids(tmp_path: Path) -> None:
+    from email.message import EmailMessage
+
+    from playing import Clock
+
+    from adjudicator.app import make_app
+    from adjudicator.config import Config, ServiceConfig
+    from adjudicator.service.games import PlayerSpec, create_game
+    from adjudicator.service.rounds import start_game
+    from adjudicator.storage.db import session_scope
+
+    out = io.StringIO()
+    configure_logging(log_format="json", stream=out)
+    app = make_app(Config(service=ServiceConfig(data_dir=str(tmp_path), address="judge@pbem.test")))
+    app.clock = Clock()
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="gw1",
+            kind="giveaway",
+            schedule="72h",
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("ann", "ben", "cat")],
+            options={},
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+    secrets = {c.handle: c.secret for c in credentials}
+    for number, (handle, other) in enumerate((("ann", "ben"), ("ben", "cat"), ("cat", "ann"))):
+        message = EmailMessage()
+        message["From"] = f"{handle}@example.org"
+        message["To"] = "judge@pbem.test"
+        message["Subject"] = "[gw1] orders"
+        message["Message-ID"] = f"<m{number}@example.org>"
+        message.set_content(f"PASSWORD {secrets[handle]}\nGIVE 3 TO {other}")
+        app.ingest(message.as_bytes(), channel="pipe")
+    app.ingest(
+        b"From: stranger@example.org\r\nSubject: [gw1] hi\r\n\r\nGIVE 3 TO ann\r\n", channel="pipe"
+    )
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    by_event: dict[str, list[dict[str, object]]] = {}
+    for line in lines:
+        by_event.setdefault(str(line["event"]), []).append(line)
+    assert [e["submission"] for e in by_event["mail.stored"]] == [1, 2, 3, 4]
+    assert [e["message_id"] for e in by_event["mail.accepted"]] == [
+        "<m0@example.org>",
+        "<m1@example.org>",
+        "<m2@example.org>",
+    ]
+    (rejected,) = by_event["mail.rejected"]
+    assert rejected["submission"] == 4
+    assert "refused for game gw1" in str(rejected["why"])
+    (adjudicated,) = by_event["round.adjudicated"]
+    assert (adjudicated["game"], adjudicated["round"]) == ("gw1", 1)
+    (reported,) = by_event["round.reported"]
+    assert (reported["game"], reported["round"]) == ("gw1", 1)
+    app.engine.dispose()

@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from adjudicator.faults import crash_point
+from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
@@ -39,6 +40,8 @@ from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
+
+events = events_of("adjudicator.rounds")
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,12 @@ def close_and_adjudicate(
             if close is None or close > now:
                 return None
             if start_grace(session, context, ctx=ctx, now=now):
+                events.info(
+                    "round.grace",
+                    game=game.name,
+                    round=round_.number,
+                    until=str(round_.grace_until),
+                )
                 return ClosingOutcome(round_id, None, waiting_until=round_.grace_until)
         if not close_round(session, round_id, now=now):
             return None
@@ -88,7 +97,15 @@ def close_and_adjudicate(
                 round_=round_,
                 reason=round_.error,
             )
+        events.error("round.failed", game=game.name, round=round_.number, why=round_.error)
         return ClosingOutcome(round_id, None, round_.error)
+    events.info(
+        "round.adjudicated",
+        game=game.name,
+        round=round_.number,
+        finished=adjudicated.outcome is not None,
+        winners=list(adjudicated.outcome.winners) if adjudicated.outcome else [],
+    )
     _count_missed(session, adjudicated, waiting, ctx=ctx, now=now, settings=context.settings)
     return ClosingOutcome(round_id, adjudicated)
 

@@ -16,12 +16,14 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from adjudicator.faults import crash_point
+from adjudicator.logs import events as events_of
 from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
 from adjudicator.storage import queries
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 from adjudicator.storage.write_lock import sqlite_write_lock
 
 log = logging.getLogger(__name__)
+events = events_of("adjudicator.outbox")
 
 MAX_ATTEMPTS = 8
 FIRST_RETRY = timedelta(seconds=30)
@@ -166,6 +168,19 @@ def _record(
             session.commit()
     finally:
         session.close()
+    for mail, result in zip(mails, results, strict=True):
+        fields = {
+            "outbox": mail.id,
+            "kind": mail.kind,
+            "game": mail.game_id,
+            "round": mail.round_id,
+        }
+        if result.sent:
+            events.info("mail.sent", **fields)
+        else:
+            events.warning(
+                f"mail.{mail.status}", why=mail.last_error, attempts=mail.attempts, **fields
+            )
     if on_recorded is not None:
         try:
             on_recorded(mails)

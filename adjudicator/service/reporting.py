@@ -17,6 +17,7 @@ from sqlmodel import Session
 
 from adjudicator.faults import crash_point
 from adjudicator.games import kind_of
+from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
@@ -26,6 +27,8 @@ from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, Round, RoundState
 from adjudicator.storage.write_lock import sqlite_write_lock
+
+events = events_of("adjudicator.rounds")
 
 
 def _adjudicated(session: Session, round_id: int) -> Adjudicated | None:
@@ -63,6 +66,13 @@ def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: dat
             return False  # another reporter was first
         queue_round_result(session, ctx=ctx, adjudicated=adjudicated, now=now)
         crash_point("queued")
+    events.info(
+        "round.reported",
+        game=adjudicated.game.name,
+        round=adjudicated.round.number,
+        pictures=len(pictures),
+        converted=len(made),
+    )
     return True
 
 
