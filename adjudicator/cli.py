@@ -11,6 +11,7 @@ import typer
 
 from adjudicator import __version__
 from adjudicator.app import make_app
+from adjudicator.backup import BackupError, backup
 from adjudicator.cli_archive import app as archive_app
 from adjudicator.cli_gm import player_app
 from adjudicator.cli_gm import register as register_game_commands
@@ -145,6 +146,20 @@ def init() -> None:
     typer.echo(f"database ready: {engine.url.render_as_string(hide_password=True)}")
     load_or_create_key(config.secret_key_path)
     typer.echo(f"key file ready: {config.secret_key_path}")
+
+
+@app.command("backup")
+def backup_command(
+    target: Annotated[Path, typer.Argument(help="The backup file to write (a new file).")],
+) -> None:
+    """A consistent backup of the database while the service runs (SQLite's online backup, or
+    pg_dump for PostgreSQL). Keep the key file with it: it is not in the database."""
+    config = config_from_state()
+    try:
+        typer.echo(backup(config.database_url, target))
+    except BackupError as error:
+        fail(ServiceError(str(error)))
+    typer.echo(f"keep a copy of the key file with it: {config.secret_key_path}")
 
 
 @app.command("doctor")

@@ -26,7 +26,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("service",),
     ("archive",),
     ("app",),
-    ("demo", "scheduler", "archiving", "cli_support", "metrics", "systemd", "doctor"),
+    ("demo", "scheduler", "archiving", "cli_support", "metrics", "systemd", "doctor", "backup"),
     ("runner",),
     ("cli", "cli_gm", "cli_archive"),
 )
