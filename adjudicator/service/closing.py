@@ -10,11 +10,12 @@ and does nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from adjudicator.core.schedule import duration_in_words
 from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
@@ -28,6 +29,7 @@ from adjudicator.service.deadlines import (
     wake_times,
 )
 from adjudicator.service.notices import queue_gm_notice
+from adjudicator.service.replies import local_time
 from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.service.rounds import (
     Adjudicated,
@@ -42,6 +44,9 @@ from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 
 events = events_of("adjudicator.rounds")
+CLOSED_LATE = timedelta(minutes=10)
+"""A round closed this long after its deadline (or grace) was closed by a service that was not
+running then: its game master is told."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +112,34 @@ def close_and_adjudicate(
         winners=list(adjudicated.outcome.winners) if adjudicated.outcome else [],
     )
     _count_missed(session, adjudicated, waiting, ctx=ctx, now=now, settings=context.settings)
+    if not force and close is not None and now - close > CLOSED_LATE:
+        _tell_closed_late(session, adjudicated, close, ctx=ctx, now=now)
     return ClosingOutcome(round_id, adjudicated)
+
+
+def _tell_closed_late(
+    session: Session,
+    adjudicated: Adjudicated,
+    close: datetime,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+) -> None:
+    """The service was not running at the deadline: the game master hears when the round
+    closed instead, and what that means."""
+    game, round_ = adjudicated.game, adjudicated.round
+    queue_gm_notice(
+        session,
+        ctx=ctx,
+        game=game,
+        notice="closed_late",
+        key=str(round_.id),
+        now=now,
+        round_=round_,
+        deadline=local_time(close, game.time_zone),
+        closed=local_time(now, game.time_zone),
+        late=duration_in_words(now - close),
+    )
 
 
 def _count_missed(

@@ -8,7 +8,7 @@ from email import message_from_bytes, policy
 from typing import Any
 
 import pytest
-from playing import START, add_orders, clock_of
+from playing import START, add_orders, clock_of, plain, queued
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
@@ -272,3 +272,26 @@ def test_a_bad_schedule_is_refused_when_the_game_is_created(app: App) -> None:
         _game(app, schedule="fry 21:00")
     with pytest.raises(ServiceError, match="unknown time zone"):
         _game(app, schedule="fri 21:00", time_zone="Europe/Londn")
+
+
+def test_a_service_down_past_a_deadline_closes_at_once_and_tells_the_game_master(
+    app: App,
+) -> None:
+    """Down from before the deadline (72 h) to 75 h 30 m: the first sweep closes the round and
+    the game master learns when the deadline was, when the round closed and how late."""
+    _game(app, settings={"reminders": []})
+    _at(app, hours=75.5)
+    assert _round(app, 1).state == RoundState.REPORTED
+    (notice,) = queued(app, "gm:closed_late")
+    text = plain(notice)
+    assert notice["To"] == "gm@example.org"
+    assert "3 hours 30 minutes late" in notice["Subject"]
+    assert "Thursday 05 March 2026, 12:00" in text  # the deadline, 72 h after Monday noon
+    assert "15:30" in text  # when it closed
+
+
+def test_a_round_closed_by_a_running_service_tells_the_game_master_nothing(app: App) -> None:
+    _game(app, settings={"reminders": []})
+    _at(app, hours=72, seconds=30)  # the sweeper's usual delay
+    assert _round(app, 1).state == RoundState.REPORTED
+    assert queued(app, "gm:closed_late") == []
