@@ -15,7 +15,7 @@ $(BIN)/.installed: pyproject.toml
 setup: $(BIN)/.installed
 
 run: setup
-	$(BIN)/adjudicate serve --demo
+	$(BIN)/adjudicate demo
 
 lint: setup
 	$(BIN)/ruff check $(LINTED)

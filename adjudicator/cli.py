@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from adjudicator import __version__
-from adjudicator.app import make_app
+from adjudicator.app import make_app, utcnow
 from adjudicator.backup import BackupError, backup
 from adjudicator.cli_archive import app as archive_app
 from adjudicator.cli_gm import player_app
@@ -27,8 +27,9 @@ from adjudicator.cli_support import (
     settings_from_text,
     usage,
 )
+from adjudicator.config import Config
 from adjudicator.core.errors import RecordError
-from adjudicator.demo import seed_demo
+from adjudicator.demo import DemoClock, describe, play_demo
 from adjudicator.doctor import run_checks
 from adjudicator.games import GAME_NAMES, UnknownGame, read_record, replay_record
 from adjudicator.logs import configure_logging
@@ -214,31 +215,52 @@ def replay_command(
         typer.echo(format_replay(result), nl=False)
 
 
-@app.command("serve")
-def serve_command(
-    once: Annotated[bool, typer.Option(help="One pass over everything, then exit.")] = False,
-    demo: Annotated[
-        bool, typer.Option(help="First set up a demonstration game with mails waiting.")
-    ] = False,
-) -> None:
-    """Run the service: read orders, close rounds at their deadlines, send the mails."""
-    config = config_from_state()
+def _logging(config: Config, *, level: str | None = None) -> None:
     try:
         configure_logging(
             log_format=config.service.log_format,
-            level=config.service.log_level,
+            level=level or config.service.log_level,
             log_file=config.service.log_file,
         )
     except (ValueError, OSError) as error:
         usage(f"configuration: {error}")
+
+
+@app.command("serve")
+def serve_command(
+    once: Annotated[bool, typer.Option(help="One pass over everything, then exit.")] = False,
+) -> None:
+    """Run the service: read orders, close rounds at their deadlines, send the mails."""
+    config = config_from_state()
+    _logging(config)
+    serve(make_app(config), once=once)
+
+
+@app.command("demo")
+def demo_command(
+    keep_running: Annotated[
+        bool, typer.Option("--keep-running", help="Afterwards, run the service for real.")
+    ] = False,
+    max_turns: Annotated[int, typer.Option(help="Stop after this many turns.")] = 300,
+) -> None:
+    """Play one game of every kind to its end by mail, through the real service on a fast
+    clock, and say what happened and where to look (the README's first command)."""
+    config = config_from_state()
+    _logging(config, level="warning")  # the demonstration says what happens itself
     application = make_app(config)
-    if demo and seed_demo(application):
-        typer.echo(
-            "demo: game 'demo' created (Giveaway, 3 players, 1-minute rounds); its order mails "
-            f"wait in {application.config.maildir_path}; mails sent by the service go to "
-            f"{application.config.data_path / 'outbox-maildir'}. Stop with Ctrl-C."
-        )
-    serve(application, once=once)
+    application.clock = DemoClock(utcnow())
+    typer.echo(
+        f"demo: the service runs on {config.database_url.split(':')[0]} in {config.data_path}/, "
+        f"players' mail arrives in {config.maildir_path}/"
+    )
+    summary = play_demo(application, say=typer.echo, max_turns=max_turns)
+    for line in describe(summary):
+        typer.echo(line)
+    if keep_running:
+        application.clock = utcnow
+        _logging(config)
+        typer.echo("\nThe service keeps running; stop it with Ctrl-C.")
+        serve(application)
 
 
 game_app = typer.Typer(help="Create and manage games.", no_args_is_help=True)

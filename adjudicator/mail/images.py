@@ -34,6 +34,8 @@ ZOOM = 1.0
 """Drawn at the SVG's own size. At 1.5 times (sharper on high-density screens) the 20-player
 Giveaway gift graph grows from 160 KB to 270 KB, and it travels in every player's mail."""
 TIMEOUT = 30.0
+_TOLD: set[str] = set()
+"""What was missing and has been logged once."""
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([0-9.]+)"[^>]*?\sheight="([0-9.]+)"')
 
 
@@ -124,7 +126,9 @@ def svg_to_png(svg: str, *, zoom: float = ZOOM, cache: PngCache | None = None) -
 def _convert(svg: str, zoom: float) -> bytes | None:
     program = shutil.which(PROGRAM)
     if program is None:
-        log.warning("%s is not installed: HTML mail goes out without its pictures", PROGRAM)
+        if PROGRAM not in _TOLD:  # once a process: every round would say it again
+            _TOLD.add(PROGRAM)
+            log.warning("%s is not installed: HTML mail goes out without its pictures", PROGRAM)
         return None
     try:
         done = subprocess.run(

@@ -176,6 +176,7 @@ def test_without_rsvg_convert_the_html_goes_out_without_pictures(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setattr(images.shutil, "which", lambda name: None)
+    monkeypatch.setattr(images, "_TOLD", set())  # said once a process: this test wants it said
     game, result, _ = _giveaway_result()
     ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
     pictures = kind_of(game.kind).pictures(result.public_state, result.report["public"])
