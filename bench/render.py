@@ -8,7 +8,7 @@ one core. Three figures per game:
 
 1. ``plain_html``: mails per second without pictures (target: 1,000);
 2. ``pictures_round_ms``: what a round's pictures cost, once per round: drawing them (text and
-   SVG, pure Python) and converting the SVGs to PNG (rsvg-convert);
+   SVG, pure Python) and converting the SVGs to PNG (in process, libvips);
 3. ``with_pictures``: mails per second with the pictures in both parts (the PNGs travel in
    every HTML mail), the per-round picture cost not included; ``round_ms`` is one whole round
    with its pictures.

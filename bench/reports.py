@@ -8,7 +8,7 @@ seed the game would end in round 9). Then ``--requests`` request mails of each k
 the same intake: ``REPORT n`` for a random round of the game, and ``HISTORY``. Timed: from the
 mail's bytes to its answer queued in the outbox, with the round's pictures in PNG and the
 record attached. Answers per second, and the mean and worst time of one answer, per kind:
-``cold`` converts the pictures each time (rsvg-convert); ``warm`` finds them among the last
+``cold`` converts the pictures each time (in process, libvips); ``warm`` finds them among the last
 made (every round's pictures are made once, untimed, before the warm runs: as when a player
 asks for a round this service process has reported). The last line is a JSON object.
 """

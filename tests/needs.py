@@ -25,8 +25,3 @@ def require_program(name: str, package: str) -> str:
     if found is None:
         unavailable(f"{name} is not installed (apt-get install {package})")
     return found
-
-
-def require_rsvg() -> None:
-    """rsvg-convert draws the PNG pictures of HTML mail."""
-    require_program("rsvg-convert", "librsvg2-bin")

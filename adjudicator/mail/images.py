@@ -1,12 +1,12 @@
 """SVG pictures as PNG images for HTML mail: many mail clients do not show SVG.
 
 A :class:`PictureConverter` turns an SVG into a PNG; the service holds one on its context
-(:class:`RsvgConverter` by default, a fast stand-in in tests that are not about pictures). The
-service converts a round's pictures once, with no database transaction open, and keeps the PNGs
-by the digest of their SVG (``picture_digest``); mails are then composed from PNGs already made
-(:func:`inline_images`), never by converting. Without a converter that works the HTML part goes
-out without its images and the omission is logged: players still get the text diagram in the
-plain part.
+(``mail/render.py``'s in-process renderer by default, a fast stand-in in tests that are not
+about pictures). The service converts a round's pictures once, with no database transaction
+open, and keeps the PNGs by the digest of their SVG (``picture_digest``); mails are then
+composed from PNGs already made (:func:`inline_images`), never by converting. Without a
+converter that works the HTML part goes out without its images and the omission is logged:
+players still get the text diagram in the plain part.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import hashlib
 import io
 import logging
 import re
-import shutil
-import subprocess
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -29,13 +27,9 @@ from adjudicator.pictures import Picture
 
 log = logging.getLogger(__name__)
 
-PROGRAM = "rsvg-convert"
 ZOOM = 1.0
 """Drawn at the SVG's own size. At 1.5 times (sharper on high-density screens) the 20-player
 Giveaway gift graph grows from 160 KB to 270 KB, and it travels in every player's mail."""
-TIMEOUT = 30.0
-_TOLD: set[str] = set()
-"""What was missing and has been logged once."""
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([0-9.]+)"[^>]*?\sheight="([0-9.]+)"')
 
 
@@ -99,64 +93,16 @@ class PictureConverter(Protocol):
     def to_png(self, svg: str) -> bytes | None: ...
 
 
-class RsvgConverter:
-    """``rsvg-convert`` as a subprocess, then a palette (:func:`palette_png`)."""
-
-    def to_png(self, svg: str) -> bytes | None:
-        return _convert(svg, ZOOM)
-
-
 def picture_digest(svg: str) -> str:
     """The name a picture's PNG is kept under: the same SVG, the same PNG."""
     return hashlib.sha256(svg.encode("utf-8")).hexdigest()[:32]
 
 
-def svg_to_png(svg: str, *, zoom: float = ZOOM, cache: PngCache | None = None) -> bytes | None:
-    """The PNG of ``svg`` (from ``cache`` when it holds it), or None (logged) when
-    rsvg-convert is missing or fails."""
-    key = (svg, zoom)
-    png = cache.get(key) if cache is not None else None
-    if png is None:
-        png = _convert(svg, zoom)
-        if png is not None and cache is not None:
-            cache.put(key, png)
-    return png
-
-
-def _convert(svg: str, zoom: float) -> bytes | None:
-    program = shutil.which(PROGRAM)
-    if program is None:
-        if PROGRAM not in _TOLD:  # once a process: every round would say it again
-            _TOLD.add(PROGRAM)
-            log.warning("%s is not installed: HTML mail goes out without its pictures", PROGRAM)
-        return None
-    try:
-        done = subprocess.run(
-            [program, "--format=png", f"--zoom={zoom}"],
-            input=svg.encode("utf-8"),
-            capture_output=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        log.warning("%s failed: %s; HTML mail goes out without this picture", PROGRAM, error)
-        return None
-    if done.returncode != 0 or not done.stdout.startswith(b"\x89PNG"):
-        log.warning(
-            "%s failed (exit %s): %s",
-            PROGRAM,
-            done.returncode,
-            done.stderr.decode(errors="replace")[:200],
-        )
-        return None
-    return palette_png(done.stdout)
-
-
 def palette_png(png: bytes) -> bytes:
     """The same picture with a palette of at most 256 colours: our drawings have few colours
     (plus the shades of their anti-aliased edges), and every player's mail carries the image, so
-    a 4-5 times smaller file is worth the 20-40 ms once per round. No dithering: flat areas stay
-    flat."""
+    a file several times smaller is worth the 5-15 ms once per round. No dithering: flat areas
+    stay flat."""
     image = Image.open(io.BytesIO(png)).convert("RGBA")
     quantized = image.quantize(
         colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE

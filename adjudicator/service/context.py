@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from adjudicator.mail.compose import Identity, Renderer
-from adjudicator.mail.images import PictureConverter, PngCache, RsvgConverter
+from adjudicator.mail.images import PictureConverter, PngCache
+from adjudicator.mail.render import VipsConverter
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,7 @@ class ServiceContext:
     max_bytes: int = 1_000_000
     archive_url: str = ""  # the published archive, linked from mails; empty: not published
     pngs: PngCache = field(default_factory=PngCache, compare=False)  # the last pictures made
-    converter: PictureConverter = field(default_factory=RsvgConverter, compare=False)
+    converter: PictureConverter = field(default_factory=VipsConverter, compare=False)
 
     def archive_link(self, game: str, page: str = "") -> str | None:
         """The address of a game's archive page (``page`` inside its folder), if published."""

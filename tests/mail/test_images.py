@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import io
-import subprocess
+import logging
+import os
+from pathlib import Path
 
 import pytest
-from needs import require_rsvg
 from PIL import Image
 
 from adjudicator.core.game import Setup
 from adjudicator.games import get_rules, kind_of
-from adjudicator.mail import images
-from adjudicator.mail.images import svg_to_png
+from adjudicator.mail import images, render
+from adjudicator.mail.render import VipsConverter
 
 
 def _gift_graph() -> str:
@@ -31,16 +32,15 @@ def _gift_graph() -> str:
 
 
 def test_a_picture_becomes_a_small_palette_png_of_the_same_size() -> None:
-    require_rsvg()
     svg = _gift_graph()
-    png = svg_to_png(svg)
+    png = VipsConverter().to_png(svg)
     assert png is not None
     image = Image.open(io.BytesIO(png))
     assert image.mode == "P"  # a palette
     full = _full_colour(svg)
     raw = Image.open(io.BytesIO(full))
-    assert image.size == raw.size
-    assert len(png) * 3 < len(full)  # at least three times smaller
+    assert image.size == raw.size == images.svg_size(svg)
+    assert len(png) * 2 < len(full)  # less than half
     # the same picture: every pixel within a few steps of the full-colour original
     original, reduced = raw.convert("RGBA"), image.convert("RGBA")
     width, height = raw.size
@@ -56,30 +56,45 @@ def test_a_picture_becomes_a_small_palette_png_of_the_same_size() -> None:
 
 
 def _full_colour(svg: str) -> bytes:
-    return subprocess.run(
-        ["rsvg-convert", "--format=png"], input=svg.encode(), capture_output=True, check=True
-    ).stdout
+    import pyvips
+
+    data: bytes = pyvips.Image.svgload_buffer(svg.encode()).write_to_buffer(".png")
+    return data
 
 
-def test_a_picture_converted_again_comes_from_memory_and_failures_are_not_kept(
-    monkeypatch: pytest.MonkeyPatch,
+def test_text_is_drawn_with_the_shipped_font_whatever_the_machine_has() -> None:
+    """The same words come out in the same pixels: the renderer knows only the fonts shipped
+    with the package (fontconfig is pointed at them before the library loads)."""
+    fonts = render.fonts_folder()
+    assert sorted(p.name for p in fonts.glob("*.ttf")) == ["DejaVuSans-Bold.ttf", "DejaVuSans.ttf"]
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="30">'
+        '<rect width="120" height="30" fill="#fff"/>'
+        '<text x="4" y="20" font-family="DejaVu Sans" font-size="16">ann 100</text></svg>'
+    )
+    png = VipsConverter().to_png(svg)
+    assert png is not None
+    ink = Image.open(io.BytesIO(png)).convert("L")
+    dark = sum(1 for x in range(120) for y in range(30) if ink.getpixel((x, y)) < 128)
+    assert dark > 100  # the text is there (no font at all draws nothing)
+    conf = Path(os.environ["FONTCONFIG_FILE"]).read_text()
+    assert str(fonts.resolve()) in conf
+
+
+def test_a_picture_that_cannot_be_drawn_is_none_and_logged(
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    calls: list[str] = []
-    answers = iter([None, b"\x89PNG first", b"\x89PNG b", b"\x89PNG c"])
+    with caplog.at_level(logging.WARNING):
+        assert VipsConverter().to_png('<svg width="10" height="10"><unclosed') is None
+    assert "could not be drawn" in caplog.text
 
-    def convert(svg: str, zoom: float) -> bytes | None:
-        calls.append(svg)
-        return next(answers)
 
-    monkeypatch.setattr(images, "_convert", convert)
+def test_the_memory_keeps_the_last_pictures_made() -> None:
     cache = images.PngCache(size=2)
-    assert svg_to_png("<svg a/>", cache=cache) is None  # rsvg-convert failed: tried again
-    assert svg_to_png("<svg a/>", cache=cache) == b"\x89PNG first"
-    assert svg_to_png("<svg a/>", cache=cache) == b"\x89PNG first"
-    assert calls == ["<svg a/>", "<svg a/>"]
-    svg_to_png("<svg b/>", cache=cache)
-    svg_to_png("<svg a/>", cache=cache)  # the most recently used stays
-    svg_to_png("<svg c/>", cache=cache)  # and b, the least recently used, goes
-    assert len(calls) == 4
-    assert cache.get(("<svg b/>", images.ZOOM)) is None
-    assert cache.get(("<svg a/>", images.ZOOM)) == b"\x89PNG first"
+    cache.put(("a", 0.0), b"\x89PNG a")
+    cache.put(("b", 0.0), b"\x89PNG b")
+    assert cache.get(("a", 0.0)) == b"\x89PNG a"  # a is now the most recently used
+    cache.put(("c", 0.0), b"\x89PNG c")  # and b, the least recently used, goes
+    assert cache.get(("b", 0.0)) is None
+    assert cache.get(("a", 0.0)) == b"\x89PNG a"
+    assert cache.get(("c", 0.0)) == b"\x89PNG c"

@@ -19,7 +19,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from needs import require_rsvg
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
@@ -282,7 +281,6 @@ def structure(part: EmailMessage) -> str:
 
 @pytest.fixture(scope="module")
 def playthroughs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, list[Sent]]:
-    require_rsvg()
     played = {}
     with pytest.MonkeyPatch.context() as monkeypatch:
         for record in RECORDS:

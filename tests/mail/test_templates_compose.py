@@ -1,18 +1,18 @@
 """Writing mails: MIME that mail readers parse back exactly, the plain part as HTML, the
-HTML part without its pictures when rsvg-convert is missing, and what each player may see."""
+HTML part without its pictures when they cannot be drawn, and what each player may see."""
 
 from __future__ import annotations
 
 import logging
+import sys
 from datetime import UTC, datetime
 from email import message_from_bytes, message_from_string, policy
 from email.message import EmailMessage
 
 import pytest
-from needs import require_rsvg
 
 from adjudicator.games import kind_of
-from adjudicator.mail import images
+from adjudicator.mail import images, render
 from adjudicator.mail.compose import (
     Attachment,
     Identity,
@@ -172,11 +172,13 @@ def test_each_player_sees_only_their_own_private_report_and_problems() -> None:
     assert contexts["bob"]["codes"] == []
 
 
-def test_without_rsvg_convert_the_html_goes_out_without_pictures(
+def test_without_a_renderer_the_html_goes_out_without_pictures(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(images.shutil, "which", lambda name: None)
-    monkeypatch.setattr(images, "_TOLD", set())  # said once a process: this test wants it said
+    """As on a machine where the renderer's library cannot load: said once, mail still sent."""
+    monkeypatch.setattr(render, "_vips", None)
+    monkeypatch.setattr(render, "_failed", None)
+    monkeypatch.setitem(sys.modules, "pyvips", None)  # the import fails
     game, result, _ = _giveaway_result()
     ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
     pictures = kind_of(game.kind).pictures(result.public_state, result.report["public"])
@@ -186,7 +188,7 @@ def test_without_rsvg_convert_the_html_goes_out_without_pictures(
     extras = RoundExtras(pictures, images.inline_images(pictures, domain="pbem.test", pngs=made))
     assert [p.name for p in extras.pictures] == ["gifts", "standings"]
     assert extras.images == []
-    assert "rsvg-convert is not installed" in caplog.text
+    assert "pictures cannot be drawn" in caplog.text
     shown = extras.picture_context()
     assert all(p["cid"] is None for p in shown)
     rendered = ctx.renderer.mail(
@@ -211,7 +213,6 @@ def test_without_rsvg_convert_the_html_goes_out_without_pictures(
 
 
 def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
-    require_rsvg()
     (picture,) = kind_of("starship-combat").pictures(
         {},
         {
@@ -235,14 +236,13 @@ def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
 
 
 def test_a_broken_svg_is_left_out_and_logged(caplog: pytest.LogCaptureFixture) -> None:
-    require_rsvg()
     broken = Picture("board", "The board", "text", '<svg width="10" height="10"><unclosed')
     ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
     with caplog.at_level(logging.WARNING):
         made = make_pngs(ctx, [broken])
     assert made == {}
     assert images.inline_images([broken], domain="pbem.test", pngs=made) == []
-    assert "rsvg-convert failed" in caplog.text
+    assert "a picture could not be drawn" in caplog.text
 
 
 @pytest.mark.parametrize(

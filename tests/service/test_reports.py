@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from needs import require_rsvg
 from playing import clock_of, close_open_round, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
@@ -100,7 +99,6 @@ def test_a_report_asked_for_again_is_the_players_own_result_mail_of_that_round(
 def test_report_alone_means_the_last_round_and_its_pictures_come_along(
     app: App, played: dict[str, Credentials]
 ) -> None:
-    require_rsvg()
     forget_outbox(app)
     assert ask(app, played, "Report.") == SubmissionStatus.ACCEPTED
     [copy] = sent(app, "report")
