@@ -80,6 +80,10 @@ class GameKind:
     state_line: Callable[[str, JSON], str | None] = lambda _key, _value: None
     """The game's own words for one entry of the public state where a generic ``key: value``
     line would garble it (Giveaway's rings), for ``adjudicate replay``; None: the generic one."""
+    retire: Callable[[Any, str], Any] | None = None
+    """What the game does to its state when the game master takes a player out of a running
+    game (Giveaway: the player neither gives nor receives, and cannot win); None: nothing, the
+    seat's orders are simply missing under the no-orders rule."""
     terminations: frozenset[str] = frozenset()
     """Every ``Outcome.termination`` code the game can end with (templates word each one)."""
     problem_codes: frozenset[str] = frozenset()

@@ -16,7 +16,8 @@ from sqlmodel import Session, col
 from adjudicator.core.errors import SetupError
 from adjudicator.core.schedule import duration_in_words
 from adjudicator.core.text import is_handle
-from adjudicator.readmodel.stored import rules_of, start_state
+from adjudicator.games import kind_of
+from adjudicator.readmodel.stored import game_state, rules_of, start_state
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
@@ -284,6 +285,11 @@ def remove_player(session: Session, game: Game, handle: str) -> None:
         return
     seat.active = False
     session.add(seat)
+    retire = kind_of(game.kind).retire
+    if retire is not None:  # e.g. a Giveaway player may no longer be given anything, nor win
+        rules = rules_of(game)
+        game.state = rules.dump(retire(game_state(game), seat.handle))
+        session.add(game)
     # Orders it sent for the open round no longer count (its mail stays stored): the round
     # adjudicates, and re-runs, without them.
     round_ = open_round_of(session, game)

@@ -323,3 +323,32 @@ def test_rollback_cancels_unsent_mail_of_the_discarded_rounds(app: App) -> None:
     assert all("rolled back" in (m.last_error or "") for m in results)
     with Session(app.engine) as session:
         assert find_game(session, "duel").status == GameStatus.RUNNING
+
+
+def test_a_removed_giveaway_player_can_be_given_nothing_and_cannot_win(app: App) -> None:
+    """docs/rules/giveaway.md: a player the game master takes out neither gives nor receives;
+    a gift to them is refused like a gift to a non-player, and they cannot win."""
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="gw",
+            kind="giveaway",
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("ann", "ben", "cat")],
+            options={},
+            schedule="48h",
+            settings={"reminders": []},
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+    secrets = {c.handle: c.secret for c in credentials}
+    with session_scope(app.engine) as session:
+        gm.remove_player(session, find_game(session, "gw"), "cat")
+    gift = player_mail("gw", "ann", f"PASSWORD {secrets['ann']}\nGIVE 3 TO cat")
+    assert app.ingest(gift, channel="test") == "rejected"
+    assert "no longer playing" in plain(queued(app, "rejection")[0])
+    to_ben = player_mail("gw", "ann", f"PASSWORD {secrets['ann']}\nGIVE 3 TO ben", number=1)
+    assert app.ingest(to_ben, channel="test") == "accepted"
+    with Session(app.engine) as session:
+        state = game_state(find_game(session, "gw"))
+    assert "cat" in state.inactive
+    assert state.holding("cat") == 0

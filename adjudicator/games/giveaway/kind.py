@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
-from adjudicator.games.giveaway import RULES, TERMINATION
+from adjudicator.games.giveaway import RULES, TERMINATION, retire_player
 from adjudicator.games.giveaway import pictures as gw
 
 PROBLEM_CODES = frozenset(
@@ -67,6 +67,7 @@ KIND = GameKind(
     measures=(Measure("scores", "Points received", counter("scores")),),
     pictures=pictures,
     state_line=state_line,
+    retire=retire_player,
     terminations=frozenset({TERMINATION}),
     problem_codes=PROBLEM_CODES,
 )
