@@ -97,6 +97,21 @@ def reopen() -> None:
                 handler.release()
 
 
+def _unconfigured() -> None:
+    """Before ``configure_logging`` (a command that only prints, a test, a benchmark), events go
+    to the standard library's logging like every other line: nowhere below WARNING, nothing on
+    standard output."""
+    structlog.configure(
+        processors=[*_SHARED, structlog.stdlib.render_to_log_kwargs],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
+
+
+_unconfigured()
+
+
 def events(name: str) -> Any:
     """The event logger of one part of the service: ``events(__name__).info("round.closed",
     game=..., round=...)``."""
