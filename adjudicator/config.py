@@ -46,6 +46,7 @@ class SmtpConfig:
     username: str = ""
     password: str = ""
     tls: str = "none"  # none | starttls | implicit
+    connections: int = 4  # sent over this many connections at once, each kept open
 
 
 @dataclass(frozen=True)

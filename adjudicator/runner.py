@@ -34,22 +34,23 @@ TICK_SECONDS = 1.0
 ARCHIVE_SECONDS = 10.0
 
 
-def make_sender(app: App) -> MailSender:
+def make_senders(app: App) -> list[MailSender]:
+    """The SMTP connections the outbox sends over at once (``smtp.connections``), or the local
+    outbox Maildir when no SMTP host is set."""
     smtp = app.config.smtp
     if not smtp.host:
         folder = ensure_maildir(app.config.data_path / "outbox-maildir")
         log.info("no SMTP host configured: outgoing mail goes to %s", folder)
-        return LocalMaildirSender(folder)
+        return [LocalMaildirSender(folder)]
     tls = smtp.tls if smtp.tls in ("none", "starttls", "implicit") else "none"
-    return SmtpSender(
-        SmtpSettings(
-            host=smtp.host,
-            port=smtp.port,
-            tls=tls,  # type: ignore[arg-type]
-            username=smtp.username,
-            password=smtp.password,
-        )
+    settings = SmtpSettings(
+        host=smtp.host,
+        port=smtp.port,
+        tls=tls,  # type: ignore[arg-type]
+        username=smtp.username,
+        password=smtp.password,
     )
+    return [SmtpSender(settings) for _ in range(max(1, smtp.connections))]
 
 
 def make_imap_poller(
@@ -118,10 +119,10 @@ class Service:
 
         return MaildirReader(folder, handle=handle)
 
-    async def _drain(self, sender: MailSender) -> None:
+    async def _drain(self, senders: list[MailSender]) -> None:
         sent = await send_due(
             self.app.engine,
-            sender,
+            senders,
             bounce_address=self.app.config.service.address,
             now=self.app.clock,
             on_recorded=self.metrics.confirmations_sent,
@@ -136,7 +137,7 @@ class Service:
             log.info("processed %d mail(s) stored before a restart", recovered)
         maildir = self._maildir()
         self.stopping_readers.append(maildir.stop)
-        sender = make_sender(self.app)
+        senders = make_senders(self.app)
 
         def closed(_: object) -> None:
             loop.call_soon_threadsafe(self.wake.set)
@@ -157,14 +158,14 @@ class Service:
                 await asyncio.to_thread(
                     sweep, self.app.engine, ctx=self.app.ctx, now=self.app.clock()
                 )
-                await self._drain(sender)
+                await self._drain(senders)
                 await asyncio.to_thread(self.archive.run_once)
                 return
             scheduler.start()
             self.systemd.ready("reading mail, deadlines planned")
             while not self.stop.is_set():
                 await asyncio.to_thread(maildir.run_once)
-                await self._drain(sender)
+                await self._drain(senders)
                 self._keep_archive()
                 self._alive()
                 self.wake.clear()
@@ -180,7 +181,8 @@ class Service:
                 poller.stop()
             if imap_thread is not None:
                 await asyncio.to_thread(imap_thread.join, 10)
-            await sender.close()
+            for sender in senders:
+                await sender.close()
 
     def _alive(self) -> None:
         """One turn of the main loop is done: tell the health check, and systemd's watchdog

@@ -69,6 +69,35 @@ def test_every_due_mail_is_sent_once_over_one_connection(sqlite_engine: Engine) 
         assert sink.received == []
 
 
+def test_several_connections_send_a_batch_at_once_and_each_mail_once(
+    sqlite_engine: Engine,
+) -> None:
+    """With four SMTP connections the outbox shares each batch among them: four connections
+    are opened (each kept for the whole pass), every mail arrives once, and every row is
+    marked sent; a refusal on one connection leaves only that mail for later."""
+    queue(sqlite_engine, 120)
+
+    async def run(sink: SmtpSink) -> int:
+        senders = [SmtpSender(SmtpSettings(host=sink.host, port=sink.port)) for _ in range(4)]
+        try:
+            return await send_due(
+                sqlite_engine, senders, bounce_address="judge@pbem.test", now=lambda: NOW
+            )
+        finally:
+            for sender in senders:
+                await sender.close()
+
+    with running_smtp_sink() as sink:
+        sink.refuse("rcpt", "450 4.2.0 Mailbox busy", address="p7@example.org")
+        assert asyncio.run(run(sink)) == 119
+        subjects = [m.content.split(b"Subject: ", 1)[1].split(b"\r\n", 1)[0] for m in sink.received]
+        assert sorted(subjects) == sorted(f"mail {n}".encode() for n in range(120) if n != 7)
+        assert sink.connections == 4
+    rows = statuses(sqlite_engine)
+    assert rows.pop("test:7") == OutboxStatus.PENDING
+    assert set(rows.values()) == {OutboxStatus.SENT}
+
+
 def test_a_refused_recipient_is_kept_for_later_and_the_rest_is_sent(sqlite_engine: Engine) -> None:
     queue(sqlite_engine, 5)
     with running_smtp_sink() as sink:
