@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col, or_
 
-from adjudicator.core.schedule import format_duration
+from adjudicator.core.schedule import duration_in_words
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import active_seats
@@ -95,7 +95,7 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
             template="reminder",
             context={
                 **base_context(game, seat, round_),
-                "time_left": format_duration(round_.deadline - now),
+                "time_left": duration_in_words(round_.deadline - now),
             },
             kind="reminder",
             to=seat.address,

@@ -90,13 +90,13 @@ def test_reminders_go_only_to_players_without_orders_once_each(app: App) -> None
     _at(app, hours=48)  # 24 h before the 72 h deadline
     first = _mails(app, "reminder")
     assert sorted(to for to, _ in first) == ["ben@example.org", "cat@example.org"]
-    assert all("orders for round 1 due in 1d" in subject for _, subject in first)
+    assert all("orders for round 1 due in 1 day" in subject for _, subject in first)
     _at(app, hours=50)  # the sweeper again: nothing new
     assert len(_mails(app, "reminder")) == 2
     _order(app, "ben", GIVEAWAY_ORDERS["ben"])
     _at(app, hours=70)  # 2 h before
     second = _mails(app, "reminder")[2:]
-    assert second == [("cat@example.org", "[g1] Reminder: orders for round 1 due in 2h")]
+    assert second == [("cat@example.org", "[g1] Reminder: orders for round 1 due in 2 hours")]
 
 
 def test_after_a_downtime_only_the_latest_reminder_is_sent(app: App) -> None:
@@ -104,7 +104,7 @@ def test_after_a_downtime_only_the_latest_reminder_is_sent(app: App) -> None:
     _at(app, hours=71)  # both reminder times passed while nothing ran
     subjects = [subject for _, subject in _mails(app, "reminder")]
     assert len(subjects) == 3
-    assert all(s.endswith("due in 1h") for s in subjects)
+    assert all(s.endswith("due in 1 hour") for s in subjects)
 
 
 def test_a_reminder_before_the_round_opened_is_skipped(app: App) -> None:
