@@ -29,8 +29,10 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
         handling.notes.append(f"late for game {game.name}")
         return False
     rules, state = rules_of(game), game_state(game)
-    if seat.handle not in rules.to_move(state):
-        handling.reply_to_seat("not_your_turn", base)
+    movers = rules.to_move(state)
+    if seat.handle not in movers:
+        turn = {"movers": list(movers), "sequential": rules.sequential}
+        handling.reply_to_seat("not_your_turn", {**base, **turn})
         return False
     texts = [line.text for line in orders.lines]
     checked = rules.check(state, seat.handle, texts)
