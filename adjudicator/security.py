@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
@@ -92,6 +93,35 @@ def bounced_seat(key: bytes, address: str) -> int | None:
         return None
     seat_id = int(seat_text)
     return seat_id if hmac.compare_digest(mac, _bounce_mac(key, seat_id)) else None
+
+
+def seat_reply_address(
+    key: bytes, service_address: str, seat_id: int, token_digest: str | None
+) -> str:
+    """The address a player's replies go to on every mail the service sends them:
+    ``local+r<seat>-<mac>@domain``. Like the personal address of the welcome it proves the seat
+    by itself; the MAC covers the seat's current reply token, so a replaced player's old
+    replies, or a new token, no longer reach the seat. Nothing new is stored."""
+    local, _, domain = service_address.partition("@")
+    return f"{local}+r{seat_id}-{_reply_mac(key, seat_id, token_digest)}@{domain}"
+
+
+def replied_seat(address: str) -> tuple[int, str] | None:
+    """The seat id and MAC a reply address carries (to check against the seat), or None."""
+    match = _REPLY.match(address.strip().strip("<>").lower())
+    return (int(match.group(1)), match.group(2)) if match else None
+
+
+def reply_mac_matches(key: bytes, seat_id: int, token_digest: str | None, mac: str) -> bool:
+    return hmac.compare_digest(mac, _reply_mac(key, seat_id, token_digest))
+
+
+def _reply_mac(key: bytes, seat_id: int, token_digest: str | None) -> str:
+    message = f"reply:{seat_id}:{token_digest or ''}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:16]
+
+
+_REPLY = re.compile(r"^[^+@]+\+r(\d{1,12})-([0-9a-f]{16})@")
 
 
 def _bounce_mac(key: bytes, seat_id: int) -> str:

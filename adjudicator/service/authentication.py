@@ -15,7 +15,7 @@ from datetime import timedelta
 from sqlmodel import Session
 
 from adjudicator.mail.commands import MailSection
-from adjudicator.security import token_digest, verify_secret
+from adjudicator.security import replied_seat, reply_mac_matches, token_digest, verify_secret
 from adjudicator.service.handling import SectionHandling
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat
@@ -25,13 +25,21 @@ LOCKOUT = timedelta(hours=1)
 _TOKEN = re.compile(r"^[^+@]+\+([a-z0-9]{8,64})@", re.IGNORECASE)
 
 
-def seat_from_token(session: Session, recipients: Iterable[str]) -> Seat | None:
-    """The seat whose personal reply address is among ``recipients``."""
+def seat_from_token(session: Session, recipients: Iterable[str], *, key: bytes) -> Seat | None:
+    """The seat whose personal reply address is among ``recipients``: the welcome's token
+    address, or the reply address every other mail to the seat carries (``security``)."""
     for address in recipients:
         match = _TOKEN.match(address)
         if match:
             seat = queries.seat_with_token(session, token_digest(match.group(1)))
             if seat is not None:
+                return seat
+        replied = replied_seat(address)
+        if replied is not None:
+            seat = session.get(Seat, replied[0])
+            if seat is not None and reply_mac_matches(
+                key, seat.id or 0, seat.reply_token, replied[1]
+            ):
                 return seat
     return None
 

@@ -142,7 +142,8 @@ def _answer(
     now: datetime,
 ) -> tuple[bool, list[str]]:
     """Answer every game section of an ordinary mail; whether any was accepted, and notes."""
-    token_seat = seat_from_token(session, (*mail.to, *mail.cc, *mail.delivered_to))
+    recipients = (*mail.to, *mail.cc, *mail.delivered_to)
+    token_seat = seat_from_token(session, recipients, key=ctx.receipt_key)
     accepted, notes = False, []
     for index, section in enumerate(read_commands(mail)):
         handling = SectionHandling(session, ctx, mail, submission, now, index)

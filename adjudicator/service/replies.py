@@ -12,7 +12,7 @@ written once; every player's mail then only renders two templates.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -27,7 +27,7 @@ from adjudicator.mail.parse import InboundMail
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import bounce_address
+from adjudicator.security import bounce_address, seat_reply_address
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.outbox import queue_mail
@@ -136,7 +136,15 @@ def queue_templated(
     images: Sequence[InlineImage] = (),
 ) -> None:
     """Render ``template`` (see :func:`render_mail`) and queue it. Mail to a seat passes
-    ``seat_id``: its envelope sender is then the seat's own bounce address."""
+    ``seat_id``: its envelope sender is then the seat's own bounce address, and a reply to it
+    goes to the seat's reply address, so that answering any mail just works."""
+    if seat_id is not None and threading.reply_to is None:
+        seat = session.get(Seat, seat_id)
+        if seat is not None:
+            address = seat_reply_address(
+                ctx.receipt_key, ctx.identity.address, seat_id, seat.reply_token
+            )
+            threading = replace(threading, reply_to=address)
     message = render_mail(
         ctx,
         template=template,

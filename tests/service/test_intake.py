@@ -391,3 +391,42 @@ def test_a_command_that_needs_no_seat_is_answered_to_a_stranger(
     assert app.ingest(mixed, channel="pipe") == SubmissionStatus.REJECTED
     assert answered == ["stranger@elsewhere.example"]  # the orders needed a seat: refused
     assert [kind for kind, _, _ in outbox(app)] == ["refusal"]
+
+
+def test_a_reply_to_any_mail_of_the_service_reaches_the_seat(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """Every mail to a player carries the seat's reply address (Reply-To): answering a
+    confirmation from any address, with no password, gives orders for that seat. The address
+    is bound to the seat's current reply token: once the seat is handed to someone else, the
+    old player's replies are refused, and a forged code never works."""
+    first = make_mail(f"password {creds['alice'].secret}\ngive 3 to bob")
+    assert app.ingest(first, channel="pipe") == SubmissionStatus.ACCEPTED
+    with Session(app.engine) as session:
+        mail = session.exec(select(OutboxMail).where(OutboxMail.kind == "confirmation")).one()
+    reply_to = str(message_from_bytes(mail.message, policy=policy.default)["Reply-To"])
+    assert reply_to.startswith("judge+r")
+    assert reply_to.endswith("@pbem.test")
+    answer = make_mail(
+        "GIVE 3 TO carol", sender="alice@phone.example", subject="Re: x", to=reply_to
+    )
+    assert app.ingest(answer, channel="pipe") == SubmissionStatus.ACCEPTED
+    assert stored_orders(app)[-1] == ["GIVE 3 TO carol"]
+
+    local, _, domain = reply_to.partition("@")
+    mac = local.rsplit("-", 1)[1]
+    forged = f"{local[: -len(mac)]}{'f' * 16 if mac != 'f' * 16 else '0' * 16}@{domain}"
+    wrong = make_mail("GIVE 3 TO bob", sender="alice@phone.example", subject="x", to=forged)
+    assert app.ingest(wrong, channel="pipe") == SubmissionStatus.REJECTED
+
+    from adjudicator.service import gm
+    from adjudicator.service.games import find_game
+
+    with session_scope(app.engine) as session:
+        gm.replace_player(
+            session, find_game(session, "gw1"), "alice", "amy@example.org", ctx=app.ctx,
+            now=app.clock(),
+        )  # fmt: skip
+    late = make_mail("GIVE 3 TO bob", sender="alice@phone.example", subject="Re: y", to=reply_to)
+    assert app.ingest(late, channel="pipe") == SubmissionStatus.REJECTED
+    assert stored_orders(app)[-1] == ["GIVE 3 TO carol"]
