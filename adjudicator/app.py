@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 from adjudicator.config import Config
 from adjudicator.logs import events as events_of
 from adjudicator.mail.compose import Identity, Renderer
+from adjudicator.mail.render import VipsConverter
 from adjudicator.security import load_or_create_key
 from adjudicator.service.batch_intake import (
     PROCESS_BATCH,
@@ -130,5 +131,6 @@ def make_app(config: Config, *, migrate_schema: bool = True) -> App:
         receipt_key=load_or_create_key(config.secret_key_path),
         max_bytes=config.service.max_message_bytes,
         archive_url=config.service.archive_url,
+        converter=VipsConverter(),
     )
     return App(config=config, engine=engine, ctx=ctx)

@@ -1,4 +1,5 @@
-"""Shared fixtures: databases (SQLite files and a throwaway PostgreSQL database)."""
+"""Shared fixtures: databases (SQLite files and a throwaway PostgreSQL database), and quick
+pictures for every app a test makes, each made with no database transaction open."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from converters import OpenTransactions, QuickPictures
 from needs import unavailable
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
@@ -17,6 +19,35 @@ from adjudicator.storage.db import make_engine, migrate
 PG_ADMIN_URL = os.environ.get(
     "ADJUDICATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
+
+
+@pytest.fixture(scope="session")
+def open_transactions() -> Iterator[OpenTransactions]:
+    watch = OpenTransactions()
+    watch.install()
+    yield watch
+    watch.remove()
+
+
+@pytest.fixture(autouse=True)
+def quick_pictures(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    open_transactions: OpenTransactions,
+) -> Iterator[list[QuickPictures]]:
+    """Apps made by ``make_app`` convert with :class:`QuickPictures` (unless the test is marked
+    ``real_pictures``), and the test fails if one converted inside a transaction."""
+    made: list[QuickPictures] = []
+    if request.node.get_closest_marker("real_pictures") is None:
+
+        def quick() -> QuickPictures:
+            made.append(QuickPictures(open_transactions))
+            return made[-1]
+
+        monkeypatch.setattr("adjudicator.app.VipsConverter", quick)
+    yield made
+    inside = sum(converter.inside_transactions for converter in made)
+    assert inside == 0, f"{inside} picture(s) converted inside a database transaction"
 
 
 @pytest.fixture

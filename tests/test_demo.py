@@ -4,12 +4,10 @@ prints are the counts in the database and in the outbox Maildir."""
 
 from __future__ import annotations
 
-import io
 from email.parser import BytesParser
 from email.policy import default
 from pathlib import Path
 
-from PIL import Image
 from sqlmodel import Session, func, select
 
 from adjudicator.app import make_app, utcnow
@@ -19,19 +17,9 @@ from adjudicator.games import KINDS
 from adjudicator.storage.models import Game, GameStatus, OutboxMail, Submission
 
 
-class SmallPng:
-    """Pictures are not what this test is about: a tiny real PNG for each."""
-
-    def to_png(self, svg: str) -> bytes | None:
-        out = io.BytesIO()
-        Image.new("P", (2, 2)).save(out, format="PNG")
-        return out.getvalue()
-
-
 def test_the_demonstration_plays_every_game_to_its_end_and_says_so(tmp_path: Path) -> None:
     app = make_app(Config(service=ServiceConfig(data_dir=str(tmp_path), address="judge@localhost")))
     app.clock = DemoClock(utcnow())
-    object.__setattr__(app.ctx, "converter", SmallPng())
     said: list[str] = []
     summary = play_demo(app, say=said.append)
     text = "\n".join(describe(summary))

@@ -117,14 +117,18 @@ def inline_images(
 ) -> list[InlineImage]:
     """The pictures whose PNG was made (``pngs`` by :func:`picture_digest`), each with a
     Content-ID derived from its SVG (the same picture always has the same id, whichever
-    converter drew it). Converts nothing."""
+    converter drew it). Converts nothing; a picture without a size is left out."""
     images = []
     for picture in pictures:
         png = pngs.get(picture_digest(picture.svg))
         if png is None:
             continue
+        try:
+            width, height = svg_size(picture.svg)
+        except ValueError:
+            log.warning("the picture %r has no size: the mail goes without it", picture.name)
+            continue
         digest = hashlib.sha256(picture.svg.encode("utf-8")).hexdigest()[:16]
-        width, height = svg_size(picture.svg)
         images.append(
             InlineImage(
                 picture.name, picture.title, png, f"{picture.name}.{digest}@{domain}", width, height

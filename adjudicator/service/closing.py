@@ -60,9 +60,10 @@ class ClosingOutcome:
 def close_and_adjudicate(
     session: Session, round_id: int, *, ctx: ServiceContext, now: datetime, force: bool = False
 ) -> ClosingOutcome | None:
-    """Close a round whose time has come (or any open round with ``force``), adjudicate it and
-    queue its result. At the deadline, a game with a grace period and orders missing waits
-    instead (``ClosingOutcome.waiting_until``). ``None`` when there was nothing to do."""
+    """Close a round whose time has come (or any open round with ``force``) and adjudicate it;
+    its result mails are queued after the commit (``reporting.py``). At the deadline, a game
+    with a grace period and orders missing waits instead (``ClosingOutcome.waiting_until``).
+    ``None`` when there was nothing to do."""
     context = RoundContext.load(session, round_id)
     if context is None:
         return None

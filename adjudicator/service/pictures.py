@@ -10,6 +10,7 @@ converter failed) goes out as text in the plain part only.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -22,6 +23,8 @@ from adjudicator.pictures import Picture
 from adjudicator.service.context import ServiceContext
 from adjudicator.storage import queries
 from adjudicator.storage.models import PicturePng
+
+log = logging.getLogger(__name__)
 
 
 def pngs_for(
@@ -53,10 +56,17 @@ def missing_pngs(
 
 
 def make_pngs(ctx: ServiceContext, pictures: Sequence[Picture]) -> dict[str, bytes]:
-    """Convert ``pictures`` with the service's converter. Call it with no transaction open."""
+    """Convert ``pictures`` with the service's converter. Call it with no transaction open.
+
+    A picture that cannot be made is left out, whatever the converter raised: the result mails
+    go out without its image (the plain part has its text) rather than not at all."""
     made = {}
     for picture in pictures:
-        png = ctx.converter.to_png(picture.svg)
+        try:
+            png = ctx.converter.to_png(picture.svg)
+        except Exception:
+            log.exception("the picture %r could not be made", picture.name)
+            continue
         if png is not None:
             digest = picture_digest(picture.svg)
             made[digest] = png

@@ -32,7 +32,7 @@ from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.outbox import queue_mail
 from adjudicator.service.pictures import pngs_for
-from adjudicator.service.rounds import Adjudicated, mark_reported
+from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.settings import settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
@@ -358,7 +358,8 @@ def result_context(
 def queue_round_result(
     session: Session, *, ctx: ServiceContext, adjudicated: Adjudicated, now: datetime
 ) -> None:
-    """Queue the result of a round to every player, then mark the round reported."""
+    """Queue the result of a round to every player (``reporting.py`` marks it reported in the
+    same transaction)."""
     game, round_, result = adjudicated.game, adjudicated.round, adjudicated.result
     assert round_.id is not None
     seats = seats_of(session, game)
@@ -411,4 +412,3 @@ def queue_round_result(
             attachments=calendar,
             images=extras.images,
         )
-    mark_reported(session, round_.id, now=now)

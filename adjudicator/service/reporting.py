@@ -1,11 +1,12 @@
-"""Reporting an adjudicated round: its pictures made outside every transaction, then its result
-mails queued and the round marked reported, in one transaction.
+"""Reporting an adjudicated round: its pictures made outside every transaction, then the round
+marked reported and its result mails queued, in one transaction.
 
 A round goes open -> closing -> adjudicated in the closing transaction (``closing.py``), which
 also opens the next round; this step takes it from adjudicated to reported. Between the two no
 transaction is open while the round's pictures are converted. A crash between them leaves the
-round adjudicated, and the next sweep reports it; the compare-and-set on the round's state and
-the outbox's unique keys make a second reporter do nothing.
+round adjudicated, and the next sweep reports it. The reporting transaction starts with the
+compare-and-set adjudicated -> reported: a second reporter (another instance, a retry) loses it
+and queues nothing, and a crash before the commit undoes the step with its mails.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
 from adjudicator.service.replies import queue_round_result
-from adjudicator.service.rounds import Adjudicated
+from adjudicator.service.rounds import Adjudicated, mark_reported
 from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, Round, RoundState
@@ -34,11 +35,9 @@ events = events_of("adjudicator.rounds")
 def _adjudicated(session: Session, round_id: int) -> Adjudicated | None:
     """What the closing produced, read back: the round, its result, the game, the next round."""
     round_ = session.get(Round, round_id)
-    if round_ is None or round_.state != RoundState.ADJUDICATED:
-        return None
-    game = session.get(Game, round_.game_id)
+    game = session.get(Game, round_.game_id) if round_ is not None else None
     result = queries.result_of(session, round_id)
-    if game is None or result is None:
+    if round_ is None or game is None or result is None:
         return None
     rules = rules_of(game)
     state = rules.load(result.state)
@@ -47,23 +46,25 @@ def _adjudicated(session: Session, round_id: int) -> Adjudicated | None:
 
 
 def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: datetime) -> bool:
-    """Make the round's pictures (no transaction open), then queue its result mails and mark
-    it reported (one transaction). False when it was not waiting to be reported."""
+    """Make the round's pictures (no transaction open), then mark it reported and queue its
+    result mails (one transaction). False when it was not waiting to be reported."""
     with Session(engine) as session:  # a read: SQLite's write lock is not taken
-        adjudicated = _adjudicated(session, round_id)
-        if adjudicated is None:
+        waiting = _adjudicated(session, round_id)
+        if waiting is None or waiting.round.state != RoundState.ADJUDICATED:
             return False
-        result = adjudicated.result
-        pictures = kind_of(adjudicated.game.kind).pictures(
+        result = waiting.result
+        pictures = kind_of(waiting.game.kind).pictures(
             result.public_state, result.report.get("public", {})
         )
         missing = missing_pngs(session, ctx, pictures)
     made = make_pngs(ctx, missing)
+    crash_point("converted")
     with sqlite_write_lock(engine), session_scope(engine) as session:
         keep_pngs(session, made, now=now)
-        adjudicated = _adjudicated(session, round_id)
-        if adjudicated is None:
+        if not mark_reported(session, round_id, now=now):
             return False  # another reporter was first
+        adjudicated = _adjudicated(session, round_id)
+        assert adjudicated is not None  # an adjudicated round has its result
         queue_round_result(session, ctx=ctx, adjudicated=adjudicated, now=now)
         crash_point("queued")
     events.info(

@@ -3,7 +3,8 @@
 Every step is a compare-and-set on ``Round.state`` so that the scheduler, the sweeper, a second
 service instance and the game master's command may race without harm: whoever loses the race
 sees a row count of 0 and does nothing. Adjudicating a round stores its result, the game's new
-state, the next round and the outgoing mails in one transaction.
+state and the next round in one transaction; marking it reported goes with its result mails in
+another (``reporting.py``), once its pictures are made with no transaction open.
 """
 
 from __future__ import annotations

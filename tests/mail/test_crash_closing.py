@@ -37,7 +37,7 @@ from adjudicator.storage.models import (
     Seat,
 )
 
-STEPS = ["closed", "adjudicated", "queued", "committed", "sent"]
+STEPS = ["closed", "adjudicated", "committed", "converted", "queued", "sent"]
 ADJUDICATE = Path(sys.executable).parent / "adjudicate"
 
 

@@ -28,6 +28,8 @@ from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import RoundResult
 
+pytestmark = pytest.mark.real_pictures  # the service as it runs, pictures and all
+
 PLAYERS = ("alice", "bob", "carol")
 
 

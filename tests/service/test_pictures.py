@@ -1,55 +1,65 @@
 """A round's pictures are made once and never inside a database transaction: converting takes
-tens of milliseconds, and SQLite's single write lock must not wait for it. The converter here
-checks, each time it is called, that no transaction holds the write lock (a second connection
-takes it at once), and counts its calls."""
+tens of milliseconds, and no transaction (SQLite's single write lock above all) may wait for it.
+The converter here notes, each time it is called, whether the converting thread has a
+transaction open (``tests/converters.py`` watches every connection) and, on SQLite, whether
+another connection could take the write lock at once; and it counts its calls."""
 
 from __future__ import annotations
 
-import io
 import sqlite3
 from email.message import EmailMessage
 
-from PIL import Image
+import pytest
+from converters import OpenTransactions, QuickPictures
 from playing import add_orders, clock_of, queued
 from sqlmodel import Session, select
 
 from adjudicator.app import App
-from adjudicator.service.closing import sweep
+from adjudicator.pictures import Picture
+from adjudicator.service.closing import close_and_adjudicate, sweep
 from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
+from adjudicator.service.pictures import make_pngs
+from adjudicator.service.reporting import report_round
+from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import PicturePng
+from adjudicator.storage.models import Game, PicturePng, Round, RoundState
 
 PLAYERS = ("ann", "ben", "cat")
 
 
-class LockProbe:
-    """A converter that makes a small real PNG and records whether the write lock was free."""
+class LockProbe(QuickPictures):
+    """Quick pictures that also try to take SQLite's write lock from a second connection."""
 
-    def __init__(self, database: str) -> None:
+    def __init__(self, transactions: OpenTransactions, database: str) -> None:
+        super().__init__(transactions)
         self.database = database
-        self.calls = 0
         self.locked = 0
 
     def to_png(self, svg: str) -> bytes | None:
-        self.calls += 1
-        probe = sqlite3.connect(self.database, timeout=0, isolation_level=None)
-        try:
-            probe.execute("BEGIN IMMEDIATE")
-            probe.execute("ROLLBACK")
-        except sqlite3.OperationalError:
-            self.locked += 1  # somebody holds the write lock: a transaction is open
-        finally:
-            probe.close()
-        out = io.BytesIO()
-        Image.new("P", (4, 4)).save(out, format="PNG")
-        return out.getvalue()
+        if self.database:
+            probe = sqlite3.connect(self.database, timeout=0, isolation_level=None)
+            try:
+                probe.execute("BEGIN IMMEDIATE")
+                probe.execute("ROLLBACK")
+            except sqlite3.OperationalError:
+                self.locked += 1  # somebody holds the write lock: a transaction is open
+            finally:
+                probe.close()
+        return super().to_png(svg)
 
 
-def _probe(app: App) -> LockProbe:
-    probe = LockProbe(app.engine.url.database or "")
+def _probe(app: App, transactions: OpenTransactions) -> LockProbe:
+    sqlite = app.engine.dialect.name == "sqlite"
+    probe = LockProbe(transactions, (app.engine.url.database or "") if sqlite else "")
     object.__setattr__(app.ctx, "converter", probe)
     return probe
+
+
+class Broken:
+    """A converter whose library fails on every picture."""
+
+    def to_png(self, svg: str) -> bytes | None:
+        raise RuntimeError("the renderer is gone")
 
 
 def _game(app: App) -> dict[str, str]:
@@ -78,10 +88,12 @@ def _mail(handle: str, body: str, number: int) -> bytes:
     return message.as_bytes()
 
 
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 def test_pictures_of_an_early_close_are_made_once_outside_the_intake_transaction(
-    app: App,
+    database: str, request: pytest.FixtureRequest, open_transactions: OpenTransactions
 ) -> None:
-    probe = _probe(app)
+    app: App = request.getfixturevalue("app" if database == "sqlite" else "pg_app")
+    probe = _probe(app, open_transactions)
     secrets = _game(app)
     for number, (handle, other) in enumerate(zip(PLAYERS, PLAYERS[1:] + PLAYERS[:1], strict=True)):
         body = f"PASSWORD {secrets[handle]}\nGIVE 3 TO {other}"
@@ -89,7 +101,7 @@ def test_pictures_of_an_early_close_are_made_once_outside_the_intake_transaction
     results = queued(app, "result")
     assert len(results) == 3  # the last orders closed the round early
     assert probe.calls == 2  # the gift graph and the scores, once for all three mails
-    assert probe.locked == 0
+    assert (probe.inside_transactions, probe.locked) == (0, 0)
     with Session(app.engine) as session:
         assert len(session.exec(select(PicturePng)).all()) == 2
     html = results[0].get_body(preferencelist=("related",))
@@ -104,9 +116,9 @@ def test_pictures_of_an_early_close_are_made_once_outside_the_intake_transaction
 
 
 def test_pictures_of_a_round_closed_at_its_deadline_are_made_outside_the_closing(
-    app: App,
+    app: App, open_transactions: OpenTransactions
 ) -> None:
-    probe = _probe(app)
+    probe = _probe(app, open_transactions)
     _game(app)
     add_orders(app, "gw1", "ann", "GIVE 3 TO ben")
     clock_of(app).advance(hours=73)
@@ -114,4 +126,68 @@ def test_pictures_of_a_round_closed_at_its_deadline_are_made_outside_the_closing
     assert [c.adjudicated is not None for c in closed] == [True]
     assert len(queued(app, "result")) == 3
     assert probe.calls == 2
-    assert probe.locked == 0
+    assert (probe.inside_transactions, probe.locked) == (0, 0)
+
+
+def test_the_probe_sees_a_conversion_inside_a_transaction(
+    app: App, open_transactions: OpenTransactions
+) -> None:
+    """The check above can fail: a read opens a transaction (SQLite's write lock still free),
+    a write takes the lock too."""
+    probe = _probe(app, open_transactions)
+    picture = Picture("board", "The board", "text", '<svg width="4" height="4"></svg>')
+    with session_scope(app.engine) as session:
+        session.exec(select(Game)).all()
+        make_pngs(app.ctx, [picture])
+        assert (probe.inside_transactions, probe.locked) == (1, 0)
+        session.add(Game(name="gw9", kind="giveaway", created_at=app.clock()))
+        session.flush()
+        make_pngs(app.ctx, [picture])
+        assert (probe.inside_transactions, probe.locked) == (2, 1)
+    make_pngs(app.ctx, [picture])
+    assert (probe.calls, probe.inside_transactions, probe.locked) == (3, 2, 1)
+
+
+def _round_one(app: App) -> int:
+    with Session(app.engine) as session:
+        round_ = session.exec(select(Round).where(Round.number == 1)).one()
+        assert round_.id is not None
+        return round_.id
+
+
+def test_a_round_is_reported_once_however_often_it_is_asked(
+    app: App, open_transactions: OpenTransactions
+) -> None:
+    """The second reporter (a sweep after a crash, another instance) loses the compare-and-set
+    adjudicated -> reported and queues nothing; the pictures were kept, so it converts nothing."""
+    probe = _probe(app, open_transactions)
+    _game(app)
+    add_orders(app, "gw1", "ann", "GIVE 3 TO ben")
+    with session_scope(app.engine) as session:
+        round_ = open_round_of(session, session.exec(select(Game)).one())
+        assert round_ is not None
+        assert round_.id is not None
+        close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
+    round_id = _round_one(app)
+    assert report_round(app.engine, round_id, ctx=app.ctx, now=app.clock())
+    app.ctx.pngs.clear()  # as in another process
+    assert not report_round(app.engine, round_id, ctx=app.ctx, now=app.clock())
+    assert len(queued(app, "result")) == 3
+    assert probe.calls == 2
+
+
+def test_a_converter_that_fails_stops_no_result_mail(app: App) -> None:
+    """Without its pictures a result mail still goes, its diagrams in the plain part."""
+    object.__setattr__(app.ctx, "converter", Broken())
+    _game(app)
+    add_orders(app, "gw1", "ann", "GIVE 3 TO ben")
+    clock_of(app).advance(hours=73)
+    sweep(app.engine, ctx=app.ctx, now=app.clock())
+    results = queued(app, "result")
+    assert len(results) == 3
+    assert all(p.get_content_type() != "image/png" for m in results for p in m.walk())
+    with Session(app.engine) as session:
+        round_ = session.get(Round, _round_one(app))
+        assert round_ is not None
+        assert round_.state == RoundState.REPORTED
+        assert session.exec(select(PicturePng)).all() == []
