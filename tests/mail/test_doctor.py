@@ -176,12 +176,12 @@ def test_dns_of_a_public_domain_is_looked_up_and_missing_records_explained() -> 
     def resolve(name: str, kind: str) -> list[str]:
         return records.get((name, kind), [])
 
-    checks = check_dns(config, resolve=resolve)
+    checks = check_dns(config, lookup=resolve)
     assert [c.status for c in checks] == [OK, WARN, WARN]
     assert "SPF" in checks[1].message
     assert "v=spf1" in checks[1].fix
     assert "_dmarc.games.example.net" in checks[2].fix
     records[("games.example.net", "MX")] = []
-    assert check_dns(config, resolve=resolve)[0].status == FAIL
+    assert check_dns(config, lookup=resolve)[0].status == FAIL
     local = Config(service=ServiceConfig(address="judge@localhost"))
-    assert [c.status for c in check_dns(local, resolve=resolve)] == [SKIP]
+    assert [c.status for c in check_dns(local, lookup=resolve)] == [SKIP]
