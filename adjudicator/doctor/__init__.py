@@ -62,7 +62,7 @@ def report(
     if as_json:
         echo(json.dumps({"ok": not problems, "checks": [c.to_json() for c in checks]}))
     elif problems:
-        echo(f"{problems} to fix before `adjudicate serve`")
+        echo(f"{problems} problem{'s' * (problems > 1)} to fix before `adjudicate serve`")
     else:
         echo("everything is ready")
     return 1 if problems else 0

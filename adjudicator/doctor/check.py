@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 TIMEOUT = 5.0  # seconds, for every connection and DNS lookup
 OK, WARN, FAIL, SKIP = "ok", "warn", "FAIL", "skip"
+_BYTES_REPR = re.compile(r"""^b(['"])(.*)\1$""")
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class Check:
 def words(error: BaseException) -> str:
     """What an error said, on one line: a server's own words are the best diagnosis."""
     text = str(error).strip() or error.__class__.__name__
+    text = _BYTES_REPR.sub(r"\2", text)  # imapclient quotes the server's reply as b'...'
     return text.splitlines()[0][:300]
 
 
