@@ -30,7 +30,7 @@ from adjudicator.cli_support import (
 from adjudicator.config import Config
 from adjudicator.core.errors import RecordError
 from adjudicator.demo import DemoClock, describe, play_demo
-from adjudicator.doctor import run_checks
+from adjudicator.doctor import report
 from adjudicator.games import GAME_NAMES, UnknownGame, read_record, replay_record
 from adjudicator.logs import configure_logging
 from adjudicator.runner import serve
@@ -165,6 +165,9 @@ def backup_command(
 
 @app.command("doctor")
 def doctor_command(
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Configuration file to check.")
+    ] = None,
     send_to: Annotated[
         str | None, typer.Option("--send-to", help="Also send one test mail to this address.")
     ] = None,
@@ -174,17 +177,8 @@ def doctor_command(
 ) -> None:
     """Check the configuration, database, key file, IMAP, SMTP and DNS; say how to fix what is
     wrong. Exit code 0 only when everything is ready."""
-    checks = []
-    for check in run_checks(State.config_path, send_to=send_to):
-        checks.append(check)
-        if not as_json:
-            typer.echo(check.line())
-    healthy = all(check.healthy for check in checks)
-    if as_json:
-        typer.echo(json.dumps({"ok": healthy, "checks": [c.to_json() for c in checks]}))
-    elif healthy:
-        typer.echo("everything is ready")
-    raise typer.Exit(0 if healthy else 1)
+    path = config or State.config_path
+    raise typer.Exit(report(path, send_to=send_to, as_json=as_json, echo=typer.echo))
 
 
 @app.command("replay")

@@ -1,0 +1,218 @@
+"""The checks that need no network: the configuration, the data folder, the database and its
+schema, the key file."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tomllib
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import make_url
+
+from adjudicator.config import CONFIG_ENV, DEFAULT_FILE, Config, ConfigError, load_config
+from adjudicator.doctor.check import FAIL, OK, WARN, Check, words
+from adjudicator.storage.db import alembic_config, make_engine
+
+# A plain address as the service sends From: a dot-atom local part and a host name (or
+# localhost, or an address literal). Display names belong in service.name.
+_ADDRESS = re.compile(
+    r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+    r"@(([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?"
+    r"|\[[0-9A-Fa-f.:]+\])"
+)
+_KEY = re.compile(rb"[0-9a-f]{64}")  # what security.load_or_create_key writes
+_KEY_FIX = (
+    "run `adjudicate init` to create it, or point service.secret_key_file "
+    "(ADJUDICATOR_SECRET_KEY_FILE) at the key every instance shares"
+)
+
+
+def config_file(path: Path | None) -> Path | None:
+    """The file ``load_config`` reads, found the same way."""
+    if path is None and os.environ.get(CONFIG_ENV):
+        return Path(os.environ[CONFIG_ENV])
+    if path is None and DEFAULT_FILE.exists():
+        return DEFAULT_FILE
+    return path
+
+
+def check_configuration(path: Path | None) -> tuple[Config | None, list[Check]]:
+    """Load the configuration, then look at the values that can be judged without a network."""
+    file = config_file(path)
+    try:
+        config = load_config(path)
+    except ConfigError as error:
+        return None, [Check("configuration", FAIL, str(error), _config_fix(str(error), file))]
+    checks = [Check("configuration", OK, f"read {file or 'the defaults and environment'}")]
+    checks += _values(config)
+    if file is not None and _holds_passwords(file) and file.stat().st_mode & stat.S_IROTH:
+        checks.append(
+            Check(
+                "configuration",
+                WARN,
+                f"{file} holds passwords and every user of this machine may read it",
+                f"chmod 600 {file} (or 640 with the service's group), or move the passwords "
+                "to ADJUDICATOR_SMTP_PASSWORD / ADJUDICATOR_IMAP_PASSWORD",
+            )
+        )
+    return config, checks
+
+
+def _config_fix(message: str, file: Path | None) -> str:
+    if message.startswith("ADJUDICATOR_"):
+        return f"correct or unset the environment variable {message.split(':', maxsplit=1)[0]}"
+    if message.startswith("no configuration file"):
+        return (
+            "give --config (or ADJUDICATOR_CONFIG) the path of the configuration file; "
+            "config/adjudicator.example.toml is a commented example"
+        )
+    return f"correct the key it names in {file}"
+
+
+def _values(config: Config) -> list[Check]:
+    checks = []
+    if config.smtp.tls not in ("none", "starttls", "implicit"):
+        checks.append(
+            Check(
+                "configuration",
+                FAIL,
+                f"smtp.tls is {config.smtp.tls!r}; it must be none, starttls or implicit",
+                "set smtp.tls (ADJUDICATOR_SMTP_TLS) to starttls for port 587, implicit for "
+                "port 465, none only for a relay on this machine",
+            )
+        )
+    if not _ADDRESS.fullmatch(config.service.address):
+        checks.append(
+            Check(
+                "configuration",
+                FAIL,
+                f"service.address {config.service.address!r} is not a mail address",
+                "set service.address (ADJUDICATOR_ADDRESS) to the plain address players write "
+                "to, e.g. judge@pbem.example.org (the display name is service.name)",
+            )
+        )
+    url = config.service.archive_url
+    parts = urlsplit(url)
+    if url and (parts.scheme not in ("http", "https") or not parts.netloc):
+        checks.append(
+            Check(
+                "configuration",
+                FAIL,
+                f"service.archive_url {url!r} is not an http(s) address",
+                "set service.archive_url (ADJUDICATOR_ARCHIVE_URL) to where the archive is "
+                "published, e.g. https://pbem.example.org/games/, or leave it empty",
+            )
+        )
+    return [*checks, check_data_folder(config)]
+
+
+def _holds_passwords(file: Path) -> bool:
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+    return any(data.get(table, {}).get("password") for table in ("smtp", "imap"))
+
+
+def check_data_folder(config: Config) -> Check:
+    folder = config.data_path.resolve()
+    fix = "set service.data_dir (ADJUDICATOR_DATA_DIR) to a folder the service may write"
+    if folder.exists() and not folder.is_dir():
+        return Check("data folder", FAIL, f"{folder} is not a folder", fix)
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        verb = "written" if existing == folder else f"created: {existing} is not writable"
+        return Check(
+            "data folder",
+            FAIL,
+            f"{folder} cannot be {verb}",
+            f"give the service's user write access to {existing}, or {fix}",
+        )
+    created = "" if existing == folder else " (`adjudicate init` creates it)"
+    return Check("data folder", OK, f"{folder}{created}")
+
+
+def check_database(config: Config) -> Check:
+    url = config.database_url
+    shown = make_url(url).render_as_string(hide_password=True)
+    file = url.split("///", 1)[-1] if url.startswith("sqlite") else ""
+    if file and file != ":memory:" and not Path(file).exists():
+        return Check(
+            "database", FAIL, f"no database at {file}", "run `adjudicate init` to create it"
+        )
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+        scripts = ScriptDirectory.from_config(alembic_config(engine))
+        head = scripts.get_current_head()
+    except Exception as error:  # any driver error: say it as the driver did
+        return Check(
+            "database",
+            FAIL,
+            f"cannot connect to {shown}: {error.__class__.__name__}: {words(error)}",
+            "check service.database_url (ADJUDICATOR_DATABASE_URL), that the database server "
+            "runs and that this user may connect",
+        )
+    finally:
+        engine.dispose()
+    if current == head:
+        return Check("database", OK, f"{shown}, schema at revision {head} (the latest)")
+    if current is None:
+        return Check(
+            "database",
+            FAIL,
+            f"{shown} has no schema (the database is empty)",
+            "run `adjudicate init` to create the schema",
+        )
+    if current not in {script.revision for script in scripts.walk_revisions()}:
+        return Check(
+            "database",
+            FAIL,
+            f"the schema is at revision {current}, which this version does not know: a newer "
+            "version of adjudicator made it",
+            "run the version that made it, or restore a backup made with this version",
+        )
+    return Check(
+        "database",
+        FAIL,
+        f"the schema is at revision {current}, this version needs {head}",
+        "back it up (`adjudicate backup FILE`), then run `adjudicate init` to bring the schema "
+        "up to date",
+    )
+
+
+def check_key(config: Config) -> Check:
+    path = config.secret_key_path.absolute()
+    if not path.exists():
+        return Check("key file", FAIL, f"no key at {path}", _KEY_FIX)
+    try:
+        key = path.read_bytes().strip()
+    except OSError as error:
+        return Check(
+            "key file",
+            FAIL,
+            f"cannot read {path}: {error.strerror}",
+            f"chown it to the service's user and chmod 600 {path}",
+        )
+    if not _KEY.fullmatch(key):
+        what = "is empty" if not key else "does not hold a key (64 hexadecimal digits)"
+        return Check(
+            "key file",
+            FAIL,
+            f"{path} {what}",
+            "restore the key from a backup (the receipts players hold were made with it); only "
+            f"if there is none, remove {path} and run `adjudicate init` to make a new one",
+        )
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & (stat.S_IRGRP | stat.S_IROTH):
+        who = "its group and others" if mode & stat.S_IROTH else "its group"
+        return Check(
+            "key file", WARN, f"{who} may read {path} (mode {mode:04o})", f"chmod 600 {path}"
+        )
+    return Check("key file", OK, f"{path}")
