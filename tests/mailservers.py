@@ -1,8 +1,8 @@
 """Real mail servers for tests: a throwaway Dovecot (IMAP) and an aiosmtpd sink (SMTP).
 
-Both listen on 127.0.0.1 on a free port. The recipes (and why each odd line is there) are in
-/work/shared/notes/test-servers-and-libraries.md, sections 1 and 2. Plain helpers here; the
-pytest fixtures that wrap them are in tests/mail/conftest.py.
+Both listen on 127.0.0.1 on a free port; the comments below say why each odd line of the
+configuration is there. Plain helpers here; the pytest fixtures that wrap them are in
+tests/mail/conftest.py.
 """
 
 from __future__ import annotations
