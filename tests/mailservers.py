@@ -237,14 +237,28 @@ class Dovecot:
         # b'[APPENDUID <uidvalidity> <uid>] Append completed.'
         return int(response.split(b"]")[0].split()[-1])
 
-    def kick(self, user: str) -> None:
-        """Disconnect every session of ``user`` from the server side (doveadm kick)."""
+    def kick(self, user: str, *, timeout: float = 10.0) -> None:
+        """Disconnect every session of ``user`` from the server side (doveadm kick), and wait
+        until they are gone: the kicked processes end a moment later, and a new connection of
+        the same user made meanwhile would be told "Server shutting down" too."""
         subprocess.run(
             ["doveadm", "-c", str(self.conf), "kick", user],
             check=True,
             capture_output=True,
             timeout=10,
         )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            who = subprocess.run(
+                ["doveadm", "-c", str(self.conf), "who", "-1", user],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
+            if user not in who.stdout:
+                return
+            time.sleep(0.05)
 
 
 @contextlib.contextmanager
