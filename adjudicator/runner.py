@@ -32,6 +32,8 @@ from adjudicator.systemd import Notifier
 log = logging.getLogger("adjudicator.serve")
 TICK_SECONDS = 1.0
 ARCHIVE_SECONDS = 10.0
+ARCHIVE_DEFER_SECONDS = 60.0
+QUIET_SECONDS = 2.0
 
 
 def make_senders(app: App) -> list[MailSender]:
@@ -87,7 +89,7 @@ class Service:
         self.wake = asyncio.Event()
         self.archive = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
         self._archiving: asyncio.Future[list[str]] | None = None
-        self._archived_at = 0.0
+        self._archived_at = self._sent_at = -ARCHIVE_DEFER_SECONDS
         self.metrics = Metrics(app.engine, clock=app.clock)
         self.systemd = Notifier()
         self.poller: ImapPoller | None = None
@@ -101,11 +103,15 @@ class Service:
 
     def _keep_archive(self) -> None:
         """Rebuild the archive pages of games with new results: in a thread, one pass at a time,
-        at most every ``ARCHIVE_SECONDS`` (a burst of results is archived in a few passes)."""
+        at most every ``ARCHIVE_SECONDS`` (a burst of results is archived in a few passes).
+        While mail is going out (some sent in the last ``QUIET_SECONDS``), the pages wait for
+        it, up to ``ARCHIVE_DEFER_SECONDS``: the players' mail first, the pages after."""
         loop = asyncio.get_running_loop()
         if self._archiving is not None and not self._archiving.done():
             return
-        if loop.time() - self._archived_at < ARCHIVE_SECONDS:
+        since = loop.time() - self._archived_at
+        sending = loop.time() - self._sent_at < QUIET_SECONDS
+        if since < ARCHIVE_SECONDS or (sending and since < ARCHIVE_DEFER_SECONDS):
             return
         self._archived_at = loop.time()
         self._archiving = asyncio.ensure_future(asyncio.to_thread(self.archive.run_once))
@@ -129,6 +135,7 @@ class Service:
         )
         if sent:
             log.info("sent %d mail(s)", sent)
+            self._sent_at = asyncio.get_running_loop().time()
 
     async def run(self, *, once: bool = False) -> None:
         loop = asyncio.get_running_loop()

@@ -12,7 +12,7 @@ or races with the sweeper, another instance or a game master's command, does not
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -20,6 +20,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from adjudicator.app import App
 from adjudicator.faults import crash_point
 from adjudicator.service.closing import ClosingOutcome, close_or_remind, sweep, wake_plan
+from adjudicator.service.reporting import report_round
 from adjudicator.storage.db import session_scope
 
 log = logging.getLogger("adjudicator.scheduler")
@@ -51,12 +52,15 @@ class DeadlineScheduler:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
 
-    def plan_all(self, *, include_past: bool = False) -> int:
-        """Plan every open round's reminders and close from the database; the number of jobs.
-        Past times are left to the sweeper, except on start."""
+    def plan_all(
+        self, *, include_past: bool = False, of_rounds: Collection[int] | None = None
+    ) -> int:
+        """Plan every open round's reminders and close from the database (with ``of_rounds``,
+        those of these rounds' games only); the number of jobs. Past times are left to the
+        sweeper, except on start."""
         now = self.app.clock()
         with session_scope(self.app.engine) as session:
-            plan = wake_plan(session)
+            plan = wake_plan(session, of_rounds=of_rounds)
         count = 0
         for round_id, times in plan:
             for moment in times:
@@ -88,7 +92,9 @@ class DeadlineScheduler:
             closed = close_or_remind(session, round_id, ctx=self.app.ctx, now=self.app.clock())
         crash_point("committed")
         if closed is not None and closed.adjudicated is not None:
-            self.app.report()
+            # This round only: the other threads report their own, and the sweeper picks up a
+            # round a crash left adjudicated. Two threads never draw the same pictures.
+            report_round(self.app.engine, round_id, ctx=self.app.ctx, now=self.app.clock())
         if closed is not None:
             self._closed([closed])
 
@@ -105,6 +111,8 @@ class DeadlineScheduler:
             else:
                 log.info("round %s adjudicated", item.round_id)
         if closed:
-            self.plan_all()  # the rounds that the closed ones opened, and grace periods
+            # The rounds the closed ones opened, and grace periods: only their games, so that
+            # a burst of closings does not read every open round once per closing.
+            self.plan_all(of_rounds=[item.round_id for item in closed])
             if self.on_closed is not None:
                 self.on_closed(closed)

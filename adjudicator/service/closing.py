@@ -9,6 +9,7 @@ and does nothing.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -233,8 +234,10 @@ def close_or_remind(
     return close_and_adjudicate(session, round_id, ctx=ctx, now=now)
 
 
-def wake_plan(session: Session) -> list[tuple[int, list[datetime]]]:
-    """(round id, times) of every open round: what the scheduler plans."""
-    return [
-        (r.id, wake_times(session, r)) for r in queries.open_rounds(session) if r.id is not None
-    ]
+def wake_plan(
+    session: Session, *, of_rounds: Collection[int] | None = None
+) -> list[tuple[int, list[datetime]]]:
+    """(round id, times) of every open round: what the scheduler plans. With ``of_rounds``,
+    only the open rounds of those rounds' games (what closing them opened or moved)."""
+    rounds = queries.open_rounds(session, of_rounds=of_rounds)
+    return [(r.id, wake_times(session, r)) for r in rounds if r.id is not None]

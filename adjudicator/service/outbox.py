@@ -19,6 +19,7 @@ from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
 from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
 from adjudicator.storage import queries
+from adjudicator.storage.db import insert_new
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 from adjudicator.storage.write_lock import sqlite_write_lock
 
@@ -43,22 +44,20 @@ def queue_mail(
     envelope_sender: str | None = None,
 ) -> bool:
     """Queue a mail unless one with the same key is queued already; True when queued now."""
-    if queries.outbox_has(session, key):
-        return False
-    session.add(
-        OutboxMail(
-            key=key,
-            kind=kind,
-            recipient=recipient,
-            message=message,
-            game_id=game_id,
-            round_id=round_id,
-            envelope_sender=envelope_sender,
-            next_attempt_at=now,
-            created_at=now,
-        )
-    )
-    return True
+    values = {
+        "key": key,
+        "kind": kind,
+        "recipient": recipient,
+        "message": message,
+        "game_id": game_id,
+        "round_id": round_id,
+        "envelope_sender": envelope_sender,
+        "status": OutboxStatus.PENDING,
+        "attempts": 0,
+        "next_attempt_at": now,
+        "created_at": now,
+    }
+    return insert_new(session, OutboxMail, values, key="key")
 
 
 def retry_delay(attempts: int) -> timedelta:

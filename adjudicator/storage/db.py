@@ -10,6 +10,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
@@ -63,3 +64,13 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+def insert_new(session: Session, model: type[Any], values: dict[str, Any], *, key: str) -> bool:
+    """Insert one row unless a row with the same unique ``key`` column exists; True when
+    inserted. One statement (``INSERT ... ON CONFLICT DO NOTHING``, on SQLite and PostgreSQL
+    alike): no read before, no flush of an ORM object, no savepoint."""
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(model).values(**values).on_conflict_do_nothing(index_elements=[key])
+    result = session.execute(statement)
+    return bool(getattr(result, "rowcount", 0) == 1)
