@@ -28,6 +28,7 @@ from adjudicator.service.closing import sweep
 from adjudicator.service.outbox import send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.systemd import Notifier
+from adjudicator.workers import RoundWorkers, worker_count
 
 log = logging.getLogger("adjudicator.serve")
 TICK_SECONDS = 1.0
@@ -116,6 +117,15 @@ class Service:
         self._archived_at = loop.time()
         self._archiving = asyncio.ensure_future(asyncio.to_thread(self.archive.run_once))
 
+    def _workers(self, *, once: bool) -> RoundWorkers | None:
+        """The worker processes that close due rounds (``service.workers``), when there are
+        several cores to use and the service runs on (``--once`` closes rounds by the sweep)."""
+        count = worker_count(self.app.config.service.workers)
+        if once or count < 2:
+            return None
+        log.info("due rounds are closed by %d worker processes", count)
+        return RoundWorkers(self.app.config, count)
+
     def _maildir(self) -> MaildirReader:
         folder = ensure_maildir(Path(self.app.config.maildir_path))
         log.info("reading orders from the Maildir %s", folder)
@@ -146,10 +156,10 @@ class Service:
         self.stopping_readers.append(maildir.stop)
         senders = make_senders(self.app)
 
-        def closed(_: object) -> None:
-            loop.call_soon_threadsafe(self.wake.set)
-
-        scheduler = DeadlineScheduler(self.app, on_closed=closed)
+        workers = self._workers(once=once)
+        scheduler = DeadlineScheduler(
+            self.app, on_closed=lambda _: loop.call_soon_threadsafe(self.wake.set), workers=workers
+        )
         imap_thread = None
         poller = None
         if self.app.config.imap.host:
@@ -181,6 +191,8 @@ class Service:
         finally:
             self.systemd.stopping()
             scheduler.shutdown()
+            if workers is not None:
+                await asyncio.to_thread(workers.shutdown)  # after the rounds in hand
             if self._archiving is not None:
                 self.archive.stopping.set()  # the pages left out are built on the next start
                 await self._archiving

@@ -7,6 +7,7 @@ once (``misfire_grace_time=None``); a sweeper catches anything missed and plans 
 instances or the game master's commands changed. The jobs are idempotent: closing a round is a
 compare-and-set, reminders and grace periods are claimed the same way, so a job that fires twice,
 or races with the sweeper, another instance or a game master's command, does nothing twice.
+Under ``adjudicate serve`` the jobs hand their rounds to worker processes (``workers.py``).
 """
 
 from __future__ import annotations
@@ -18,21 +19,28 @@ from datetime import datetime
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from adjudicator.app import App
-from adjudicator.faults import crash_point
-from adjudicator.service.closing import ClosingOutcome, close_or_remind, sweep, wake_plan
-from adjudicator.service.reporting import report_round
+from adjudicator.service.closing import sweep, wake_plan
 from adjudicator.storage.db import session_scope
+from adjudicator.workers import Closed, RoundWorkers, round_is_due
 
 log = logging.getLogger("adjudicator.scheduler")
 SWEEP_SECONDS = 30
 
 
 class DeadlineScheduler:
+    """``workers``: run due rounds in worker processes (``workers.py``) instead of this
+    process's scheduler threads."""
+
     def __init__(
-        self, app: App, *, on_closed: Callable[[list[ClosingOutcome]], None] | None = None
+        self,
+        app: App,
+        *,
+        on_closed: Callable[[list[Closed]], object] | None = None,
+        workers: RoundWorkers | None = None,
     ):
         self.app = app
         self.on_closed = on_closed
+        self.workers = workers
         self.scheduler = AsyncIOScheduler(timezone="UTC")
 
     def start(self) -> None:
@@ -88,21 +96,20 @@ class DeadlineScheduler:
 
     def round_is_due(self, round_id: int) -> None:
         """A planned time of an open round has come: remind, wait or close, then report."""
-        with session_scope(self.app.engine) as session:
-            closed = close_or_remind(session, round_id, ctx=self.app.ctx, now=self.app.clock())
-        crash_point("committed")
-        if closed is not None and closed.adjudicated is not None:
-            # This round only: the other threads report their own, and the sweeper picks up a
-            # round a crash left adjudicated. Two threads never draw the same pictures.
-            report_round(self.app.engine, round_id, ctx=self.app.ctx, now=self.app.clock())
+        now = self.app.clock()
+        if self.workers is not None:
+            closed = self.workers.round_is_due(round_id, now)
+        else:
+            closed = round_is_due(self.app, round_id, now)
         if closed is not None:
             self._closed([closed])
 
     def sweep(self) -> None:
-        self._closed(sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock()))
+        swept = sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock())
+        self._closed([Closed.of(outcome) for outcome in swept])
         self.plan_all()  # rounds opened or moved by other instances or by the game master
 
-    def _closed(self, closed: list[ClosingOutcome]) -> None:
+    def _closed(self, closed: list[Closed]) -> None:
         for item in closed:
             if item.error:
                 log.error("round %s not adjudicated: %s", item.round_id, item.error)

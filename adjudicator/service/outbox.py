@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
@@ -31,6 +32,20 @@ FIRST_RETRY = timedelta(seconds=30)
 LAST_RETRY = timedelta(hours=2)
 
 
+@dataclass(frozen=True)
+class PendingMail:
+    """A rendered mail not queued yet: made before the transaction that queues it, so that a
+    round's mails are rendered with no write lock held."""
+
+    key: str
+    kind: str
+    recipient: str
+    message: bytes
+    game_id: int | None = None
+    round_id: int | None = None
+    envelope_sender: str | None = None
+
+
 def queue_mail(
     session: Session,
     *,
@@ -44,14 +59,14 @@ def queue_mail(
     envelope_sender: str | None = None,
 ) -> bool:
     """Queue a mail unless one with the same key is queued already; True when queued now."""
+    mail = PendingMail(key, kind, recipient, message, game_id, round_id, envelope_sender)
+    return queue_pending(session, mail, now=now)
+
+
+def queue_pending(session: Session, mail: PendingMail, *, now: datetime) -> bool:
+    """Queue a rendered mail unless one with its key is queued already; True when queued now."""
     values = {
-        "key": key,
-        "kind": kind,
-        "recipient": recipient,
-        "message": message,
-        "game_id": game_id,
-        "round_id": round_id,
-        "envelope_sender": envelope_sender,
+        **asdict(mail),
         "status": OutboxStatus.PENDING,
         "attempts": 0,
         "next_attempt_at": now,

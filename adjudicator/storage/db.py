@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -69,8 +70,14 @@ def session_scope(engine: Engine) -> Iterator[Session]:
 def insert_new(session: Session, model: type[Any], values: dict[str, Any], *, key: str) -> bool:
     """Insert one row unless a row with the same unique ``key`` column exists; True when
     inserted. One statement (``INSERT ... ON CONFLICT DO NOTHING``, on SQLite and PostgreSQL
-    alike): no read before, no flush of an ORM object, no savepoint."""
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(model).values(**values).on_conflict_do_nothing(index_elements=[key])
-    result = session.execute(statement)
-    return bool(getattr(result, "rowcount", 0) == 1)
+    alike) on the session's connection: no read before, no ORM object to flush, no savepoint,
+    and the statement compiled once (the values travel as parameters)."""
+    connection = session.connection()
+    statement = _insert_new(connection.dialect.name, model.__table__, key)
+    return bool(connection.execute(statement, values).rowcount == 1)
+
+
+@functools.cache
+def _insert_new(dialect: str, table: Any, key: str) -> Any:
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(table).on_conflict_do_nothing(index_elements=[key])
