@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from adjudicator.app import App
 from adjudicator.archiving import ArchiveKeeper
@@ -91,6 +92,8 @@ class Service:
         self.archive = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
         self._archiving: asyncio.Future[list[str]] | None = None
         self._archived_at = self._sent_at = -ARCHIVE_DEFER_SECONDS
+        self._reporting: asyncio.Future[Any] | None = None
+        self._to_report = False
         self.metrics = Metrics(app.engine, clock=app.clock)
         self.systemd = Notifier()
         self.poller: ImapPoller | None = None
@@ -116,6 +119,44 @@ class Service:
             return
         self._archived_at = loop.time()
         self._archiving = asyncio.ensure_future(asyncio.to_thread(self.archive.run_once))
+
+    def _report_soon(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Rounds were closed early by orders (called from the thread reading the mail)."""
+        self._to_report = True
+        loop.call_soon_threadsafe(self.wake.set)
+
+    def _report(self, workers: RoundWorkers | None) -> None:
+        """Report the rounds that orders closed early: one pass at a time, in a worker process
+        (or a thread), while the mail goes on being read."""
+        if not self._to_report or (self._reporting is not None and not self._reporting.done()):
+            return
+        self._to_report = False
+        now = self.app.clock()
+        reporting: asyncio.Future[Any] = asyncio.ensure_future(
+            asyncio.to_thread(workers.report_waiting, now)
+            if workers is not None
+            else asyncio.to_thread(self.app.report)
+        )
+        reporting.add_done_callback(self._reported)
+        self._reporting = reporting
+
+    def _reported(self, reporting: asyncio.Future[Any]) -> None:
+        if not reporting.cancelled() and reporting.exception() is not None:
+            log.error(
+                "reporting rounds failed (the sweeper retries)", exc_info=reporting.exception()
+            )
+        self.wake.set()  # the results to send
+
+    async def _finish_rounds(
+        self, scheduler: DeadlineScheduler, workers: RoundWorkers | None
+    ) -> None:
+        """Plan no more; let a report pass and the rounds in hand finish; stop the workers."""
+        scheduler.shutdown()
+        self.app.report_later = None
+        if self._reporting is not None:
+            await asyncio.gather(self._reporting, return_exceptions=True)
+        if workers is not None:
+            await asyncio.to_thread(workers.shutdown)
 
     def _workers(self, *, once: bool) -> RoundWorkers | None:
         """The worker processes that close due rounds (``service.workers``), when there are
@@ -157,6 +198,8 @@ class Service:
         senders = make_senders(self.app)
 
         workers = self._workers(once=once)
+        if not once:
+            self.app.report_later = lambda: self._report_soon(loop)
         scheduler = DeadlineScheduler(
             self.app, on_closed=lambda _: loop.call_soon_threadsafe(self.wake.set), workers=workers
         )
@@ -182,6 +225,7 @@ class Service:
             self.systemd.ready("reading mail, deadlines planned")
             while not self.stop.is_set():
                 await asyncio.to_thread(maildir.run_once)
+                self._report(workers)
                 await self._drain(senders)
                 self._keep_archive()
                 self._alive()
@@ -190,9 +234,7 @@ class Service:
                     await asyncio.wait_for(self._wait_any(), timeout=TICK_SECONDS)
         finally:
             self.systemd.stopping()
-            scheduler.shutdown()
-            if workers is not None:
-                await asyncio.to_thread(workers.shutdown)  # after the rounds in hand
+            await self._finish_rounds(scheduler, workers)
             if self._archiving is not None:
                 self.archive.stopping.set()  # the pages left out are built on the next start
                 await self._archiving

@@ -18,20 +18,23 @@ import logging
 import multiprocessing
 import os
 import signal
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config
 from adjudicator.faults import crash_point
 from adjudicator.logs import configure_logging
 from adjudicator.service.closing import ClosingOutcome, close_or_remind
-from adjudicator.service.reporting import report_round
+from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.storage.db import session_scope
 
 log = logging.getLogger("adjudicator.workers")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,11 @@ def round_is_due(app: App, round_id: int, now: datetime) -> Closed | None:
     return Closed.of(closed)
 
 
+def report_waiting(app: App, now: datetime) -> int:
+    """Report every round waiting to be reported (closed early by orders); how many."""
+    return len(report_adjudicated(app.engine, ctx=app.ctx, now=now))
+
+
 def worker_count(configured: int) -> int:
     """``service.workers``: 0 means one per core; 1 (or a single core) means no pool."""
     return configured if configured > 0 else os.cpu_count() or 1
@@ -84,6 +92,11 @@ def _start_worker(config: Config, level: str) -> None:
 def _round_is_due(round_id: int, now: datetime) -> Closed | None:
     assert _app is not None, "a worker is started with its application"
     return round_is_due(_app, round_id, now)
+
+
+def _report_waiting(now: datetime) -> int:
+    assert _app is not None, "a worker is started with its application"
+    return report_waiting(_app, now)
 
 
 def _ready() -> bool:
@@ -112,14 +125,23 @@ class RoundWorkers:
         return self.pool
 
     def round_is_due(self, round_id: int, now: datetime) -> Closed | None:
-        """Run the round's due time in a worker and wait for it. A worker that died leaves the
-        round to the sweeper (its transactions rolled back or committed whole); the next due
-        round starts a new pool."""
+        """Run the round's due time in a worker and wait for it (``None`` when the worker
+        died: see :meth:`_run`)."""
+        return self._run(_round_is_due, round_id, now, what=f"closing round {round_id}")
+
+    def report_waiting(self, now: datetime) -> int:
+        """Report the rounds waiting to be reported, in a worker; how many."""
+        return self._run(_report_waiting, now, what="reporting rounds") or 0
+
+    def _run(self, job: Callable[..., T], *args: object, what: str) -> T | None:
+        """``job(*args)`` in a worker. A worker that died leaves its round to the sweeper (its
+        transactions rolled back or committed whole): ``None``, and the next job starts a
+        new pool."""
         pool = self._started()
         try:
-            return pool.submit(_round_is_due, round_id, now).result()
+            return pool.submit(job, *args).result()
         except BrokenProcessPool:
-            log.error("a worker process died closing round %s; the sweeper retries it", round_id)
+            log.error("a worker process died %s; the sweeper takes it up", what)
             if self.pool is pool:
                 self.pool = None
             pool.shutdown(wait=False, cancel_futures=True)
