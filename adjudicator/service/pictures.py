@@ -34,14 +34,14 @@ def pngs_for(
     wanted = []
     for picture in pictures:
         digest = picture_digest(picture.svg)
-        png = ctx.pngs.get((digest, 0.0))
+        png = ctx.pngs.get(digest)
         if png is None:
             wanted.append(digest)
         else:
             found[digest] = png
     if wanted:
         for digest, png in queries.stored_pngs(session, wanted).items():
-            ctx.pngs.put((digest, 0.0), png)
+            ctx.pngs.put(digest, png)
             found[digest] = png
     return found
 
@@ -69,7 +69,7 @@ def make_pngs(ctx: ServiceContext, pictures: Sequence[Picture]) -> dict[str, byt
         if png is not None:
             digest = picture_digest(picture.svg)
             made[digest] = png
-            ctx.pngs.put((digest, 0.0), png)
+            ctx.pngs.put(digest, png)
     return made
 
 
