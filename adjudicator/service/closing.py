@@ -20,6 +20,7 @@ from adjudicator.core.schedule import duration_in_words
 from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
+from adjudicator.service.announcements import tell_game_over
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
     missing_seats,
@@ -114,6 +115,8 @@ def close_and_adjudicate(
         winners=list(adjudicated.outcome.winners) if adjudicated.outcome else [],
     )
     _count_missed(session, adjudicated, waiting, ctx=ctx, now=now, settings=context.settings)
+    if adjudicated.outcome is not None:
+        tell_game_over(session, ctx=ctx, adjudicated=adjudicated, now=now)
     if not force and close is not None and now - close > CLOSED_LATE:
         _tell_closed_late(session, adjudicated, close, ctx=ctx, now=now)
     return ClosingOutcome(round_id, adjudicated)
