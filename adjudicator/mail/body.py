@@ -19,14 +19,11 @@ The decoding of bytes and header words lives in ``charsets.py`` and the cutting 
 
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import dataclass, field
 from email.message import Message
 
-import html2text  # type: ignore[import-untyped, unused-ignore]
-
 from adjudicator.mail.charsets import decode_bytes, decode_words
+from adjudicator.mail.markup import convert
 from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, clean_line, cut_reply
 
 __all__ = [
@@ -193,7 +190,9 @@ def part_text(part: Message) -> tuple[str, str | None]:
     """A leaf part's text: transfer-decoded, charset-decoded, HTML and format=flowed undone."""
     text, note = decode_bytes(_payload_bytes(part), _charset(part))
     if _content_type(part) == "text/html":
-        return html_to_text(text), note
+        converted = convert(text)
+        notes = [n for n in (note, *converted.notes) if n]
+        return converted.text, "; ".join(notes) or None
     if (_param(part, "format") or "").lower() == "flowed":
         delsp = (_param(part, "delsp") or "").lower() == "yes"
         return unflow(text, delsp=delsp), note
@@ -273,33 +272,11 @@ def _filename(part: Message) -> str:
 # ---------------------------------------------------------------------------------------------
 # HTML and format=flowed
 
-_CELL_END = re.compile(r"</t[dh]\s*>", re.IGNORECASE)
-_STRUCK_OUT = re.compile(r"~~[^~\n]*~~")  # html2text's <s>, <del>, <strike>
-_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")
-_TAG = re.compile(r"<[^<>]*>")
-_HORIZONTAL_RULE = re.compile(r"(?m)^ *\* \* \* *$")  # html2text's <hr>
-
 
 def html_to_text(markup: str) -> str:
-    """HTML as text: html2text (no wrapping, no links, no emphasis marks), Markdown escapes undone.
-
-    ``<blockquote>`` becomes ``> `` lines, so quoted history is cut like plain-text quotes; table
-    cells are kept apart by a space; struck-out text is dropped (the writer crossed it out).
-    """
-    converter = html2text.HTML2Text()
-    converter.body_width = 0
-    converter.ignore_links = True
-    converter.ignore_mailto_links = True
-    converter.ignore_images = True
-    converter.ignore_emphasis = True
-    converter.ignore_tables = True
-    converter.unicode_snob = True
-    try:
-        text = str(converter.handle(_CELL_END.sub(r" \g<0>", markup)))
-    except Exception:  # html2text on hostile markup: fall back to dropping the tags
-        return html.unescape(_TAG.sub("\n", markup))
-    text = _STRUCK_OUT.sub("", _HORIZONTAL_RULE.sub("", text))
-    return _MARKDOWN_ESCAPE.sub(r"\1", text)
+    """HTML as text, in work linear in its size (``markup.py``): ``<blockquote>`` becomes ``> ``
+    lines, so quoted history is cut like plain-text quotes."""
+    return convert(markup).text
 
 
 def unflow(text: str, *, delsp: bool) -> str:

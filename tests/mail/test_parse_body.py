@@ -63,7 +63,7 @@ def test_alternative_falls_back_to_html_when_plain_is_blank() -> None:
 
 
 def test_html_only_mail_is_converted_to_text() -> None:
-    """HTML-only mail: html2text with no wrapping, no links; blockquotes are quotes."""
+    """HTML-only mail: read as shown, with no wrapping and no links; blockquotes are quotes."""
     long_line = "GIVE 1 TO bob " + "x" * 120
     html = (
         f"<html><body><div>GIVE 3 TO <a href='http://x'>bob</a></div><div>{long_line}</div>"
@@ -74,7 +74,7 @@ def test_html_only_mail_is_converted_to_text() -> None:
 
 
 def test_html_markdown_escapes_are_undone() -> None:
-    """html2text escapes Markdown (``\\-``, ``1\\.``, ``\\+``); the reader undoes it."""
+    """Dashes, numbers, plus signs and backslashes reach the orders as written."""
     html = "<div>- GIVE 3 TO bob</div><div>1. a1-a2</div><div>+ b2</div><div>a\\b \\-</div>"
     raw = _mail(html, content_type="text/html; charset=utf-8")
     assert _text(raw) == ["- GIVE 3 TO bob", "1. a1-a2", "+ b2", "a\\b \\-"]
