@@ -30,6 +30,7 @@ __all__ = [
     "MAX_LINES",
     "BodyText",
     "Cut",
+    "PartText",
     "body_lines",
     "clean_line",
     "cut_reply",
@@ -58,6 +59,16 @@ class BodyText:
     body: str
     attachments: tuple[tuple[str, str], ...] = ()  # (file name, text)
     notes: tuple[str, ...] = ()
+    decoding: tuple[str, ...] = ()  # charsets that did not fit, said to the player
+
+
+@dataclass(frozen=True)
+class PartText:
+    """A leaf part's text, how its charset was guessed (None: as declared), and other notes."""
+
+    text: str
+    decoding: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -65,6 +76,12 @@ class _Found:
     body: list[str] = field(default_factory=list)
     attachments: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    decoding: list[str] = field(default_factory=list)
+
+    def add(self, part: PartText) -> None:
+        self.body.append(part.text)
+        self.notes.extend(part.notes)
+        self.decoding.extend([part.decoding] if part.decoding else [])
 
     def has_text(self) -> bool:
         return any(text.strip() for text in self.body)
@@ -80,6 +97,7 @@ def extract_text(msg: Message) -> BodyText:
         body="\n\n".join(found.body),
         attachments=tuple(found.attachments[:MAX_ATTACHMENTS]),
         notes=tuple(found.notes),
+        decoding=tuple(dict.fromkeys(found.decoding)),
     )
 
 
@@ -103,12 +121,10 @@ def _collect(part: Message, found: _Found, *, depth: int) -> None:
             _read_attachment(part, name, found)
         return
     if ctype in ("text/plain", "text/html"):
-        text, note = part_text(part)
-        found.body.append(text)
-        found.notes.extend([note] if note else [])
+        found.add(part_text(part))
     elif ctype.startswith("multipart/"):
         found.notes.append(f"{ctype} without parts: read as plain text")
-        found.body.append(part_text(part)[0])
+        found.add(part_text(part))
 
 
 def _collect_multipart(
@@ -143,6 +159,7 @@ def _collect_alternative(children: list[Message], found: _Found, *, depth: int) 
             found.body.extend(trial.body)
             found.attachments.extend(trial.attachments)
             found.notes.extend(trial.notes)
+            found.decoding.extend(trial.decoding)
             return
 
 
@@ -172,7 +189,7 @@ def _read_attachment(part: Message, name: str, found: _Found) -> None:
         return
     text, note = decode_bytes(data, _charset(part))
     found.attachments.append((name, text))
-    found.notes.extend([note] if note else [])
+    found.decoding.extend([f"{note} (attachment {name})"] if note else [])
 
 
 def _is_attachment(part: Message, *, depth: int) -> bool:
@@ -186,17 +203,16 @@ def _is_attachment(part: Message, *, depth: int) -> bool:
     return disposition == "attachment" or bool(_filename(part))
 
 
-def part_text(part: Message) -> tuple[str, str | None]:
+def part_text(part: Message) -> PartText:
     """A leaf part's text: transfer-decoded, charset-decoded, HTML and format=flowed undone."""
     text, note = decode_bytes(_payload_bytes(part), _charset(part))
     if _content_type(part) == "text/html":
         converted = convert(text)
-        notes = [n for n in (note, *converted.notes) if n]
-        return converted.text, "; ".join(notes) or None
+        return PartText(converted.text, note, converted.notes)
     if (_param(part, "format") or "").lower() == "flowed":
         delsp = (_param(part, "delsp") or "").lower() == "yes"
-        return unflow(text, delsp=delsp), note
-    return text, note
+        return PartText(unflow(text, delsp=delsp), note)
+    return PartText(text, note)
 
 
 # The accessors below wrap the standard library, which can raise on odd headers.

@@ -92,7 +92,8 @@ class InboundMail:
     cut: tuple[Cut, ...] = ()
     attachments_used: tuple[str, ...] = ()
     bounce: Bounce | None = None
-    notes: tuple[str, ...] = ()  # how the text was decoded, for the logs
+    notes: tuple[str, ...] = ()  # how the text was read, for the logs
+    decoding: tuple[str, ...] = ()  # charsets that did not fit and what was read instead
     size: int = 0
 
     @property
@@ -185,7 +186,8 @@ def _with_body(mail: InboundMail, msg: Message) -> InboundMail:
         lines=tuple(lines),
         cut=tuple(cuts),
         attachments_used=tuple(used),
-        notes=text.notes,
+        notes=(*text.notes, *text.decoding),
+        decoding=text.decoding,
     )
 
 
