@@ -148,19 +148,38 @@ def _collect_multipart(
 
 
 def _collect_alternative(children: list[Message], found: _Found, *, depth: int) -> None:
-    """Prefer text/plain, then a nested multipart, then text/html; skip a blank alternative."""
-    ranked = sorted(children, key=_alternative_rank)
-    for child in ranked:
+    """Prefer text/plain, then a nested multipart, then text/html; skip a blank alternative, and
+    a degenerate one (iCloud writes its plain part as one single line, text and quote together,
+    while its HTML part has proper lines)."""
+    chosen: _Found | None = None
+    for child in sorted(children, key=_alternative_rank):
         if _alternative_rank(child) > 2:
             break
         trial = _Found()
         _collect(child, trial, depth=depth)
-        if trial.has_text() or trial.attachments:
-            found.body.extend(trial.body)
-            found.attachments.extend(trial.attachments)
-            found.notes.extend(trial.notes)
-            found.decoding.extend(trial.decoding)
-            return
+        if not (trial.has_text() or trial.attachments):
+            continue
+        if chosen is None:
+            chosen = trial
+            if not _degenerate(trial):
+                break
+        elif _line_count(trial) >= 3:
+            chosen = trial
+            found.notes.append("plain part is one single line: the HTML part read instead")
+            break
+    if chosen is not None:
+        found.body.extend(chosen.body)
+        found.attachments.extend(chosen.attachments)
+        found.notes.extend(chosen.notes)
+        found.decoding.extend(chosen.decoding)
+
+
+def _line_count(found: _Found) -> int:
+    return sum(1 for text in found.body for line in text.splitlines() if line.strip())
+
+
+def _degenerate(found: _Found) -> bool:
+    return _line_count(found) <= 1 and sum(len(text.strip()) for text in found.body) > 60
 
 
 def _alternative_rank(part: Message) -> int:

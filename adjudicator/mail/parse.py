@@ -19,7 +19,9 @@ from email import policy
 from email.message import Message
 from typing import NamedTuple
 
+from adjudicator.core.errors import NotAnOrder
 from adjudicator.core.text import normalise_line
+from adjudicator.games import KINDS
 from adjudicator.mail.body import extract_text
 from adjudicator.mail.charsets import decode_bytes, decode_words
 from adjudicator.mail.classify import (
@@ -40,6 +42,7 @@ __all__ = [
     "MailKind",
     "Section",
     "SectionLine",
+    "is_order",
     "read_mail",
     "split_sections",
 ]
@@ -176,19 +179,62 @@ def _read(raw: bytes, *, own: frozenset[str], max_bytes: int) -> InboundMail:
 
 def _with_body(mail: InboundMail, msg: Message) -> InboundMail:
     text = extract_text(msg)
-    lines, cuts = cut_reply(body_lines(text.body))
-    used = []
+    lines, cuts = cut_reply(body_lines(text.body), is_order=is_order)
+    used, notes = [], list(text.notes)
     for name, attachment in text.attachments:
-        lines += ["", *body_lines(attachment)[:MAX_LINES]]
-        used.append(name)
+        attached = body_lines(attachment)[:MAX_LINES]
+        if _attachment_counts(name, lines, attached):
+            lines += ["", *attached]
+            used.append(name)
+        else:
+            notes.append(f"attachment {name!r} not read: not the orders")
     return dataclasses.replace(
         mail,
         lines=tuple(lines),
         cut=tuple(cuts),
         attachments_used=tuple(used),
-        notes=(*text.notes, *text.decoding),
+        notes=(*notes, *text.decoding),
         decoding=text.decoding,
     )
+
+
+_ORDERS_FILE = re.compile(
+    r"(?:orders?|moves?|befehle|züge|ordres|coups|órdenes|ordini|mosse|zamówienia)(?:\b|_)",
+    re.IGNORECASE,
+)
+
+
+def _attachment_counts(name: str, body: Sequence[str], attached: Sequence[str]) -> bool:
+    """A ``*.txt`` attachment is read as orders when its name says so (``orders.txt``,
+    ``round3-moves.txt``), or when the mail's own text holds no order or command and the
+    attachment does: then the attachment is the orders. Any other attachment (a forwarded
+    note, a virus scanner's notice, a document) is not what the player meant us to read."""
+    if _ORDERS_FILE.search(name):
+        return True
+    return not any(map(is_order, body)) and any(map(is_order, attached))
+
+
+def is_order(line: str) -> bool:
+    """Whether ``line`` reads as an order of any game or a service command (even a wrong one):
+    such a line is never taken for a signature or a disclaimer by a guess."""
+    text = normalise_line(line)
+    if not text or len(text) > 200:
+        return False
+    first = text.split()[0].lower().rstrip(":=")
+    if first in _COMMAND_WORDS:
+        return True
+    for kind in KINDS:
+        try:
+            kind.rules.parse_order(text)
+        except NotAnOrder:
+            continue
+        except Exception:  # OrderSyntaxError: an order, written wrongly; or a parser's failure
+            return True
+        return True
+    return False
+
+
+_COMMAND_WORDS = {"game", "password", "secret", "report", "reports", "history"}
 
 
 def _header_section(raw: bytes) -> bytes:

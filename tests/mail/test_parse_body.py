@@ -135,6 +135,35 @@ def test_only_txt_attachments_are_read(ctype: str, name: str, read: bool) -> Non
     assert ("GIVE 3 TO bob" in mail.lines) is read
 
 
+def _with_attachment(body: str, name: str, attached: str) -> bytes:
+    return (
+        HEAD + "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=m\n\n"
+        f"--m\nContent-Type: text/plain\n\n{body}\n"
+        f"--m\nContent-Type: text/plain\nContent-Disposition: attachment; filename={name}\n\n"
+        f"{attached}\n--m--\n"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "name", "attached", "read"),
+    [
+        ("GIVE 3 TO bob", "notes.txt", "Meeting at 10\nBring snacks", False),
+        ("GIVE 3 TO bob", "notes.txt", "GIVE 9 TO mallory", False),  # the body has the orders
+        ("Hi, my orders are attached.", "notes.txt", "GIVE 3 TO bob", True),
+        ("Hi, here is the file.", "minutes.txt", "Meeting at 10\nBring snacks", False),
+        ("GIVE 3 TO bob", "orders-round3.txt", "GIVE 1 TO carol", True),  # named as orders
+    ],
+)
+def test_a_text_attachment_is_read_only_when_it_is_the_orders(
+    body: str, name: str, attached: str, read: bool
+) -> None:
+    """A ``*.txt`` attachment counts when named as orders, or when the mail's text has no
+    orders and the attachment does; otherwise it is not read, so not echoed back either."""
+    mail = read_mail(_with_attachment(body, name, attached))
+    assert mail.attachments_used == ((name,) if read else ())
+    assert (attached.splitlines()[0] in mail.lines) is read
+
+
 def test_forwarded_message_is_not_read() -> None:
     """A forwarded message (message/rfc822) is someone else's mail: not read."""
     raw = (
@@ -172,18 +201,18 @@ def test_related_html_reads_its_root() -> None:
 def test_quoted_printable_with_soft_breaks() -> None:
     """Quoted-printable: ``=`` at a line end joins lines; ``=E4`` is a byte."""
     raw = _mail(
-        "GIVE 3 TO b=\nob\nGr=C3=BC=C3=9Fe\n",
+        "GIVE 3 TO b=\nob\nGr=C3=B6=C3=9Fe\n",
         content_type="text/plain; charset=utf-8",
         cte="quoted-printable",
     )
-    assert _text(raw) == ["GIVE 3 TO bob", "Grüße"]
+    assert _text(raw) == ["GIVE 3 TO bob", "Größe"]
 
 
 def test_base64_body() -> None:
     """Base64 bodies are decoded (here in Latin-1)."""
-    body = base64.encodebytes("GIVE 3 TO bob\nGrüße\n".encode("latin-1")).decode()
+    body = base64.encodebytes("GIVE 3 TO bob\nGröße\n".encode("latin-1")).decode()
     raw = _mail(body, content_type="text/plain; charset=iso-8859-1", cte="base64")
-    assert _text(raw) == ["GIVE 3 TO bob", "Grüße"]
+    assert _text(raw) == ["GIVE 3 TO bob", "Größe"]
 
 
 @pytest.mark.parametrize(
@@ -210,7 +239,7 @@ def test_declared_charset_is_used(charset: str, text: str) -> None:
 
 @pytest.mark.parametrize(
     ("data", "expected"),
-    [("Grüße".encode(), "Grüße"), ("Grüße €".encode("cp1252"), "Grüße €")],
+    [("Größe".encode(), "Größe"), ("Größe €".encode("cp1252"), "Größe €")],
 )
 def test_unknown_charset_tries_utf8_then_cp1252(data: bytes, expected: str) -> None:
     """Unknown charset (``x-klingon``): UTF-8, then cp1252."""
