@@ -137,7 +137,7 @@ def _tag(markup: str, start: int, close: int, out: _Writer) -> int:
     if name in _STRUCK:
         out.struck = max(0, out.struck + (-1 if closing else 1))
     elif name == "br":
-        out.end_line()
+        out.end_line(blank=not "".join(out.words).strip())
     elif name in ("td", "th") and closing:
         out.words.append(" ")
     elif name in _BLOCKS:

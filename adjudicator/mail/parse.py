@@ -220,8 +220,7 @@ def is_order(line: str) -> bool:
     text = normalise_line(line)
     if not text or len(text) > 200:
         return False
-    first = text.split()[0].lower().rstrip(":=")
-    if first in _COMMAND_WORDS:
+    if _GAME_LINE.fullmatch(text) or _SECRET_LINE.fullmatch(text) or _COMMAND.fullmatch(text):
         return True
     for kind in KINDS:
         try:
@@ -234,7 +233,11 @@ def is_order(line: str) -> bool:
     return False
 
 
-_COMMAND_WORDS = {"game", "password", "secret", "report", "reports", "history"}
+_COMMAND = re.compile(
+    r"(?:send\s+)?(?:the\s+)?(?:game\s+)?history|(?:send\s+)?reports?\b(?:\s+\S+){0,4}",
+    re.IGNORECASE,
+)
+"""A request line (``mail/requests.py``): HISTORY, or REPORT and a few words."""
 
 
 def _header_section(raw: bytes) -> bytes:

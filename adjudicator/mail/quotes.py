@@ -59,6 +59,7 @@ class Line(StrEnum):
     DISCLAIMER = "x"  # legal or banner text
     VALEDICTION = "v"  # "Best regards,"
     CONTACT = "c"  # phone, fax, web address, postal address, company
+    ARMOUR = "p"  # OpenPGP clear-signing armour: its header lines and the signature block
     TEXT = "t"
 
 
@@ -108,6 +109,7 @@ _SEPARATOR_WORDS = (
     r"|пересылаемое\s+сообщение|пересланное\s+сообщение|原始邮件|原始郵件|转发邮件|轉寄郵件"
     r"|元のメッセージ|転送メッセージ|원본\s*메시지|전달된\s*메시지|reply\s+separator"
 )
+_ATTRIBUTION_VERBS_SHORT = r"wrote|schrieb|a\s+écrit|escribió|ha\s+scritto|schreef|escreveu|skrev"
 _SEPARATORS = (
     # Framed words: "-----Original Message-----", "----- Mail original -----", QQMail's
     # "------------------ 原始邮件 ------------------", Notes' "----- Forwarded by X on ... -----".
@@ -118,6 +120,7 @@ _SEPARATORS = (
         r"|début\s+du\s+message\s+réexpédié|inicio\s+del\s+mensaje\s+reenviado)\s*:",
         re.IGNORECASE,
     ),
+    re.compile(rf"-{{2,}}\s*.{{0,200}}?\b(?:{_ATTRIBUTION_VERBS_SHORT})\s*-{{2,}}", re.IGNORECASE),
     re.compile(r"[_\u2014\u2500]{10,}\Z"),  # Outlook's rule before its header block
     re.compile(r"-{10,}\Z"),
     # Notes 8.5's section title: "Inactive hide details for Bob---03/02/2026 10:00---Hi".
@@ -216,8 +219,13 @@ def classify_lines(lines: Sequence[str]) -> list[Line]:
     """The class of every line (see :class:`Line`); header blocks and two-line attributions
     are found with the lines that follow."""
     classes: list[Line] = []
+    armour = _armour(lines)
     index = 0
     while index < len(lines):
+        if index in armour:
+            classes.append(Line.ARMOUR)
+            index += 1
+            continue
         span, kind = _opener(lines, index)
         if span:
             extra = Line.HEADER_MORE if kind is Line.HEADER else kind
@@ -227,6 +235,46 @@ def classify_lines(lines: Sequence[str]) -> list[Line]:
         classes.append(_alone(lines[index]))
         index += 1
     return classes
+
+
+_ARMOUR_START = "-----BEGIN PGP SIGNED MESSAGE-----"
+_ARMOUR_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
+_ARMOUR_END = "-----END PGP SIGNATURE-----"
+
+
+def _armour(lines: Sequence[str]) -> set[int]:
+    """The lines of OpenPGP clear-signing armour (RFC 4880 7): the header and its ``Hash:``
+    lines, and the signature block."""
+    found: set[int] = set()
+    inside = heading = False
+    for index, line in enumerate(lines):
+        text = line.strip()
+        if text == _ARMOUR_START:
+            found.add(index)
+            heading = True
+        elif heading:
+            heading = bool(text)
+            if heading:
+                found.add(index)
+        elif text == _ARMOUR_SIGNATURE:
+            inside = True
+        if inside:
+            found.add(index)
+            inside = text != _ARMOUR_END
+    return found
+
+
+def unescape_dashes(lines: Sequence[str]) -> list[str]:
+    """Clear-signed text escapes a line starting with ``-`` as ``- -``; undo it between the
+    armour's header and its signature (RFC 4880 7.1)."""
+    out, signed = [], False
+    for line in lines:
+        if line.strip() == _ARMOUR_START:
+            signed = True
+        elif line.strip() == _ARMOUR_SIGNATURE:
+            signed = False
+        out.append(line[2:] if signed and line.startswith("- ") else line)
+    return out
 
 
 def _alone(line: str) -> Line:
@@ -359,6 +407,8 @@ def split_reply(lines: Sequence[str], *, is_order: Callable[[str], bool] | None 
     ``is_order`` says whether a line reads as an order or a command; such a line is never
     taken for a signature or a disclaimer by a guess.
     """
+    if any(line.strip() == _ARMOUR_START for line in lines):
+        lines = unescape_dashes(lines)
     classes = classify_lines(lines)
     reading = _Reading(
         lines, classes, is_order or (lambda _line: False), ["text"] * len(lines), [""] * len(lines)
@@ -375,12 +425,15 @@ def split_reply(lines: Sequence[str], *, is_order: Callable[[str], bool] | None 
             reading.own([index], "quote", "attribution")
         elif kind is Line.FOOTER:
             reading.own([index], "signature", "mail-client-line")
+        elif kind is Line.ARMOUR:
+            reading.own([index], "signature", "pgp-armour")
     delimiter = next((i for i in range(end) if classes[i] is Line.DELIMITER), None)
     if delimiter is not None:
         reading.own(range(delimiter, end), "signature", "signature")
         end = delimiter
     _disclaimers(reading, end)
     _undelimited_signature(reading, end)
+    _sign_off(reading, end)
     return _result(reading)
 
 
@@ -388,8 +441,6 @@ def _quote_start(classes: Sequence[Line]) -> int:
     """Where the quoted history starts for good: the first opener that is not right above
     quoted lines (it introduces a quote re-wrapped without ``>``); the end when none is."""
     for index, kind in enumerate(classes):
-        if kind is Line.DELIMITER:
-            return len(classes)  # below the signature, nothing is the sender's text anyway
         if kind in _OPENERS and _next_kind(classes, index) is not Line.QUOTED:
             return index
     return len(classes)
@@ -434,6 +485,41 @@ def _undelimited_signature(reading: _Reading, end: int) -> None:
     contact = sum(1 for i in block if classes[i] in (Line.CONTACT, Line.DISCLAIMER))
     if len(block) <= MAX_SIGNATURE and contact * 2 >= len(block) and not reading.any_order(block):
         reading.own(block, "signature", "contact-block")
+
+
+_SIGNATURE_RULES = ("signature", "disclaimer", "valediction", "contact-block")
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*,?|[&|/-]")
+
+
+def _sign_off(reading: _Reading, end: int) -> None:
+    """A name alone (one or two short lines) right above a signature or disclaimer, below
+    the sender's other text, is the sender signing off."""
+    starts = [
+        i
+        for i in range(end)
+        if reading.rules[i] in _SIGNATURE_RULES
+        and (i == 0 or reading.rules[i - 1] not in _SIGNATURE_RULES)
+    ]
+    for first in starts:
+        paragraphs = [p for p in _paragraphs(reading, first) if p[1] <= first]
+        if len(paragraphs) < 2:
+            continue
+        start, stop = paragraphs[-1]
+        block = list(range(start, stop))
+        names = all(_is_name(reading.lines[i]) for i in block)
+        if len(block) <= 2 and names and not reading.any_order(block):
+            reading.own(block, "signature", "sign-off")
+
+
+def _is_name(line: str) -> bool:
+    words = line.split()
+    return (
+        0 < len(words) <= 4
+        and len(line.strip()) <= 40
+        and all(_NAME_WORD.fullmatch(word) for word in words)
+        and words[0][:1].isupper()
+        and not line.rstrip().endswith((".", ":", "?", "!"))
+    )
 
 
 def _paragraphs(reading: _Reading, end: int) -> list[tuple[int, int]]:
