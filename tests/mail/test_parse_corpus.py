@@ -13,9 +13,9 @@ from types import ModuleType
 
 import pytest
 
-from adjudicator.mail.body import body_lines, cut_reply, html_to_text
-from adjudicator.mail.quotes import split_reply
+from adjudicator.mail.body import body_lines, html_to_text
 from adjudicator.mail.parse import Bounce, MailKind, read_mail, split_sections
+from adjudicator.mail.quotes import split_reply
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mail"
 ALL_MAILS = sorted(

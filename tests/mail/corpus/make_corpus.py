@@ -53,7 +53,7 @@ class Reply:
 
     @property
     def signed(self) -> list[str]:
-        return [*self.text, *([""] + list(self.signature) if self.signature else [])]
+        return [*self.text, *(["", *list(self.signature)] if self.signature else [])]
 
 
 SIGNATURES: dict[str, tuple[str, ...]] = {
@@ -607,7 +607,7 @@ def thunderbird_interleaved(reply: Reply, variant: int) -> Mail:
         "",
         *orders[1:],
         *prefixed(HISTORY[6:]),
-        *([""] + list(reply.signature) if reply.signature else []),
+        *(["", *list(reply.signature)] if reply.signature else []),
     ]
     return Mail("thunderbird-interleaved", "\n".join(body) + "\n", text=reply.orders)
 
@@ -988,7 +988,7 @@ def yandex(reply: Reply, variant: int) -> Mail:
 def gnus(reply: Reply, variant: int) -> Mail:
     return Mail(
         "gnus",
-        "\n".join([f"Judge <judge@pbem.test> writes:", "", *prefixed(HISTORY), "", *reply.signed])
+        "\n".join(["Judge <judge@pbem.test> writes:", "", *prefixed(HISTORY), "", *reply.signed])
         + "\n",
         headers={"User-Agent": "Gnus/5.13 (Gnus v5.13)"},
     )
@@ -1161,7 +1161,7 @@ def smime(reply: Reply, variant: int) -> Mail:
 def pgp_inline(reply: Reply, variant: int) -> Mail:
     escaped = [
         ("- " + line) if line.startswith("-") else line
-        for line in [*reply.text, *([""] + list(reply.signature) if reply.signature else [])]
+        for line in [*reply.text, *(["", *list(reply.signature)] if reply.signature else [])]
     ]
     body = [
         "-----BEGIN PGP SIGNED MESSAGE-----",
