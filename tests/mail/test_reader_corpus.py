@@ -50,3 +50,44 @@ def test_each_reply_splits_into_text_quote_and_signature(name: str) -> None:
         assert any(line in quoted for quoted in quote), (line, split.classes)
     lines = read_mail(raw).lines
     assert [line.strip() for line in lines if line.strip()] == case["text"]
+
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+
+
+def _every_recorded_order() -> list[str]:
+    from adjudicator.games import read_record
+
+    found = {
+        order.text
+        for path in sorted(GOLDEN.glob("*/*.record"))
+        for round_ in read_record(path.read_text(encoding="utf-8")).rounds
+        for order in round_.orders
+    }
+    return sorted(found)
+
+
+ORDERS = _every_recorded_order()
+SURROUNDINGS = [
+    "{order}\n\nThanks,\nAlice",
+    "Hi,\n\n{order}\nAlice Example\nTel: +49 30 1234 5678\nwww.acme.example",
+    "Best regards,\n{order}",
+    "Alice\n\n{order}\n\nCONFIDENTIAL: this message is for the intended recipient only.",
+    "{order}\nSent from my iPhone",
+]
+
+
+def test_the_corpus_has_orders_of_every_game() -> None:
+    assert len(ORDERS) > 100
+
+
+@pytest.mark.parametrize("surrounding", SURROUNDINGS)
+def test_no_recorded_order_is_ever_taken_for_a_signature(surrounding: str) -> None:
+    """Every order line of every golden record, among sign-offs, contact details, disclaimers
+    and footers, stays the player's text: a signature is never guessed over an order."""
+    eaten = []
+    for order in ORDERS:
+        split = split_reply(body_lines(surrounding.format(order=order)), is_order=is_order)
+        if order.strip() not in [line.strip() for line in split.text]:
+            eaten.append(order)
+    assert eaten == []

@@ -3,7 +3,9 @@ never applied, and a sample of the reader's corpus (tests/mail/corpus/) through 
 
 from __future__ import annotations
 
+import json
 from email import message_from_bytes, policy
+from pathlib import Path
 
 import pytest
 from sqlmodel import Session, col, select
@@ -88,3 +90,44 @@ def test_a_mail_in_its_declared_charset_gets_no_such_note(
     [(kind, text)] = answers(app)
     assert kind == "confirmation"
     assert "says its text is in" not in text
+
+
+CORPUS = Path(__file__).resolve().parents[1] / "mail" / "corpus"
+EXPECTED: dict[str, dict[str, list[str]]] = json.loads(
+    (CORPUS / "expected.json").read_text(encoding="utf-8")
+)
+SAMPLE = sorted(EXPECTED)[::3]
+IGNORED_HEADING = "These lines were not read as orders and were ignored:"
+
+
+def ignored_lines(confirmation: str) -> list[str]:
+    """The lines a confirmation lists as not read, as the player sees them."""
+    if IGNORED_HEADING not in confirmation:
+        return []
+    listed = confirmation.split(IGNORED_HEADING, 1)[1].lstrip("\n").split("\n\n", 1)[0]
+    return [line.strip() for line in listed.splitlines() if line.strip()]
+
+
+def test_a_sample_of_the_reader_corpus_through_the_real_intake(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """A third of the corpus, each mail sent as alice's reply to her confirmation (her reply
+    address in To): her new orders are stored exactly, the quoted old orders never, and the
+    confirmation lists as ignored only what she wrote herself (no quote, signature, footer or
+    disclaimer line)."""
+    token = creds["alice"].reply_token
+    wrong: list[tuple[str, object]] = []
+    for name in SAMPLE:
+        case = EXPECTED[name]
+        raw = (CORPUS / f"{name}.eml").read_bytes().replace(b"TOKEN", token.encode(), 1)
+        status = app.ingest(raw, channel="pipe")
+        want = [order.lstrip("- ") for order in case["orders"]]
+        got = stored(app)[-1] if stored(app) else []
+        kind, text = answers(app)[-1]
+        chatter = [line for line in case["text"] if line not in case["orders"]]
+        if status != SubmissionStatus.ACCEPTED or got != want or kind != "confirmation":
+            wrong.append((name, (status, got, kind)))
+        elif ignored_lines(text) != chatter:
+            wrong.append((name, ignored_lines(text)))
+    assert len(SAMPLE) >= 50
+    assert wrong == []
