@@ -30,6 +30,10 @@ from enum import StrEnum
 MAX_ATTRIBUTION = 400  # characters: longer lines are the sender's text (and cheap to test)
 MAX_LINES = 5000
 """More body lines than any order mail needs; the rest is cut (rule ``too-long``)."""
+MAX_FOOTER = 160  # characters of a mail client's or gateway's own line
+MAX_VALEDICTION = 50
+MAX_SEPARATOR = 200
+MAX_CONTACT = 100
 MAX_SIGNATURE = 15
 """Lines after a valediction that may still be a signature; more is the sender's text."""
 
@@ -58,7 +62,6 @@ class Line(StrEnum):
     FOOTER = "f"  # "Sent from my iPhone", an SMS gateway's line
     DISCLAIMER = "x"  # legal or banner text
     VALEDICTION = "v"  # "Best regards,"
-    CONTACT = "c"  # phone, fax, web address, postal address, company
     ARMOUR = "p"  # OpenPGP clear-signing armour: its header lines and the signature block
     TEXT = "t"
 
@@ -184,6 +187,12 @@ _DISCLAIMER = re.compile(
     r"|amtsgericht|geschäftsführer:",
     re.IGNORECASE,
 )
+_DISCLAIMER_STEMS = ("confiden", "intended", "privileg", "disclaim", "unauthori", "please",
+                     "printing", "this e", "virus", "caution", "external", "outside",
+                     "vertraulich", "empfänger", "destinataire", "riservat", "vertrouwelijk",
+                     "конфиденциальн", "legal", "registered", "registration", "handelsregister",
+                     "amtsgericht", "geschäftsführer")  # fmt: skip
+"""Words one of which every :data:`_DISCLAIMER` match holds: a cheap test before the pattern."""
 _VALEDICTION = re.compile(
     r"(?:best|kind|warm|many|with)?\s*(?:regards|wishes|thanks|greetings)[,.!]?"
     r"|thanks?(?:\s+(?:you|again|a\s+lot))?[,.!]*|thx[,.!]?|cheers[,.!]?|cordially[,.!]?"
@@ -288,15 +297,15 @@ def _alone(line: str) -> Line:
         return Line.DELIMITER
     if len(text) > MAX_ATTRIBUTION:
         return Line.TEXT
-    if _FOOTERS.fullmatch(text):
+    # Length gates keep hostile lines cheap: footers and sign-offs are short.
+    if len(text) <= MAX_FOOTER and _FOOTERS.fullmatch(text):
         return Line.FOOTER
-    if _VALEDICTION.fullmatch(text):
+    if len(text) <= MAX_VALEDICTION and _VALEDICTION.fullmatch(text):
         return Line.VALEDICTION
-    if _DISCLAIMER.search(text):
+    lowered = text.lower()
+    if any(stem in lowered for stem in _DISCLAIMER_STEMS) and _DISCLAIMER.search(text):
         return Line.DISCLAIMER
-    if _CONTACT.search(text) and len(text) <= 100:
-        return Line.CONTACT
-    return Line.TEXT
+    return Line.TEXT  # contact details are looked for only where a signature may be
 
 
 def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
@@ -305,7 +314,7 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
     text = lines[index].strip()
     if not text or len(text) > MAX_ATTRIBUTION or _QUOTED.match(lines[index]):
         return 0, Line.TEXT
-    if any(pattern.fullmatch(text) for pattern in _SEPARATORS):
+    if len(text) <= MAX_SEPARATOR and any(pattern.fullmatch(text) for pattern in _SEPARATORS):
         return 1, Line.SEPARATOR
     header = _header_block(lines, index)
     if header:
@@ -335,6 +344,8 @@ def _attribution(text: str) -> Line | None:
         return None
     if _CHINESE_ATTRIBUTION.fullmatch(text):
         return Line.ATTRIBUTION
+    if not text.endswith((":", "：")):  # every other attribution ends so; cheap to test first
+        return None
     if not (_ATTRIBUTION.fullmatch(text) or _EXCERPTS.fullmatch(text)):
         return None
     strong = _DATE_OR_TIME.search(text) or "@" in text or _EXCERPTS.fullmatch(text)
@@ -413,14 +424,15 @@ def split_reply(lines: Sequence[str], *, is_order: Callable[[str], bool] | None 
     reading = _Reading(
         lines, classes, is_order or (lambda _line: False), ["text"] * len(lines), [""] * len(lines)
     )
-    end = _quote_start(classes)
+    following = _next_kinds(classes)
+    end = _quote_start(classes, following)
     reading.own(range(end, len(lines)), "quote", "quoted-history")
     for index in range(end):
         kind = classes[index]
         if kind is Line.QUOTED:
             reading.own([index], "quote", "quote")
         elif kind in (*_OPENERS, Line.HEADER_MORE) or (
-            kind is Line.WEAK_ATTRIBUTION and _next_kind(classes, index) is Line.QUOTED
+            kind is Line.WEAK_ATTRIBUTION and following[index] is Line.QUOTED
         ):
             reading.own([index], "quote", "attribution")
         elif kind is Line.FOOTER:
@@ -437,21 +449,30 @@ def split_reply(lines: Sequence[str], *, is_order: Callable[[str], bool] | None 
     return _result(reading)
 
 
-def _quote_start(classes: Sequence[Line]) -> int:
+def _quote_start(classes: Sequence[Line], following: Sequence[Line | None]) -> int:
     """Where the quoted history starts for good: the first opener that is not right above
     quoted lines (it introduces a quote re-wrapped without ``>``); the end when none is."""
     for index, kind in enumerate(classes):
-        if kind in _OPENERS and _next_kind(classes, index) is not Line.QUOTED:
+        if kind in _OPENERS and following[index] is not Line.QUOTED:
             return index
     return len(classes)
 
 
-def _next_kind(classes: Sequence[Line], index: int) -> Line | None:
-    """The class of the first non-empty line after the opener at ``index``."""
-    for kind in classes[index + 1 :]:
-        if kind not in (Line.EMPTY, Line.HEADER_MORE, Line.ATTRIBUTION, Line.SEPARATOR):
-            return kind if kind is not Line.WEAK_ATTRIBUTION else Line.TEXT
-    return None
+_SKIPPED = (Line.EMPTY, Line.HEADER_MORE, Line.ATTRIBUTION, Line.SEPARATOR)
+
+
+def _next_kinds(classes: Sequence[Line]) -> list[Line | None]:
+    """For each line, the class of the first line after it that is not empty nor part of an
+    opener (a weak attribution counts as text there); None at the end. One pass from the end,
+    so that a run of openers costs no more than its length."""
+    found: list[Line | None] = [None] * len(classes)
+    upcoming: Line | None = None
+    for index in range(len(classes) - 1, -1, -1):
+        found[index] = upcoming
+        kind = classes[index]
+        if kind not in _SKIPPED:
+            upcoming = kind if kind is not Line.WEAK_ATTRIBUTION else Line.TEXT
+    return found
 
 
 def _disclaimers(reading: _Reading, end: int) -> None:
@@ -482,13 +503,22 @@ def _undelimited_signature(reading: _Reading, end: int) -> None:
         return
     start, stop = paragraphs[-1]
     block = [i for i in range(start, stop) if owner[i] == "text"]
-    contact = sum(1 for i in block if classes[i] in (Line.CONTACT, Line.DISCLAIMER))
+    if len(block) > MAX_SIGNATURE:
+        return
+    contact = sum(
+        1 for i in block if classes[i] is Line.DISCLAIMER or _is_contact(reading.lines[i])
+    )
     if len(block) <= MAX_SIGNATURE and contact * 2 >= len(block) and not reading.any_order(block):
         reading.own(block, "signature", "contact-block")
 
 
 _SIGNATURE_RULES = ("signature", "disclaimer", "valediction", "contact-block")
 _NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*,?|[&|/-]")
+
+
+def _is_contact(line: str) -> bool:
+    text = line.strip()
+    return len(text) <= MAX_CONTACT and bool(_CONTACT.search(text))
 
 
 def _sign_off(reading: _Reading, end: int) -> None:
@@ -500,7 +530,7 @@ def _sign_off(reading: _Reading, end: int) -> None:
         if reading.rules[i] in _SIGNATURE_RULES
         and (i == 0 or reading.rules[i - 1] not in _SIGNATURE_RULES)
     ]
-    for first in starts:
+    for first in starts[-3:]:  # the signature is at the end; a few starts are enough
         paragraphs = [p for p in _paragraphs(reading, first) if p[1] <= first]
         if len(paragraphs) < 2:
             continue
