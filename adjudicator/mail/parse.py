@@ -19,9 +19,7 @@ from email import policy
 from email.message import Message
 from typing import NamedTuple
 
-from adjudicator.core.errors import NotAnOrder
 from adjudicator.core.text import normalise_line
-from adjudicator.games import KINDS
 from adjudicator.mail.body import extract_text
 from adjudicator.mail.charsets import decode_bytes, decode_words
 from adjudicator.mail.classify import (
@@ -32,6 +30,7 @@ from adjudicator.mail.classify import (
     classify,
     own_key,
 )
+from adjudicator.mail.orderlike import GAME_LINE, SECRET_LINE, reads_as_order
 from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, cut_reply
 
 __all__ = [
@@ -214,30 +213,8 @@ def _attachment_counts(name: str, body: Sequence[str], attached: Sequence[str]) 
     return not any(map(is_order, body)) and any(map(is_order, attached))
 
 
-def is_order(line: str) -> bool:
-    """Whether ``line`` reads as an order of any game or a service command (even a wrong one):
-    such a line is never taken for a signature or a disclaimer by a guess."""
-    text = normalise_line(line)
-    if not text or len(text) > 200:
-        return False
-    if _GAME_LINE.fullmatch(text) or _SECRET_LINE.fullmatch(text) or _COMMAND.fullmatch(text):
-        return True
-    for kind in KINDS:
-        try:
-            kind.rules.parse_order(text)
-        except NotAnOrder:
-            continue
-        except Exception:  # OrderSyntaxError: an order, written wrongly; or a parser's failure
-            return True
-        return True
-    return False
-
-
-_COMMAND = re.compile(
-    r"(?:send\s+)?(?:the\s+)?(?:game\s+)?history|(?:send\s+)?reports?\b(?:\s+\S+){0,4}",
-    re.IGNORECASE,
-)
-"""A request line (``mail/requests.py``): HISTORY, or REPORT and a few words."""
+is_order = reads_as_order
+"""Whether a line reads as an order of any game or a service command (``orderlike.py``)."""
 
 
 def _header_section(raw: bytes) -> bytes:
@@ -422,12 +399,10 @@ class Section:
 
 
 _GAME_NAME = r"[a-z0-9][a-z0-9_.-]{0,63}"
-_GAME_LINE = re.compile(rf"game\s*[:=]?\s*({_GAME_NAME})", re.IGNORECASE)
+_GAME_LINE = GAME_LINE
 _SUBJECT_TAG = re.compile(rf"\[({_GAME_NAME})\]", re.IGNORECASE)
 _NOT_GAME_TAGS = {"spam", "external", "ext", "bulk", "warning", "fwd", "fw"}
-_SECRET_LINE = re.compile(
-    r"\s*(?:[-*\u2022]\s*)?(?:password|secret)\b\s*[:=]?\s*(\S+)\s*\Z", re.IGNORECASE
-)
+_SECRET_LINE = SECRET_LINE
 
 
 def subject_game(subject: str) -> str | None:

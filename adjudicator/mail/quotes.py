@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from adjudicator.mail.orderlike import reads_as_order
+
 MAX_ATTRIBUTION = 400  # characters: longer lines are the sender's text (and cheap to test)
 MAX_LINES = 5000
 """More body lines than any order mail needs; the rest is cut (rule ``too-long``)."""
@@ -116,27 +118,32 @@ _ATTRIBUTION_VERBS_SHORT = r"wrote|schrieb|a\s+écrit|escribió|ha\s+scritto|sch
 _SEPARATORS = (
     # Framed words: "-----Original Message-----", "----- Mail original -----", QQMail's
     # "------------------ 原始邮件 ------------------", Notes' "----- Forwarded by X on ... -----".
-    re.compile(rf"[-=_*~ ]{{2,}}\s*(?:{_SEPARATOR_WORDS})\b.{{0,80}}", re.IGNORECASE),
-    re.compile(rf"(?:{_SEPARATOR_WORDS})\s*[-=_*~]{{3,}}", re.IGNORECASE),
+    re.compile(rf"[-_ ]*-{{3,}}\s*(?:{_SEPARATOR_WORDS})\b.{{0,80}}?-{{3,}}", re.IGNORECASE),
+    re.compile(rf"(?:{_SEPARATOR_WORDS})\s*-{{3,}}", re.IGNORECASE),
     re.compile(
         r"(?:begin\s+forwarded\s+message|anfang\s+der\s+weitergeleiteten\s+nachricht"
         r"|début\s+du\s+message\s+réexpédié|inicio\s+del\s+mensaje\s+reenviado)\s*:",
         re.IGNORECASE,
     ),
     re.compile(rf"-{{2,}}\s*.{{0,200}}?\b(?:{_ATTRIBUTION_VERBS_SHORT})\s*-{{2,}}", re.IGNORECASE),
-    re.compile(r"[_\u2014\u2500]{10,}\Z"),  # Outlook's rule before its header block
-    re.compile(r"-{10,}\Z"),
     # Notes 8.5's section title: "Inactive hide details for Bob---03/02/2026 10:00---Hi".
     re.compile(r"(?:inactive\s+)?hide\s+details\s+for\s+.*", re.IGNORECASE),
     re.compile(r".{1,80}?-{3}\d{1,4}[./-]\d{1,2}[./-]\d{1,4}.{0,40}-{3}.*"),
 )
+_WHIMSICAL_VERBS = r"said|says|scribbled|spake|spoke|dixit|opined|mused|typed|penned|quoth"
+"""Gnus users' attributions: openers only right above quoted lines, never by themselves."""
 _ATTRIBUTION_VERBS = (
-    r"wrote|writes|said|says|scribbled|spake|spoke|dixit|opined|mused|typed|penned|quoth"
+    r"wrote|writes|pisze|napisał(?:a)?|đã\s+viết|viết"
     r"|schrieb|schreibt|a\s+écrit|écrivait|escribió|escribio|ha\s+scritto|scrisse"
-    r"|schreef|escreveu|skrev|skriver|kirjoitti|napisał(?:a)?|napsal(?:a)?|írta|yazdı"
+    r"|schreef|escreveu|skrev|skriver|kirjoitti|napsal(?:a)?|írta|yazdı"
     r"|написал(?:а|\(а\))?|пишет|έγραψε|a\s+scris|写道|寫道|写到|書きました|書いています"
     r"|님이\s*작성"
 )
+_WHIMSICAL = re.compile(
+    rf".*(?:\b|\s|^)(?:{_WHIMSICAL_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
+)
+_RULE = re.compile(r"[_\u2014\u2500]{10,}|-{10,}")
+"""Outlook's rule above its quoted header block; alone it is the writer's divider."""
 _ATTRIBUTION = re.compile(
     rf".*(?:\b|\s|^)(?:{_ATTRIBUTION_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
 )
@@ -214,11 +221,9 @@ _CONTACT = re.compile(
     r"\.?\s*[:.]?\s*\(?\+?\d[\d\s().\-/]{5,}\d"
     r"|\+\d[\d\s().\-/]{7,}\d|\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}"
     r"|(?:https?://|www\.)\S+|\S+@\S+\.\w+\Z|linkedin|twitter\.com|skype\s*:"
-    r"|\b(?:GmbH|AG|Inc|Ltd|LLC|LLP|S\.A|SARL|S\.p\.A|B\.V|Corp|PLC|KG|Pty|Oy|AB|AS|ApS|SE"
-    r"|S\.L|Srl|s\.r\.o|Sp\.\s*z\s*o\.o)\b\.?"
     r"|\b\d{1,5}\s+\w+(?:\s+\w+)?\s+(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|drive"
     r"|suite|way|place|square)\b\.?|\b\w+(?:straße|strasse|str\.|weg|platz|gasse|allee)\s+\d+"
-    r"|\b(?:rue|avenue|boulevard|via|calle|avenida|rua|plaza)\s+\w+|\b\d{4,5}\s+[A-Z]\w+\Z"
+    r"|\b(?:rue|avenue|boulevard|calle|avenida|rua|plaza)\s+\w+|\b\d{4,5}\s+[A-Z]\w+\Z"
     r"|\b(?:suite|floor|building|p\.?o\.?\s+box|postfach)\b",
     re.IGNORECASE,
 )
@@ -316,6 +321,8 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
         return 0, Line.TEXT
     if len(text) <= MAX_SEPARATOR and any(pattern.fullmatch(text) for pattern in _SEPARATORS):
         return 1, Line.SEPARATOR
+    if _RULE.fullmatch(text) and _header_follows(lines, index + 1):
+        return 1, Line.SEPARATOR
     header = _header_block(lines, index)
     if header:
         return header, Line.HEADER
@@ -339,6 +346,14 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
     return 0, Line.TEXT
 
 
+def _header_follows(lines: Sequence[str], index: int) -> bool:
+    """Whether a quoted header block starts at the first non-empty line from ``index``."""
+    for position in range(index, min(index + 3, len(lines))):
+        if lines[position].strip():
+            return _header_block(lines, position) > 0
+    return False
+
+
 def _attribution(text: str) -> Line | None:
     if len(text) > MAX_ATTRIBUTION:
         return None
@@ -347,7 +362,7 @@ def _attribution(text: str) -> Line | None:
     if not text.endswith((":", "：")):  # every other attribution ends so; cheap to test first
         return None
     if not (_ATTRIBUTION.fullmatch(text) or _EXCERPTS.fullmatch(text)):
-        return None
+        return Line.WEAK_ATTRIBUTION if _WHIMSICAL.fullmatch(text) else None
     strong = _DATE_OR_TIME.search(text) or "@" in text or _EXCERPTS.fullmatch(text)
     return Line.ATTRIBUTION if strong else Line.WEAK_ATTRIBUTION
 
@@ -415,14 +430,15 @@ class _Reading:
 def split_reply(lines: Sequence[str], *, is_order: Callable[[str], bool] | None = None) -> Split:
     """Split body ``lines`` into text, quote and signature (see the module's documentation).
 
-    ``is_order`` says whether a line reads as an order or a command; such a line is never
-    taken for a signature or a disclaimer by a guess.
+    ``is_order`` says whether a line reads as an order or a command (by default: of any game,
+    :func:`reads_as_order`); such a line is never taken for a signature or a disclaimer by a
+    guess.
     """
     if any(line.strip() == _ARMOUR_START for line in lines):
         lines = unescape_dashes(lines)
     classes = classify_lines(lines)
     reading = _Reading(
-        lines, classes, is_order or (lambda _line: False), ["text"] * len(lines), [""] * len(lines)
+        lines, classes, is_order or reads_as_order, ["text"] * len(lines), [""] * len(lines)
     )
     following = _next_kinds(classes)
     end = _quote_start(classes, following)
@@ -516,9 +532,15 @@ _SIGNATURE_RULES = ("signature", "disclaimer", "valediction", "contact-block")
 _NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*,?|[&|/-]")
 
 
+_COMPANY = re.compile(
+    r"\b(?:GmbH|AG|Inc|Ltd|LLC|LLP|S\.A|SARL|S\.p\.A|B\.V|Corp|PLC|KG|Pty|Oy|AB|AS|ApS|SE"
+    r"|S\.L|Srl|s\.r\.o|Sp\.\s*z\s*o\.o)\b\.?"
+)  # case matters: "As" and "Inc" in a sentence are not companies
+
+
 def _is_contact(line: str) -> bool:
     text = line.strip()
-    return len(text) <= MAX_CONTACT and bool(_CONTACT.search(text))
+    return len(text) <= MAX_CONTACT and bool(_CONTACT.search(text) or _COMPANY.search(text))
 
 
 def _sign_off(reading: _Reading, end: int) -> None:

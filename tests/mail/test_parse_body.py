@@ -324,6 +324,26 @@ def test_bulleted_dashed_and_numbered_orders_are_kept(order: str) -> None:
     assert _cut(f"{order}\nGIVE 1 TO dave") == [order, "GIVE 1 TO dave"]
 
 
+@pytest.mark.parametrize(
+    "line",
+    ["----------", "________________________________", "-- original plan --", "=== forward ==="],
+)
+def test_a_rule_or_a_framed_word_between_orders_is_the_writers_own(line: str) -> None:
+    """A rule alone (no quoted header block below it) divides the writer's own text, and a
+    framed word is a separator only in a client's words ("-----Original Message-----")."""
+    text = f"GAME gw1\nGIVE 3 TO bob\n{line}\nGAME tm1\na1-a2"
+    assert _cut(text)[-2:] == ["GAME tm1", "a1-a2"]
+
+
+@pytest.mark.parametrize(
+    "line", ["Bob said on 2/3/2026:", "As the rules say in 2026:", "Carol mused:"]
+)
+def test_a_remark_like_an_attribution_does_not_cut_the_orders_below(line: str) -> None:
+    """Only a reply attribution (``wrote``, ``schrieb``... with a date or an address) starts a
+    quote without ``>``; Gnus's whimsical verbs only introduce ``>`` lines."""
+    assert _cut(f"{line}\nGIVE 3 TO bob") == [line, "GIVE 3 TO bob"]
+
+
 def test_on_second_thought_is_not_an_attribution() -> None:
     """A first line "On second thought:" is the sender's text (no ``wrote:``, no date)."""
     text = "On second thought:\nGIVE 3 TO bob\nOn second thought, bob wrote:\nGIVE 1 TO carol"
@@ -391,7 +411,7 @@ def test_generic_attribution_before_a_quote_is_dropped() -> None:
         "-----Ursprüngliche Nachricht-----",
         "---------- Forwarded message ---------",
         "Begin forwarded message:",
-        "________________________________",
+        "________________________________\nFrom: Judge <judge@pbem.test>\nSent: Monday\nTo: Alice",
     ],
 )
 def test_original_message_forward_and_underscore_separators_cut(separator: str) -> None:
