@@ -181,7 +181,7 @@ _FOOTERS = re.compile(
     r"|this\s+(?:message|text)\s+was\s+sent\s+(?:by|via|from|using)\s+.*"
     r"|.{0,60}\b(?:reply|text|txt)\s+stop\s+to\s+(?:end|stop|opt\s+out|unsubscribe|cancel).*"
     r"|.{0,40}\bmsg\s*&\s*data\s+rates\s+may\s+apply.*|sms\s+(?:sent\s+)?(?:via|by|from)\s+.*"
-    r"|sent\s+by\s+(?:sms|text)\s+from\s+.*|.{0,30}\bfrom\s+my\s+(?:iphone|ipad|android).*",
+    r"|sent\s+by\s+(?:sms|text(?:\s+message)?)\s+from\s+.*|.{0,30}\bfrom\s+my\s+(?:iphone|ipad|android).*",
     re.IGNORECASE,
 )
 _DISCLAIMER = re.compile(
@@ -232,6 +232,7 @@ _CONTACT = re.compile(
 def classify_lines(lines: Sequence[str]) -> list[Line]:
     """The class of every line (see :class:`Line`); header blocks and two-line attributions
     are found with the lines that follow."""
+    lines = [clean_line(line) for line in lines]  # invisible marks (U+2063) do not hide a class
     classes: list[Line] = []
     armour = _armour(lines)
     index = 0

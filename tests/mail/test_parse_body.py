@@ -473,3 +473,45 @@ def test_cuts_are_reported_for_the_logs() -> None:
     raw = _mail("GIVE 3 TO bob\n-- \nBob Smith\nbob.example.org\n")
     (cut,) = read_mail(raw).cut
     assert (cut.rule, cut.line, cut.count, cut.first) == ("signature", 2, 3, "--")
+
+
+HISTORY = "Hello alice,\n\nyour orders are stored as:\n\n    GIVE 9 TO mallory\n"
+QUOTED_HISTORY = "> Hello alice,\n>\n> your orders are stored as:\n>\n>     GIVE 9 TO mallory\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Mew: the quoted mail's From and Date above the quote, the answer below it.
+        "From: Judge <judge@pbem.test>\nDate: Mon, 02 Mar 2026 13:05:00 +0100\n\n"
+        f"{QUOTED_HISTORY}\nGIVE 3 TO bob\n",
+        # A Chinese client: only From (with [mailto:]) and Subject above the unprefixed quote.
+        f"GIVE 3 TO bob\n\nFrom: Judge [mailto:judge@pbem.test]\nSubject: [gw1] orders\n\n{HISTORY}",
+        # Atmail glues From: onto its dashed rule.
+        f"GIVE 3 TO bob\n\n-----From: judge@pbem.test\nTo: alice@example.org\nSent: Mon\n\n{HISTORY}",
+        f"GIVE 3 TO bob\n\nAt 13:05 02.03.2026, you wrote:\n{QUOTED_HISTORY}",  # Eudora
+        f"GIVE 3 TO bob\n\nAt 13:05 02.03.2026,\nJudge wrote:\n{QUOTED_HISTORY}",  # two lines
+        f"GIVE 3 TO bob\n\nExcerpts from Judge's message of 2026-03-02 13:05:00 +0100:\n{QUOTED_HISTORY}",
+        f"GIVE 3 TO bob\n\nJudge spake thus:\n{QUOTED_HISTORY}",  # Gnus
+        f"GIVE 3 TO bob\n\nJudge wrote:\n\n{QUOTED_HISTORY.replace('> ', 'LK> ')}",  # Supercite
+        f"GIVE 3 TO bob\n\nJudge wrote:\n\n{QUOTED_HISTORY.replace('> ', 'judge> ')}",
+        f"GIVE 3 TO bob\n\n----- Mail original -----\nDe: Judge\nÀ: alice\nEnvoyé: lundi\n\n{HISTORY}",
+        f"GIVE 3 TO bob\n\n-------- Forwarding messages --------\n{HISTORY}",
+        f"GIVE 3 TO bob\n\n---- On Mon, 02 Mar 2026 13:05 Judge <j@pbem.test> wrote ----\n\n{HISTORY}",
+        # Notes 8.5: its section title, a header block, the history without ">".
+        "GIVE 3 TO bob\n\nInactive hide details for Judge ---03/02/2026 01:05:00 PM---Hello alice,\n\n"
+        f"From: Judge <judge@pbem.test>\nTo: alice@example.org\nDate: 03/02/2026 01:05 PM\n\n{HISTORY}",
+        # Outlook 2003 with Exchange: the history re-wrapped without ">".
+        "GIVE 3 TO bob\n\n-----Original Message-----\nFrom: Judge [mailto:judge@pbem.test]\n"
+        f"Sent: Monday, March 02, 2026 1:05 PM\nTo: Alice\nSubject: orders\n\n{HISTORY}",
+        f"GIVE 3 TO bob\n\n\u2063Sent from BlueMail\u2063\nOn Mar 2, 2026, Judge <j@pbem.test> wrote:\n{QUOTED_HISTORY}",
+        "GIVE 3 TO bob\nSent by text message from +1 555 010 1234\n"
+        "Msg&data rates may apply. Reply HELP for help, STOP to cancel.",
+        "GIVE 3 TO bob\n\nAlice Example\nSenior Analyst | ACME Widgets GmbH\n"
+        "Tel: +49 30 1234 5678\nwww.acme-widgets.example",
+    ],
+)  # fmt: skip
+def test_the_shapes_named_in_the_issue_give_only_the_players_text(body: str) -> None:
+    """Every client shape the reader got wrong before: the answer is read, the history never
+    (its GIVE 9 TO mallory would be applied), and no quote or signature line is echoed."""
+    assert _cut(body) == ["GIVE 3 TO bob"]
