@@ -100,12 +100,12 @@ def _reply(variant: int, signature: str) -> Reply:
         (
             "Here are my orders for this round:",
             "",
-            "- GIVE 1 TO bob",
+            "- GIVE 2 TO bob",
             "- GIVE 1 TO carol",
             "",
             "See you at the table.",
         ),
-        ("- GIVE 1 TO bob", "- GIVE 1 TO carol"),
+        ("- GIVE 2 TO bob", "- GIVE 1 TO carol"),
         sig,
     )
 
