@@ -112,10 +112,10 @@ def ignored_lines(confirmation: str) -> list[str]:
 def test_a_sample_of_the_reader_corpus_through_the_real_intake(
     app: App, creds: dict[str, Credentials]
 ) -> None:
-    """A third of the corpus (one mail of each client format), each mail sent as alice's reply to her confirmation (her reply
-    address in To): her new orders are stored exactly, the quoted old orders never, and the
-    confirmation lists as ignored only what she wrote herself (no quote, signature, footer or
-    disclaimer line)."""
+    """A third of the corpus (one mail of each client format), each mail sent as alice's reply
+    to her confirmation (her reply address in To): her new orders are stored exactly, the
+    quoted old orders never, and the confirmation lists as ignored only what she wrote herself
+    (no quote, signature, footer or disclaimer line)."""
     token = creds["alice"].reply_token
     wrong: list[tuple[str, object]] = []
     for name in SAMPLE:
