@@ -244,6 +244,8 @@ def queue_reply(
     threading = Threading(
         in_reply_to=mail.message_id, references=tuple(references), auto="auto-replied"
     )
+    if mail.decoding:  # a charset that did not fit: the answer says how the mail was read
+        context = {"decoding": mail.decoding, **context}
     queue_templated(
         session,
         ctx=ctx,
