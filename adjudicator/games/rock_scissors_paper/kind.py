@@ -17,6 +17,7 @@ from adjudicator.games.rock_scissors_paper.board import (
     side_of,
 )
 from adjudicator.games.rock_scissors_paper.rules import RULES
+from adjudicator.games.rock_scissors_paper.standin import stand_in
 
 TERMINATIONS = frozenset({"flag-captured", "forfeit", "no-legal-move", "repetition"})
 PROBLEM_CODES = frozenset(
@@ -87,6 +88,7 @@ KIND = GameKind(
         Measure("flags_lost", "Flags lost", counter("flags_lost")),
     ),
     pictures=pictures,
+    stand_in=stand_in,
     text_diagram=rsp.text_diagram,
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,
