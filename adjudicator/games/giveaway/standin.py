@@ -3,8 +3,10 @@
 
 It keeps the co-operation rings it was in last round (the same gift to the same next member),
 offers a ring to the next player in seat order when it is in none (so stand-ins, and humans
-who answer in kind, close rings), and gives what is left to the players least likely to win
-(the lowest scores) outside its rings, so it feeds no leader and breaks none of its rings.
+who answer in kind, close rings), and spreads what is left evenly over the players outside
+its rings, so it breaks none of its rings and feeds no one player (measured against random
+players, bench/stand_ins.py: an even spread wins far more often than feeding the lowest score,
+which makes next round's leader).
 """
 
 from __future__ import annotations
@@ -36,11 +38,10 @@ def gifts(state: GiveawayState, player: str, rng: random.Random) -> dict[str, in
     partners.add(player)
     outsiders = [p for p in others if p not in partners] or [p for p in others if p not in given]
     if left and outsiders:
-        scores = {p: state.scores[state.seats[p]] for p in outsiders}
-        low = min(scores.values())
-        lowest = [p for p in outsiders if scores[p] == low]
-        target = rng.choice(lowest)
-        given[target] = given.get(target, 0) + left
+        share, extra = divmod(left, len(outsiders))
+        lucky = set(rng.sample(outsiders, extra))
+        for target in outsiders:
+            given[target] = given.get(target, 0) + share + (target in lucky)
         left = 0
     if left:  # every other player is a partner already given to: add it to one gift
         target = rng.choice(sorted(given))

@@ -53,6 +53,9 @@ class Solution:
     reply_mix: tuple[Fraction, ...]
 
 
+START_POSITION: Position = (3, 3, 6, 6, 30)
+"""The standard start (3 missiles, 6 power, 30 rounds), the table the bench builds."""
+
 SOLVED: dict[Position, Solution] = {}
 """Every position solved so far (the table, filled on first use; a pure cache: the values are
 those of the rules, whoever asks first)."""

@@ -37,7 +37,7 @@ from adjudicator.games.three_musketeers.board import (
 
 WIN = 1000
 """A win ``d`` plies ahead is worth ``WIN - d`` to the side to move (a game has at most 45)."""
-EXACT_BUDGET = 25_000
+EXACT_BUDGET = 18_000
 """New positions the exact search may solve for one move before it gives up."""
 EXACT_MEN = 12
 """The exact search is tried only with this many men or fewer: before, it never finishes."""
