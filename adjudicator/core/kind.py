@@ -9,6 +9,7 @@ the contract test its termination and problem codes.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,6 +85,10 @@ class GameKind:
     """What the game does to its state when the game master takes a player out of a running
     game (Giveaway: the player neither gives nor receives, and cannot win); None: nothing, the
     seat's orders are simply missing under the no-orders rule."""
+    stand_in: Callable[[Any, str, random.Random], list[str]] | None = None
+    """The computer player that can take a seat (docs/stand-ins.md): from the state, the seat's
+    player and a seeded ``random.Random``, the order lines it sends, which the game's own
+    ``check`` accepts ([] when the seat has nothing to do). Pure: no clock, no global random."""
     terminations: frozenset[str] = frozenset()
     """Every ``Outcome.termination`` code the game can end with (templates word each one)."""
     problem_codes: frozenset[str] = frozenset()

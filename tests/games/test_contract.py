@@ -224,3 +224,35 @@ def test_every_position_has_pictures_in_both_forms(played: Any) -> None:
         for picture in kind.pictures(kind.rules.public_state(state), {}):
             assert picture.text.strip()
             assert picture.svg.startswith("<svg")
+
+
+STAND_IN_SEEDS = range(2)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+def test_every_kind_has_a_stand_in_whose_orders_are_always_legal(kind: GameKind) -> None:
+    """Each seat in turn is the stand-in's, the others play at random, to the end: every order
+    the stand-in sends is accepted by the game's own checker, and it always has one when the
+    game waits for its seat."""
+    assert kind.stand_in is not None, f"{kind.name} has no stand-in"
+    rules = kind.rules
+    players = _players(kind)
+    for seed in STAND_IN_SEEDS:
+        for seat in players[:2]:
+            rng = random.Random(seed)
+            state = _start(kind, players)
+            for _ in range(MAX_ROUNDS):
+                if rules.outcome(state) is not None:
+                    break
+                orders = {}
+                for player in rules.to_move(state):
+                    if player == seat:
+                        texts = kind.stand_in(state, player, random.Random(rng.random()))
+                        assert texts, f"{kind.name}: the stand-in sent nothing"
+                    else:
+                        texts = rules.sample_orders(state, player, rng)
+                    checked = rules.check(state, player, texts)
+                    assert checked.ok, f"{kind.name}: stand-in orders {texts}: {checked.problems}"
+                    assert not checked.unrecognised
+                    orders[player] = list(checked.orders)
+                state = rules.resolve(state, orders).state

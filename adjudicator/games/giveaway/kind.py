@@ -8,6 +8,7 @@ from typing import Any
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
 from adjudicator.games.giveaway import RULES, TERMINATION, retire_player
 from adjudicator.games.giveaway import pictures as gw
+from adjudicator.games.giveaway.standin import stand_in
 
 PROBLEM_CODES = frozenset(
     {
@@ -66,6 +67,7 @@ KIND = GameKind(
     vocabulary=Vocabulary(counters=("holdings",)),
     measures=(Measure("scores", "Points received", counter("scores")),),
     pictures=pictures,
+    stand_in=stand_in,
     state_line=state_line,
     retire=retire_player,
     terminations=frozenset({TERMINATION}),

@@ -17,6 +17,7 @@ from adjudicator.games.rock_scissors_paper.board import (
     side_of,
 )
 from adjudicator.games.rock_scissors_paper.rules import RULES
+from adjudicator.games.rock_scissors_paper.standin import stand_in
 from adjudicator.pictures import board_after_last_move
 
 TERMINATIONS = frozenset({"flag-captured", "forfeit", "no-legal-move", "repetition"})
@@ -75,6 +76,7 @@ KIND = GameKind(
         Measure("flags_lost", "Flags lost", counter("flags_lost")),
     ),
     pictures=board_after_last_move(rsp.text_diagram, rsp.svg_diagram),
+    stand_in=stand_in,
     text_diagram=rsp.text_diagram,
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,

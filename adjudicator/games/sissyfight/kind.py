@@ -8,6 +8,7 @@ from typing import Any
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
 from adjudicator.games.sissyfight import RULES
 from adjudicator.games.sissyfight import pictures as sf
+from adjudicator.games.sissyfight.standin import stand_in
 
 TERMINATIONS = frozenset({"all-out", "last-standing"})
 PROBLEM_CODES = frozenset(
@@ -38,6 +39,7 @@ KIND = GameKind(
     vocabulary=Vocabulary(counters=("chips",)),
     measures=(Measure("chips", "Chips", counter("chips")),),
     pictures=pictures,
+    stand_in=stand_in,
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,
 )

@@ -8,6 +8,7 @@ from typing import Any
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
 from adjudicator.games.starship_combat import RULES
 from adjudicator.games.starship_combat import pictures as sc
+from adjudicator.games.starship_combat.standin import stand_in
 
 TERMINATIONS = frozenset(
     {"both-destroyed", "destroyed", "both-out-of-missiles", "out-of-missiles", "round-limit"}
@@ -33,6 +34,7 @@ KIND = GameKind(
         Measure("power", "Shield power left", counter("power")),
     ),
     pictures=pictures,
+    stand_in=stand_in,
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,
 )

@@ -15,6 +15,7 @@ from adjudicator.games.three_musketeers.board import (
     cells_from_rows,
 )
 from adjudicator.games.three_musketeers.rules import RULES
+from adjudicator.games.three_musketeers.standin import stand_in
 from adjudicator.pictures import board_after_last_move
 
 TERMINATIONS = frozenset({"forfeit", "musketeers-in-line", "no-legal-move"})
@@ -38,6 +39,7 @@ KIND = GameKind(
     ),
     measures=(Measure("pieces", "Pieces on the board", pieces_on_the_board),),
     pictures=board_after_last_move(tm.text_diagram, tm.svg_diagram),
+    stand_in=stand_in,
     text_diagram=tm.text_diagram,
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,

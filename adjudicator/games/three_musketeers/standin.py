@@ -1,0 +1,205 @@
+"""The Three Musketeers stand-in: exact where a search can finish, a heuristic search before.
+
+Exact part. Every Musketeer move captures, so no position repeats and the game graph has no
+cycles (docs/rules/three-musketeers.md): a plain minimax over it, with each position solved
+once (a transposition table), gives the exact value of a position. Values count plies to the
+end: a win in ``d`` plies is worth ``WIN - d`` to the side to move, a loss ``d - WIN`` (there
+are no draws), so choosing the best value wins as fast as possible and loses as slowly as
+possible. The search is tried from :data:`EXACT_MEN` men down and gives up after
+:data:`EXACT_BUDGET` new positions; a position it solved
+is exact for good.
+
+Before that (the opening and middle game, more than a few hundred thousand positions ahead;
+the whole game has 526,871,061 up to symmetry, out of reach of pure Python in a second) the
+stand-in plays a depth-limited alpha-beta search with an evaluation of its own: the Cardinal
+wants the Musketeers on few ranks and files and with few captures, the Musketeers the
+opposite. That part is not exact, and says so (:attr:`Choice.exact`).
+
+Positions are bitmasks: bit ``s`` is square ``s`` (``a1`` is 0, see
+:mod:`adjudicator.core.squares`).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from adjudicator.games.three_musketeers.board import (
+    GRID,
+    MAN,
+    MUSKETEER,
+    MUSKETEERS,
+    Move,
+    State,
+    outcome,
+    side_of,
+)
+
+WIN = 1000
+"""A win ``d`` plies ahead is worth ``WIN - d`` to the side to move (a game has at most 45)."""
+EXACT_BUDGET = 18_000
+"""New positions the exact search may solve for one move before it gives up."""
+EXACT_MEN = 12
+"""The exact search is tried only with this many men or fewer: before, it never finishes."""
+TABLE_LIMIT = 400_000
+"""Solved positions kept between moves; the table is emptied beyond this."""
+HEURISTIC_DEPTH = 4
+
+_NEIGHBOURS = tuple(tuple(GRID.orthogonal_neighbours[s]) for s in GRID.squares())
+_RANK = tuple(GRID.rank_of(s) for s in GRID.squares())
+_FILE = tuple(GRID.file_of(s) for s in GRID.squares())
+_BIT = tuple(1 << s for s in GRID.squares())
+
+Position = tuple[int, int, bool]
+"""(Musketeers' squares, men's squares, whether the Musketeers are to move)."""
+
+SOLVED: dict[Position, int] = {}
+"""Exact values found so far, for the side to move (a pure cache of the rules' consequence)."""
+
+
+class OutOfBudget(Exception):
+    """The exact search met more new positions than it may solve for one move."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The stand-in's move, its value for the mover when ``exact`` (see :data:`WIN`)."""
+
+    move: Move
+    value: int
+    exact: bool
+
+
+def _squares(mask: int) -> list[int]:
+    return [s for s in range(25) if mask & _BIT[s]]
+
+
+def position_of(state: State) -> Position:
+    m = sum(_BIT[s] for s, p in enumerate(state.cells) if p == MUSKETEER)
+    c = sum(_BIT[s] for s, p in enumerate(state.cells) if p == MAN)
+    return m, c, state.turn == MUSKETEERS
+
+
+def moves_of(pos: Position) -> list[tuple[int, int, Position]]:
+    """Every legal move as (origin, target, position after it)."""
+    m, c, musketeers = pos
+    found = []
+    if musketeers:
+        for s in _squares(m):
+            for t in _NEIGHBOURS[s]:
+                if c & _BIT[t]:
+                    found.append((s, t, (m ^ _BIT[s] ^ _BIT[t], c ^ _BIT[t], False)))
+    else:
+        empty = ~(m | c) & ((1 << 25) - 1)
+        for s in _squares(c):
+            for t in _NEIGHBOURS[s]:
+                if empty & _BIT[t]:
+                    found.append((s, t, (m, c ^ _BIT[s] ^ _BIT[t], True)))
+    return found
+
+
+def in_line(m: int) -> bool:
+    """End (1): all three Musketeers on one rank or one file."""
+    a, b, c = _squares(m)
+    return _RANK[a] == _RANK[b] == _RANK[c] or _FILE[a] == _FILE[b] == _FILE[c]
+
+
+def _can_move(pos: Position) -> bool:
+    m, c, musketeers = pos
+    empty = ~(m | c) & ((1 << 25) - 1)
+    movers, wanted = (m, c) if musketeers else (c, empty)
+    return any(wanted & _BIT[t] for s in _squares(movers) for t in _NEIGHBOURS[s])
+
+
+def ended(pos: Position) -> int | None:
+    """The value for the side to move of a position where the game is over (it lost: ``-WIN``,
+    or won: ``WIN``, zero plies ahead), or None. The rules' End, in order."""
+    musketeers = pos[2]
+    if in_line(pos[0]):
+        return WIN if not musketeers else -WIN
+    if not _can_move(pos):
+        return WIN if musketeers else -WIN
+    return None
+
+
+def _back(value: int) -> int:
+    """A value one ply earlier, for the other side: the win or loss is a ply further away."""
+    return -value - 1 if value < 0 else -value + 1
+
+
+def solve(pos: Position, budget: list[int]) -> int:
+    """The exact value of a position that is not over, for the side to move."""
+    known = SOLVED.get(pos)
+    if known is not None:
+        return known
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise OutOfBudget
+    best = -WIN - 1
+    for _s, _t, after in moves_of(pos):
+        over = ended(after)
+        value = _back(over if over is not None else solve(after, budget))
+        best = max(best, value)
+    SOLVED[pos] = best
+    return best
+
+
+def _evaluate(pos: Position) -> int:
+    """The heuristic worth of a position for the Musketeers: spread over ranks and files, and
+    men to capture (a Musketeer without a capture nearby is a step towards the Cardinal's
+    line)."""
+    m, c, _ = pos
+    squares = _squares(m)
+    spread = len({_RANK[s] for s in squares}) + len({_FILE[s] for s in squares})
+    captures = sum(1 for s in squares for t in _NEIGHBOURS[s] if c & _BIT[t])
+    return 10 * spread + 3 * captures
+
+
+def _alphabeta(pos: Position, depth: int, alpha: int, beta: int) -> int:
+    """Negamax with alpha-beta, for the side to move: exact ends, heuristic at the horizon."""
+    over = ended(pos)
+    if over is not None:
+        return over
+    if depth == 0:
+        score = _evaluate(pos)
+        return score if pos[2] else -score
+    best = -WIN - 1
+    for _s, _t, after in moves_of(pos):
+        value = _back(_alphabeta(after, depth - 1, -beta, -alpha))
+        best = max(best, value)
+        alpha = max(alpha, value)
+        if alpha >= beta:
+            break
+    return best
+
+
+def choose(state: State, rng: random.Random) -> Choice:
+    """The stand-in's move: the best by the exact value when the search finishes within its
+    budget (ties broken by ``rng``), else the best by the heuristic search."""
+    pos = position_of(state)
+    moves = moves_of(pos)
+    if len(SOLVED) > TABLE_LIMIT:
+        SOLVED.clear()
+    budget = [EXACT_BUDGET if bin(pos[1]).count("1") <= EXACT_MEN else 0]
+    try:
+        scored = []
+        for s, t, after in moves:
+            over = ended(after)
+            scored.append((_back(over if over is not None else solve(after, budget)), s, t))
+        exact = True
+    except OutOfBudget:
+        scored = [
+            (_back(_alphabeta(after, HEURISTIC_DEPTH - 1, -WIN - 1, WIN + 1)), s, t)
+            for s, t, after in moves
+        ]
+        exact = False
+    best = max(value for value, _s, _t in scored)
+    value, s, t = rng.choice([entry for entry in scored if entry[0] == best])
+    return Choice(Move(s, t), value, exact)
+
+
+def stand_in(state: State, player: str, rng: random.Random) -> list[str]:
+    """The order lines of the stand-in for ``player`` (none when it is not his turn)."""
+    if outcome(state) is not None or side_of(state, player) != state.turn:
+        return []
+    return [str(choose(state, rng).move)]

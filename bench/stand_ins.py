@@ -1,0 +1,122 @@
+"""Stand-in players: time per move and strength, on one core.
+
+For every game kind: the stand-in's time per move (median and worst over every move it made in
+the games below) beside the random player's (``sample_orders``, the floor measured in the same
+run); its results against random players, in each seat; and against itself. For Starship
+Combat the time to build the equilibrium table (first use) and its size.
+
+Usage: ``.venv/bin/python bench/stand_ins.py [--games 40] [--seed 1]``. The last line printed
+is a JSON object with the figures. Three Musketeers games are fewer (its moves take longest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from typing import Any
+
+from adjudicator.core.game import Setup
+from adjudicator.core.kind import GameKind
+from adjudicator.games import KINDS
+from adjudicator.games.starship_combat import standin as starship
+from adjudicator.games.three_musketeers import standin as musketeers
+
+ROUND_LIMIT = 400
+
+
+def _players(kind: GameKind) -> list[str]:
+    count = 4 if kind.rules.max_players is None or kind.rules.max_players > 2 else 2
+    return [f"p{n}" for n in range(count)]
+
+
+def play(
+    kind: GameKind,
+    players: list[str],
+    stand_ins: set[str],
+    seed: int,
+    times: dict[str, list[float]],
+) -> tuple[str, ...] | None:
+    """One game; returns the winners (None when it did not end)."""
+    rules, rng = kind.rules, random.Random(seed)
+    state = rules.start(players, options={}, setup=Setup())
+    assert kind.stand_in is not None
+    for _ in range(ROUND_LIMIT):
+        ended = rules.outcome(state)
+        if ended is not None:
+            return ended.winners
+        orders = {}
+        for player in rules.to_move(state):
+            start = time.process_time()
+            if player in stand_ins:
+                lines = kind.stand_in(state, player, random.Random(rng.random()))
+                times["stand_in"].append(time.process_time() - start)
+            else:
+                lines = rules.sample_orders(state, player, rng)
+                times["random"].append(time.process_time() - start)
+            orders[player] = list(rules.check(state, player, lines).orders)
+        state = rules.resolve(state, orders).state
+    return None
+
+
+def match(kind: GameKind, games: int, seed: int, times: dict[str, list[float]]) -> dict[str, Any]:
+    players = _players(kind)
+    figures: dict[str, Any] = {}
+    for seat, player in enumerate(players[:2]):
+        won = unfinished = 0
+        for n in range(games):
+            winners = play(kind, players, {player}, seed + n, times)
+            unfinished += winners is None
+            won += winners is not None and player in winners
+        figures[f"vs_random_seat{seat}_win_rate"] = round(won / games, 3)
+        figures[f"vs_random_seat{seat}_unfinished"] = unfinished
+        won = 0
+        for n in range(games):
+            winners = play(kind, players, set(), seed + n, {"random": [], "stand_in": []})
+            won += winners is not None and player in winners
+        figures[f"random_seat{seat}_win_rate"] = round(won / games, 3)
+    self_wins = [0] * len(players)
+    for n in range(games):
+        winners = play(kind, players, set(players), seed + n, times) or ()
+        for seat, player in enumerate(players):
+            self_wins[seat] += player in winners
+    figures["self_play_win_rate_by_seat"] = [round(w / games, 3) for w in self_wins]
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    result: dict[str, Any] = {"games": args.games, "seed": args.seed}
+
+    starship.SOLVED.clear()
+    start = time.process_time()
+    starship.solve(starship.START_POSITION)
+    result["starship_table_build_s"] = round(time.process_time() - start, 2)
+    result["starship_table_positions"] = len(starship.SOLVED)
+    print(
+        f"Starship Combat equilibrium table: {result['starship_table_positions']} positions, "
+        f"{result['starship_table_build_s']} s CPU"
+    )
+
+    for kind in KINDS:
+        times: dict[str, list[float]] = {"random": [], "stand_in": []}
+        games = max(4, args.games // 5) if kind.name == "three-musketeers" else args.games
+        musketeers.SOLVED.clear()
+        figures = match(kind, games, args.seed, times)
+        for who, spent in times.items():
+            figures[f"{who}_move_median_ms"] = round(1000 * statistics.median(spent), 3)
+            figures[f"{who}_move_worst_ms"] = round(1000 * max(spent), 3)
+            figures[f"{who}_moves"] = len(spent)
+        figures["games"] = games
+        result[kind.name] = figures
+        print(kind.name, json.dumps(figures))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

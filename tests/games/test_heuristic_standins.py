@@ -1,0 +1,55 @@
+"""The heuristic stand-ins (SiSSYFiGHT, Giveaway, Rock, Scissors, Paper) beat random players
+over many games with a fixed seed; the random player in the same seat is the baseline, played
+over the same seeds."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from adjudicator.core.game import Setup
+from adjudicator.games import kind_of
+
+ROUND_LIMIT = 400
+
+
+def _wins(name: str, players: list[str], *, stand_in: bool, games: int) -> float:
+    kind = kind_of(name)
+    rules = kind.rules
+    assert kind.stand_in is not None
+    won = 0
+    for seed in range(games):
+        rng = random.Random(seed)
+        state = rules.start(players, options={}, setup=Setup())
+        for _ in range(ROUND_LIMIT):
+            if rules.outcome(state) is not None:
+                break
+            orders = {}
+            for player in rules.to_move(state):
+                if stand_in and player == players[0]:
+                    lines = kind.stand_in(state, player, random.Random(rng.random()))
+                else:
+                    lines = rules.sample_orders(state, player, rng)
+                orders[player] = list(rules.check(state, player, lines).orders)
+            state = rules.resolve(state, orders).state
+        ended = rules.outcome(state)
+        won += ended is not None and players[0] in ended.winners
+    return won / games
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "games", "at_least", "margin"),
+    [
+        ("sissyfight", ["ann", "bea", "cat", "dot"], 200, 0.6, 0.1),
+        ("giveaway", ["ann", "bea", "cat", "dot"], 200, 0.3, 0.05),
+        ("rock-scissors-paper", ["ann", "bea"], 20, 0.9, 0.3),
+    ],
+)
+def test_the_stand_in_beats_random_players_clearly(
+    name: str, players: list[str], games: int, at_least: float, margin: float
+) -> None:
+    ours = _wins(name, players, stand_in=True, games=games)
+    baseline = _wins(name, players, stand_in=False, games=games)
+    assert ours >= at_least, (ours, baseline)
+    assert ours >= baseline + margin, (ours, baseline)
