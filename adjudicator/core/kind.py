@@ -84,6 +84,10 @@ class GameKind:
     """What the game does to its state when the game master takes a player out of a running
     game (Giveaway: the player neither gives nor receives, and cannot win); None: nothing, the
     seat's orders are simply missing under the no-orders rule."""
+    public_press_only: bool = False
+    """Whether the game's rules forbid private talk: the service then relays press only to
+    every player (SiSSYFiGHT, docs/rules/sissyfight.md "Talk"); otherwise a game allows private
+    press unless its game master turns it off."""
     terminations: frozenset[str] = frozenset()
     """Every ``Outcome.termination`` code the game can end with (templates word each one)."""
     problem_codes: frozenset[str] = frozenset()

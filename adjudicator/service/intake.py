@@ -3,7 +3,9 @@ one transaction that stores the orders, marks the submission handled and queues 
 
 Processing reads the mail into typed commands per game section (``mail/commands.py``), proves
 the seat only where a command needs one (``authentication.py``), and hands each command to its
-handler from one table, :data:`HANDLERS`.
+handler from one table, :data:`HANDLERS`. Commands that need no seat (HELP, LIST, STATUS,
+FORGOT) are answered first, even when the section names no game or its seat is not proven;
+the answers to every command of the mail go out as one mail (``conversation.queue_answer``).
 
 A crash before that transaction commits leaves the submission ``received`` and it is processed
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
@@ -24,19 +26,29 @@ from sqlmodel import Session
 from adjudicator.mail.commands import (
     Command,
     CommandProblem,
+    Forgot,
+    Help,
     History,
+    ListGames,
     MailSection,
     Orders,
+    Press,
     Report,
+    Resign,
+    SetPassword,
+    SetTimeZone,
+    Status,
+    Unknown,
     read_commands,
 )
 from adjudicator.mail.parse import InboundMail, MailKind, read_mail
-from adjudicator.service import replies
+from adjudicator.service import account, conversation, replies
 from adjudicator.service.authentication import authenticate, find_game, seat_from_token
 from adjudicator.service.bounces import record_bounce
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handling import MailAnswer, SectionHandling
 from adjudicator.service.orders import take_orders
+from adjudicator.service.press import send_press
 from adjudicator.service.reports import Asker, answer_requests
 from adjudicator.storage import queries
 from adjudicator.storage.models import Seat, Submission, SubmissionStatus
@@ -128,10 +140,20 @@ def _take_orders(
 
 
 HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
+    ((Unknown,), conversation.answer_problems),
+    ((Help,), conversation.answer_help),
+    ((ListGames,), conversation.answer_list),
+    ((Status,), conversation.answer_status),
+    ((Forgot,), account.forgot),
     ((Orders,), _take_orders),
     ((Report, History), _answer_requests),
+    ((SetTimeZone, SetPassword), account.set_account),
+    ((Press,), send_press),
+    ((Resign,), account.resign),
 )
-"""Every command type and its handler, in the order handlers run (orders first)."""
+"""Every command type and its handler, in the order handlers run: those that need no seat
+first (they run before the seat is proven), then orders, then the rest. STATUS runs before the
+orders of the same mail are stored: it tells the state the mail found."""
 
 
 def _answer(
@@ -145,23 +167,35 @@ def _answer(
     recipients = (*mail.to, *mail.cc, *mail.delivered_to)
     token_seat = seat_from_token(session, recipients, key=ctx.receipt_key)
     accepted, notes = False, []
+    answer = MailAnswer()
+    handling = None
     for index, section in enumerate(read_commands(mail)):
-        handling = SectionHandling(session, ctx, mail, submission, now, index)
+        handling = SectionHandling(session, ctx, mail, submission, now, index, answer=answer)
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
+    if handling is not None:
+        conversation.queue_answer(
+            session, ctx=ctx, handling=handling, answer=answer, submission=submission, now=now
+        )
     return accepted, notes
 
 
 def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat | None) -> bool:
-    """Find the game, prove the seat where a command needs one, run the handlers."""
+    """Find the game, answer what needs no seat, prove the seat where a command needs one, run
+    the other handlers."""
+    handling.named, handling.token_seat = section.game, token_seat
     game = handling.game = find_game(handling, section, token_seat)
+    free = _run_handlers(handling, section, seated=False)
+    if not section.needs_seat:
+        return free if free is not None else False
     if game is None:
         handling.notes.append("no game")
         handling.reply("no_game", handling.sender, {"named": section.game})
         return False
-    if section.needs_seat and not _seat_may_speak(handling, section, token_seat):
+    if not _seat_may_speak(handling, section, token_seat):
         return False
-    return _run_handlers(handling, section)
+    seated = _run_handlers(handling, section, seated=True)
+    return bool(seated) or (seated is None and bool(free))
 
 
 def _seat_may_speak(
@@ -184,15 +218,20 @@ def _seat_may_speak(
     return True
 
 
-def _run_handlers(handling: SectionHandling, section: MailSection) -> bool:
-    """Each handler once, with its commands (``MailSection.asks``), in the table's order. The
-    section counts as accepted as its orders do, when it gives any."""
+def _run_handlers(handling: SectionHandling, section: MailSection, *, seated: bool) -> bool | None:
+    """Each handler once, with its commands (``MailSection.asks``) that need a seat or not
+    (``seated``), in the table's order. The section counts as accepted as its orders do, when
+    it gives any; None when no handler ran."""
     results: dict[type[Command], bool] = {}
     for types, handler in HANDLERS:
-        commands = [c for c in section.asks if isinstance(c, types)]
-        problems = [p for p in section.problems if p.command in types]
+        commands = [c for c in section.asks if isinstance(c, types) and c.needs_seat == seated]
+        problems = [
+            p for p in section.problems if p.command in types and p.command.needs_seat == seated
+        ]
         if commands or problems:
             results[types[0]] = handler(handling, commands, problems)
+    if not results:
+        return None
     if Orders in results:
         return results[Orders]
     return all(results.values())

@@ -19,7 +19,7 @@ from adjudicator.storage.models import Game, Round
 
 log = logging.getLogger(__name__)
 
-NOTICES = ("missed_rounds", "bounced", "adjudication_failed", "closed_late")
+NOTICES = ("missed_rounds", "bounced", "adjudication_failed", "closed_late", "resigned")
 """The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
 
 

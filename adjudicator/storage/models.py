@@ -209,3 +209,23 @@ class MailboxCursor(SQLModel, table=True):
     mailbox: str = Field(unique=True, description="user@host/folder")
     uidvalidity: int
     last_uid: int = 0
+
+
+class Press(SQLModel, table=True):
+    """A press message a player sent through the service: kept with the round it was sent in,
+    shown in the game's history (to those who may read it) and counted for the rate limit."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    round_number: int = Field(description="the game's round when it was sent (0: before round 1)")
+    seat_id: int = Field(foreign_key="seat.id", index=True, description="who sent it")
+    sender: str = Field(description="the sender's handle when it was sent")
+    recipients: list[str] = Field(
+        default_factory=list,
+        sa_column=Column(JSON, nullable=False),
+        description="the handles it went to; empty: every player (public press)",
+    )
+    anonymous: bool = Field(default=False, description="relayed without the sender's handle")
+    text: str = Field(description="the message, control characters taken out")
+    submission_id: int | None = Field(default=None, foreign_key="submission.id")
+    created_at: datetime

@@ -20,6 +20,7 @@ from adjudicator.storage.models import (
     OutboxMail,
     OutboxStatus,
     PicturePng,
+    Press,
     Round,
     RoundResult,
     RoundState,
@@ -57,7 +58,22 @@ def running_games_seating(session: Session, address: str) -> list[Game]:
     )
 
 
+def games_open_for_signup(session: Session) -> list[Game]:
+    """Games not started whose game master opened them for sign-up (setting ``signup``)."""
+    setup = session.exec(select(Game).where(Game.status == GameStatus.SETUP).order_by(col(Game.id)))
+    return [game for game in setup if game.settings.get("signup")]
+
+
 # Seats
+
+
+def seats_at_address(session: Session, address: str) -> list[Seat]:
+    """Every seat registered under ``address``, in any game (proof of nothing by itself)."""
+    return list(
+        session.exec(
+            select(Seat).where(Seat.address == address.strip().lower()).order_by(col(Seat.id))
+        )
+    )
 
 
 def seats_of(session: Session, game_id: int | None) -> list[Seat]:
@@ -279,3 +295,21 @@ def pending_submission_ids(session: Session) -> list[int]:
         .order_by(col(Submission.id))
     )
     return [i for i in rows if i is not None]
+
+
+# Press
+
+
+def press_sent(session: Session, *, seat_id: int, round_number: int) -> int:
+    """Press messages one seat sent in one round of its game."""
+    count = session.exec(
+        select(func.count(col(Press.id))).where(
+            Press.seat_id == seat_id, Press.round_number == round_number
+        )
+    ).one()
+    return int(count)
+
+
+def press_of(session: Session, game_id: int | None) -> list[Press]:
+    """A game's press, oldest first."""
+    return list(session.exec(select(Press).where(Press.game_id == game_id).order_by(col(Press.id))))
