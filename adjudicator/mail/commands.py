@@ -9,7 +9,7 @@ none is answered even to a stranger.
 
 Adding a command is one class here, one reader in :data:`READERS` and one handler in the
 intake's table. ``PRESS`` is the one command that spans lines: its message runs from the line
-after it to ``ENDPRESS`` or the end of the section. A line that looks like a mistyped command
+after it to ``ENDPRESS``, the next ``PRESS`` line or the end of the section. A line that looks like a mistyped command
 (``HLEP``, ``STAUTS``) is a :class:`CommandProblem` of :class:`Unknown`, answered with the list
 of commands and the closest one. Pure: lines in, values out.
 """
@@ -364,8 +364,11 @@ def _read_press(targets: str | None, line: SectionLine, lines: list[SectionLine]
     """The press that starts at ``line``: takes its message's lines out of ``lines``."""
     body: list[str] = []
     while lines:
+        text = normalise_line(lines[0].text)
+        if _PRESS.fullmatch(text):
+            break  # the next press starts: this one ends here
         following = lines.pop(0)
-        if _END_PRESS.fullmatch(normalise_line(following.text)):
+        if _END_PRESS.fullmatch(text):
             break
         body.append(following.text.rstrip())
     while body and not body[0].strip():

@@ -21,6 +21,7 @@ from adjudicator.mail.commands import (
     CommandProblem,
     Help,
     SetPassword,
+    Unknown,
 )
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import replies
@@ -31,17 +32,19 @@ from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission
 
 COMMANDS = (
-    ("HELP", "this list; HELP and a game's name: how to write orders in that game"),
+    ("HELP", "this list"),
+    ("HELP gw42", "how to write orders in game gw42, and its rules"),
     ("LIST", "the games open for sign-up, and your games"),
-    ("STATUS (or ORDERS)", "your games: round, deadline, your stored orders, who is awaited"),
-    ("REPORT 3", "the result of round 3 again (REPORT alone: the last round)"),
+    ("STATUS (or ORDERS)", "your games: deadline, your orders, who is awaited"),
+    ("REPORT 3", "the result of round 3 again (REPORT: the last)"),
     ("HISTORY", "the whole game so far, with its record"),
-    ("PRESS", "a message to every player, on the lines after it, up to ENDPRESS"),
+    ("PRESS", "a message to every player: the lines after it,"),
+    ("", "up to a line ENDPRESS"),
     ("PRESS TO cat dog", "a message to the players cat and dog only"),
-    ("SET TIMEZONE Europe/Paris", "deadlines in your mails shown in that time zone"),
-    ("SET PASSWORD newword", "your password from now on (8 to 64 characters, one word)"),
-    ("FORGOT", "your personal reply address, mailed to your registered address"),
-    ("RESIGN", "leave a game (you are asked to confirm with a code)"),
+    ("SET TIMEZONE Europe/Paris", "deadlines shown in that time zone"),
+    ("SET PASSWORD newword", "your new password (8 to 64 characters)"),
+    ("FORGOT", "your personal reply address, mailed to you"),
+    ("RESIGN", "leave a game (confirmed by a second mail)"),
 )
 """Every command, as HELP lists it."""
 
@@ -69,7 +72,7 @@ def queue_answer(
         game_ids = {p.game_id for p in parts if p.game_id is not None}
         seat = session.get(Seat, next(iter(seats))) if len(seats) == 1 else None
         context = {
-            "parts": [{"kind": p.kind, **p.context} for p in parts],
+            "parts": [{**p.context, "template": p.kind} for p in parts],
             "games": games,
             "handle": seat.handle if seat is not None else None,
             "service_address": ctx.identity.address,
@@ -253,7 +256,8 @@ def answer_problems(
         }
         for p in problems
     ]
-    context = {"problems": shown, "commands": command_list()}
+    mistyped = any(p.command is Unknown for p in problems)
+    context = {"problems": shown, "commands": command_list() if mistyped else []}
     if handling.seat is not None:
         handling.answer_seat(handling.seat, "problems", context)
     else:

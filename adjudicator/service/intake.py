@@ -4,7 +4,7 @@ one transaction that stores the orders, marks the submission handled and queues 
 Processing reads the mail into typed commands per game section (``mail/commands.py``), proves
 the seat only where a command needs one (``authentication.py``), and hands each command to its
 handler from one table, :data:`HANDLERS`. Commands that need no seat (HELP, LIST, STATUS,
-FORGOT) are answered first, even when the section names no game or its seat is not proven;
+FORGOT) are answered even when the section names no game or its seat is not proven;
 the answers to every command of the mail go out as one mail (``conversation.queue_answer``).
 
 A crash before that transaction commits leaves the submission ``received`` and it is processed
@@ -140,20 +140,20 @@ def _take_orders(
 
 
 HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
-    ((Unknown,), conversation.answer_problems),
+    ((Orders,), _take_orders),
     ((Help,), conversation.answer_help),
     ((ListGames,), conversation.answer_list),
     ((Status,), conversation.answer_status),
     ((Forgot,), account.forgot),
-    ((Orders,), _take_orders),
     ((Report, History), _answer_requests),
     ((SetTimeZone, SetPassword), account.set_account),
     ((Press,), send_press),
     ((Resign,), account.resign),
+    ((Unknown,), conversation.answer_problems),
 )
-"""Every command type and its handler, in the order handlers run: those that need no seat
-first (they run before the seat is proven), then orders, then the rest. STATUS runs before the
-orders of the same mail are stored: it tells the state the mail found."""
+"""Every command type and its handler, in the order handlers run: orders first (a STATUS in
+the same mail shows them stored), mistyped commands last. Without a proven seat only the
+handlers of commands that need none run."""
 
 
 def _answer(
@@ -185,17 +185,15 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
     the other handlers."""
     handling.named, handling.token_seat = section.game, token_seat
     game = handling.game = find_game(handling, section, token_seat)
-    free = _run_handlers(handling, section, seated=False)
     if not section.needs_seat:
-        return free if free is not None else False
+        return bool(_run_handlers(handling, section, seated=False))
     if game is None:
         handling.notes.append("no game")
         handling.reply("no_game", handling.sender, {"named": section.game})
-        return False
-    if not _seat_may_speak(handling, section, token_seat):
-        return False
-    seated = _run_handlers(handling, section, seated=True)
-    return bool(seated) or (seated is None and bool(free))
+    elif _seat_may_speak(handling, section, token_seat):
+        return bool(_run_handlers(handling, section, seated=None))
+    _run_handlers(handling, section, seated=False)  # what needs no seat is answered still
+    return False
 
 
 def _seat_may_speak(
@@ -218,16 +216,21 @@ def _seat_may_speak(
     return True
 
 
-def _run_handlers(handling: SectionHandling, section: MailSection, *, seated: bool) -> bool | None:
-    """Each handler once, with its commands (``MailSection.asks``) that need a seat or not
-    (``seated``), in the table's order. The section counts as accepted as its orders do, when
-    it gives any; None when no handler ran."""
+def _run_handlers(
+    handling: SectionHandling, section: MailSection, *, seated: bool | None
+) -> bool | None:
+    """Each handler once, with its commands (``MailSection.asks``), in the table's order:
+    only those that need no seat when ``seated`` is False, all of them when it is None (the
+    seat is proven). The section counts as accepted as its orders do, when it gives any; None
+    when no handler ran."""
+
+    def wanted(command: type[Command]) -> bool:
+        return seated is None or command.needs_seat == seated
+
     results: dict[type[Command], bool] = {}
     for types, handler in HANDLERS:
-        commands = [c for c in section.asks if isinstance(c, types) and c.needs_seat == seated]
-        problems = [
-            p for p in section.problems if p.command in types and p.command.needs_seat == seated
-        ]
+        commands = [c for c in section.asks if isinstance(c, types) and wanted(type(c))]
+        problems = [p for p in section.problems if p.command in types and wanted(p.command)]
         if commands or problems:
             results[types[0]] = handler(handling, commands, problems)
     if not results:
