@@ -9,9 +9,10 @@ none is answered even to a stranger.
 
 Adding a command is one class here, one reader in :data:`READERS` and one handler in the
 intake's table. ``PRESS`` is the one command that spans lines: its message runs from the line
-after it to ``ENDPRESS``, the next ``PRESS`` line or the end of the section. A line that looks like a mistyped command
-(``HLEP``, ``STAUTS``) is a :class:`CommandProblem` of :class:`Unknown`, answered with the list
-of commands and the closest one. Pure: lines in, values out.
+after it to ``ENDPRESS``, the next ``PRESS`` line or the end of the section. A line that looks
+like a mistyped command (``HLEP``, ``STAUTS``) is a :class:`CommandProblem` of
+:class:`Unknown`, answered with the list of commands and the closest one. Pure: lines in,
+values out.
 """
 
 from __future__ import annotations
