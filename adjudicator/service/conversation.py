@@ -47,6 +47,7 @@ COMMANDS = (
     ("RESIGN", "leave a game (confirmed by a second mail)"),
 )
 """Every command, as HELP lists it."""
+EXAMPLE_TRIES = 8
 
 
 def command_list() -> list[dict[str, str]]:
@@ -119,9 +120,7 @@ def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:
         rules, state = rules_of(game), game_state(game)
         waiting = seat.handle in rules.to_move(state)
         if waiting:
-            # Seeded by the game, seat and round: the same question gets the same example.
-            rng = random.Random(f"{game.name}:{seat.handle}:{game.current_round}")
-            example = rules.sample_orders(state, seat.handle, rng)
+            example = _example(game, seat.handle)
     kind = game.kind
     syntax = f"mail/answer/syntax/{kind}.txt.j2"
     return {
@@ -135,6 +134,22 @@ def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:
         "rules_link": handling.ctx.archive_link("rules", f"{kind}.html"),
         "sequential": kind_of(kind).rules.sequential,
     }
+
+
+def _example(game: Game, handle: str) -> list[str]:
+    """Orders the game accepts from ``handle`` now, in canonical form: the shortest of a few
+    random legal sets (seeded by the game, seat and round: the same question gets the same
+    example)."""
+    rules, state = rules_of(game), game_state(game)
+    best: list[str] | None = None
+    for attempt in range(EXAMPLE_TRIES):
+        rng = random.Random(f"{game.name}:{handle}:{game.current_round}:{attempt}")
+        checked = rules.check(state, handle, rules.sample_orders(state, handle, rng))
+        if checked.ok and checked.orders:
+            lines = [rules.format_order(order) for order in checked.orders]
+            if best is None or len(lines) < len(best):
+                best = lines
+    return best or []
 
 
 def _sender_seat(handling: SectionHandling, game: Game) -> Seat | None:

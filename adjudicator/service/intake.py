@@ -41,7 +41,7 @@ from adjudicator.mail.commands import (
     Unknown,
     read_commands,
 )
-from adjudicator.mail.parse import InboundMail, MailKind, read_mail
+from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
 from adjudicator.service import account, conversation, replies
 from adjudicator.service.authentication import authenticate, find_game, seat_from_token
 from adjudicator.service.bounces import record_bounce
@@ -189,11 +189,34 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
         return bool(_run_handlers(handling, section, seated=False))
     if game is None:
         handling.notes.append("no game")
-        handling.reply("no_game", handling.sender, {"named": section.game})
-    elif _seat_may_speak(handling, section, token_seat):
+        if _run_handlers(handling, section, seated=False) is None:
+            handling.reply("no_game", handling.sender, {"named": section.game})
+        else:  # named in the one answer, beside the commands that were answered
+            conversation.answer_problems(handling, [], _without_game(section))
+        return False
+    if _seat_may_speak(handling, section, token_seat):
         return bool(_run_handlers(handling, section, seated=None))
     _run_handlers(handling, section, seated=False)  # what needs no seat is answered still
     return False
+
+
+def _without_game(section: MailSection) -> list[CommandProblem]:
+    """The lines of a section without a game that only a game's player may send."""
+    if section.game:
+        why = f"there is no game called {section.game!r} here"
+    else:
+        why = (
+            "orders and a game's commands need their game: write GAME and the game's name "
+            "on a line above them (e.g. GAME gw42)"
+        )
+    lines: list[SectionLine] = []
+    for command in section.asks:
+        if isinstance(command, Orders):
+            lines += command.lines
+        elif command.needs_seat and isinstance(getattr(command, "line", None), SectionLine):
+            lines.append(command.line)  # type: ignore[attr-defined]
+    lines += [p.line for p in section.problems if p.command.needs_seat]
+    return [CommandProblem(Orders, line, why) for line in sorted(lines)]
 
 
 def _seat_may_speak(
