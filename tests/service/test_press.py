@@ -1,0 +1,195 @@
+"""Press at the use-case level: who may send it to whom, the game master's settings, the rate
+limit, and what is kept (docs/commands.md; docs/rules/sissyfight.md "Talk")."""
+
+from __future__ import annotations
+
+from itertools import count
+
+import pytest
+from playing import player_mail, queued
+from sqlmodel import Session, select
+
+from adjudicator.app import App
+from adjudicator.games import kind_of
+from adjudicator.service import ServiceError
+from adjudicator.service.games import Credentials, PlayerSpec, create_game
+from adjudicator.service.press import PER_ROUND, clean_text
+from adjudicator.service.rounds import start_game
+from adjudicator.service.settings import read_settings
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import Game, OutboxMail, Press, Seat
+
+_numbers = count()
+
+
+def start(app: App, kind: str = "giveaway", **settings: object) -> dict[str, Credentials]:
+    with session_scope(app.engine) as session:
+        game, creds = create_game(
+            session,
+            name="g1",
+            kind=kind,
+            schedule="72h",
+            settings={"early_close": False, **settings},
+            options={},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+        for mail in session.exec(select(OutboxMail)):
+            session.delete(mail)
+    return {c.handle: c for c in creds}
+
+
+def send(app: App, creds: dict[str, Credentials], handle: str, body: str) -> None:
+    mail = player_mail(
+        "g1", handle, f"PASSWORD {creds[handle].secret}\n{body}", number=next(_numbers)
+    )
+    app.ingest(mail, channel="pipe")
+
+
+def press_mails(app: App) -> list[tuple[str, str]]:
+    return [(m["To"], m["Subject"]) for m in queued(app, "press")]
+
+
+def answer_text(app: App) -> str:
+    answers = queued(app, "answer")
+    assert answers
+    body = answers[-1].get_body(preferencelist=("plain",))
+    assert body is not None
+    return " ".join(str(body.get_content()).split())
+
+
+def test_press_to_one_player_reaches_only_that_player(app: App) -> None:
+    creds = start(app)
+    send(app, creds, "alice", "PRESS TO bob\nmeet me at the ring\n")
+    assert press_mails(app) == [("bob@example.org", "[g1] Press from alice")]
+
+
+def test_private_press_is_refused_where_the_game_master_turned_it_off(app: App) -> None:
+    creds = start(app, private_press=False)
+    send(app, creds, "alice", "PRESS TO bob\npsst\n")
+    assert press_mails(app) == []
+    assert "allows only press to every player" in answer_text(app)
+    send(app, creds, "alice", "PRESS\nhello all\n")
+    assert sorted(to for to, _ in press_mails(app)) == ["bob@example.org", "carol@example.org"]
+
+
+def test_sissyfight_refuses_private_press_by_its_rules(app: App) -> None:
+    """docs/rules/sissyfight.md: "private, one-to-one press is refused in this game"."""
+    assert kind_of("sissyfight").public_press_only
+    assert not kind_of("giveaway").public_press_only
+    creds = start(app, "sissyfight", private_press=True)  # the setting cannot allow it
+    send(app, creds, "alice", "PRESS TO bob\nteam up?\n")
+    assert press_mails(app) == []
+    assert "make all talk public" in answer_text(app)
+
+
+def test_anonymous_press_names_nobody(app: App) -> None:
+    creds = start(app, anonymous_press=True)
+    send(app, creds, "alice", "PRESS\nguess who\n")
+    mails = queued(app, "press")
+    assert {m["Subject"] for m in mails} == {"[g1] Press from an anonymous player"}
+    for mail in mails:
+        body = mail.get_body(preferencelist=("plain",))
+        assert body is not None
+        assert "alice" not in str(body.get_content())
+        assert "alice" not in mail.as_string()
+    with Session(app.engine) as session:
+        (kept,) = session.exec(select(Press)).all()
+    assert kept.anonymous
+    assert kept.sender == "alice"  # the game master can still tell who wrote it
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ("PRESS TO zed\nhi\n", "no player 'zed'"),
+        ("PRESS TO alice\nhi\n", "leave your own handle out"),
+        ("PRESS\n\nENDPRESS\n", "the message is empty"),
+        ("PRESS\n" + "x" * 5001 + "\n", "at most 5000"),
+    ],
+)
+def test_bad_press_is_named_and_sent_to_nobody(app: App, body: str, why: str) -> None:
+    creds = start(app)
+    send(app, creds, "alice", body)
+    assert press_mails(app) == []
+    assert why in answer_text(app)
+
+
+def test_press_is_rate_limited_per_player_and_round(app: App) -> None:
+    creds = start(app)
+    send(app, creds, "alice", "".join(f"PRESS TO bob\nnote {n}\n" for n in range(PER_ROUND - 1)))
+    send(app, creds, "alice", "PRESS TO bob\none more\nPRESS TO bob\ntoo many\n")
+    texts = [str(m.get_body(preferencelist=("plain",)).get_content()) for m in queued(app, "press")]  # type: ignore[union-attr]
+    assert len(texts) == PER_ROUND
+    assert any("one more" in t for t in texts)
+    assert not any("too many" in t for t in texts)
+    assert f"at most {PER_ROUND} press messages a round" in answer_text(app)
+    send(app, creds, "bob", "PRESS TO alice\nmy own limit is untouched\n")
+    assert ("alice@example.org", "[g1] Press from bob") in press_mails(app)
+
+
+def test_a_stranger_or_a_removed_player_cannot_send_press(app: App) -> None:
+    creds = start(app)
+    stranger = player_mail("g1", "mallory", "PRESS\nfake\n", number=next(_numbers))
+    app.ingest(stranger, channel="pipe")
+    assert press_mails(app) == []
+    with session_scope(app.engine) as session:
+        carol = session.exec(select(Seat).where(Seat.handle == "carol")).one()
+        carol.active = False
+        session.add(carol)
+    send(app, creds, "carol", "PRESS\nstill here\n")
+    assert press_mails(app) == []
+    send(app, creds, "alice", "PRESS TO carol\nare you there?\n")
+    assert press_mails(app) == []
+    assert "no player 'carol'" in answer_text(app)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a\rb",
+        "a\nb",
+        "a\r\nb",
+        "a\u2028b",
+        "a\u2029b",
+        "a\x85b",
+        "a\x0bb",
+    ],
+)
+def test_every_kind_of_line_break_ends_a_line_and_nothing_else_survives(text: str) -> None:
+    assert clean_text(text) == "a\nb"
+
+
+def test_control_and_direction_characters_are_taken_out() -> None:
+    assert clean_text("x\x00y\x1b[31mz\u202e\tw") == "xy[31mz w"
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"private_press": "no"}, "'private_press' is true or false"),
+        ({"anonymous_press": 1}, "'anonymous_press' is true or false"),
+        ({"signup": "yes"}, "'signup' is true or false"),
+    ],
+)
+def test_press_settings_are_checked(settings: dict[str, object], message: str) -> None:
+    with pytest.raises(ServiceError, match=message):
+        read_settings("giveaway", "72h", "UTC", settings)
+
+
+def test_press_defaults() -> None:
+    settings = read_settings("giveaway", "72h", "UTC", {})
+    assert settings.private_press
+    assert not settings.anonymous_press
+
+
+def test_press_is_kept_with_its_round(app: App) -> None:
+    creds = start(app)
+    send(app, creds, "bob", "PRESS\nround one talk\n")
+    with Session(app.engine) as session:
+        game = session.exec(select(Game)).one()
+        (kept,) = session.exec(select(Press)).all()
+    assert kept.round_number == game.current_round == 1
+    assert kept.recipients == []
+    assert kept.text == "round one talk"
