@@ -63,7 +63,7 @@ def pairs(values: list[str], what: str) -> dict[str, str]:
 
 LIST_SETTINGS = ("reminders", "require_auth")
 INT_SETTINGS = ("missed_rounds_limit",)
-BOOL_SETTINGS = ("early_close",)
+BOOL_SETTINGS = ("early_close", "private_press", "anonymous_press", "signup")
 BOOLEANS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 
