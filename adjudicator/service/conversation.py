@@ -26,7 +26,7 @@ from adjudicator.mail.commands import (
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import replies
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.handling import MailAnswer, SectionHandling
+from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission
@@ -67,7 +67,8 @@ def queue_answer(
     now: datetime,
 ) -> None:
     """One mail to each recipient with every part of the answer meant for them."""
-    for number, (to, parts) in enumerate(answer.parts.items()):
+    for number, (to, unmerged) in enumerate(answer.parts.items()):
+        parts = _merged(unmerged)
         games = sorted({p.game for p in parts if p.game})
         seats = {p.seat_id for p in parts if p.seat_id is not None}
         game_ids = {p.game_id for p in parts if p.game_id is not None}
@@ -90,6 +91,25 @@ def queue_answer(
             game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
             seat_id=seat.id if seat is not None else None,
         )
+
+
+def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:
+    """The parts of one recipient's answer with every problem in one part, last; the list of
+    commands in it only when the answer does not hold HELP's already."""
+    problems = [p for p in parts if p.kind == "problems"]
+    others = [p for p in parts if p.kind != "problems"]
+    if not problems:
+        return others
+    listed = [line for p in problems for line in p.context["problems"]]
+    wanted = any(p.context["commands"] for p in problems)
+    has_help = any(p.kind == "help" for p in others)
+    context = {
+        "problems": sorted(listed, key=lambda line: line["line"]),
+        "commands": command_list() if wanted and not has_help else [],
+    }
+    first = problems[0]
+    merged = AnswerPart("problems", context, first.game, first.game_id, first.seat_id)
+    return [*others, merged]
 
 
 # --- HELP --------------------------------------------------------------------------------------

@@ -192,7 +192,10 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
         if _run_handlers(handling, section, seated=False) is None:
             handling.reply("no_game", handling.sender, {"named": section.game})
         else:  # named in the one answer, beside the commands that were answered
-            conversation.answer_problems(handling, [], _without_game(section))
+            player = bool(queries.seats_at_address(handling.session, handling.sender))
+            unplaced = _without_game(section, orders=player)
+            if unplaced:
+                conversation.answer_problems(handling, [], unplaced)
         return False
     if _seat_may_speak(handling, section, token_seat):
         return bool(_run_handlers(handling, section, seated=None))
@@ -200,8 +203,10 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
     return False
 
 
-def _without_game(section: MailSection) -> list[CommandProblem]:
-    """The lines of a section without a game that only a game's player may send."""
+def _without_game(section: MailSection, *, orders: bool) -> list[CommandProblem]:
+    """The lines of a section without a game that only a game's player may send; the lines
+    left as orders only when ``orders`` (the sender has a seat: they may be misplaced orders;
+    from anybody else they are chatter around the commands)."""
     if section.game:
         why = f"there is no game called {section.game!r} here"
     else:
@@ -212,7 +217,7 @@ def _without_game(section: MailSection) -> list[CommandProblem]:
     lines: list[SectionLine] = []
     for command in section.asks:
         if isinstance(command, Orders):
-            lines += command.lines
+            lines += command.lines if orders else ()
         elif command.needs_seat and isinstance(getattr(command, "line", None), SectionLine):
             lines.append(command.line)  # type: ignore[attr-defined]
     lines += [p.line for p in section.problems if p.command.needs_seat]

@@ -34,6 +34,8 @@ from adjudicator.storage.models import Press as PressRow
 PER_ROUND = 10
 """Press messages one player may send in one round."""
 MAX_CHARACTERS = 5000
+QUOTED_LINES = 12
+"""Lines of a press quoted back to its sender in the answer."""
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F)}
 
 
@@ -185,7 +187,16 @@ def _relay(
             game_id=game.id,
             seat_id=reader.id,
         )
-    return {"to": list(targets), "readers": [r.handle for r in readers], "anonymous": anonymous}
+    lines = text.splitlines()
+    return {
+        "to": list(targets),
+        "readers": [r.handle for r in readers],
+        "anonymous": anonymous,
+        # The sender sees what went: a command written under a press without ENDPRESS shows
+        # up here as part of the message.
+        "lines": lines[:QUOTED_LINES],
+        "more": max(0, len(lines) - QUOTED_LINES),
+    }
 
 
 def press_for(session: Session, game: Game, handle: str) -> list[dict[str, Any]]:
