@@ -4,12 +4,14 @@ limit, and what is kept (docs/commands.md; docs/rules/sissyfight.md "Talk")."""
 from __future__ import annotations
 
 from itertools import count
+from pathlib import Path
 
 import pytest
-from playing import player_mail, queued
+from playing import add_orders, close_open_round, player_mail, queued
 from sqlmodel import Session, select
 
 from adjudicator.app import App
+from adjudicator.archive.build import build_archive
 from adjudicator.games import kind_of
 from adjudicator.service import ServiceError
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
@@ -193,3 +195,22 @@ def test_press_is_kept_with_its_round(app: App) -> None:
     assert kept.round_number == game.current_round == 1
     assert kept.recipients == []
     assert kept.text == "round one talk"
+
+
+def test_the_archive_shows_public_press_with_its_round_and_never_private_press(
+    app: App, tmp_path: Path
+) -> None:
+    """Press to every player is part of the game's public story: the round's archive page
+    shows it (escaped); press to some players only is never published."""
+    creds = start(app)
+    send(app, creds, "alice", "PRESS\nall <b>bold</b> & fair\nsecond line\n")
+    send(app, creds, "bob", "PRESS TO carol\nour secret\n")
+    add_orders(app, "g1", "alice", "GIVE 3 TO bob")
+    close_open_round(app, "g1")
+    build_archive(app.engine, tmp_path / "site")
+    page = (tmp_path / "site" / "g1" / "round-1.html").read_text(encoding="utf-8")
+    assert "Press to every player" in page
+    assert "all &lt;b&gt;bold&lt;/b&gt; &amp; fair<br>second line" in page
+    assert "alice:" in page
+    assert "our secret" not in page
+    assert "<b>bold</b>" not in page
