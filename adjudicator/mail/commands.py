@@ -111,6 +111,15 @@ class SetPassword(Command):
 
 
 @dataclass(frozen=True)
+class SetWait(Command):
+    """``SET WAIT``: rounds run to their deadline even when every order is in; ``SET NOWAIT``:
+    a round may close as soon as they are (the game's own setting)."""
+
+    wait: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class Resign(Command):
     """``RESIGN`` asks for a confirmation code; ``RESIGN <code>`` leaves the game."""
 
@@ -178,13 +187,13 @@ COMMAND_WORDS = (
     "password",
 )
 """The words commands start with: a line that starts with a near miss is a mistyped command."""
-SETTINGS_WORDS = ("timezone", "password")
+SETTINGS_WORDS = ("timezone", "password", "wait", "nowait")
 
 _HELP = re.compile(r"help(?:\s+(?:on\s+|for\s+|game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?", re.I)
 _LIST = re.compile(r"list(?:\s+(?:the\s+)?games)?", re.I)
 _STATUS = re.compile(r"status|orders|my\s+orders|show\s+orders", re.I)
 _FORGOT = re.compile(r"forgot(?:ten)?(?:\s+(?:my\s+)?password)?|lost\s+password|password", re.I)
-_SET = re.compile(r"set\s+(time\s*zone|tz|zone|password)\b\s*(.*)", re.I)
+_SET = re.compile(r"set\s+(time\s*zone|tz|zone|password|wait|no\s*wait)\b\s*(.*)", re.I)
 _SET_OTHER = re.compile(r"set\s+(\S+).*", re.I)
 _RESIGN = re.compile(r"resign(?:\s+(\S+))?", re.I)
 _PRESS = re.compile(r"press(?:\s+to\b\s*(.*))?", re.I)
@@ -224,6 +233,10 @@ def _set(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     what, value = match.group(1).lower(), match.group(2).strip()
     if what == "password":
         return [_set_password(value, line)]
+    if what.endswith("wait"):
+        if value:
+            return [CommandProblem(SetWait, line, "write SET WAIT or SET NOWAIT alone on a line")]
+        return [SetWait(not what.startswith("no"), line)]
     if not _ZONE.fullmatch(value):
         return [
             CommandProblem(
@@ -239,7 +252,10 @@ def _set(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
 def _unknown_setting(word: str) -> str:
     close = difflib.get_close_matches(word.lower(), SETTINGS_WORDS, n=1, cutoff=0.6)
     hint = f" (did you mean SET {close[0].upper()}?)" if close else ""
-    return f"there is no setting {word!r}{hint}: the settings are SET TIMEZONE and SET PASSWORD"
+    return (
+        f"there is no setting {word!r}{hint}: the settings are SET TIMEZONE, SET PASSWORD, "
+        "SET WAIT and SET NOWAIT"
+    )
 
 
 def _set_password(value: str, line: SectionLine) -> Command | CommandProblem:

@@ -1,13 +1,14 @@
-"""Commands about a player's own seats: ``SET TIMEZONE``, ``SET PASSWORD``, ``FORGOT`` and
-``RESIGN``.
+"""Commands about a player's own seats: ``SET TIMEZONE``, ``SET PASSWORD``, ``SET WAIT`` /
+``SET NOWAIT``, ``FORGOT`` and ``RESIGN``.
 
 A time zone and a password belong to the person, not to one game: they are set on every seat
-registered under the proven seat's address in a game not over. ``FORGOT`` needs no proof and
-changes nothing: it mails each seat's personal reply address (which needs no password) to the
-registered address only, so a forged request only reminds the real player of it. ``RESIGN``
-takes effect only with the code its first answer gives, in a second mail; the seat is then taken
-out as the game master's ``player remove`` does (the game's no-orders and removal rules apply),
-and the other players and the game master are told.
+registered under the proven seat's address in a game not over. ``SET WAIT`` is for the
+section's game only. ``FORGOT`` needs no proof and changes nothing: it mails each seat's
+personal reply address (which needs no password) to the registered address only, so a forged
+request only reminds the real player of it. ``RESIGN`` takes effect only with the code its
+first answer gives, in a second mail; the seat is then taken out as the game master's
+``player remove`` does (the game's no-orders and removal rules apply), and the other players
+and the game master are told.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from adjudicator.mail.commands import (
     Resign,
     SetPassword,
     SetTimeZone,
+    SetWait,
 )
+from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import hash_password, resign_code, seat_reply_address
 from adjudicator.service import conversation, replies
 from adjudicator.service.closing import close_if_complete
@@ -85,6 +88,8 @@ def set_account(
             _set_zone(handling, seat, zone)
         elif isinstance(command, SetPassword):
             _set_password(handling, seat, command.password)
+        elif isinstance(command, SetWait):
+            _set_wait(handling, seat, wait=command.wait)
     if bad:
         conversation.answer_problems(handling, [], bad)
     return not bad
@@ -116,6 +121,26 @@ def _set_password(handling: SectionHandling, seat: Seat, password: str) -> None:
         games.append(game.name)
     handling.answer_seat(seat, "set_password", {"games": games})
     handling.notes.append("password changed")
+
+
+def _set_wait(handling: SectionHandling, seat: Seat, *, wait: bool) -> None:
+    """For this game only: a game's pace is its own."""
+    game = handling.game
+    assert game is not None
+    seat.wait = wait
+    handling.session.add(seat)
+    sequential = rules_of(game).sequential
+    handling.answer_seat(
+        seat,
+        "set_wait",
+        {"game": game.name, "wait": wait, "sequential": sequential},
+    )
+    handling.notes.append(f"{'wait' if wait else 'nowait'} set")
+    round_ = open_round_of(handling.session, game)
+    if not wait and round_ is not None and round_.id is not None:
+        handling.session.flush()
+        # The round may have waited only for this: it closes now if every order is in.
+        close_if_complete(handling.session, round_.id, ctx=handling.ctx, now=handling.now)
 
 
 # --- FORGOT ------------------------------------------------------------------------------------

@@ -43,6 +43,8 @@ COMMANDS = (
     ("PRESS TO cat dog", "a message to the players cat and dog only"),
     ("SET TIMEZONE Europe/Paris", "deadlines shown in that time zone"),
     ("SET PASSWORD newword", "your new password (8 to 64 characters)"),
+    ("SET WAIT", "rounds of the game run to their deadline"),
+    ("SET NOWAIT", "a round may close once every order is in"),
     ("FORGOT", "your personal reply address, mailed to you"),
     ("RESIGN", "leave a game (confirmed by a second mail)"),
 )
@@ -272,6 +274,8 @@ def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
         "waiting": waiting,
         "sequential": rules_of(game).sequential,
         "moves_now": context.get("moves_now", False),
+        "wait": seat.wait,
+        "held": any(s.wait for s in queries.seats_of(session, game.id) if s.active),
     }
 
 

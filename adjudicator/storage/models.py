@@ -93,6 +93,11 @@ class Seat(SQLModel, table=True):
     missed_rounds: int = 0
     failed_logins: int = 0
     locked_until: datetime | None = None
+    wait: bool = Field(
+        default=False,
+        description="SET WAIT: the player wants each round to run to its deadline, even when "
+        "every order is in early",
+    )
 
 
 class Round(SQLModel, table=True):

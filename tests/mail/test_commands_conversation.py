@@ -140,7 +140,8 @@ def test_prose_and_orders_are_left_for_the_game(text: str) -> None:
         ("SET PASSWORD", "one word"),
         ("SET TIMEZONE", "IANA"),
         ("SET TIMEZONE not a zone", "IANA"),
-        ("SET COLOUR red", "SET TIMEZONE and SET PASSWORD"),
+        ("SET COLOUR red", "SET TIMEZONE, SET PASSWORD, SET WAIT and SET NOWAIT"),
+        ("SET WAIT please", "SET WAIT or SET NOWAIT alone"),
         ("SET TIMZONE UTC", "did you mean SET TIMEZONE?"),
     ],
 )

@@ -89,7 +89,7 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     settings = send(
         f"{second}@example.org",
         f"GAME c1\nPASSWORD {secret[second]}\nSET TIMEZONE america/new_york\n"
-        "SET PASSWORD Tr0mbone-42\nSET COLOUR blue\nPRESS TO carol\npsst\nENDPRESS\nRESIGN\n",
+        "SET PASSWORD Tr0mbone-42\nSET WAIT\nSET COLOUR blue\nPRESS TO carol\npsst\nENDPRESS\nRESIGN\n",
     )
     kept["settings-press-resign"] = next(s for s in settings if s.kind == "answer")
     kept["press-private"] = next(s for s in settings if s.kind == "press")

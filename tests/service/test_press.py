@@ -214,3 +214,32 @@ def test_the_archive_shows_public_press_with_its_round_and_never_private_press(
     assert "alice:" in page
     assert "our secret" not in page
     assert "<b>bold</b>" not in page
+
+
+def test_set_wait_holds_the_round_to_its_deadline_until_set_nowait(app: App) -> None:
+    """SET WAIT: the round does not close early when every order is in; SET NOWAIT lets it
+    close, at once if every order is in by then."""
+    with session_scope(app.engine) as session:
+        game, made = create_game(
+            session,
+            name="g1",
+            kind="giveaway",
+            schedule="72h",
+            settings={"early_close": True},
+            options={},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+    creds = {c.handle: c for c in made}
+    send(app, creds, "bob", "SET WAIT\n")
+    assert "runs to its deadline" in answer_text(app)
+    for handle, orders in (("alice", "GIVE 3 TO bob"), ("bob", "GIVE 3 TO carol")):
+        send(app, creds, handle, orders)
+    send(app, creds, "carol", "GIVE 3 TO alice\nSTATUS\n")
+    assert "SET WAIT" in answer_text(app)
+    with Session(app.engine) as session:
+        assert session.exec(select(Game)).one().current_round == 1  # still open
+    send(app, creds, "bob", "SET NOWAIT\n")
+    with Session(app.engine) as session:
+        assert session.exec(select(Game)).one().current_round == 2  # closed at once

@@ -1,4 +1,4 @@
-"""press messages kept with their round
+"""press messages kept with their round; a seat's SET WAIT
 
 Revision ID: 0003
 Revises: 0002
@@ -37,9 +37,13 @@ def upgrade() -> None:
     )
     op.create_index(op.f("ix_press_game_id"), "press", ["game_id"], unique=False)
     op.create_index(op.f("ix_press_seat_id"), "press", ["seat_id"], unique=False)
+    with op.batch_alter_table("seat") as batch:
+        batch.add_column(sa.Column("wait", sa.Boolean(), nullable=False, server_default=sa.false()))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("seat") as batch:
+        batch.drop_column("wait")
     op.drop_index(op.f("ix_press_seat_id"), table_name="press")
     op.drop_index(op.f("ix_press_game_id"), table_name="press")
     op.drop_table("press")
