@@ -4,10 +4,15 @@ order lines and prose are left for the game."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from adjudicator.core.game import Setup
+from adjudicator.core.kind import GameKind
+from adjudicator.games import KINDS
 from adjudicator.mail.commands import (
     Command,
     CommandProblem,
@@ -168,3 +173,75 @@ def test_any_lines_are_read_without_error(texts: list[str]) -> None:
     last = section.commands[-1]
     assert isinstance(last, Orders)
     assert all(line.text == texts[line.number - 1] for line in last.lines)
+
+
+# Accepted variants of orders, as the rules pages list them (docs/rules/*.md, "Orders").
+DOCUMENTED_ORDERS = (
+    "give 3 to bob",
+    "Give 3 points to Bob.",
+    "GIVE 3 -> bob",
+    "GIVE 3 bob",
+    "give bob 3",
+    "send 3 to bob",
+    "3 to bob",
+    "3 pts -> bob",
+    "solo Red",
+    "team up with blue",
+    "TEAM-UP blue",
+    "solo on bob",
+    "team: grey",
+    "DEFENCE",
+    "DEFENSE",
+    "DEFEND red",
+    "SHIELDS",
+    "BOTH",
+    "FIRE AND SHIELD",
+    "POWER SHIELDS",
+    "RAISE SHIELDS",
+    "SHIELDS UP",
+    "LAUNCH",
+    "SHOOT",
+    "PASS",
+    "NONE",
+    "DO NOTHING",
+    "MOVE a1 a2",
+    "move: a1-a2",
+    "a1 to a2",
+    "move B2 D2",
+    "spread C4-E4 (1,2)",
+    "C4-E4: 1/2",
+    "B2 to C3 to D3",
+)
+
+
+@pytest.mark.parametrize("text", DOCUMENTED_ORDERS)
+def test_documented_order_forms_are_never_read_as_commands(text: str) -> None:
+    section = read(text)
+    assert commands(section) == []
+    assert section.problems == ()
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+def test_orders_of_random_games_are_never_read_as_commands(kind: GameKind) -> None:
+    """Every order line random legal play writes, in its sampled and canonical forms, is
+    left for the game."""
+    rules, rng = kind.rules, random.Random(12)
+    count = max(rules.min_players, 3 if rules.max_players is None else 0)
+    players = [f"p{n}" for n in range(min(count, rules.max_players or count))]
+    state = rules.start(players, options={}, setup=Setup())
+    seen: set[str] = set()
+    for _ in range(40):
+        if rules.outcome(state) is not None:
+            break
+        orders = {}
+        for player in rules.to_move(state):
+            lines = rules.sample_orders(state, player, rng)
+            checked = rules.check(state, player, lines)
+            orders[player] = list(checked.orders)
+            seen |= set(lines) | {rules.format_order(o) for o in checked.orders}
+        state = rules.resolve(state, orders).state
+    assert seen
+    for text in sorted(seen):
+        section = read(text)
+        assert commands(section) == [], text
+        assert section.problems == (), text
