@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cache
 from zoneinfo import ZoneInfo, available_timezones
 
 from sqlmodel import Session
@@ -52,10 +53,14 @@ def _seats_of_person(session: Session, seat: Seat) -> list[tuple[Seat, Game]]:
     return found
 
 
+@cache
+def _zones_by_lower_case() -> dict[str, str]:
+    return {name.lower(): name for name in available_timezones()}
+
+
 def zone_named(text: str) -> str | None:
     """The IANA zone ``text`` names, in its own spelling (``europe/paris``: Europe/Paris)."""
-    by_lower = {name.lower(): name for name in available_timezones()}
-    name = by_lower.get(text.strip().lower())
+    name = _zones_by_lower_case().get(text.strip().lower())
     if name is None:
         return None
     ZoneInfo(name)

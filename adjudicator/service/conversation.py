@@ -75,10 +75,12 @@ def queue_answer(
         seats = {p.seat_id for p in parts if p.seat_id is not None}
         game_ids = {p.game_id for p in parts if p.game_id is not None}
         seat = session.get(Seat, next(iter(seats))) if len(seats) == 1 else None
+        handles = {s.handle for s in (session.get(Seat, i) for i in seats) if s is not None}
         context = {
             "parts": [{**p.context, "template": p.kind} for p in parts],
             "games": games,
-            "handle": seat.handle if seat is not None else None,
+            # The name the player goes by, when all the seats answered share it.
+            "handle": next(iter(handles)) if len(handles) == 1 else None,
             "service_address": ctx.identity.address,
         }
         replies.queue_reply(
