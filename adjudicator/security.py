@@ -81,6 +81,13 @@ def verify_secret(secret: str, stored: str) -> bool:
     return False
 
 
+def address_code(key: bytes, old: str, new: str) -> str:
+    """The code that confirms moving a player's seats from address ``old`` to ``new``: mailed
+    only to ``new``, so that a player proves the new address is theirs."""
+    message = f"address:{old.strip().lower()}:{new.strip().lower()}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:8].upper()
+
+
 def resign_code(key: bytes, seat_id: int, token_digest: str | None) -> str:
     """The code that confirms a seat's resignation: fixed for the seat (so a repeated RESIGN
     gets the same code), and void once the seat changes hands (a new reply token)."""

@@ -111,6 +111,16 @@ class SetPassword(Command):
 
 
 @dataclass(frozen=True)
+class SetAddress(Command):
+    """``SET ADDRESS new@example.org`` mails a code to the new address; ``SET ADDRESS
+    new@example.org CODE`` moves the player's seats there."""
+
+    address: str
+    code: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class SetWait(Command):
     """``SET WAIT``: rounds run to their deadline even when every order is in; ``SET NOWAIT``:
     a round may close as soon as they are (the game's own setting)."""
@@ -187,13 +197,16 @@ COMMAND_WORDS = (
     "password",
 )
 """The words commands start with: a line that starts with a near miss is a mistyped command."""
-SETTINGS_WORDS = ("timezone", "password", "wait", "nowait")
+SETTINGS_WORDS = ("timezone", "password", "address", "wait", "nowait")
 
 _HELP = re.compile(r"help(?:\s+(?:on\s+|for\s+|game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?", re.I)
 _LIST = re.compile(r"list(?:\s+(?:the\s+)?games)?", re.I)
 _STATUS = re.compile(r"status|orders|my\s+orders|show\s+orders", re.I)
 _FORGOT = re.compile(r"forgot(?:ten)?(?:\s+(?:my\s+)?password)?|lost\s+password|password", re.I)
-_SET = re.compile(r"set\s+(time\s*zone|tz|zone|password|wait|no\s*wait)\b\s*(.*)", re.I)
+_SET = re.compile(
+    r"set\s+(time\s*zone|tz|zone|password|address|e-?mail|wait|no\s*wait)\b\s*(.*)", re.I
+)
+_ADDRESS = re.compile(r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?(?:\s+([0-9a-z]{8}))?", re.I)
 _SET_OTHER = re.compile(r"set\s+(\S+).*", re.I)
 _RESIGN = re.compile(r"resign(?:\s+(\S+))?", re.I)
 _PRESS = re.compile(r"press(?:\s+to\b\s*(.*))?", re.I)
@@ -233,6 +246,18 @@ def _set(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     what, value = match.group(1).lower(), match.group(2).strip()
     if what == "password":
         return [_set_password(value, line)]
+    if what in ("address", "email", "e-mail"):
+        address = _ADDRESS.fullmatch(value)
+        if address is None:
+            return [
+                CommandProblem(
+                    SetAddress,
+                    line,
+                    "write the new address after SET ADDRESS, e.g. SET ADDRESS me@example.org",
+                )
+            ]
+        code = address.group(2).upper() if address.group(2) else None
+        return [SetAddress(address.group(1).lower(), code, line)]
     if what.endswith("wait"):
         if value:
             return [CommandProblem(SetWait, line, "write SET WAIT or SET NOWAIT alone on a line")]
@@ -254,7 +279,7 @@ def _unknown_setting(word: str) -> str:
     hint = f" (did you mean SET {close[0].upper()}?)" if close else ""
     return (
         f"there is no setting {word!r}{hint}: the settings are SET TIMEZONE, SET PASSWORD, "
-        "SET WAIT and SET NOWAIT"
+        "SET ADDRESS, SET WAIT and SET NOWAIT"
     )
 
 

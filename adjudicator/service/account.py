@@ -1,8 +1,10 @@
-"""Commands about a player's own seats: ``SET TIMEZONE``, ``SET PASSWORD``, ``SET WAIT`` /
-``SET NOWAIT``, ``FORGOT`` and ``RESIGN``.
+"""Commands about a player's own seats: ``SET TIMEZONE``, ``SET PASSWORD``, ``SET ADDRESS``,
+``SET WAIT`` / ``SET NOWAIT``, ``FORGOT`` and ``RESIGN``.
 
 A time zone and a password belong to the person, not to one game: they are set on every seat
-registered under the proven seat's address in a game not over. ``SET WAIT`` is for the
+registered under the proven seat's address in a game not over, and so is the address (moved
+only with a code mailed to the new address, so nobody moves a seat to an address he does not
+read, or somebody else's). ``SET WAIT`` is for the
 section's game only. ``FORGOT`` needs no proof and changes nothing: it mails each seat's
 personal reply address (which needs no password) to the registered address only, so a forged
 request only reminds the real player of it. ``RESIGN`` takes effect only with the code its
@@ -24,18 +26,19 @@ from adjudicator.mail.commands import (
     Command,
     CommandProblem,
     Resign,
+    SetAddress,
     SetPassword,
     SetTimeZone,
     SetWait,
 )
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import hash_password, resign_code, seat_reply_address
+from adjudicator.security import address_code, hash_password, resign_code, seat_reply_address
 from adjudicator.service import conversation, replies
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import active_seats
 from adjudicator.service.gm import remove_player
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage import queries
@@ -95,6 +98,10 @@ def set_account(
             _set_password(handling, seat, command.password)
         elif isinstance(command, SetWait):
             _set_wait(handling, seat, wait=command.wait)
+        elif isinstance(command, SetAddress):
+            problem = _set_address(handling, seat, command)
+            if problem is not None:
+                bad.append(problem)
     if bad:
         conversation.answer_problems(handling, [], bad)
     return not bad
@@ -146,6 +153,41 @@ def _set_wait(handling: SectionHandling, seat: Seat, *, wait: bool) -> None:
         handling.session.flush()
         # The round may have waited only for this: it closes now if every order is in.
         close_if_complete(handling.session, round_.id, ctx=handling.ctx, now=handling.now)
+
+
+def _set_address(
+    handling: SectionHandling, seat: Seat, command: SetAddress
+) -> CommandProblem | None:
+    """Step 1 mails a code to the new address (and tells the old one); step 2, with the code,
+    moves every seat of the person to the new address and tells both addresses."""
+    old, new = seat.address, command.address
+    if new == old:
+        return CommandProblem(SetAddress, command.line, f"{new} is your address already")
+    code = address_code(handling.ctx.receipt_key, old, new)
+    seats = _seats_of_person(handling.session, seat)
+    games = [game.name for _, game in seats]
+    context = {"old": old, "new": new, "games": games, "code": code}
+    if command.code is None:
+        handling.answer_seat(seat, "set_address", context | {"step": "asked"})
+        # To the new address only: whoever reads it there owns it.
+        handling.answer.add(new, AnswerPart("set_address", context | {"step": "code"}))
+        handling.notes.append("address change asked")
+        return None
+    if command.code != code:
+        return CommandProblem(
+            SetAddress,
+            command.line,
+            f"that is not the code that was mailed to {new}; nothing was changed. Write SET "
+            f"ADDRESS {new} alone to have a code mailed there",
+        )
+    for other, _game in seats:
+        other.address, other.unreachable = new, False
+        handling.session.add(other)
+    done = context | {"step": "done"}
+    handling.answer.add(old, AnswerPart("set_address", done))
+    handling.answer.add(new, AnswerPart("set_address", done, seat_id=seat.id))
+    handling.notes.append("address changed")
+    return None
 
 
 # --- FORGOT ------------------------------------------------------------------------------------

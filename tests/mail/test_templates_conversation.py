@@ -89,9 +89,10 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     settings = send(
         f"{second}@example.org",
         f"GAME c1\nPASSWORD {secret[second]}\nSET TIMEZONE america/new_york\n"
-        "SET PASSWORD Tr0mbone-42\nSET WAIT\nSET COLOUR blue\nPRESS TO carol\npsst\nENDPRESS\nRESIGN\n",
+        "SET PASSWORD Tr0mbone-42\nSET WAIT\nSET ADDRESS bob@new.example\nSET COLOUR blue\nPRESS TO carol\npsst\nENDPRESS\nRESIGN\n",
     )
     kept["settings-press-resign"] = next(s for s in settings if s.kind == "answer")
+    kept["address-code"] = next(s for s in settings if s.recipient == "bob@new.example")
     kept["press-private"] = next(s for s in settings if s.kind == "press")
     (kept["forgot"],) = send("carol@example.org", "FORGOT")
     with session_scope(app.engine) as session:

@@ -1,8 +1,11 @@
-"""Press at the use-case level: who may send it to whom, the game master's settings, the rate
-limit, and what is kept (docs/commands.md; docs/rules/sissyfight.md "Talk")."""
+"""Press and the player's settings at the use-case level: who may send press to whom, the game
+master's settings, the rate limit and what is kept (docs/commands.md; docs/rules/sissyfight.md
+"Talk"); SET WAIT and SET ADDRESS."""
 
 from __future__ import annotations
 
+import re
+from email.message import EmailMessage
 from itertools import count
 from pathlib import Path
 
@@ -243,3 +246,43 @@ def test_set_wait_holds_the_round_to_its_deadline_until_set_nowait(app: App) -> 
     send(app, creds, "bob", "SET NOWAIT\n")
     with Session(app.engine) as session:
         assert session.exec(select(Game)).one().current_round == 2  # closed at once
+
+
+def test_set_address_moves_the_seat_only_with_the_code_mailed_to_the_new_address(
+    app: App,
+) -> None:
+    """SET ADDRESS mails a code to the new address only (and tells the old one); a wrong code
+    changes nothing; the right one moves the seat, both addresses are told, and orders with
+    the password then come from the new address."""
+    creds = start(app)
+    send(app, creds, "bob", "SET ADDRESS <Bob.New@Example.net>\n")
+    answers = {m["To"]: m for m in queued(app, "answer")}
+    assert set(answers) == {"bob@example.org", "bob.new@example.net"}
+    told_old = plain_text(answers["bob@example.org"])
+    code_mail = plain_text(answers["bob.new@example.net"])
+    found = re.search(r"SET ADDRESS bob\.new@example\.net ([0-9A-F]{8})", code_mail)
+    assert found is not None
+    assert found[1] not in told_old  # the code goes to the new address only
+    send(app, creds, "bob", "SET ADDRESS bob.new@example.net 00000000\n")
+    assert "not the code" in answer_text(app)
+    with Session(app.engine) as session:
+        assert session.exec(select(Seat).where(Seat.handle == "bob")).one().address == (
+            "bob@example.org"
+        )
+    send(app, creds, "bob", f"SET ADDRESS bob.new@example.net {found[1].lower()}\n")
+    with Session(app.engine) as session:
+        assert session.exec(select(Seat).where(Seat.handle == "bob")).one().address == (
+            "bob.new@example.net"
+        )
+    moved = [m["To"] for m in queued(app, "answer")][-2:]
+    assert sorted(moved) == ["bob.new@example.net", "bob@example.org"]
+    raw = player_mail("g1", "x", f"PASSWORD {creds['bob'].secret}\nGIVE 3 TO alice\n", number=99)
+    raw = raw.replace(b"x@example.org", b"bob.new@example.net")
+    app.ingest(raw, channel="pipe")
+    assert queued(app, "confirmation")[-1]["To"] == "bob.new@example.net"
+
+
+def plain_text(message: EmailMessage) -> str:
+    body = message.get_body(preferencelist=("plain",))
+    assert body is not None
+    return str(body.get_content())
