@@ -88,6 +88,13 @@ def address_code(key: bytes, old: str, new: str) -> str:
     return hmac.new(key, message, hashlib.sha256).hexdigest()[:8].upper()
 
 
+def observe_code(key: bytes, game: str, address: str) -> str:
+    """The code that confirms an OBSERVE: mailed to the address that asked, so that nobody
+    signs somebody else up."""
+    message = f"observe:{game}:{address.strip().lower()}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:8].upper()
+
+
 def resign_code(key: bytes, seat_id: int, token_digest: str | None) -> str:
     """The code that confirms a seat's resignation: fixed for the seat (so a repeated RESIGN
     gets the same code), and void once the seat changes hands (a new reply token)."""

@@ -86,6 +86,18 @@ class Status(Command):
 
 
 @dataclass(frozen=True)
+class Observe(Command):
+    """``OBSERVE gw42`` (a code comes back), ``OBSERVE gw42 CODE``: the game's public results by
+    mail; ``UNOBSERVE gw42``: no more."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str | None
+    stop: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class Forgot(Command):
     """``FORGOT`` (or ``PASSWORD`` alone, ``LOST PASSWORD``): a new password, mailed only to the
     registered address."""
@@ -195,6 +207,8 @@ COMMAND_WORDS = (
     "set",
     "forgot",
     "password",
+    "observe",
+    "unobserve",
 )
 """The words commands start with: a line that starts with a near miss is a mistyped command."""
 SETTINGS_WORDS = ("timezone", "password", "address", "wait", "nowait")
@@ -208,6 +222,9 @@ _SET = re.compile(
 )
 _ADDRESS = re.compile(r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?(?:\s+([0-9a-z]{8}))?", re.I)
 _SET_OTHER = re.compile(r"set\s+(\S+).*", re.I)
+_OBSERVE = re.compile(
+    r"(un)?observe(?:\s+(?:game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?(?:\s+([0-9a-z]{8}))?", re.I
+)
 _RESIGN = re.compile(r"resign(?:\s+(\S+))?", re.I)
 _PRESS = re.compile(r"press(?:\s+to\b\s*(.*))?", re.I)
 _END_PRESS = re.compile(r"end\s*press|press\s+end", re.I)
@@ -297,6 +314,14 @@ def _set_password(value: str, line: SectionLine) -> Command | CommandProblem:
     return SetPassword(value, line)
 
 
+def _observe(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _OBSERVE.fullmatch(text)
+    if match is None:
+        return None
+    stop, game, code = bool(match.group(1)), match.group(2), match.group(3)
+    return [Observe(game.lower() if game else None, code.upper() if code else None, stop, line)]
+
+
 def _resign(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _RESIGN.fullmatch(text)
     if match is None:
@@ -333,6 +358,7 @@ READERS: tuple[LineReader, ...] = (
     _forgot,
     _set,
     _resign,
+    _observe,
     _mistyped,
 )
 """Every one-line command but orders, tried in this order on each line (``PRESS`` takes the

@@ -49,6 +49,8 @@ COMMANDS = (
     ("SET NOWAIT", "a round may close once every order is in"),
     ("FORGOT", "your personal reply address, mailed to you"),
     ("RESIGN", "leave a game (confirmed by a second mail)"),
+    ("OBSERVE gw42", "game gw42's public results by mail (confirmed"),
+    ("", "by a second mail); UNOBSERVE gw42 stops them"),
 )
 """Every command, as HELP lists it."""
 EXAMPLE_TRIES = 8

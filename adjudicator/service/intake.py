@@ -31,6 +31,7 @@ from adjudicator.mail.commands import (
     History,
     ListGames,
     MailSection,
+    Observe,
     Orders,
     Press,
     Report,
@@ -44,7 +45,7 @@ from adjudicator.mail.commands import (
     read_commands,
 )
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
-from adjudicator.service import account, conversation, replies
+from adjudicator.service import account, conversation, observers, replies
 from adjudicator.service.authentication import authenticate, find_game, seat_from_token
 from adjudicator.service.bounces import record_bounce
 from adjudicator.service.context import ServiceContext
@@ -147,6 +148,7 @@ HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
     ((ListGames,), conversation.answer_list),
     ((Status,), conversation.answer_status),
     ((Forgot,), account.forgot),
+    ((Observe,), observers.observe),
     ((Report, History), _answer_requests),
     ((SetTimeZone, SetPassword, SetAddress, SetWait), account.set_account),
     ((Press,), send_press),

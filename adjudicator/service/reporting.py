@@ -21,6 +21,7 @@ from adjudicator.games import kind_of
 from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.context import ServiceContext
+from adjudicator.service.observers import queue_observer_results
 from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
 from adjudicator.service.replies import queue_round_result
 from adjudicator.service.rounds import Adjudicated, mark_reported
@@ -66,6 +67,7 @@ def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: dat
         adjudicated = _adjudicated(session, round_id)
         assert adjudicated is not None  # an adjudicated round has its result
         queue_round_result(session, ctx=ctx, adjudicated=adjudicated, now=now)
+        queue_observer_results(session, ctx=ctx, adjudicated=adjudicated, now=now)
         crash_point("queued")
     events.info(
         "round.reported",

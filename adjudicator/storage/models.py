@@ -234,3 +234,15 @@ class Press(SQLModel, table=True):
     text: str = Field(description="the message, control characters taken out")
     submission_id: int | None = Field(default=None, foreign_key="submission.id")
     created_at: datetime
+
+
+class Observer(SQLModel, table=True):
+    """An address that gets a game's public result of every round (``OBSERVE``): never a
+    player's private report, never anybody's address."""
+
+    __table_args__ = (UniqueConstraint("game_id", "address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    address: str
+    created_at: datetime

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, func, or_, select
 from adjudicator.storage.models import (
     Game,
     GameStatus,
+    Observer,
     OrderSet,
     OutboxMail,
     OutboxStatus,
@@ -313,3 +314,18 @@ def press_sent(session: Session, *, seat_id: int, round_number: int) -> int:
 def press_of(session: Session, game_id: int | None) -> list[Press]:
     """A game's press, oldest first."""
     return list(session.exec(select(Press).where(Press.game_id == game_id).order_by(col(Press.id))))
+
+
+# Observers
+
+
+def observers_of(session: Session, game_id: int | None) -> list[Observer]:
+    return list(
+        session.exec(select(Observer).where(Observer.game_id == game_id).order_by(col(Observer.id)))
+    )
+
+
+def observer_at(session: Session, game_id: int | None, address: str) -> Observer | None:
+    return session.exec(
+        select(Observer).where(Observer.game_id == game_id, Observer.address == address)
+    ).first()

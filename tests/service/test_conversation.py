@@ -286,3 +286,38 @@ def plain_text(message: EmailMessage) -> str:
     body = message.get_body(preferencelist=("plain",))
     assert body is not None
     return str(body.get_content())
+
+
+def test_an_observer_confirms_then_gets_public_results_only_until_unobserve(app: App) -> None:
+    """OBSERVE from anybody: a code comes back to the asking address; with it, each round's
+    public result comes there, with no player's private report and no address; UNOBSERVE
+    stops it."""
+    start(app)
+    stranger = "fan@elsewhere.example"
+
+    def from_fan(body: str) -> None:
+        raw = player_mail("g1", "fan", body, number=next(_numbers))
+        app.ingest(raw.replace(b"fan@example.org", stranger.encode()), channel="pipe")
+
+    from_fan("OBSERVE g1\n")
+    asked = queued(app, "answer")[-1]
+    assert asked["To"] == stranger
+    code = re.search(r"OBSERVE g1 ([0-9A-F]{8})", plain_text(asked))
+    assert code is not None
+    from_fan("OBSERVE g1 00000000\n")
+    assert "not the code" in answer_text(app)
+    from_fan(f"observe g1 {code[1]}\n")
+    assert "You now observe game g1" in answer_text(app)
+    add_orders(app, "g1", "alice", "GIVE 3 TO bob")
+    close_open_round(app, "g1")
+    (observed,) = queued(app, "observed")
+    assert observed["To"] == stranger
+    text = plain_text(observed)
+    assert "alice: GIVE 3 TO bob" in text
+    assert "bob: no orders" in text
+    assert "@example.org" not in observed.as_string()  # never a player's address
+    assert "Your gifts" not in text  # nothing of a player's own report
+    from_fan("UNOBSERVE g1\n")
+    assert "no longer observe" in answer_text(app)
+    close_open_round(app, "g1")
+    assert len(queued(app, "observed")) == 1
