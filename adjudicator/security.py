@@ -95,6 +95,12 @@ def observe_code(key: bytes, game: str, address: str) -> str:
     return hmac.new(key, message, hashlib.sha256).hexdigest()[:8].upper()
 
 
+def join_code(key: bytes, game: str, address: str) -> str:
+    """The code that confirms a JOIN: mailed to the address that asked."""
+    message = f"join:{game}:{address.strip().lower()}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:8].upper()
+
+
 def resign_code(key: bytes, seat_id: int, token_digest: str | None) -> str:
     """The code that confirms a seat's resignation: fixed for the seat (so a repeated RESIGN
     gets the same code), and void once the seat changes hands (a new reply token)."""

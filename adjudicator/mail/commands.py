@@ -98,6 +98,18 @@ class Observe(Command):
 
 
 @dataclass(frozen=True)
+class Join(Command):
+    """``JOIN gw42`` (a code comes back), ``JOIN gw42 CODE`` or ``JOIN gw42 CODE handle``: a
+    seat in a game open for sign-up."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str | None
+    handle: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class Forgot(Command):
     """``FORGOT`` (or ``PASSWORD`` alone, ``LOST PASSWORD``): a new password, mailed only to the
     registered address."""
@@ -209,6 +221,7 @@ COMMAND_WORDS = (
     "password",
     "observe",
     "unobserve",
+    "join",
 )
 """The words commands start with: a line that starts with a near miss is a mistyped command."""
 SETTINGS_WORDS = ("timezone", "password", "address", "wait", "nowait")
@@ -224,6 +237,11 @@ _ADDRESS = re.compile(r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?(?:\s+([0-9a-z]{8})
 _SET_OTHER = re.compile(r"set\s+(\S+).*", re.I)
 _OBSERVE = re.compile(
     r"(un)?observe(?:\s+(?:game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?(?:\s+([0-9a-z]{8}))?", re.I
+)
+_JOIN = re.compile(
+    r"join(?:\s+(?:game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?(?:\s+([0-9a-z]{8}))?"
+    r"(?:\s+(?:as\s+)?([a-z][a-z0-9_-]{0,31}))?",
+    re.I,
 )
 _RESIGN = re.compile(r"resign(?:\s+(\S+))?", re.I)
 _PRESS = re.compile(r"press(?:\s+to\b\s*(.*))?", re.I)
@@ -322,6 +340,21 @@ def _observe(text: str, line: SectionLine) -> list[Command | CommandProblem] | N
     return [Observe(game.lower() if game else None, code.upper() if code else None, stop, line)]
 
 
+def _join(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _JOIN.fullmatch(text)
+    if match is None:
+        return None
+    game, code, handle = match.group(1), match.group(2), match.group(3)
+    return [
+        Join(
+            game.lower() if game else None,
+            code.upper() if code else None,
+            handle.lower() if handle else None,
+            line,
+        )
+    ]
+
+
 def _resign(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _RESIGN.fullmatch(text)
     if match is None:
@@ -359,6 +392,7 @@ READERS: tuple[LineReader, ...] = (
     _set,
     _resign,
     _observe,
+    _join,
     _mistyped,
 )
 """Every one-line command but orders, tried in this order on each line (``PRESS`` takes the

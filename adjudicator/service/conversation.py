@@ -35,6 +35,8 @@ COMMANDS = (
     ("HELP", "this list"),
     ("HELP gw42", "how to write orders in game gw42, and its rules"),
     ("LIST", "the games open for sign-up, and your games"),
+    ("JOIN gw42", "a seat in game gw42, open for sign-up (confirmed"),
+    ("", "by a second mail)"),
     ("STATUS (or ORDERS)", "your games: deadline, your orders, who is awaited"),
     ("REPORT 3", "the result of round 3 again (REPORT: the last)"),
     ("HISTORY", "the whole game so far, with its record"),

@@ -29,6 +29,7 @@ from adjudicator.mail.commands import (
     Forgot,
     Help,
     History,
+    Join,
     ListGames,
     MailSection,
     Observe,
@@ -45,7 +46,7 @@ from adjudicator.mail.commands import (
     read_commands,
 )
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
-from adjudicator.service import account, conversation, observers, replies
+from adjudicator.service import account, conversation, observers, replies, signup
 from adjudicator.service.authentication import authenticate, find_game, seat_from_token
 from adjudicator.service.bounces import record_bounce
 from adjudicator.service.context import ServiceContext
@@ -149,6 +150,7 @@ HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
     ((Status,), conversation.answer_status),
     ((Forgot,), account.forgot),
     ((Observe,), observers.observe),
+    ((Join,), signup.join),
     ((Report, History), _answer_requests),
     ((SetTimeZone, SetPassword, SetAddress, SetWait), account.set_account),
     ((Press,), send_press),

@@ -16,8 +16,9 @@ Settings live in ``Game.settings`` (JSON), all optional:
   whose rules forbid private talk, such as SiSSYFiGHT, never allows it).
 - ``anonymous_press``: gunboat press, relayed and kept without the sender's handle (default
   off).
-- ``signup``: a game not started yet is listed as open for sign-up by the ``LIST`` command
-  (default off).
+- ``signup``: a game not started yet is open for sign-up: listed by ``LIST``, joined by
+  ``JOIN`` (default off). A number instead of true: the game starts by itself once it has that
+  many players.
 """
 
 from __future__ import annotations
@@ -107,7 +108,13 @@ def read_settings(
                 "setting 'require_auth' is a list of checks among "
                 f'{", ".join(AUTH_CHECKS)}, e.g. ["dkim", "spf"]'
             )
-        flags = ("private_press", "anonymous_press", "signup")
+        signup = settings.get("signup", False)
+        if not isinstance(signup, bool) and not (isinstance(signup, int) and signup >= 2):
+            raise ServiceError(
+                "setting 'signup' is true, false, or the number of players at which the game "
+                "starts (2 or more)"
+            )
+        flags = ("private_press", "anonymous_press")
         press = {k: settings.get(k, k == "private_press") for k in flags}
         for name, value in press.items():
             if not isinstance(value, bool):

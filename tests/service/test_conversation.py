@@ -175,7 +175,8 @@ def test_control_and_direction_characters_are_taken_out() -> None:
     [
         ({"private_press": "no"}, "'private_press' is true or false"),
         ({"anonymous_press": 1}, "'anonymous_press' is true or false"),
-        ({"signup": "yes"}, "'signup' is true or false"),
+        ({"signup": "yes"}, "'signup' is true, false, or the number"),
+        ({"signup": 1}, "'signup' is true, false, or the number"),
     ],
 )
 def test_press_settings_are_checked(settings: dict[str, object], message: str) -> None:
@@ -321,3 +322,54 @@ def test_an_observer_confirms_then_gets_public_results_only_until_unobserve(app:
     assert "no longer observe" in answer_text(app)
     close_open_round(app, "g1")
     assert len(queued(app, "observed")) == 1
+
+
+def test_join_takes_a_seat_with_the_code_and_a_full_game_starts(app: App) -> None:
+    """JOIN from anybody: a code to the asking address; with it a seat and a welcome; the game
+    starts by itself when it has the ``signup`` number of players, and every player is told.
+    A game not open for sign-up, or already joined, is refused."""
+    with session_scope(app.engine) as session:
+        create_game(
+            session,
+            name="sf9",
+            kind="sissyfight",
+            schedule="72h",
+            settings={"signup": 4},
+            options={},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
+            now=app.clock(),
+        )
+    newcomer = "Jane.Doe@elsewhere.example"
+
+    def from_jane(body: str) -> None:
+        raw = player_mail("sf9", "jane", body, number=next(_numbers))
+        app.ingest(raw.replace(b"jane@example.org", newcomer.encode()), channel="pipe")
+
+    from_jane("LIST\nJOIN sf9\n")
+    asked = plain_text(queued(app, "answer")[-1])
+    assert "sf9" in asked.split("JOIN sf9")[0]  # LIST names it open for sign-up
+    code = re.search(r"JOIN sf9 ([0-9A-F]{8})", asked)
+    assert code is not None
+    from_jane("JOIN sf9 12345678\n")
+    assert "not the code" in answer_text(app)
+    from_jane(f"JOIN sf9 {code[1]}\n")
+    assert "joined game sf9 as janedoe" in answer_text(app)
+    (welcome,) = queued(app, "welcome")
+    assert welcome["To"] == "jane.doe@elsewhere.example"
+    started = queued(app, "started")
+    assert sorted(m["To"] for m in started) == [
+        "alice@example.org",
+        "bob@example.org",
+        "carol@example.org",
+        "jane.doe@elsewhere.example",
+    ]
+    assert "Round 1 is open" in plain_text(started[0])
+    with Session(app.engine) as session:
+        game = session.exec(select(Game).where(Game.name == "sf9")).one()
+    assert game.status == "running"
+    from_jane(f"JOIN sf9 {code[1]}\n")
+    assert "not open for sign-up" in answer_text(app)
+    creds = start(app)  # g1: not open for sign-up
+    assert creds
+    from_jane("JOIN g1\n")
+    assert "not open for sign-up" in answer_text(app)
