@@ -100,7 +100,7 @@ def table(
     tmp_path: Path, dovecot: Dovecot, imap_user: str, smtp_sink: SmtpSink
 ) -> Iterator[tuple[Table, dict[str, Credentials]]]:
     """Giveaway gw7 (alice, bob, carol) and SiSSYFiGHT sf8 (alice, dave, erin) running; Three
-    Musketeers tm9 open for sign-up. The welcomes are not queued: these tests start after."""
+    Giveaway gw9 (xan, yan, zed) open for sign-up until a fourth player joins. The welcomes are not queued: these tests start after."""
     config = Config(
         service=ServiceConfig(data_dir=str(tmp_path / "data"), address=SERVICE),
         smtp=SmtpConfig(host="127.0.0.1", port=smtp_sink.port),
@@ -134,12 +134,12 @@ def table(
             credentials |= {f"{name}:{c.handle}": c for c in creds}
         create_game(
             session,
-            name="tm9",
-            kind="three-musketeers",
+            name="gw9",
+            kind="giveaway",
             schedule="72h",
-            settings={"signup": True},
+            settings={"signup": 4},
             options={},
-            players=[PlayerSpec("zed", "zed@example.org"), PlayerSpec("yan", "yan@example.org")],
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("xan", "yan", "zed")],
             now=app.clock(),
         )
     running = Running(app)
@@ -151,12 +151,13 @@ def table(
         app.engine.dispose()
 
 
-def test_a_stranger_gets_help_and_the_list_of_games(
+def test_a_stranger_gets_help_the_list_of_games_and_joins_one(
     table: tuple[Table, dict[str, Credentials]],
 ) -> None:
-    """HELP, LIST and a mistyped command need no seat: a stranger is answered, once per mail,
-    at the sender's address; LIST names the games open for sign-up and tells a stranger he
-    has none."""
+    """HELP, LIST, JOIN and a mistyped command need no seat: a stranger is answered, once per
+    mail, at the sender's address; LIST names the games open for sign-up and tells a stranger
+    he has none; JOIN, confirmed with the code mailed back, gives him a seat, and the game
+    starts when full."""
     t, _ = table
     t.send("someone@elsewhere.example", "help")
     help_ = t.one("Answer to your mail")
@@ -167,12 +168,28 @@ def test_a_stranger_gets_help_and_the_list_of_games(
 
     t.send("someone@elsewhere.example", "Hi judge,\nLIST\nStatsu")
     answer = t.one()
-    assert "tm9" in answer.text  # open for sign-up
+    assert "gw9" in answer.text  # open for sign-up
     assert "gw7" not in answer.text
     assert "sf8" not in answer.text
     assert "no seat in any game" in answer.flat
     assert "did you mean STATUS?" in answer.text
     assert "Statsu" in answer.text
+
+    t.send("someone@elsewhere.example", "JOIN gw9")
+    code = re.search(r"JOIN gw9 ([0-9A-F]{8})", t.one("Answer").text)
+    assert code is not None
+    t.send("someone@elsewhere.example", f"JOIN gw9 {code[1]} someone")
+    mails = t.expect(6)  # his welcome, the start to all four, the answer
+    welcome = next(m for m in mails if "Welcome" in m.subject)
+    assert welcome.to == "someone@elsewhere.example"
+    assert "PASSWORD " in welcome.text
+    started = sorted(m.to for m in mails if "has started" in m.subject)
+    assert started == [
+        "someone@elsewhere.example",
+        "xan@example.org",
+        "yan@example.org",
+        "zed@example.org",
+    ]
 
 
 def test_help_for_a_game_shows_an_order_valid_in_the_players_position(
