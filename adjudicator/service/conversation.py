@@ -45,7 +45,7 @@ COMMANDS = (
     ("PRESS TO cat dog", "a message to the players cat and dog only"),
     ("SET TIMEZONE Europe/Paris", "deadlines shown in that time zone"),
     ("SET PASSWORD newword", "your new password (8 to 64 characters)"),
-    ("SET ADDRESS me@example.org", "move your games to a new address (confirmed"),
+    ("SET ADDRESS me@home.org", "move your games to a new address (confirmed"),
     ("", "with a code mailed there)"),
     ("SET WAIT", "rounds of the game run to their deadline"),
     ("SET NOWAIT", "a round may close once every order is in"),
