@@ -4,8 +4,9 @@ one transaction that stores the orders, marks the submission handled and queues 
 Processing reads the mail into typed commands per game section (``mail/commands.py``), proves
 the seat only where a command needs one (``authentication.py``), and hands each command to its
 handler from one table, :data:`HANDLERS`. Commands that need no seat (HELP, LIST, STATUS,
-FORGOT) are answered even when the section names no game or its seat is not proven;
-the answers to every command of the mail go out as one mail (``conversation.queue_answer``).
+FORGOT, OBSERVE, JOIN) are answered even when the section names no game or its seat is not
+proven; the answers to every command of the mail go out as one mail to each address they are
+for (``conversation.queue_answer``); orders keep their own confirmation per game.
 
 A crash before that transaction commits leaves the submission ``received`` and it is processed
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
