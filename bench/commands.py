@@ -35,6 +35,7 @@ from sqlmodel import select
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.security import hash_password
+from adjudicator.service import conversation
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
@@ -92,6 +93,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--mails", type=int, default=200)
     parser.add_argument("--players", type=int, default=7)
     args = parser.parse_args(argv)
+    # Every mail here is to be answered: the hourly cap on answers to one address is lifted.
+    conversation.ANSWERS_PER_HOUR = 10**9
     app, secret = setup(args.players)
     p0, p1 = "p0@example.org", "p1@example.org"
     orders = "GIVE 2 TO p2\nGIVE 1 TO p3\n"

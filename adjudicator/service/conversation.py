@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session
@@ -56,6 +56,10 @@ COMMANDS = (
 )
 """Every command, as HELP lists it."""
 EXAMPLE_TRIES = 8
+ANSWERS_PER_HOUR = 30
+"""Answers to commands sent to one address in an hour, at the most: HELP or LIST in mails with
+a forged sender, or two robots answering each other, must not make the service a mail cannon.
+What the commands did is done all the same; only the answer is left out."""
 
 
 def command_list() -> list[dict[str, str]]:
@@ -76,6 +80,12 @@ def queue_answer(
 ) -> None:
     """One mail to each recipient with every part of the answer meant for them."""
     for number, (to, unmerged) in enumerate(answer.parts.items()):
+        since = now - timedelta(hours=1)
+        if queries.mails_to_since(session, kind="answer", recipient=to, since=since) >= (
+            ANSWERS_PER_HOUR
+        ):
+            handling.notes.append(f"answer to {to} left out: {ANSWERS_PER_HOUR} in the last hour")
+            continue
         parts = _merged(unmerged)
         games = sorted({p.game for p in parts if p.game})
         seats = {p.seat_id for p in parts if p.seat_id is not None}

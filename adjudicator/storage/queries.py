@@ -251,6 +251,18 @@ def answers_queued_since(
     return int(count)
 
 
+def mails_to_since(session: Session, *, kind: str, recipient: str, since: datetime) -> int:
+    """Mails of one kind queued for ``recipient`` since a moment, whatever their game."""
+    count = session.exec(
+        select(func.count(col(OutboxMail.id))).where(
+            OutboxMail.kind == kind,
+            OutboxMail.recipient == recipient,
+            OutboxMail.created_at > since,
+        )
+    ).one()
+    return int(count)
+
+
 def stored_pngs(session: Session, digests: Sequence[str]) -> dict[str, bytes]:
     """The kept PNGs of pictures, by the digest of their SVG."""
     rows = session.exec(

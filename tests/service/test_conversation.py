@@ -10,7 +10,7 @@ from itertools import count
 from pathlib import Path
 
 import pytest
-from playing import add_orders, close_open_round, player_mail, queued
+from playing import add_orders, clock_of, close_open_round, player_mail, queued
 from sqlmodel import Session, select
 
 from adjudicator.app import App
@@ -373,3 +373,17 @@ def test_join_takes_a_seat_with_the_code_and_a_full_game_starts(app: App) -> Non
     assert creds
     from_jane("JOIN g1\n")
     assert "not open for sign-up" in answer_text(app)
+
+
+def test_answers_to_one_address_are_capped_per_hour(app: App) -> None:
+    """HELP from a forged sender, or a robot, cannot make the service mail one address
+    without end: at most ANSWERS_PER_HOUR answers an hour; an hour later it answers again."""
+    from adjudicator.service.conversation import ANSWERS_PER_HOUR
+
+    start(app)
+    for _ in range(ANSWERS_PER_HOUR + 3):
+        app.ingest(player_mail("g1", "robot", "HELP\n", number=next(_numbers)), channel="pipe")
+    assert len(queued(app, "answer")) == ANSWERS_PER_HOUR
+    clock_of(app).advance(hours=1, minutes=1)
+    app.ingest(player_mail("g1", "robot", "HELP\n", number=next(_numbers)), channel="pipe")
+    assert len(queued(app, "answer")) == ANSWERS_PER_HOUR + 1
