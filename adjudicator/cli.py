@@ -289,7 +289,8 @@ def game_create(
         list[str] | None,
         typer.Option(
             help="name=value: reminders=24h,2h  grace=12h  early_close=false  "
-            "missed_rounds_limit=2  require_auth=dkim,spf"
+            "missed_rounds_limit=2  require_auth=dkim,spf  private_press=false  "
+            "anonymous_press=true  signup=true"
         ),
     ] = None,
     start: Annotated[bool, typer.Option(help="Open round 1 at once.")] = True,

@@ -63,7 +63,7 @@ def pairs(values: list[str], what: str) -> dict[str, str]:
 
 LIST_SETTINGS = ("reminders", "require_auth")
 INT_SETTINGS = ("missed_rounds_limit",)
-BOOL_SETTINGS = ("early_close",)
+BOOL_SETTINGS = ("early_close", "private_press", "anonymous_press", "signup")
 BOOLEANS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 
@@ -76,6 +76,8 @@ def settings_from_text(raw: dict[str, str]) -> dict[str, Any]:
             settings[name] = [part.strip().lower() for part in text.split(",") if part.strip()]
         elif name in INT_SETTINGS:
             settings[name] = int(text) if text.isdigit() else text
+        elif name == "signup" and text.isdigit():
+            settings[name] = int(text)
         elif name in BOOL_SETTINGS:
             settings[name] = BOOLEANS.get(text.lower(), text)
         else:

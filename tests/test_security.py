@@ -73,3 +73,30 @@ def test_a_bounce_address_names_its_seat_and_resists_forgery() -> None:
     assert bounced_seat(key, address.replace("-42-", "-43-")) is None  # a forged seat
     assert bounced_seat(key, "judge@example.org") is None
     assert bounced_seat(key, "judge+orders-abc@example.org") is None
+
+
+def test_a_chosen_password_is_stored_with_scrypt_and_old_secrets_still_verify() -> None:
+    """SET PASSWORD stores a slow salted hash, in its exact case; the machine-made secrets
+    stored before (salted SHA-256, any case) keep working."""
+    from adjudicator.security import hash_password, hash_secret, verify_secret
+
+    stored = hash_password("Tr0mbone-42")
+    assert stored.startswith("scrypt$")
+    assert "Tr0mbone" not in stored
+    assert verify_secret("Tr0mbone-42", stored)
+    assert verify_secret(" Tr0mbone-42 ", stored)
+    assert not verify_secret("tr0mbone-42", stored)
+    assert hash_password("Tr0mbone-42") != stored  # salted
+    old = hash_secret("abcd2345efgh")
+    assert verify_secret("ABCD2345EFGH", old)
+    assert not verify_secret("abcd2345efgx", old)
+    assert not verify_secret("x", "md5$AAAA$AAAA")
+
+
+def test_a_resignation_code_is_fixed_per_seat_and_void_after_a_replacement() -> None:
+    from adjudicator.security import resign_code
+
+    key = b"k" * 32
+    assert resign_code(key, 7, "token") == resign_code(key, 7, "token")
+    assert resign_code(key, 7, "token") != resign_code(key, 8, "token")
+    assert resign_code(key, 7, "token") != resign_code(key, 7, "new token")

@@ -89,6 +89,10 @@ class GameKind:
     """The computer player that can take a seat (docs/stand-ins.md): from the state, the seat's
     player and a seeded ``random.Random``, the order lines it sends, which the game's own
     ``check`` accepts ([] when the seat has nothing to do). Pure: no clock, no global random."""
+    public_press_only: bool = False
+    """Whether the game's rules forbid private talk: the service then relays press only to
+    every player (SiSSYFiGHT, docs/rules/sissyfight.md "Talk"); otherwise a game allows private
+    press unless its game master turns it off."""
     terminations: frozenset[str] = frozenset()
     """Every ``Outcome.termination`` code the game can end with (templates word each one)."""
     problem_codes: frozenset[str] = frozenset()

@@ -8,11 +8,17 @@ needs an authenticated seat: the intake proves the seat only for those, so a com
 none is answered even to a stranger.
 
 Adding a command is one class here, one reader in :data:`READERS` and one handler in the
-intake's table. Pure: lines in, values out.
+intake's table. ``PRESS`` is the one command that spans lines: its message runs from the line
+after it to ``ENDPRESS``, the next ``PRESS`` line or the end of the section. A line that looks
+like a mistyped command (``HLEP``, ``STAUTS``) is a :class:`CommandProblem` of
+:class:`Unknown`, answered with the list of commands and the closest one. Pure: lines in,
+values out.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -53,6 +59,125 @@ class History(Command):
 
 
 @dataclass(frozen=True)
+class Help(Command):
+    """``HELP`` (the commands), ``HELP gw42`` (that game's orders and rules)."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class ListGames(Command):
+    """``LIST``: games open for sign-up, and the sender's games."""
+
+    needs_seat: ClassVar[bool] = False
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Status(Command):
+    """``STATUS`` or ``ORDERS``: the sender's games, their rounds, deadlines, stored orders and
+    whom each round waits for. Needs no proof: the answer goes only to the registered address
+    of each seat, never to another."""
+
+    needs_seat: ClassVar[bool] = False
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Observe(Command):
+    """``OBSERVE gw42`` (a code comes back), ``OBSERVE gw42 CODE``: the game's public results by
+    mail; ``UNOBSERVE gw42``: no more."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str | None
+    stop: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Join(Command):
+    """``JOIN gw42`` (a code comes back), ``JOIN gw42 CODE`` or ``JOIN gw42 CODE handle``: a
+    seat in a game open for sign-up."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str | None
+    handle: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Forgot(Command):
+    """``FORGOT`` (or ``PASSWORD`` alone, ``LOST PASSWORD``): a new password, mailed only to the
+    registered address."""
+
+    needs_seat: ClassVar[bool] = False
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetTimeZone(Command):
+    """``SET TIMEZONE Europe/Paris``: deadlines in mails shown in that zone."""
+
+    zone: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetPassword(Command):
+    """``SET PASSWORD <new>``: the password for the PASSWORD line from now on."""
+
+    password: str = field(repr=False)
+    line: SectionLine = field(repr=False)
+
+
+@dataclass(frozen=True)
+class SetAddress(Command):
+    """``SET ADDRESS new@example.org`` mails a code to the new address; ``SET ADDRESS
+    new@example.org CODE`` moves the player's seats there."""
+
+    address: str
+    code: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetWait(Command):
+    """``SET WAIT``: rounds run to their deadline even when every order is in; ``SET NOWAIT``:
+    a round may close as soon as they are (the game's own setting)."""
+
+    wait: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Resign(Command):
+    """``RESIGN`` asks for a confirmation code; ``RESIGN <code>`` leaves the game."""
+
+    code: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Press(Command):
+    """``PRESS`` (to every player) or ``PRESS TO cat dog``, then the message's lines."""
+
+    to: tuple[str, ...]
+    text: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Unknown(Command):
+    """Stands for a line that looks like a mistyped command (only ever in a problem)."""
+
+    needs_seat: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
 class CommandProblem:
     """A line that is a command whose arguments are wrong: answered, never guessed."""
 
@@ -79,8 +204,204 @@ def _report(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
     return [Report(number, line) for number in asked]
 
 
-READERS: tuple[LineReader, ...] = (_history, _report)
-"""Every command but orders, tried in this order on each line."""
+MIN_PASSWORD = 8
+MAX_PASSWORD = 64
+COMMAND_WORDS = (
+    "help",
+    "list",
+    "status",
+    "orders",
+    "report",
+    "history",
+    "press",
+    "endpress",
+    "resign",
+    "set",
+    "forgot",
+    "password",
+    "observe",
+    "unobserve",
+    "join",
+)
+"""The words commands start with: a line that starts with a near miss is a mistyped command."""
+SETTINGS_WORDS = ("timezone", "password", "address", "wait", "nowait")
+
+_HELP = re.compile(r"help(?:\s+(?:on\s+|for\s+|game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?", re.I)
+_LIST = re.compile(r"list(?:\s+(?:the\s+)?games)?", re.I)
+_STATUS = re.compile(r"status|orders|my\s+orders|show\s+orders", re.I)
+_FORGOT = re.compile(r"forgot(?:ten)?(?:\s+(?:my\s+)?password)?|lost\s+password|password", re.I)
+_SET = re.compile(
+    r"set\s+(time\s*zone|tz|zone|password|address|e-?mail|wait|no\s*wait)\b\s*(.*)", re.I
+)
+_ADDRESS = re.compile(r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?(?:\s+([0-9a-z]{8}))?", re.I)
+_SET_OTHER = re.compile(r"set\s+(\S+).*", re.I)
+_OBSERVE = re.compile(
+    r"(un)?observe(?:\s+(?:game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?(?:\s+([0-9a-z]{8}))?", re.I
+)
+_JOIN = re.compile(
+    r"join(?:\s+(?:game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?(?:\s+([0-9a-z]{8}))?"
+    r"(?:\s+(?:as\s+)?([a-z][a-z0-9_-]{0,31}))?",
+    re.I,
+)
+_RESIGN = re.compile(r"resign(?:\s+(\S+))?", re.I)
+_PRESS = re.compile(r"press(?:\s+to\b\s*(.*))?", re.I)
+_END_PRESS = re.compile(r"end\s*press|press\s+end", re.I)
+_FIRST_WORD = re.compile(r"([a-z]+)(?:\s|$)", re.I)
+_ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}")
+_HANDLES = re.compile(r"[\s,;]+|\band\b", re.I)
+
+
+def _help(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _HELP.fullmatch(text)
+    if match is None:
+        return None
+    game = match.group(1).lower() if match.group(1) else None
+    return [Help(game, line)]
+
+
+def _list(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    return [ListGames(line)] if _LIST.fullmatch(text) else None
+
+
+def _status(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    return [Status(line)] if _STATUS.fullmatch(text) else None
+
+
+def _forgot(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    return [Forgot(line)] if _FORGOT.fullmatch(text) else None
+
+
+def _set(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _SET.fullmatch(text)
+    if match is None:
+        other = _SET_OTHER.fullmatch(text)
+        if other is None:
+            return None
+        return [CommandProblem(SetTimeZone, line, _unknown_setting(other.group(1)))]
+    what, value = match.group(1).lower(), match.group(2).strip()
+    if what == "password":
+        return [_set_password(value, line)]
+    if what in ("address", "email", "e-mail"):
+        address = _ADDRESS.fullmatch(value)
+        if address is None:
+            return [
+                CommandProblem(
+                    SetAddress,
+                    line,
+                    "write the new address after SET ADDRESS, e.g. SET ADDRESS me@example.org",
+                )
+            ]
+        code = address.group(2).upper() if address.group(2) else None
+        return [SetAddress(address.group(1).lower(), code, line)]
+    if what.endswith("wait"):
+        if value:
+            return [CommandProblem(SetWait, line, "write SET WAIT or SET NOWAIT alone on a line")]
+        return [SetWait(not what.startswith("no"), line)]
+    if not _ZONE.fullmatch(value):
+        return [
+            CommandProblem(
+                SetTimeZone,
+                line,
+                "write a time zone of the IANA database after SET TIMEZONE, "
+                "e.g. SET TIMEZONE Europe/Paris or SET TIMEZONE America/New_York",
+            )
+        ]
+    return [SetTimeZone(value, line)]
+
+
+def _unknown_setting(word: str) -> str:
+    close = difflib.get_close_matches(word.lower(), SETTINGS_WORDS, n=1, cutoff=0.6)
+    hint = f" (did you mean SET {close[0].upper()}?)" if close else ""
+    return (
+        f"there is no setting {word!r}{hint}: the settings are SET TIMEZONE, SET PASSWORD, "
+        "SET ADDRESS, SET WAIT and SET NOWAIT"
+    )
+
+
+def _set_password(value: str, line: SectionLine) -> Command | CommandProblem:
+    if not value or any(c.isspace() for c in value):
+        return CommandProblem(
+            SetPassword, line, "write the new password as one word after SET PASSWORD"
+        )
+    if not MIN_PASSWORD <= len(value) <= MAX_PASSWORD:
+        return CommandProblem(
+            SetPassword,
+            line,
+            f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters; the old one still holds",
+        )
+    return SetPassword(value, line)
+
+
+def _observe(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _OBSERVE.fullmatch(text)
+    if match is None:
+        return None
+    stop, game, code = bool(match.group(1)), match.group(2), match.group(3)
+    return [Observe(game.lower() if game else None, code.upper() if code else None, stop, line)]
+
+
+def _join(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _JOIN.fullmatch(text)
+    if match is None:
+        return None
+    game, code, handle = match.group(1), match.group(2), match.group(3)
+    return [
+        Join(
+            game.lower() if game else None,
+            code.upper() if code else None,
+            handle.lower() if handle else None,
+            line,
+        )
+    ]
+
+
+def _resign(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _RESIGN.fullmatch(text)
+    if match is None:
+        return None
+    return [Resign(match.group(1).upper() if match.group(1) else None, line)]
+
+
+def _mistyped(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    """A short line whose first word is a near miss of a command word (``HLEP``)."""
+    match = _FIRST_WORD.match(text)
+    if match is None or len(text.split()) > 2:
+        return None
+    word = match.group(1).lower()
+    if len(word) < 4 or any(word.startswith(command) for command in COMMAND_WORDS):
+        return None  # "reporting for duty" is prose
+    close = difflib.get_close_matches(word, COMMAND_WORDS, n=1, cutoff=0.75)
+    if not close:
+        return None
+    return [
+        CommandProblem(
+            Unknown,
+            line,
+            f"there is no command {match.group(1).upper()}; did you mean {close[0].upper()}?",
+        )
+    ]
+
+
+READERS: tuple[LineReader, ...] = (
+    _history,
+    _report,
+    _help,
+    _list,
+    _status,
+    _forgot,
+    _set,
+    _resign,
+    _observe,
+    _join,
+    _mistyped,
+)
+"""Every one-line command but orders, tried in this order on each line (``PRESS`` takes the
+lines after it, see :func:`read_section`)."""
+
+
+def press_targets(words: str) -> tuple[str, ...]:
+    """The handles after ``PRESS TO`` (spaces, commas or "and" between them), lower case."""
+    return tuple(w.lower() for w in _HANDLES.split(words) if w and w.strip())
 
 
 @dataclass(frozen=True)
@@ -117,8 +438,16 @@ def read_section(section: Section) -> MailSection:
     commands: list[Command] = []
     problems: list[CommandProblem] = []
     rest: list[SectionLine] = []
-    for line in section.lines:
+    lines = list(section.lines)
+    while lines:
+        line = lines.pop(0)
         text = normalise_line(line.text)
+        press = _PRESS.fullmatch(text)
+        if press is not None:
+            commands.append(_read_press(press.group(1), line, lines))
+            continue
+        if _END_PRESS.fullmatch(text):
+            continue  # a stray end of press: nothing to read as orders
         found = next((r for r in (reader(text, line) for reader in READERS) if r is not None), None)
         if found is None:
             rest.append(line)
@@ -131,6 +460,24 @@ def read_section(section: Section) -> MailSection:
     commands, problems = _limit_reports(commands, problems)
     commands.append(Orders(tuple(rest)))
     return MailSection(section.game, tuple(commands), tuple(problems), section.secret)
+
+
+def _read_press(targets: str | None, line: SectionLine, lines: list[SectionLine]) -> Press:
+    """The press that starts at ``line``: takes its message's lines out of ``lines``."""
+    body: list[str] = []
+    while lines:
+        text = normalise_line(lines[0].text)
+        if _PRESS.fullmatch(text):
+            break  # the next press starts: this one ends here
+        following = lines.pop(0)
+        if _END_PRESS.fullmatch(text):
+            break
+        body.append(following.text.rstrip())
+    while body and not body[0].strip():
+        body.pop(0)
+    while body and not body[-1].strip():
+        body.pop()
+    return Press(press_targets(targets or ""), "\n".join(body), line)
 
 
 def _limit_reports(

@@ -23,6 +23,14 @@ class Player:
 
 
 @dataclass(frozen=True)
+class PublicPress:
+    """A press message sent to every player: who wrote it (None: anonymous press) and what."""
+
+    sender: str | None
+    text: str
+
+
+@dataclass(frozen=True)
 class ReportedRound:
     """One reported round: its times, the orders in force and what everybody was told."""
 
@@ -37,6 +45,7 @@ class ReportedRound:
     winners: tuple[str, ...] = ()
     draw: bool = False
     termination: str | None = None  # how the game ended, the game's own code
+    press: tuple[PublicPress, ...] = ()  # the public press sent while the round was open
 
 
 @dataclass(frozen=True)

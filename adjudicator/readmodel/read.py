@@ -16,6 +16,7 @@ from adjudicator.readmodel.model import (
     GameView,
     OpenRound,
     Player,
+    PublicPress,
     ReportedRound,
 )
 from adjudicator.readmodel.stored import (
@@ -24,7 +25,7 @@ from adjudicator.readmodel.stored import (
     start_state,
     termination_of,
 )
-from adjudicator.storage.models import Game, Round, RoundResult, RoundState, Seat
+from adjudicator.storage.models import Game, Press, Round, RoundResult, RoundState, Seat
 
 
 class ArchiveError(ValueError):
@@ -89,9 +90,20 @@ def _summary(session: Session, game: Game) -> GameSummary:
     )
 
 
+def _public_press(session: Session, game: Game) -> dict[int, tuple[PublicPress, ...]]:
+    """The press sent to every player, by round; private press is never published."""
+    found: dict[int, list[PublicPress]] = {}
+    for row in session.exec(select(Press).where(Press.game_id == game.id).order_by(col(Press.id))):
+        if not row.recipients:
+            sender = None if row.anonymous else row.sender
+            found.setdefault(row.round_number, []).append(PublicPress(sender, row.text))
+    return {number: tuple(items) for number, items in found.items()}
+
+
 def game_view(session: Session, game: Game) -> GameView:
     """Everything players may see of one game (its pages, and the history a player asks for)."""
     seats = _handles(session, game)
+    press = _public_press(session, game)
     rounds = tuple(
         ReportedRound(
             number=round_.number,
@@ -105,6 +117,7 @@ def game_view(session: Session, game: Game) -> GameView:
             winners=tuple(result.winners),
             draw=result.draw,
             termination=termination_of(game, result),
+            press=press.get(round_.number, ()),
         )
         for round_, result in _reported(session, game)
     )

@@ -30,6 +30,7 @@ from adjudicator.service.deadlines import (
     waiting_for,
     wake_times,
 )
+from adjudicator.service.games import active_seats
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.replies import local_time
 from adjudicator.service.reporting import report_adjudicated, report_round
@@ -184,7 +185,8 @@ def close_if_complete(
 ) -> ClosingOutcome | None:
     """Adjudicate now if every player's orders are in and the game closes rounds early: a
     sequential game always does (a valid move is applied at once), the others by their
-    ``early_close`` setting. Never while the game is paused."""
+    ``early_close`` setting unless a player asked for the full time (``SET WAIT``). Never
+    while the game is paused."""
     round_ = session.get(Round, round_id)
     if round_ is None or round_.state != RoundState.OPEN:
         return None
@@ -192,8 +194,11 @@ def close_if_complete(
     assert game is not None
     if game.status != GameStatus.RUNNING:
         return None
-    if not (rules_of(game).sequential or settings_of(game).early_close):
+    sequential = rules_of(game).sequential
+    if not (sequential or settings_of(game).early_close):
         return None
+    if not sequential and any(s.wait for s in active_seats(session, game)):
+        return None  # a player asked for the full time (SET WAIT)
     if missing_seats(session, game, round_):
         return None
     return close_and_adjudicate(session, round_id, ctx=ctx, now=now, force=True)

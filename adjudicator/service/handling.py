@@ -4,6 +4,12 @@ A :class:`SectionHandling` knows the mail, its stored submission, the section's 
 answer's outbox key names it, so that a crash never answers a section twice), the game and,
 once proven, the seat. Handlers answer through :meth:`SectionHandling.reply` and leave notes
 for the submission's log.
+
+Commands (HELP, STATUS, SET ..., PRESS ...) are answered together: each handler adds its part
+to the mail's one :class:`MailAnswer` (shared by all its sections), which is queued as one mail
+per recipient once every section is handled (``conversation.queue_answer``). A part goes to the
+address its handler chooses: the sender for what a stranger may ask, a seat's registered
+address for anything about a seat.
 """
 
 from __future__ import annotations
@@ -20,6 +26,28 @@ from adjudicator.service.context import ServiceContext
 from adjudicator.storage.models import Game, Seat, Submission
 
 
+@dataclass(frozen=True)
+class AnswerPart:
+    """One command's answer: ``templates/mail/answer/<kind>.txt.j2`` with its context."""
+
+    kind: str
+    context: dict[str, Any]
+    game: str | None = None
+    game_id: int | None = None
+    seat_id: int | None = None
+
+
+@dataclass
+class MailAnswer:
+    """The answers to one mail's commands, by recipient, in the order they were written."""
+
+    parts: dict[str, list[AnswerPart]] = field(default_factory=dict)
+
+    def add(self, to: str, part: AnswerPart) -> None:
+        if to:
+            self.parts.setdefault(to.strip().lower(), []).append(part)
+
+
 @dataclass
 class SectionHandling:
     session: Session
@@ -30,7 +58,24 @@ class SectionHandling:
     index: int
     game: Game | None = None
     seat: Seat | None = None
+    named: str | None = None  # the game the section names (not the one guessed for it)
+    token_seat: Seat | None = None  # the seat whose personal reply address the mail went to
     notes: list[str] = field(default_factory=list)
+    answer: MailAnswer = field(default_factory=MailAnswer)
+
+    def answer_sender(self, kind: str, context: dict[str, Any]) -> None:
+        """Add a part for the sender (what needs no seat: HELP, LIST, a mistyped command)."""
+        game = self.game
+        self.answer.add(
+            self.sender,
+            AnswerPart(kind, context, game.name if game else None, game.id if game else None),
+        )
+
+    def answer_seat(self, seat: Seat, kind: str, context: dict[str, Any]) -> None:
+        """Add a part about ``seat``, for its registered address (never the sender's)."""
+        game = self.session.get(Game, seat.game_id)
+        name = game.name if game else None
+        self.answer.add(seat.address, AnswerPart(kind, context, name, seat.game_id, seat.id))
 
     @property
     def sender(self) -> str:

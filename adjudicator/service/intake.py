@@ -3,7 +3,10 @@ one transaction that stores the orders, marks the submission handled and queues 
 
 Processing reads the mail into typed commands per game section (``mail/commands.py``), proves
 the seat only where a command needs one (``authentication.py``), and hands each command to its
-handler from one table, :data:`HANDLERS`.
+handler from one table, :data:`HANDLERS`. Commands that need no seat (HELP, LIST, STATUS,
+FORGOT, OBSERVE, JOIN) are answered even when the section names no game or its seat is not
+proven; the answers to every command of the mail go out as one mail to each address they are
+for (``conversation.queue_answer``); orders keep their own confirmation per game.
 
 A crash before that transaction commits leaves the submission ``received`` and it is processed
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
@@ -24,19 +27,33 @@ from sqlmodel import Session
 from adjudicator.mail.commands import (
     Command,
     CommandProblem,
+    Forgot,
+    Help,
     History,
+    Join,
+    ListGames,
     MailSection,
+    Observe,
     Orders,
+    Press,
     Report,
+    Resign,
+    SetAddress,
+    SetPassword,
+    SetTimeZone,
+    SetWait,
+    Status,
+    Unknown,
     read_commands,
 )
-from adjudicator.mail.parse import InboundMail, MailKind, read_mail
-from adjudicator.service import replies
+from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
+from adjudicator.service import account, conversation, observers, replies, signup
 from adjudicator.service.authentication import authenticate, find_game, seat_from_token
 from adjudicator.service.bounces import record_bounce
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handling import MailAnswer, SectionHandling
 from adjudicator.service.orders import take_orders
+from adjudicator.service.press import send_press
 from adjudicator.service.reports import Asker, answer_requests
 from adjudicator.storage import queries
 from adjudicator.storage.models import Seat, Submission, SubmissionStatus
@@ -129,9 +146,21 @@ def _take_orders(
 
 HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
     ((Orders,), _take_orders),
+    ((Help,), conversation.answer_help),
+    ((ListGames,), conversation.answer_list),
+    ((Status,), conversation.answer_status),
+    ((Forgot,), account.forgot),
+    ((Observe,), observers.observe),
+    ((Join,), signup.join),
     ((Report, History), _answer_requests),
+    ((SetTimeZone, SetPassword, SetAddress, SetWait), account.set_account),
+    ((Press,), send_press),
+    ((Resign,), account.resign),
+    ((Unknown,), conversation.answer_problems),
 )
-"""Every command type and its handler, in the order handlers run (orders first)."""
+"""Every command type and its handler, in the order handlers run: orders first (a STATUS in
+the same mail shows them stored), mistyped commands last. Without a proven seat only the
+handlers of commands that need none run."""
 
 
 def _answer(
@@ -145,23 +174,61 @@ def _answer(
     recipients = (*mail.to, *mail.cc, *mail.delivered_to)
     token_seat = seat_from_token(session, recipients, key=ctx.receipt_key)
     accepted, notes = False, []
+    answer = MailAnswer()
+    handling = None
     for index, section in enumerate(read_commands(mail)):
-        handling = SectionHandling(session, ctx, mail, submission, now, index)
+        handling = SectionHandling(session, ctx, mail, submission, now, index, answer=answer)
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
+    if handling is not None:
+        conversation.queue_answer(
+            session, ctx=ctx, handling=handling, answer=answer, submission=submission, now=now
+        )
     return accepted, notes
 
 
 def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat | None) -> bool:
-    """Find the game, prove the seat where a command needs one, run the handlers."""
+    """Find the game, answer what needs no seat, prove the seat where a command needs one, run
+    the other handlers."""
+    handling.named, handling.token_seat = section.game, token_seat
     game = handling.game = find_game(handling, section, token_seat)
+    if not section.needs_seat:
+        return bool(_run_handlers(handling, section, seated=False))
     if game is None:
         handling.notes.append("no game")
-        handling.reply("no_game", handling.sender, {"named": section.game})
+        if _run_handlers(handling, section, seated=False) is None:
+            handling.reply("no_game", handling.sender, {"named": section.game})
+        else:  # named in the one answer, beside the commands that were answered
+            player = bool(queries.seats_at_address(handling.session, handling.sender))
+            unplaced = _without_game(section, orders=player)
+            if unplaced:
+                conversation.answer_problems(handling, [], unplaced)
         return False
-    if section.needs_seat and not _seat_may_speak(handling, section, token_seat):
-        return False
-    return _run_handlers(handling, section)
+    if _seat_may_speak(handling, section, token_seat):
+        return bool(_run_handlers(handling, section, seated=None))
+    _run_handlers(handling, section, seated=False)  # what needs no seat is answered still
+    return False
+
+
+def _without_game(section: MailSection, *, orders: bool) -> list[CommandProblem]:
+    """The lines of a section without a game that only a game's player may send; the lines
+    left as orders only when ``orders`` (the sender has a seat: they may be misplaced orders;
+    from anybody else they are chatter around the commands)."""
+    if section.game:
+        why = f"there is no game called {section.game!r} here"
+    else:
+        why = (
+            "orders and a game's commands need their game: write GAME and the game's name "
+            "on a line above them (e.g. GAME gw42)"
+        )
+    lines: list[SectionLine] = []
+    for command in section.asks:
+        if isinstance(command, Orders):
+            lines += command.lines if orders else ()
+        elif command.needs_seat and isinstance(getattr(command, "line", None), SectionLine):
+            lines.append(command.line)  # type: ignore[attr-defined]
+    lines += [p.line for p in section.problems if p.command.needs_seat]
+    return [CommandProblem(Orders, line, why) for line in sorted(lines)]
 
 
 def _seat_may_speak(
@@ -184,15 +251,25 @@ def _seat_may_speak(
     return True
 
 
-def _run_handlers(handling: SectionHandling, section: MailSection) -> bool:
-    """Each handler once, with its commands (``MailSection.asks``), in the table's order. The
-    section counts as accepted as its orders do, when it gives any."""
+def _run_handlers(
+    handling: SectionHandling, section: MailSection, *, seated: bool | None
+) -> bool | None:
+    """Each handler once, with its commands (``MailSection.asks``), in the table's order:
+    only those that need no seat when ``seated`` is False, all of them when it is None (the
+    seat is proven). The section counts as accepted as its orders do, when it gives any; None
+    when no handler ran."""
+
+    def wanted(command: type[Command]) -> bool:
+        return seated is None or command.needs_seat == seated
+
     results: dict[type[Command], bool] = {}
     for types, handler in HANDLERS:
-        commands = [c for c in section.asks if isinstance(c, types)]
-        problems = [p for p in section.problems if p.command in types]
+        commands = [c for c in section.asks if isinstance(c, types) and wanted(type(c))]
+        problems = [p for p in section.problems if p.command in types and wanted(p.command)]
         if commands or problems:
             results[types[0]] = handler(handling, commands, problems)
+    if not results:
+        return None
     if Orders in results:
         return results[Orders]
     return all(results.values())

@@ -28,6 +28,7 @@ NOTICES = (
     "bounced",
     "adjudication_failed",
     "closed_late",
+    "resigned",
 )
 """The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
 

@@ -21,6 +21,7 @@ from adjudicator.games import kind_of
 from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.context import ServiceContext
+from adjudicator.service.observers import observer_result_mails
 from adjudicator.service.outbox import queue_pending
 from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
 from adjudicator.service.replies import round_result_mails
@@ -63,6 +64,7 @@ def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: dat
     crash_point("converted")
     with Session(engine) as session:
         mails = round_result_mails(session, ctx=ctx, adjudicated=waiting, now=now)
+        mails += observer_result_mails(session, ctx=ctx, adjudicated=waiting, now=now)
     with sqlite_write_lock(engine), session_scope(engine) as session:
         keep_pngs(session, made, now=now)
         if not mark_reported(session, round_id, now=now):

@@ -32,6 +32,7 @@ from adjudicator.readmodel.stored import termination_of
 from adjudicator.service import replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
+from adjudicator.service.press import press_for
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import (
@@ -247,6 +248,7 @@ def _queue_history(
         "tables": tables,
         "pictures": extras.picture_context() if extras else [],
         "record_file": f"{game.name}.record",
+        "press": press_for(session, game, seat.handle),
     }
     record = Attachment(f"{game.name}.record", game_record(view).encode(), "text", "plain")
     replies.queue_reply(

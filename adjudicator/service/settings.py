@@ -12,6 +12,13 @@ Settings live in ``Game.settings`` (JSON), all optional:
   (default 2).
 - ``require_auth``: the checks of our receiving server that a player's mail must have passed,
   among ``dkim``, ``spf`` and ``dmarc`` (default none).
+- ``private_press``: whether players may send press to some players only (default on; a game
+  whose rules forbid private talk, such as SiSSYFiGHT, never allows it).
+- ``anonymous_press``: gunboat press, relayed and kept without the sender's handle (default
+  off).
+- ``signup``: a game not started yet is open for sign-up: listed by ``LIST``, joined by
+  ``JOIN`` (default off). A number instead of true: the game starts by itself once it has that
+  many players.
 """
 
 from __future__ import annotations
@@ -34,7 +41,16 @@ from adjudicator.storage.models import Game
 
 DEFAULT_REMINDERS = ("24h", "2h")
 SEQUENTIAL_GRACE = "24h"
-SETTINGS = ("reminders", "grace", "early_close", "missed_rounds_limit", "require_auth")
+SETTINGS = (
+    "reminders",
+    "grace",
+    "early_close",
+    "missed_rounds_limit",
+    "require_auth",
+    "private_press",
+    "anonymous_press",
+    "signup",
+)
 AUTH_CHECKS = ("dkim", "spf", "dmarc")
 
 
@@ -47,6 +63,8 @@ class GameSettings:
     early_close: bool
     missed_rounds_limit: int
     require_auth: tuple[str, ...] = ()
+    private_press: bool = True
+    anonymous_press: bool = False
 
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
@@ -90,6 +108,17 @@ def read_settings(
                 "setting 'require_auth' is a list of checks among "
                 f'{", ".join(AUTH_CHECKS)}, e.g. ["dkim", "spf"]'
             )
+        signup = settings.get("signup", False)
+        if not isinstance(signup, bool) and not (isinstance(signup, int) and signup >= 2):
+            raise ServiceError(
+                "setting 'signup' is true, false, or the number of players at which the game "
+                "starts (2 or more)"
+            )
+        flags = ("private_press", "anonymous_press")
+        press = {k: settings.get(k, k == "private_press") for k in flags}
+        for name, value in press.items():
+            if not isinstance(value, bool):
+                raise ServiceError(f"setting {name!r} is true or false")
         return GameSettings(
             schedule=parsed,
             time_zone=time_zone,
@@ -98,6 +127,8 @@ def read_settings(
             early_close=early,
             missed_rounds_limit=limit,
             require_auth=tuple(required),
+            private_press=press["private_press"],
+            anonymous_press=press["anonymous_press"],
         )
     except ScheduleError as error:
         raise ServiceError(str(error)) from None

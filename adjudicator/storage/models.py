@@ -93,6 +93,11 @@ class Seat(SQLModel, table=True):
     missed_rounds: int = 0
     failed_logins: int = 0
     locked_until: datetime | None = None
+    wait: bool = Field(
+        default=False,
+        description="SET WAIT: the player wants each round to run to its deadline, even when "
+        "every order is in early",
+    )
 
 
 class Round(SQLModel, table=True):
@@ -209,3 +214,35 @@ class MailboxCursor(SQLModel, table=True):
     mailbox: str = Field(unique=True, description="user@host/folder")
     uidvalidity: int
     last_uid: int = 0
+
+
+class Press(SQLModel, table=True):
+    """A press message a player sent through the service: kept with the round it was sent in,
+    shown in the game's history (to those who may read it) and counted for the rate limit."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    round_number: int = Field(description="the game's round when it was sent (0: before round 1)")
+    seat_id: int = Field(foreign_key="seat.id", index=True, description="who sent it")
+    sender: str = Field(description="the sender's handle when it was sent")
+    recipients: list[str] = Field(
+        default_factory=list,
+        sa_column=Column(JSON, nullable=False),
+        description="the handles it went to; empty: every player (public press)",
+    )
+    anonymous: bool = Field(default=False, description="relayed without the sender's handle")
+    text: str = Field(description="the message, control characters taken out")
+    submission_id: int | None = Field(default=None, foreign_key="submission.id")
+    created_at: datetime
+
+
+class Observer(SQLModel, table=True):
+    """An address that gets a game's public result of every round (``OBSERVE``): never a
+    player's private report, never anybody's address."""
+
+    __table_args__ = (UniqueConstraint("game_id", "address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    address: str
+    created_at: datetime

@@ -16,10 +16,12 @@ from sqlmodel import Session, col, func, or_, select
 from adjudicator.storage.models import (
     Game,
     GameStatus,
+    Observer,
     OrderSet,
     OutboxMail,
     OutboxStatus,
     PicturePng,
+    Press,
     Round,
     RoundResult,
     RoundState,
@@ -57,7 +59,22 @@ def running_games_seating(session: Session, address: str) -> list[Game]:
     )
 
 
+def games_open_for_signup(session: Session) -> list[Game]:
+    """Games not started whose game master opened them for sign-up (setting ``signup``)."""
+    setup = session.exec(select(Game).where(Game.status == GameStatus.SETUP).order_by(col(Game.id)))
+    return [game for game in setup if game.settings.get("signup")]
+
+
 # Seats
+
+
+def seats_at_address(session: Session, address: str) -> list[Seat]:
+    """Every seat registered under ``address``, in any game (proof of nothing by itself)."""
+    return list(
+        session.exec(
+            select(Seat).where(Seat.address == address.strip().lower()).order_by(col(Seat.id))
+        )
+    )
 
 
 def seats_of(session: Session, game_id: int | None) -> list[Seat]:
@@ -237,6 +254,18 @@ def answers_queued_since(
     return int(count)
 
 
+def mails_to_since(session: Session, *, kind: str, recipient: str, since: datetime) -> int:
+    """Mails of one kind queued for ``recipient`` since a moment, whatever their game."""
+    count = session.exec(
+        select(func.count(col(OutboxMail.id))).where(
+            OutboxMail.kind == kind,
+            OutboxMail.recipient == recipient,
+            OutboxMail.created_at > since,
+        )
+    ).one()
+    return int(count)
+
+
 def stored_pngs(session: Session, digests: Sequence[str]) -> dict[str, bytes]:
     """The kept PNGs of pictures, by the digest of their SVG."""
     rows = session.exec(
@@ -278,3 +307,36 @@ def pending_submission_ids(session: Session) -> list[int]:
         .order_by(col(Submission.id))
     )
     return [i for i in rows if i is not None]
+
+
+# Press
+
+
+def press_sent(session: Session, *, seat_id: int, round_number: int) -> int:
+    """Press messages one seat sent in one round of its game."""
+    count = session.exec(
+        select(func.count(col(Press.id))).where(
+            Press.seat_id == seat_id, Press.round_number == round_number
+        )
+    ).one()
+    return int(count)
+
+
+def press_of(session: Session, game_id: int | None) -> list[Press]:
+    """A game's press, oldest first."""
+    return list(session.exec(select(Press).where(Press.game_id == game_id).order_by(col(Press.id))))
+
+
+# Observers
+
+
+def observers_of(session: Session, game_id: int | None) -> list[Observer]:
+    return list(
+        session.exec(select(Observer).where(Observer.game_id == game_id).order_by(col(Observer.id)))
+    )
+
+
+def observer_at(session: Session, game_id: int | None, address: str) -> Observer | None:
+    return session.exec(
+        select(Observer).where(Observer.game_id == game_id, Observer.address == address)
+    ).first()

@@ -361,7 +361,8 @@ def test_a_command_that_needs_no_seat_is_answered_to_a_stranger(
 ) -> None:
     """The dispatcher proves a seat only for commands that need one: a command without that
     need (HELP and JOIN are to come) reaches its handler from an unknown sender, with no
-    password and no refusal; mixed with orders, the seat is proven as before."""
+    password and no refusal; mixed with orders, the seat is proven as before for the orders,
+    and the command is still answered (it needed no proof)."""
     from dataclasses import dataclass
     from typing import ClassVar
 
@@ -389,8 +390,8 @@ def test_a_command_that_needs_no_seat_is_answered_to_a_stranger(
     assert outbox(app) == []  # no refusal: nothing needed proving
     mixed = make_mail("ping\nGIVE 3 TO bob", sender="stranger@elsewhere.example")
     assert app.ingest(mixed, channel="pipe") == SubmissionStatus.REJECTED
-    assert answered == ["stranger@elsewhere.example"]  # the orders needed a seat: refused
-    assert [kind for kind, _, _ in outbox(app)] == ["refusal"]
+    assert answered == ["stranger@elsewhere.example"] * 2
+    assert [kind for kind, _, _ in outbox(app)] == ["refusal"]  # the orders needed a seat
 
 
 def test_a_reply_to_any_mail_of_the_service_reaches_the_seat(

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
-from adjudicator.games.sissyfight import RULES
+from adjudicator.games.sissyfight import PRESS_POLICY, RULES
 from adjudicator.games.sissyfight import pictures as sf
 from adjudicator.games.sissyfight.standin import stand_in
 
@@ -40,6 +40,8 @@ KIND = GameKind(
     measures=(Measure("chips", "Chips", counter("chips")),),
     pictures=pictures,
     stand_in=stand_in,
+    # docs/rules/sissyfight.md, "Talk": communication must be public; no whispering.
+    public_press_only=PRESS_POLICY == "public-only",
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,
 )

@@ -1,0 +1,323 @@
+"""Commands that tell: ``HELP``, ``LIST``, ``STATUS`` (or ``ORDERS``) and the answer to a
+mistyped command, and the one mail that carries every command's answer.
+
+None of these needs a proven seat. HELP and LIST are for anybody; STATUS tells each seat's
+private data (its stored orders) only to that seat's registered address, so a mail with a
+forged sender makes the real player get their own status, and tells the forger nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlmodel import Session
+
+from adjudicator.games import game_title, kind_of
+from adjudicator.mail.commands import (
+    Command,
+    CommandProblem,
+    Help,
+    SetPassword,
+    Unknown,
+)
+from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service import replies
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
+from adjudicator.service.rounds import open_round_of
+from adjudicator.storage import queries
+from adjudicator.storage.models import Game, GameStatus, Seat, Submission
+
+COMMANDS = (
+    ("HELP", "this list"),
+    ("HELP gw42", "how to write orders in game gw42, and its rules"),
+    ("LIST", "the games open for sign-up, and your games"),
+    ("JOIN gw42", "a seat in game gw42, open for sign-up (confirmed"),
+    ("", "by a second mail)"),
+    ("STATUS (or ORDERS)", "your games: deadline, your orders, who is awaited"),
+    ("REPORT 3", "the result of round 3 again (REPORT: the last)"),
+    ("HISTORY", "the whole game so far, with its record"),
+    ("PRESS", "a message to every player: the lines after it,"),
+    ("", "up to a line ENDPRESS"),
+    ("PRESS TO cat dog", "a message to the players cat and dog only"),
+    ("SET TIMEZONE Europe/Paris", "deadlines shown in that time zone"),
+    ("SET PASSWORD newword", "your new password (8 to 64 characters)"),
+    ("SET ADDRESS me@home.org", "move your games to a new address (confirmed"),
+    ("", "with a code mailed there)"),
+    ("SET WAIT", "rounds of the game run to their deadline"),
+    ("SET NOWAIT", "a round may close once every order is in"),
+    ("FORGOT", "your personal reply address, mailed to you"),
+    ("RESIGN", "leave a game (confirmed by a second mail)"),
+    ("OBSERVE gw42", "game gw42's public results by mail (confirmed"),
+    ("", "by a second mail); UNOBSERVE gw42 stops them"),
+)
+"""Every command, as HELP lists it."""
+EXAMPLE_TRIES = 8
+ANSWERS_PER_HOUR = 30
+"""Answers to commands sent to one address in an hour, at the most: HELP or LIST in mails with
+a forged sender, or two robots answering each other, must not make the service a mail cannon.
+What the commands did is done all the same; only the answer is left out."""
+
+
+def command_list() -> list[dict[str, str]]:
+    return [{"command": command, "meaning": meaning} for command, meaning in COMMANDS]
+
+
+# --- the one answer ----------------------------------------------------------------------------
+
+
+def queue_answer(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    handling: SectionHandling,
+    answer: MailAnswer,
+    submission: Submission,
+    now: datetime,
+) -> None:
+    """One mail to each recipient with every part of the answer meant for them."""
+    for number, (to, unmerged) in enumerate(answer.parts.items()):
+        since = now - timedelta(hours=1)
+        if queries.mails_to_since(session, kind="answer", recipient=to, since=since) >= (
+            ANSWERS_PER_HOUR
+        ):
+            handling.notes.append(f"answer to {to} left out: {ANSWERS_PER_HOUR} in the last hour")
+            continue
+        parts = _merged(unmerged)
+        games = sorted({p.game for p in parts if p.game})
+        seats = {p.seat_id for p in parts if p.seat_id is not None}
+        game_ids = {p.game_id for p in parts if p.game_id is not None}
+        seat = session.get(Seat, next(iter(seats))) if len(seats) == 1 else None
+        handles = {s.handle for s in (session.get(Seat, i) for i in seats) if s is not None}
+        context = {
+            "parts": [{**p.context, "template": p.kind} for p in parts],
+            "games": games,
+            # The name the player goes by, when all the seats answered share it.
+            "handle": next(iter(handles)) if len(handles) == 1 else None,
+            "service_address": ctx.identity.address,
+        }
+        replies.queue_reply(
+            session,
+            ctx=ctx,
+            kind="answer",
+            to=to,
+            key=f"answer:{submission.id}:{number}",
+            mail=handling.mail,
+            context=context,
+            now=now,
+            game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
+            seat_id=seat.id if seat is not None else None,
+        )
+
+
+def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:
+    """The parts of one recipient's answer with every problem in one part, last; the list of
+    commands in it only when the answer does not hold HELP's already."""
+    problems = [p for p in parts if p.kind == "problems"]
+    others = [p for p in parts if p.kind != "problems"]
+    if not problems:
+        return others
+    listed = [line for p in problems for line in p.context["problems"]]
+    wanted = any(p.context["commands"] for p in problems)
+    has_help = any(p.kind == "help" for p in others)
+    context = {
+        "problems": sorted(listed, key=lambda line: line["line"]),
+        "commands": command_list() if wanted and not has_help else [],
+    }
+    first = problems[0]
+    merged = AnswerPart("problems", context, first.game, first.game_id, first.seat_id)
+    return [*others, merged]
+
+
+# --- HELP --------------------------------------------------------------------------------------
+
+
+def answer_help(
+    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+) -> bool:
+    """General help, or one game's: its orders with an example valid in the sender's own
+    position when the sender holds a seat, and where its rules are."""
+    for command in commands:
+        assert isinstance(command, Help)
+        name = command.game or handling.named
+        game = queries.game_named(handling.session, name) if name else None
+        if game is None:
+            handling.answer_sender("help", {"commands": command_list(), "unknown_game": name})
+            continue
+        handling.answer_sender("help_game", _game_help(handling, game))
+    handling.notes.append("help sent")
+    return True
+
+
+def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:
+    seat = _sender_seat(handling, game)
+    example: list[str] = []
+    waiting = False
+    if seat is not None and game.status in (GameStatus.RUNNING, GameStatus.PAUSED):
+        rules, state = rules_of(game), game_state(game)
+        waiting = seat.handle in rules.to_move(state)
+        if waiting:
+            example = _example(game, seat.handle)
+    kind = game.kind
+    syntax = f"mail/answer/syntax/{kind}.txt.j2"
+    return {
+        "game": game.name,
+        "game_title": game_title(kind),
+        "status": str(game.status),
+        "player": seat.handle if seat is not None else None,
+        "your_turn": waiting,
+        "example": example,
+        "syntax": syntax if handling.ctx.renderer.exists(syntax) else None,
+        "rules_link": handling.ctx.archive_link("rules", f"{kind}.html"),
+        "sequential": kind_of(kind).rules.sequential,
+    }
+
+
+def _example(game: Game, handle: str) -> list[str]:
+    """Orders the game accepts from ``handle`` now, in canonical form: the shortest of a few
+    random legal sets (seeded by the game, seat and round: the same question gets the same
+    example)."""
+    rules, state = rules_of(game), game_state(game)
+    best: list[str] | None = None
+    for attempt in range(EXAMPLE_TRIES):
+        rng = random.Random(f"{game.name}:{handle}:{game.current_round}:{attempt}")
+        checked = rules.check(state, handle, rules.sample_orders(state, handle, rng))
+        if checked.ok and checked.orders:
+            lines = [rules.format_order(order) for order in checked.orders]
+            if best is None or len(lines) < len(best):
+                best = lines
+    return best or []
+
+
+def _sender_seat(handling: SectionHandling, game: Game) -> Seat | None:
+    """The seat of ``game`` the sender speaks for: the reply token's, or the one registered
+    under the sender's address (proof of nothing: used only for what is not secret)."""
+    token = handling.token_seat
+    if token is not None and token.game_id == game.id:
+        return token
+    return queries.seat_at_address(handling.session, game.id, handling.sender)
+
+
+# --- LIST --------------------------------------------------------------------------------------
+
+
+def answer_list(
+    handling: SectionHandling, _commands: Sequence[Command], _problems: Sequence[CommandProblem]
+) -> bool:
+    session = handling.session
+    open_games = [
+        {
+            "game": game.name,
+            "game_title": game_title(game.kind),
+            "players": len(queries.seats_of(session, game.id)),
+        }
+        for game in queries.games_open_for_signup(session)
+    ]
+    mine = []
+    for seat in _sender_seats(handling):
+        game = session.get(Game, seat.game_id)
+        if game is not None:
+            mine.append(
+                {
+                    "game": game.name,
+                    "game_title": game_title(game.kind),
+                    "handle": seat.handle,
+                    "status": str(game.status),
+                    "round": game.current_round,
+                    "active": seat.active,
+                }
+            )
+    handling.answer_sender("list", {"open_games": open_games, "my_games": mine})
+    handling.notes.append("list sent")
+    return True
+
+
+def _sender_seats(handling: SectionHandling) -> list[Seat]:
+    """The seats registered under the sender's address, and the reply token's seat."""
+    seats = queries.seats_at_address(handling.session, handling.sender)
+    token = handling.token_seat
+    if token is not None and token.id not in {s.id for s in seats}:
+        seats.append(token)
+    return seats
+
+
+# --- STATUS ------------------------------------------------------------------------------------
+
+
+def answer_status(
+    handling: SectionHandling, _commands: Sequence[Command], _problems: Sequence[CommandProblem]
+) -> bool:
+    """Each game of the sender's, to that seat's registered address only. In a game section,
+    that game only."""
+    seats = [s for s in _sender_seats(handling) if s.active]
+    if handling.named:
+        seats = [s for s in seats if handling.game is not None and s.game_id == handling.game.id]
+    if not seats:
+        handling.answer_sender("status_none", {"named": handling.named})
+        handling.notes.append("status: no seat")
+        return False
+    for seat in seats:
+        game = handling.session.get(Game, seat.game_id)
+        if game is not None:
+            handling.answer_seat(seat, "status", _game_status(handling.session, game, seat))
+    handling.notes.append("status sent")
+    return True
+
+
+def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
+    round_ = open_round_of(session, game)
+    context = replies.base_context(game, seat, round_)
+    stored: list[str] | None = None
+    waiting: list[str] = []
+    if round_ is not None and round_.id is not None and game.state is not None:
+        movers = rules_of(game).to_move(game_state(game))
+        active = {s.handle: s for s in queries.seats_of(session, game.id) if s.active}
+        for handle in movers:
+            mover = active.get(handle)
+            if mover is None or mover.id is None:
+                continue
+            orders = queries.newest_order_set(session, round_.id, mover.id)
+            if mover.id == seat.id:
+                stored = orders.lines if orders is not None else None
+            if orders is None:
+                waiting.append(handle)
+        context["moves_now"] = seat.handle in movers
+    return context | {
+        "status": str(game.status),
+        "open_round": round_.number if round_ else None,
+        "stored": stored,
+        "waiting": waiting,
+        "sequential": rules_of(game).sequential,
+        "moves_now": context.get("moves_now", False),
+        "wait": seat.wait,
+        "held": any(s.wait for s in queries.seats_of(session, game.id) if s.active),
+    }
+
+
+# --- problems ----------------------------------------------------------------------------------
+
+
+def answer_problems(
+    handling: SectionHandling, _commands: Sequence[Command], problems: Sequence[CommandProblem]
+) -> bool:
+    """Command lines that were wrong: each named (a password never echoed), with the list of
+    commands. To the proven seat when there is one, else to the sender."""
+    shown = [
+        {
+            "line": p.line.number,
+            "text": "SET PASSWORD ..." if p.command is SetPassword else p.line.text.strip(),
+            "message": p.message,
+        }
+        for p in problems
+    ]
+    mistyped = any(p.command is Unknown for p in problems)
+    context = {"problems": shown, "commands": command_list() if mistyped else []}
+    if handling.seat is not None:
+        handling.answer_seat(handling.seat, "problems", context)
+    else:
+        handling.answer_sender("problems", context)
+    handling.notes.append(f"{len(problems)} command line(s) not understood")
+    return False

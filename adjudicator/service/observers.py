@@ -1,0 +1,126 @@
+"""Observers: addresses that get a game's public result of every round (``OBSERVE``).
+
+Anybody may observe a game that is not over, once he has confirmed with the code mailed back
+to his address (so nobody signs up somebody else); ``UNOBSERVE`` stops it. An observer's mail
+holds only what the archive publishes: each player's orders in force (public once the round
+is adjudicated), the pictures of the position, the outcome; never a player's private report
+and never anybody's address.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlmodel import Session
+
+from adjudicator.games import game_title, kind_of
+from adjudicator.mail.commands import Command, CommandProblem, Observe
+from adjudicator.readmodel.links import round_file
+from adjudicator.security import observe_code
+from adjudicator.service import conversation, replies
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.handling import SectionHandling
+from adjudicator.service.outbox import PendingMail
+from adjudicator.service.rounds import Adjudicated
+from adjudicator.storage import queries
+from adjudicator.storage.models import GameStatus, Observer
+
+
+def observe(
+    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+) -> bool:
+    session, address = handling.session, handling.sender.strip().lower()
+    bad: list[CommandProblem] = []
+    for command in commands:
+        assert isinstance(command, Observe)
+        name = command.game or handling.named
+        game = queries.game_named(session, name) if name else None
+        if game is None or game.id is None:
+            why = (
+                f"there is no game called {name!r} here" if name else "name the game: OBSERVE gw42"
+            )
+            bad.append(CommandProblem(Observe, command.line, why))
+            continue
+        kept = queries.observer_at(session, game.id, address)
+        context = {"game": game.name, "game_title": game_title(game.kind)}
+        if command.stop:
+            if kept is not None:
+                session.delete(kept)
+            handling.answer_sender("observe", context | {"step": "stopped"})
+            continue
+        if game.status == GameStatus.FINISHED:
+            handling.answer_sender("observe", context | {"step": "over"})
+            continue
+        code = observe_code(handling.ctx.receipt_key, game.name, address)
+        if kept is not None:
+            handling.answer_sender("observe", context | {"step": "already"})
+        elif command.code is None:
+            handling.answer_sender("observe", context | {"step": "confirm", "code": code})
+        elif command.code != code:
+            bad.append(
+                CommandProblem(
+                    Observe,
+                    command.line,
+                    f"that is not the code mailed to this address; write OBSERVE {game.name} "
+                    "alone to get one",
+                )
+            )
+        else:
+            session.add(Observer(game_id=game.id, address=address, created_at=handling.now))
+            handling.answer_sender("observe", context | {"step": "started"})
+    if bad:
+        conversation.answer_problems(handling, [], bad)
+    handling.notes.append("observe answered")
+    return not bad
+
+
+def observer_result_mails(
+    session: Session, *, ctx: ServiceContext, adjudicated: Adjudicated, now: datetime
+) -> list[PendingMail]:
+    """The round's public result for each observer of its game, rendered (reads only): queued
+    with the players' results."""
+    game, round_, result = adjudicated.game, adjudicated.round, adjudicated.result
+    observers = queries.observers_of(session, game.id)
+    if not observers or round_.id is None:
+        return []
+    next_round = adjudicated.next_round
+    extras = replies.round_extras(
+        session,
+        ctx,
+        game,
+        result.public_state,
+        result.report.get("public", {}),
+        next_round=None,  # no calendar event: observers have no deadline to keep
+        now=now,
+    )
+    context = {
+        **replies.base_context(game, None, next_round),
+        "round": round_.number,
+        "next_round": next_round.number if next_round else None,
+        "orders": {player: list(lines) for player, lines in result.orders.items()},
+        "players": [seat.handle for seat in queries.seats_of(session, game.id)],
+        "sequential": kind_of(game.kind).rules.sequential,
+        "finished": result.finished,
+        "winners": result.winners,
+        "draw": result.draw,
+        "pictures": extras.picture_context(),
+        "round_link": ctx.archive_link(game.name, round_file(round_.number)),
+    }
+    return [
+        replies.templated_mail(
+            session,
+            ctx=ctx,
+            template="observed",
+            context=context,
+            kind="observed",
+            to=observer.address,
+            key=f"observed:{round_.id}:{observer.id}",
+            now=now,
+            threading=replies.game_thread(game, ctx),
+            game_id=game.id,
+            round_id=round_.id,
+            images=extras.images,
+        )
+        for observer in observers
+    ]

@@ -1,0 +1,114 @@
+"""Sign-up by mail: ``JOIN`` a game its game master opened for it (setting ``signup``).
+
+Anybody may join, once he has confirmed with the code mailed back to his address (so nobody
+signs up somebody else). The seat is added as the game master's ``player add`` does, with its
+welcome mail (password and personal reply address). A game whose ``signup`` setting is a number
+starts by itself when it has that many players, and every player is told; otherwise the game
+master starts it (``adjudicate game start``). The game master is told of every new player.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlmodel import Session
+
+from adjudicator.core.text import is_handle
+from adjudicator.games import game_title
+from adjudicator.mail.commands import Command, CommandProblem, Join
+from adjudicator.readmodel.stored import rules_of
+from adjudicator.security import join_code
+from adjudicator.service import ServiceError, conversation
+from adjudicator.service.announcements import tell_started
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.gm import add_player
+from adjudicator.service.handling import SectionHandling
+from adjudicator.service.rounds import start_game
+from adjudicator.storage import queries
+from adjudicator.storage.models import Game, GameStatus
+
+
+def join(
+    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+) -> bool:
+    bad: list[CommandProblem] = []
+    for command in commands:
+        assert isinstance(command, Join)
+        problem = _join_one(handling, command)
+        if problem is not None:
+            bad.append(CommandProblem(Join, command.line, problem))
+    if bad:
+        conversation.answer_problems(handling, [], bad)
+    return not bad
+
+
+def _join_one(handling: SectionHandling, command: Join) -> str | None:
+    """Answer one JOIN; what is wrong with it, if anything."""
+    session, address = handling.session, handling.sender.strip().lower()
+    name = command.game or handling.named
+    game = queries.game_named(session, name) if name else None
+    if game is None:
+        return f"there is no game called {name!r} here" if name else "name it: JOIN gw42"
+    if game.status != GameStatus.SETUP or not game.settings.get("signup"):
+        return f"game {game.name} is not open for sign-up; write LIST for the games that are"
+    seats = queries.seats_of(session, game.id)
+    if any(seat.address == address for seat in seats):
+        return f"you have a seat in game {game.name} already"
+    wanted = _seats_wanted(game)
+    if wanted is not None and len(seats) >= wanted:
+        return f"game {game.name} is full"
+    context = {"game": game.name, "game_title": game_title(game.kind)}
+    code = join_code(handling.ctx.receipt_key, game.name, address)
+    if command.code is None:
+        handling.answer_sender("join", context | {"step": "confirm", "code": code})
+        return None
+    if command.code != code:
+        return (
+            f"that is not the code mailed to this address; write JOIN {game.name} alone to get one"
+        )
+    handle = command.handle or _handle_for(address, [s.handle for s in seats])
+    if not is_handle(handle) or handle in (s.handle for s in seats):
+        return f"the name {handle!r} is taken or not usable: write JOIN {game.name} {code} NAME"
+    try:
+        add_player(session, game, handle, address, ctx=handling.ctx, now=handling.now)
+    except ServiceError as error:
+        return str(error)
+    started = _start_when_full(session, ctx=handling.ctx, game=game, now=handling.now)
+    handling.answer_sender(
+        "join", context | {"step": "joined", "handle": handle, "started": started}
+    )
+    handling.notes.append(f"{handle} joined {game.name}")
+    return None
+
+
+def _seats_wanted(game: Game) -> int | None:
+    """The seats the game fills before it starts: the ``signup`` number, or the game's most."""
+    signup = game.settings.get("signup")
+    if isinstance(signup, int) and not isinstance(signup, bool):
+        return signup
+    return rules_of(game).max_players
+
+
+def _handle_for(address: str, taken: Sequence[str]) -> str:
+    """A handle made from the address (``Jane.Doe@...``: ``janedoe``), numbered if taken."""
+    base = re.sub(r"[^a-z0-9]", "", address.partition("@")[0].lower())[:24]
+    if not base or not base[0].isalpha():
+        base = "player" + base
+    handle, number = base, 2
+    while handle in taken:
+        handle, number = f"{base}{number}", number + 1
+    return handle
+
+
+def _start_when_full(session: Session, *, ctx: ServiceContext, game: Game, now: datetime) -> bool:
+    """Start a game whose ``signup`` number of players is reached, and tell every player."""
+    wanted = game.settings.get("signup")
+    seats = queries.seats_of(session, game.id)
+    if isinstance(wanted, bool) or not isinstance(wanted, int) or len(seats) < wanted:
+        return False
+    first = start_game(session, game, now=now)
+    session.flush()
+    tell_started(session, ctx=ctx, game=game, first_round=first, now=now)
+    return True

@@ -1,0 +1,130 @@
+"""The mails of the conversation commands, as golden files: for every game, the one answer to
+HELP and STATUS (their words differ by game: order syntax, an example valid in the player's
+position, turns or rounds) and a relayed press; once, the general help, a mistyped command,
+the settings, FORGOT, a resignation, and the mails that tell the others and the game master.
+
+Secrets, tokens, the key and the clock are fixed (tests/mail/test_templates.py), so each mail
+comes out the same every time. ``UPDATE_GOLDEN=1`` rewrites the files: read every changed one,
+as the player who gets it, before committing it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+from test_templates import Sent, _HtmlCheck, make_service, outbox, readable
+
+from adjudicator.games import GAME_NAMES
+from adjudicator.security import resign_code
+from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.rounds import start_game
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import Seat
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "conversation"
+SERVICE = "judge@pbem.test"
+PLAYERS = {
+    "giveaway": ("alice", "bob", "carol"),
+    "sissyfight": ("alice", "bob", "carol"),
+    "three-musketeers": ("alice", "bob"),
+    "rock-scissors-paper": ("alice", "bob"),
+    "starship-combat": ("alice", "bob"),
+}
+
+
+def mail(sender: str, body: str, number: int, subject: str = "commands") -> bytes:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = SERVICE
+    message["Subject"] = subject
+    message["Message-ID"] = f"<c{number}@example.org>"
+    message["Date"] = "Mon, 02 Mar 2026 12:00:00 +0000"
+    message.set_content(body)
+    return message.as_bytes()
+
+
+def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Sent]:
+    """A game of ``kind`` at round 1; its players' commands; the mails to keep, by stem."""
+    counter = itertools.count(1)
+    monkeypatch.setattr("adjudicator.service.games.new_secret", lambda: f"secret{next(counter)}")
+    monkeypatch.setattr("adjudicator.service.games.new_token", lambda: f"token{next(counter):0>10}")
+    app = make_service(tmp_path)
+    players = PLAYERS[kind]
+    with session_scope(app.engine) as session:
+        game, creds = create_game(
+            session,
+            name="c1",
+            kind=kind,
+            players=[PlayerSpec(p, f"{p}@example.org") for p in players],
+            options={},
+            schedule="72h",
+            time_zone="Europe/Berlin",
+            settings={"early_close": False},
+            gm_address="gm@example.org",
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+    secret = {c.handle: c.secret for c in creds}
+    number = itertools.count(1)
+    first, second = players[0], players[1]
+
+    def send(sender: str, body: str) -> list[Sent]:
+        before = len(outbox(app))
+        app.ingest(mail(sender, body, next(number)), channel="test")
+        return outbox(app)[before:]
+
+    kept: dict[str, Sent] = {}
+    (answer,) = send(f"{first}@example.org", f"GAME c1\nPASSWORD {secret[first]}\nHELP\nSTATUS\n")
+    kept["help-and-status"] = answer
+    pressed = send(f"{first}@example.org", f"GAME c1\nPASSWORD {secret[first]}\nPRESS\nHello!\n")
+    kept["press"] = next(s for s in pressed if s.kind == "press")
+    if kind != "giveaway":
+        return kept
+    kept["help-general"] = send("stranger@elsewhere.example", "Hello\nHELP\nLSIT\n")[0]
+    settings = send(
+        f"{second}@example.org",
+        f"GAME c1\nPASSWORD {secret[second]}\nSET TIMEZONE america/new_york\n"
+        "SET PASSWORD Tr0mbone-42\nSET WAIT\nSET ADDRESS bob@new.example\nSET COLOUR blue\nPRESS TO carol\npsst\nENDPRESS\nRESIGN\n",
+    )
+    kept["settings-press-resign"] = next(s for s in settings if s.kind == "answer")
+    kept["address-code"] = next(s for s in settings if s.recipient == "bob@new.example")
+    kept["press-private"] = next(s for s in settings if s.kind == "press")
+    (kept["forgot"],) = send("carol@example.org", "FORGOT")
+    with session_scope(app.engine) as session:
+        seat = session.exec(select(Seat).where(Seat.handle == "carol")).one()
+        assert seat.id is not None
+        code = resign_code(app.ctx.receipt_key, seat.id, seat.reply_token)
+    resigned = send("carol@example.org", f"GAME c1\nPASSWORD {secret['carol']}\nRESIGN {code}\n")
+    kept["resigned-answer"] = next(s for s in resigned if s.kind == "answer")
+    kept["resigned-others"] = next(s for s in resigned if s.kind == "resigned")
+    kept["resigned-gm"] = next(s for s in resigned if s.kind == "gm:resigned")
+    return kept
+
+
+@pytest.mark.parametrize("kind", GAME_NAMES)
+def test_conversation_mails_match_their_golden_files(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    update = os.environ.get("UPDATE_GOLDEN") == "1"
+    differ = []
+    for stem, sent in converse(kind, tmp_path, monkeypatch).items():
+        text, html = readable(sent)
+        assert html is not None
+        checker = _HtmlCheck()
+        checker.feed(html)
+        checker.close()
+        assert not checker.problems, f"{stem}: {checker.problems}"
+        assert checker.open == [], f"{stem}: unclosed {checker.open}"
+        assert all(len(line) <= 100 for line in text.splitlines()), stem
+        path = GOLDEN / kind / f"{stem}.txt"
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        elif not path.exists() or path.read_text(encoding="utf-8") != text:
+            differ.append(path.name)
+    assert not differ, f"mails differ from their golden files: {differ} (UPDATE_GOLDEN=1 rewrites)"
