@@ -25,6 +25,7 @@ from typing import ClassVar
 
 from adjudicator.core.text import normalise_line
 from adjudicator.mail import requests
+from adjudicator.mail.orderlike import COMMAND_WORDS
 from adjudicator.mail.parse import InboundMail, Section, SectionLine, split_sections
 
 
@@ -206,24 +207,6 @@ def _report(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 64
-COMMAND_WORDS = (
-    "help",
-    "list",
-    "status",
-    "orders",
-    "report",
-    "history",
-    "press",
-    "endpress",
-    "resign",
-    "set",
-    "forgot",
-    "password",
-    "observe",
-    "unobserve",
-    "join",
-)
-"""The words commands start with: a line that starts with a near miss is a mistyped command."""
 SETTINGS_WORDS = ("timezone", "password", "address", "wait", "nowait")
 
 _HELP = re.compile(r"help(?:\s+(?:on\s+|for\s+|game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?", re.I)

@@ -25,6 +25,27 @@ _REQUEST = re.compile(
 )
 """A request line (``mail/requests.py``): HISTORY, or REPORT and a few words."""
 MAX_ORDER = 200  # characters: longer lines are prose
+COMMAND_WORDS = (
+    "help",
+    "list",
+    "status",
+    "orders",
+    "report",
+    "history",
+    "press",
+    "endpress",
+    "resign",
+    "set",
+    "forgot",
+    "password",
+    "observe",
+    "unobserve",
+    "join",
+)
+"""The words commands start with (``commands.py``): a line that starts with one and has a few
+words after it (``JOIN sf9 4F2A09C1``) is a command, never a signature's phone number; a line
+that starts with a near miss is a mistyped command."""
+MAX_COMMAND_WORDS = 6
 
 
 def reads_as_order(line: str) -> bool:
@@ -34,6 +55,9 @@ def reads_as_order(line: str) -> bool:
     if not text or len(text) > MAX_ORDER:
         return False
     if GAME_LINE.fullmatch(text) or SECRET_LINE.fullmatch(text) or _REQUEST.fullmatch(text):
+        return True
+    words = text.split()
+    if words[0].lower() in COMMAND_WORDS and len(words) <= MAX_COMMAND_WORDS:
         return True
     for kind in KINDS:
         try:

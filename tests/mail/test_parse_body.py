@@ -515,3 +515,13 @@ def test_the_shapes_named_in_the_issue_give_only_the_players_text(body: str) -> 
     """Every client shape the reader got wrong before: the answer is read, the history never
     (its GIVE 9 TO mallory would be applied), and no quote or signature line is echoed."""
     assert _cut(body) == ["GIVE 3 TO bob"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["JOIN sf9 4F2A09C1", "RESIGN gw7 12345678", "SET TIMEZONE Europe/Berlin", "PRESS TO cat dog"],
+)
+def test_a_command_with_a_code_or_number_is_never_taken_for_a_signature(command: str) -> None:
+    """A short line of words and digits at the end of a mail looks like a signature's phone or
+    account line; a command word in front makes it the sender's own text."""
+    assert _cut(f"Hello,\n\n{command}\n") == ["Hello,", command]
