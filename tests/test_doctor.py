@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from alembic import command
+from alembic.script import ScriptDirectory
 from typer.testing import CliRunner
 
 from adjudicator.cli import app
@@ -216,16 +217,19 @@ def test_an_older_schema_fails_with_both_revisions_and_run_init(
     database_url: str, tmp_path: Path
 ) -> None:
     engine = make_engine(database_url)
+    newest = ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+    assert newest is not None
+    assert newest != "0001"
     migrate(engine, "0001")
     head = check_database(_config(database_url, tmp_path))
     assert head.status == FAIL
-    assert "the schema is at revision 0001, this version needs 0002" in head.message
+    assert f"the schema is at revision 0001, this version needs {newest}" in head.message
     assert "run `adjudicate init`" in head.fix
     migrate(engine)
     engine.dispose()
     ready = check_database(_config(database_url, tmp_path))
     assert ready.status == OK
-    assert "0002" in ready.message
+    assert newest in ready.message
 
 
 def test_a_schema_from_a_newer_version_is_told_apart(database_url: str, tmp_path: Path) -> None:

@@ -57,7 +57,12 @@ def reads_as_order(line: str) -> bool:
     if GAME_LINE.fullmatch(text) or SECRET_LINE.fullmatch(text) or _REQUEST.fullmatch(text):
         return True
     words = text.split()
-    if words[0].lower() in COMMAND_WORDS and len(words) <= MAX_COMMAND_WORDS:
+    # A command word in front, and not a label ("Status : File name violation").
+    if (
+        words[0].lower() in COMMAND_WORDS
+        and len(words) <= MAX_COMMAND_WORDS
+        and words[1:2] != [":"]
+    ):
         return True
     for kind in KINDS:
         try:
