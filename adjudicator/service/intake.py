@@ -41,6 +41,15 @@ from adjudicator.service.reports import Asker, answer_requests
 from adjudicator.storage import queries
 from adjudicator.storage.models import Seat, Submission, SubmissionStatus
 
+MAX_SECTIONS = 5
+"""Game sections read in one mail. Each section may be answered, and a forged mail with
+thousands of GAME lines would otherwise make thousands of answers to whoever it names as
+sender (reply amplification) and hold the intake for seconds: the sections past the limit
+are not read, and one mail says how many were left out."""
+
+LISTED_LEFT_OUT = 10
+"""Games named in that mail; the others are counted."""
+
 
 def digest_of(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
@@ -141,15 +150,31 @@ def _answer(
     submission: Submission,
     now: datetime,
 ) -> tuple[bool, list[str]]:
-    """Answer every game section of an ordinary mail; whether any was accepted, and notes."""
+    """Answer the game sections of an ordinary mail (at most ``MAX_SECTIONS``); whether any
+    was accepted, and notes."""
     recipients = (*mail.to, *mail.cc, *mail.delivered_to)
     token_seat = seat_from_token(session, recipients, key=ctx.receipt_key)
     accepted, notes = False, []
-    for index, section in enumerate(read_commands(mail)):
+    sections = read_commands(mail)
+    for index, section in enumerate(sections[:MAX_SECTIONS]):
         handling = SectionHandling(session, ctx, mail, submission, now, index)
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
+    if len(sections) > MAX_SECTIONS:
+        past = SectionHandling(session, ctx, mail, submission, now, MAX_SECTIONS)
+        notes.append(_leave_out(past, sections[MAX_SECTIONS:]))
     return accepted, notes
+
+
+def _leave_out(handling: SectionHandling, left: Sequence[MailSection]) -> str:
+    """One mail for the sections past the limit, naming the first few of their games."""
+    names = [section.game or "(no game)" for section in left]
+    handling.reply(
+        "too_many_sections",
+        handling.sender,
+        {"limit": MAX_SECTIONS, "left_out": len(names), "named": names[:LISTED_LEFT_OUT]},
+    )
+    return f"{len(names)} section(s) past the limit of {MAX_SECTIONS} left out"
 
 
 def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat | None) -> bool:
