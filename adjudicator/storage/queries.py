@@ -247,6 +247,17 @@ def stored_digests(session: Session, digests: Sequence[str]) -> set[str]:
     return set(session.exec(select(Submission.digest).where(col(Submission.digest).in_(digests))))
 
 
+def received_with_digests(session: Session, digests: Sequence[str]) -> list[int]:
+    """The submissions with these raw-mail digests that are stored but not processed."""
+    rows = session.exec(
+        select(Submission.id).where(
+            col(Submission.digest).in_(digests),
+            Submission.status == SubmissionStatus.RECEIVED,
+        )
+    )
+    return sorted(i for i in rows if i is not None)
+
+
 def outbox_has(session: Session, key: str) -> bool:
     return session.exec(select(OutboxMail.id).where(OutboxMail.key == key)).first() is not None
 
