@@ -15,8 +15,10 @@ import email
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email import policy
 from email.message import Message
+from email.utils import parsedate_to_datetime
 from typing import NamedTuple
 
 from adjudicator.core.text import normalise_line
@@ -87,6 +89,7 @@ class InboundMail:
     subject: str = ""
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
+    written_at: datetime | None = None  # the Date field: when the sender's client sent it
     auth_results: tuple[AuthResult, ...] = ()  # topmost field first
     lines: tuple[str, ...] = ()
     cut: tuple[Cut, ...] = ()
@@ -162,6 +165,7 @@ def _read(raw: bytes, *, own: frozenset[str], max_bytes: int) -> InboundMail:
         subject=_subject(headers),
         in_reply_to=next(iter(_message_ids(headers, "in-reply-to")), None),
         references=_message_ids(headers, "references"),
+        written_at=_date(headers),
         auth_results=tuple(
             parse_auth_results(value) for value in headers.get("authentication-results", ())
         ),
@@ -220,6 +224,21 @@ def _header_map(msg: Message) -> Headers:
 def _subject(headers: Headers) -> str:
     values = headers.get("subject", ())
     return " ".join(decode_words(values[0]).split()) if values else ""
+
+
+def _date(headers: Headers) -> datetime | None:
+    """The Date field in UTC (RFC 5322 3.6.1: when the writer sent the mail), or None when it
+    is missing, unreadable or without a zone."""
+    values = headers.get("date", ())
+    if not values:
+        return None
+    try:
+        moment = parsedate_to_datetime(values[0].strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.astimezone(UTC)
 
 
 def _message_id(headers: Headers) -> str | None:

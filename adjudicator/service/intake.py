@@ -7,7 +7,8 @@ handler from one table, :data:`HANDLERS`.
 
 A crash before that transaction commits leaves the submission ``received`` and it is processed
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
-re-scan, a mail server retrying a pipe) is recognised by the digest and ignored.
+re-scan, a mail server retrying a pipe) is recognised by the digest and ignored; a copy with
+other bytes (one more Received line, a replay) by its Message-ID, and ignored with a note.
 
 ``batch_intake.py`` runs these steps a batch at a time (one transaction for many mails).
 """
@@ -90,6 +91,8 @@ def process_claimed(
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}; {outcome}"
     elif mail.kind != MailKind.ORDINARY:
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}"
+    elif (first := _first_copy(session, mail, submission)) is not None:
+        status, note = SubmissionStatus.IGNORED, f"replay of submission {first} (same Message-ID)"
     else:
         accepted, notes = _answer(session, ctx, mail, submission, now)
         status = SubmissionStatus.ACCEPTED if accepted else SubmissionStatus.REJECTED
@@ -103,6 +106,14 @@ def process_claimed(
     submission.status, submission.note = status, note or None
     session.add(submission)
     return status
+
+
+def _first_copy(session: Session, mail: InboundMail, submission: Submission) -> int | None:
+    """The earlier submission processed with this mail's Message-ID, if any: a copy with other
+    bytes (one more Received line, a relay's rewrite, a replay) is the same mail."""
+    if not mail.message_id:
+        return None
+    return queries.processed_with_message_id(session, mail.message_id, before=submission.id or 0)
 
 
 Handler = Callable[[SectionHandling, Sequence[Command], Sequence[CommandProblem]], bool]

@@ -258,6 +258,20 @@ def received_with_digests(session: Session, digests: Sequence[str]) -> list[int]
     return sorted(i for i in rows if i is not None)
 
 
+def processed_with_message_id(session: Session, message_id: str, *, before: int) -> int | None:
+    """The first submission before ``before`` with this Message-ID that was processed."""
+    done = (SubmissionStatus.ACCEPTED, SubmissionStatus.REJECTED, SubmissionStatus.IGNORED)
+    return session.exec(
+        select(Submission.id)
+        .where(
+            Submission.message_id == message_id,
+            col(Submission.id) < before,
+            col(Submission.status).in_(done),
+        )
+        .order_by(col(Submission.id))
+    ).first()
+
+
 def outbox_has(session: Session, key: str) -> bool:
     return session.exec(select(OutboxMail.id).where(OutboxMail.key == key)).first() is not None
 
