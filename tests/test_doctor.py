@@ -219,13 +219,13 @@ def test_an_older_schema_fails_with_both_revisions_and_run_init(
     migrate(engine, "0001")
     head = check_database(_config(database_url, tmp_path))
     assert head.status == FAIL
-    assert "the schema is at revision 0001, this version needs 0002" in head.message
+    assert "the schema is at revision 0001, this version needs 0003" in head.message
     assert "run `adjudicate init`" in head.fix
     migrate(engine)
     engine.dispose()
     ready = check_database(_config(database_url, tmp_path))
     assert ready.status == OK
-    assert "0002" in ready.message
+    assert "0003" in ready.message
 
 
 def test_a_schema_from_a_newer_version_is_told_apart(database_url: str, tmp_path: Path) -> None:

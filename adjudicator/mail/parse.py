@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import email
+import ipaddress
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -90,6 +91,7 @@ class InboundMail:
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
     written_at: datetime | None = None  # the Date field: when the sender's client sent it
+    source: str = ""  # the sending host's address, from the Received fields (``_source``)
     auth_results: tuple[AuthResult, ...] = ()  # topmost field first
     lines: tuple[str, ...] = ()
     cut: tuple[Cut, ...] = ()
@@ -166,6 +168,7 @@ def _read(raw: bytes, *, own: frozenset[str], max_bytes: int) -> InboundMail:
         in_reply_to=next(iter(_message_ids(headers, "in-reply-to")), None),
         references=_message_ids(headers, "references"),
         written_at=_date(headers),
+        source=_source(headers),
         auth_results=tuple(
             parse_auth_results(value) for value in headers.get("authentication-results", ())
         ),
@@ -224,6 +227,31 @@ def _header_map(msg: Message) -> Headers:
 def _subject(headers: Headers) -> str:
     values = headers.get("subject", ())
     return " ".join(decode_words(values[0]).split()) if values else ""
+
+
+_RECEIVED_FROM_IP = re.compile(r"\bfrom\b[^;]*?\[(?:ipv6:)?([0-9a-f.:]{3,45})\]", re.IGNORECASE)
+
+
+_INSIDE = tuple(
+    ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+)
+"""Networks of a site's own relays (RFC 1918, RFC 4193): their hops are not the source."""
+
+
+def _source(headers: Headers) -> str:
+    """The address of the host that handed the mail to our servers: the first Received field
+    (newest first) that names an outside host ``from ... [address]``. Forged fields lie below
+    ours, so this is a hint of where a mail came from, good enough to keep a forger's tries
+    apart from the real player's; empty when no field names one."""
+    for value in headers.get("received", ()):
+        for address in _RECEIVED_FROM_IP.findall(value):
+            try:
+                ip = ipaddress.ip_address(address)
+            except ValueError:
+                continue
+            if not (ip.is_loopback or ip.is_link_local or any(ip in n for n in _INSIDE)):
+                return str(ip)
+    return ""
 
 
 def _date(headers: Headers) -> datetime | None:

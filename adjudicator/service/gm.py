@@ -260,6 +260,7 @@ def replace_player(
     seat.missed_rounds, seat.failed_logins, seat.locked_until = 0, 0, None
     seat.unreachable, seat.active = False, True
     session.add(seat)
+    queries.clear_login_failures(session, seat.id)  # the newcomer starts with a clean slate
     session.flush()
     credentials = Credentials(seat.handle, seat.address, secret, token)
     queue_welcome(

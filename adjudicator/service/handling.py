@@ -42,8 +42,9 @@ class SectionHandling:
         return f"{self.submission.id}:{self.index}"
 
     def reply(self, kind: str, to: str, context: dict[str, Any], **ids: Any) -> None:
-        """Answer with ``templates/mail/<kind>``; at most one mail of each kind a section."""
-        replies.queue_reply(
+        """Answer with ``templates/mail/<kind>``; at most one mail of each kind a section.
+        An answer held back (``throttle.py``) leaves a note."""
+        queued = replies.queue_reply(
             self.session,
             ctx=self.ctx,
             kind=kind,
@@ -54,6 +55,8 @@ class SectionHandling:
             now=self.now,
             **ids,
         )
+        if to and not queued:
+            self.notes.append(f"{kind} to {to} held back (rate limit or loop)")
 
     def reply_to_seat(self, kind: str, context: dict[str, Any], **ids: Any) -> None:
         """Answer the proven seat at its registered address (never the sender's)."""

@@ -167,13 +167,13 @@ def _answer(
     token_seat = seat_from_token(session, recipients, key=ctx.receipt_key)
     accepted, notes = False, []
     sections = read_commands(mail)
+    if len(sections) > MAX_SECTIONS:  # told first: answers to a sender are limited too
+        past = SectionHandling(session, ctx, mail, submission, now, MAX_SECTIONS)
+        notes.append(_leave_out(past, sections[MAX_SECTIONS:]))
     for index, section in enumerate(sections[:MAX_SECTIONS]):
         handling = SectionHandling(session, ctx, mail, submission, now, index)
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
-    if len(sections) > MAX_SECTIONS:
-        past = SectionHandling(session, ctx, mail, submission, now, MAX_SECTIONS)
-        notes.append(_leave_out(past, sections[MAX_SECTIONS:]))
     return accepted, notes
 
 

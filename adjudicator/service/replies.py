@@ -11,6 +11,7 @@ written once; every player's mail then only renders two templates.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -34,8 +35,11 @@ from adjudicator.service.outbox import queue_mail
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.settings import settings_of
+from adjudicator.service.throttle import answer_refused
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
+
+log = logging.getLogger(__name__)
 
 
 def local_time(moment: datetime | None, zone: str) -> str:
@@ -191,14 +195,19 @@ def queue_reply(
     template: str | None = None,
     attachments: Sequence[Attachment] = (),
     images: Sequence[InlineImage] = (),
-) -> None:
+) -> bool:
     """Answer an inbound mail (threaded under it and under its game, marked ``auto-replied``)
-    with ``templates/mail/<template or kind>``.
+    with ``templates/mail/<template or kind>``; True when queued. An answer the address may
+    not get now (``throttle.py``: too many, a loop) is not queued, and logged.
 
     An answer to a player of the game (``context["handle"]``) goes out with the seat's bounce
     address; ``seat_id`` saves looking the seat up."""
     if not to:
-        return
+        return False
+    refused = answer_refused(session, to=to, mail=mail, domain=ctx.identity.domain, now=now)
+    if refused is not None:
+        log.info("%s (%s to %s)", refused, kind, to)
+        return False
     references = [*mail.references, mail.message_id] if mail.message_id else [*mail.references]
     game = session.get(Game, game_id) if game_id is not None else None
     if game is not None:
@@ -225,6 +234,7 @@ def queue_reply(
         attachments=attachments,
         images=images,
     )
+    return True
 
 
 # --- deadlines in calendars --------------------------------------------------------------

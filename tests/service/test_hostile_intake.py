@@ -6,14 +6,19 @@ once; none may succeed again."""
 from __future__ import annotations
 
 from datetime import timedelta
+from email import message_from_bytes
 from email.utils import format_datetime
 
+import pytest
+from sqlmodel import Session, col, select
 from test_intake import creds, make_mail, outbox, stored_orders
 
 from adjudicator.app import App
+from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials
 from adjudicator.service.intake import MAX_SECTIONS
-from adjudicator.storage.models import SubmissionStatus
+from adjudicator.service.throttle import LOOP_ANSWERS, STRANGER_ANSWERS_PER_HOUR
+from adjudicator.storage.models import OutboxMail, SubmissionStatus
 
 __all__ = ["creds"]
 
@@ -92,3 +97,105 @@ def test_an_order_mail_written_before_the_round_opened_is_not_applied_to_it(
         f"PASSWORD {secret}\nGIVE 3 TO bob\n", Date=format_datetime(opened - timedelta(minutes=1))
     )
     assert app.ingest(fresh, channel="pipe") == SubmissionStatus.ACCEPTED
+
+
+def _from_host(raw: bytes, ip: str) -> bytes:
+    """The mail as our receiving server got it from the host at ``ip``."""
+    return _with_received(raw, f"sender.example.net (sender.example.net [{ip}])")
+
+
+def test_forged_tries_lock_out_the_forger_not_the_player(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """Five forged mails in alice's name once blocked her right password for an hour, and
+    each try was answered. Now the forger's source is locked, alice is told once, and her own
+    mail from her own provider still counts."""
+    forger, provider = "203.0.113.66", "198.51.100.7"
+    for attempt in range(MAX_FAILED_LOGINS + 3):
+        forged = make_mail(f"PASSWORD guess{attempt}\nGIVE 3 TO bob")
+        assert app.ingest(_from_host(forged, forger), channel="pipe") == SubmissionStatus.REJECTED
+    assert [(kind, to) for kind, to, _ in outbox(app)] == [("refusal", "alice@example.org")]
+    right = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO carol")
+    assert app.ingest(_from_host(right, provider), channel="pipe") == SubmissionStatus.ACCEPTED
+    assert stored_orders(app) == [["GIVE 3 TO carol"]]
+    # From the locked source even the right password is refused until the lock ends.
+    again = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob")
+    assert app.ingest(_from_host(again, forger), channel="pipe") == SubmissionStatus.REJECTED
+
+
+def test_a_missing_password_is_named_as_the_cause(app: App, creds: dict[str, Credentials]) -> None:
+    assert app.ingest(make_mail("GIVE 3 TO bob"), channel="pipe") == SubmissionStatus.REJECTED
+    [(kind, _, text)] = outbox(app)
+    assert kind == "refusal"
+    assert "had no password line" in " ".join(text.split())
+
+
+def test_the_registered_address_is_matched_in_any_case(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """``Alice@Example.org`` was refused for the registered ``alice@example.org``."""
+    raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob", sender="Alice@Example.ORG")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+
+
+def test_forged_mail_from_many_addresses_gets_few_answers(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """400 of 400 forged mails were answered, one victim many times over."""
+    for number in range(40):
+        raw = make_mail(f"GIVE 3 TO bob {number}", sender="victim@example.net")
+        app.ingest(raw, channel="pipe")
+    assert len(outbox(app)) == STRANGER_ANSWERS_PER_HOUR
+    app.clock.advance(hours=1, minutes=1)  # type: ignore[attr-defined]
+    app.ingest(make_mail("GIVE 3 TO bob again", sender="victim@example.net"), channel="pipe")
+    assert len(outbox(app)) == STRANGER_ANSWERS_PER_HOUR + 1
+
+
+def test_a_robot_answering_our_answers_is_not_answered_for_ever(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """A naive auto-responder without auto-reply headers, at a player's address, answers every
+    answer of ours; each of its mails replies to our last one."""
+    last = "<first@example.org>"
+    for number in range(30):
+        raw = make_mail(
+            f"I am away until Monday. ({number})",
+            subject="Re: [gw1] Mail not accepted",
+            In_Reply_To=last,
+        )
+        app.ingest(raw, channel="pipe")
+        app.clock.advance(seconds=20)  # type: ignore[attr-defined]
+        with Session(app.engine) as session:
+            newest = session.exec(select(OutboxMail).order_by(col(OutboxMail.id).desc())).first()
+            assert newest is not None
+            last = message_from_bytes(newest.message)["Message-ID"]
+    assert len(outbox(app)) <= LOOP_ANSWERS
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "Automatische Antwort: [gw1] orders",
+        "Réponse automatique : [gw1] orders",
+        "Respuesta automática: [gw1] orders",
+        "Risposta automatica: [gw1] orders",
+        "Automatisch antwoord: [gw1] orders",
+        "Resposta automática: [gw1] orders",
+        "Autosvar: [gw1] orders",
+        "Automatisk svar: [gw1] orders",
+        "Fravær: [gw1] orders",
+        "Automaattinen vastaus: [gw1] orders",
+        "Automatyczna odpowiedź: [gw1] orders",
+        "Автоматический ответ: [gw1] orders",
+        "自動応答: [gw1] orders",
+        "自动回复: [gw1] orders",
+    ],
+)
+def test_vacation_notices_in_many_languages_are_not_answered(
+    app: App, creds: dict[str, Credentials], subject: str
+) -> None:
+    """Nine of fourteen such subjects were answered; the mails carry no auto-reply header,
+    and the subject is RFC 2047 encoded as real mail programs send it."""
+    raw = make_mail("I am away.", subject=subject, sender="dave@example.net")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.IGNORED
+    assert outbox(app) == []
