@@ -18,8 +18,9 @@ from adjudicator.mail.parse import InboundMail
 from adjudicator.storage import queries
 
 HOUR = timedelta(hours=1)
-ANSWERS_PER_HOUR = 20
-"""Answers one address gets in an hour: a player fixing orders in a hurry stays far below."""
+ANSWERS_PER_HOUR = 30
+"""Answers one address gets in an hour: a player fixing orders in a hurry stays far below.
+Above the reports' own limit (``reports.ANSWERS_PER_HOUR``), whose last answer says so."""
 STRANGER_ANSWERS_PER_HOUR = 3
 """Answers in an hour to an address with no seat in any game (forged senders: backscatter)."""
 STRANGERS_PER_HOUR = 100
