@@ -43,6 +43,7 @@ __all__ = [
     "MailKind",
     "Section",
     "SectionLine",
+    "bare_address",
     "read_mail",
     "split_sections",
 ]
@@ -66,6 +67,8 @@ class AuthResult:
     spf: str | None
     dmarc: str | None
     raw: str
+    dkim_domains: tuple[str, ...] = ()  # the signing domains (header.d, header.i) that passed
+    spf_domain: str | None = None  # the domain SPF checked (smtp.mailfrom, else smtp.helo)
 
 
 @dataclass(frozen=True)
@@ -269,20 +272,37 @@ def _date(headers: Headers) -> datetime | None:
     return moment.astimezone(UTC)
 
 
+_SAFE_ID = re.compile(r"[!-;=?-~]{1,120}@[!-;=?-~]{1,120}")
+"""What a Message-ID may hold to be repeated in our In-Reply-To and References: printable
+ASCII without spaces or angle brackets, short (RFC 5322 3.6.4). Anything else (NUL, form feed,
+U+2028, a 5,000-byte line) is dropped rather than copied into a header."""
+MAX_REFERENCES = 20
+"""References kept from a mail (the newest): a thread's own are enough to thread an answer."""
+
+
+def _safe_id(text: str) -> str | None:
+    return f"<{text}>" if _SAFE_ID.fullmatch(text) else None
+
+
 def _message_id(headers: Headers) -> str | None:
     values = headers.get("message-id", ())
     if not values:
         return None
     match = MESSAGE_ID.search(values[0])
     if match:
-        return f"<{match.group(1)}>"
+        return _safe_id(match.group(1))
     token = values[0].strip().split(" ")[0]
-    return f"<{token}>" if "@" in token else None
+    return _safe_id(token) if "@" in token else None
 
 
 def _message_ids(headers: Headers, name: str) -> tuple[str, ...]:
-    found = [f"<{m}>" for value in headers.get(name, ()) for m in MESSAGE_ID.findall(value)]
-    return tuple(dict.fromkeys(found))
+    found = [
+        safe
+        for value in headers.get(name, ())
+        for m in MESSAGE_ID.findall(value)
+        if (safe := _safe_id(m)) is not None
+    ]
+    return tuple(dict.fromkeys(found))[-MAX_REFERENCES:]
 
 
 def _field_addresses(headers: Headers, name: str) -> list[tuple[str, str]]:
@@ -323,6 +343,15 @@ def parse_addresses(value: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def bare_address(text: str) -> str | None:
+    """An address typed by a person (a game master's, a player's), checked as strictly as a
+    sender's is (domain in lower case), or None when it is not one."""
+    if any(not c.isprintable() for c in text):
+        return None
+    address = _normalise_address(text)
+    return address if "@" in address else None
+
+
 def _split_list(value: str, *, separator: str = ",", nested: bool = True) -> list[str]:
     """Split at commas outside quotes (and, when ``nested``, angle brackets and comments)."""
     chunks: list[str] = []
@@ -349,6 +378,15 @@ def _split_list(value: str, *, separator: str = ",", nested: bool = True) -> lis
     return chunks
 
 
+_ATOM = r"[\w!#$%&'*+/=?^`{|}~-]+"
+_LOCAL_PART = re.compile(rf"{_ATOM}(?:\.{_ATOM})*")
+"""A dot-atom local part (RFC 5322 3.4.1; letters beyond ASCII allowed, RFC 6531). No quoted
+local parts: nobody plays from one, and each is a way to smuggle ``<>`` into an envelope."""
+_LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
+_DOMAIN = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
+"""A host name: labels of letters, digits and hyphens (IDNs in Unicode); ``localhost`` too."""
+
+
 def _normalise_address(address: str) -> str:
     address = address.strip().strip("<>\"'").strip()
     if address.lower().startswith("mailto:"):
@@ -357,7 +395,11 @@ def _normalise_address(address: str) -> str:
     if not address or any(c.isspace() for c in address):
         return ""
     local, at, domain = address.rpartition("@")
-    return f"{local}@{domain.lower()}" if at and local and domain else address.strip("@")
+    if not at:
+        return address.strip("@")  # a bare name: no mail goes to it
+    if not (_LOCAL_PART.fullmatch(local) and _DOMAIN.fullmatch(domain)) or len(address) > 254:
+        return ""  # ``root>x@evil.example``: never an envelope recipient, never answered
+    return f"{local}@{domain.lower()}"
 
 
 def _display_name(name: str) -> str:
@@ -377,6 +419,8 @@ def parse_auth_results(raw: str) -> AuthResult:
     parts = _split_list(text, separator=";", nested=False)
     first = parts[0].split()
     verdicts: dict[str, str] = {}
+    dkim_domains: list[str] = []
+    spf_domain = None
     for part in parts[1:]:
         match = re.match(r"\s*([\w.-]+)(?:/[\w.]+)?\s*=\s*([\w-]+)", part)
         if not match:
@@ -384,13 +428,35 @@ def parse_auth_results(raw: str) -> AuthResult:
         method, result = match.group(1).lower(), match.group(2).lower()
         if method not in verdicts or (method == "dkim" and result == "pass"):
             verdicts[method] = result
+        properties = {
+            name.lower(): value.rpartition("@")[2].strip().lower().rstrip(".")
+            for name, value in _PROPERTY.findall(part[match.end() :])
+        }
+        if method == "dkim" and result == "pass":
+            dkim_domains += [properties[p] for p in ("header.d", "header.i") if properties.get(p)]
+        if method == "spf" and result == "pass":
+            spf_domain = properties.get("smtp.mailfrom") or properties.get("smtp.helo")
     return AuthResult(
         authserv_id=first[0] if first else "",
         dkim=verdicts.get("dkim"),
         spf=verdicts.get("spf"),
         dmarc=verdicts.get("dmarc"),
         raw=raw.strip(),
+        dkim_domains=tuple(dict.fromkeys(dkim_domains)),
+        spf_domain=spf_domain or None,
     )
+
+
+_PROPERTY = re.compile(r"([a-z]+\.[a-z-]+)\s*=\s*(\S+)", re.IGNORECASE)
+
+
+def aligned(domain: str | None, from_domain: str) -> bool:
+    """Relaxed alignment (RFC 7489 3.1): the authenticated domain is the From domain, or one
+    is a subdomain of the other (a stand-in for the organisational domain)."""
+    if not domain or not from_domain:
+        return False
+    a, b = domain.lower(), from_domain.lower()
+    return a == b or a.endswith("." + b) or (b.endswith("." + a) and "." in a)
 
 
 # ---------------------------------------------------------------------------------------------

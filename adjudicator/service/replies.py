@@ -24,7 +24,7 @@ from adjudicator.games import game_title, kind_of
 from adjudicator.mail.calendar import deadline_event, event_uid
 from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
 from adjudicator.mail.images import InlineImage, inline_images
-from adjudicator.mail.parse import InboundMail
+from adjudicator.mail.parse import AuthResult, InboundMail, aligned
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import rules_of
@@ -69,10 +69,24 @@ def mail_policy_problem(game: Game, mail: InboundMail) -> str | None:
     required = settings_of(game).require_auth
     # The topmost Authentication-Results field is the one our own receiving server added.
     top = mail.auth_results[0] if mail.auth_results else None
-    failed = [m for m in required if top is None or getattr(top, m, None) != "pass"]
+    failed = [m for m in required if top is None or not _passed(top, m, mail.sender or "")]
     if not failed:
         return None
     return "your mail server's " + " and ".join(m.upper() for m in failed) + " check did not pass"
+
+
+def _passed(result: AuthResult, method: str, sender: str) -> bool:
+    """A pass that vouches for the From address: DMARC's own, or a DKIM signature or SPF check
+    of the From's domain (aligned, RFC 7489). A pass for some other domain proves nothing:
+    anyone can sign their own mail and put another's address in From."""
+    if getattr(result, method, None) != "pass":
+        return False
+    from_domain = sender.rpartition("@")[2]
+    if method == "dkim":
+        return any(aligned(domain, from_domain) for domain in result.dkim_domains)
+    if method == "spf":
+        return aligned(result.spf_domain, from_domain)
+    return True  # dmarc: alignment is part of its pass
 
 
 @dataclass(frozen=True)

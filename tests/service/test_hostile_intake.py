@@ -14,10 +14,12 @@ from sqlmodel import Session, col, select
 from test_intake import creds, make_mail, outbox, stored_orders
 
 from adjudicator.app import App
+from adjudicator.service import ServiceError
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
-from adjudicator.service.games import Credentials
+from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.intake import MAX_SECTIONS
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGER_ANSWERS_PER_HOUR
+from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail, SubmissionStatus
 
 __all__ = ["creds"]
@@ -199,3 +201,80 @@ def test_vacation_notices_in_many_languages_are_not_answered(
     raw = make_mail("I am away.", subject=subject, sender="dave@example.net")
     assert app.ingest(raw, channel="pipe") == SubmissionStatus.IGNORED
     assert outbox(app) == []
+
+
+def test_a_dkim_or_spf_pass_counts_only_for_the_from_domain(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """``require_auth`` took a DKIM or SPF pass of any domain: a forger signs their own mail
+    and writes the player's address in From."""
+    with session_scope(app.engine) as session:
+        game = find_game(session, "gw1")
+        game.settings = {"require_auth": ["dkim", "spf"]}
+        session.add(game)
+    secret = creds["alice"].secret
+    forged = make_mail(
+        f"PASSWORD {secret}\nGIVE 3 TO bob",
+        Authentication_Results=(
+            "mx.pbem.test; dkim=pass header.d=evil.example; spf=pass smtp.mailfrom=x@evil.example"
+        ),
+    )
+    assert app.ingest(forged, channel="pipe") == SubmissionStatus.REJECTED
+    genuine = make_mail(
+        f"PASSWORD {secret}\nGIVE 3 TO carol",
+        Authentication_Results=(
+            "mx.pbem.test; dkim=pass header.d=mail.example.org;"
+            " spf=pass smtp.mailfrom=alice@example.org"
+        ),
+    )
+    assert app.ingest(genuine, channel="pipe") == SubmissionStatus.ACCEPTED
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "<a\x00b@example.org>",
+        "<a\x0cb@example.org>",
+        "<a\u2028b@example.org>",
+        "<" + "x" * 5000 + "@example.org>",
+    ],
+)
+def test_hostile_message_ids_never_reach_our_headers(
+    app: App, creds: dict[str, Credentials], header: str
+) -> None:
+    """NUL, form feed, U+2028 and a 5,029-byte line reached In-Reply-To and References."""
+    raw = make_mail("GIVE 3 TO bob", sender="dave@example.net").replace(
+        b"Message-ID:", f"In-Reply-To: {header}\nReferences: {header}\nMessage-ID:".encode(), 1
+    )
+    app.ingest(raw, channel="pipe")
+    with Session(app.engine) as session:
+        [answer] = session.exec(select(OutboxMail)).all()
+    head = answer.message.replace(b"\r\n", b"\n").split(b"\n\n", 1)[0]
+    assert max(len(line) for line in head.split(b"\n")) <= 998
+    for bad in (b"\x00", b"\x0c", "\u2028".encode(), b"x" * 100):
+        assert bad not in head
+
+
+def test_a_sender_address_that_could_break_the_envelope_is_not_answered(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """``root>x@evil.example`` became ``RCPT TO:<root>``."""
+    raw = make_mail("GIVE 3 TO bob", sender="root>x@evil.example")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.IGNORED
+    assert outbox(app) == []
+
+
+@pytest.mark.parametrize(
+    "address", ["root>x@evil.example", "gm@example.org\nBcc: all@example.net", "not an address"]
+)
+def test_a_game_master_address_is_checked_when_given(app: App, address: str) -> None:
+    with session_scope(app.engine) as session, pytest.raises(ServiceError, match="mail address"):
+        create_game(
+            session,
+            name="gw9",
+            kind="giveaway",
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("a", "b", "c")],
+            options={},
+            gm_address=address,
+            now=app.clock(),
+        )
