@@ -17,9 +17,15 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    and whether it succeeded (an order applied that should not be, an answer that should not
    go, a player locked out, a header or envelope broken).
 
-Not measured here (see the report): ``serve`` killed with SIGKILL at random moments, IMAP,
-SMTP and database outages, disk full, and the time checks; the existing fault tests cover parts
-of them (tests/mail/test_crash_*.py, tests/test_serve_outages.py).
+3. Kills: ``adjudicate serve`` (a real process on a SQLite file, Maildir in, the local outbox
+   Maildir out) started and killed with SIGKILL ``--kills`` times at random moments (0.3-3 s
+   into its life) while ``--kill-mails`` order mails for ``--kill-games`` games arrive in
+   waves; then ``serve --once`` finishes. Orders lost or applied twice, confirmations missing
+   or sent twice (at most one per kill during sending is expected).
+
+Not measured here: rounds closing during the kills, IMAP, SMTP and database outages, disk full,
+and the time checks; the existing fault tests cover parts of them (tests/mail/test_crash_*.py,
+tests/test_serve_outages.py).
 
 ``--short`` is the mode the test suite runs (tests/test_reliability_bench.py): 300 mails, small
 big bodies, every attack. The last line printed is a JSON object with every figure.
@@ -30,10 +36,14 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import random
 import resource
 import shutil
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import zipfile
@@ -50,13 +60,14 @@ from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
+from adjudicator.mail.maildir import deliver
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.gm import replace_player
 from adjudicator.service.intake import MAX_SECTIONS, digest_of
 from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
-from adjudicator.storage.db import session_scope
+from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import (
     Game,
     OrderSet,
@@ -131,6 +142,7 @@ def mail(
     subject: str = "[gw1] orders",
     to: str = SERVICE,
     number: int = 0,
+    date: datetime = START,
     **headers: str,
 ) -> bytes:
     message = EmailMessage()
@@ -138,7 +150,7 @@ def mail(
     message["To"] = to
     message["Subject"] = subject
     message["Message-ID"] = f"<r{number}-{random.getrandbits(48)}@example.org>"
-    message["Date"] = format_datetime(START)
+    message["Date"] = format_datetime(date)
     for name, value in headers.items():
         message[name.replace("_", "-")] = value
     if isinstance(body, bytes):
@@ -601,6 +613,119 @@ def attacks() -> dict[str, object]:
 
 
 # ---------------------------------------------------------------------------------------------
+# 3. Kills: ``adjudicate serve`` killed with SIGKILL at random moments while order mails arrive
+
+
+ADJUDICATE = Path(sys.executable).parent / "adjudicate"
+
+
+def _order_mail(cred: Credentials, game: str, other: str, number: int) -> bytes:
+    return mail(
+        f"PASSWORD {cred.secret}\nGIVE 3 TO {other}\n",
+        sender=cred.address,
+        subject=f"[{game}] orders",
+        number=number,
+        date=datetime.now(UTC),
+    )
+
+
+def kills(count: int, mails: int, games: int, seed: int) -> dict[str, object]:
+    """Seed ``games`` games, put ``mails`` order mails in the Maildir in waves, and start and
+    SIGKILL ``serve`` ``count`` times at random moments; then one ``serve --once`` finishes.
+    Every mail must end accepted once, with one order set and one confirmation sent."""
+    rng = random.Random(seed)
+    folder = Path(tempfile.mkdtemp(prefix="reliability-kills-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ADJUDICATOR_", "NOTIFY_"))}
+    env |= {"ADJUDICATOR_DATA_DIR": str(folder), "ADJUDICATOR_ADDRESS": SERVICE}
+    app = make_app(Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE)))
+    seats: list[tuple[str, Credentials, str]] = []
+    with session_scope(app.engine) as session:
+        for g in range(games):
+            name = f"k{g}"
+            handles = [f"p{g}x{i}" for i in range(3)]
+            game, credentials = create_game(
+                session,
+                name=name,
+                kind="giveaway",
+                schedule="72h",
+                settings={"early_close": False},
+                players=[PlayerSpec(h, f"{h}@example.org") for h in handles],
+                options={},
+                now=datetime.now(UTC),
+            )
+            start_game(session, game, now=datetime.now(UTC))
+            seats += [(name, c, handles[(i + 1) % 3]) for i, c in enumerate(credentials)]
+    app.engine.dispose()
+    raws = [
+        _order_mail(seats[n % len(seats)][1], seats[n % len(seats)][0], seats[n % len(seats)][2], n)
+        for n in range(mails)
+    ]
+    waves = [raws[i :: count + 1] for i in range(count + 1)]
+    began = time.perf_counter()
+    killed = 0
+    try:
+        for wave in waves[:-1]:
+            for raw in wave:
+                deliver(folder / "maildir", raw)
+            process = subprocess.Popen(
+                [str(ADJUDICATE), "serve"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            time.sleep(rng.uniform(0.3, 3.0))  # a random moment of its life
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            killed += 1
+        for raw in waves[-1]:
+            deliver(folder / "maildir", raw)
+        last = subprocess.run(
+            [str(ADJUDICATE), "serve", "--once"], env=env, capture_output=True, check=False
+        )
+        figures = _kill_outcomes(folder, mails)
+        figures["final_run_exit"] = last.returncode
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "kills": killed,
+        "mails": mails,
+        "games": games,
+        **figures,
+        "seconds": round(time.perf_counter() - began, 1),
+    }
+
+
+def _kill_outcomes(folder: Path, mails: int) -> dict[str, object]:
+    engine = make_engine(f"sqlite:///{folder / 'adjudicator.db'}")
+    try:
+        with Session(engine) as session:
+            statuses = Counter(session.exec(select(Submission.status)).all())
+            per_mail = Counter(
+                s for s in session.exec(select(OrderSet.submission_id)).all() if s is not None
+            )
+            confirmations = session.exec(
+                select(OutboxMail).where(OutboxMail.kind == "confirmation")
+            ).all()
+            ids = [str(message_from_bytes(m.message)["Message-ID"]) for m in confirmations]
+    finally:
+        engine.dispose()
+    delivered: Counter[str] = Counter()
+    outbox = folder / "outbox-maildir" / "new"
+    if outbox.exists():
+        for path in outbox.iterdir():
+            delivered[str(message_from_bytes(path.read_bytes())["Message-ID"])] += 1
+    return {
+        "stored": sum(statuses.values()),
+        "statuses": {str(k): v for k, v in statuses.items()},
+        "orders_lost": mails - len(per_mail),
+        "orders_applied_twice": sum(1 for n in per_mail.values() if n > 1),
+        "confirmations_queued": len(confirmations),
+        "confirmations_missing": sum(1 for i in ids if delivered[i] == 0),
+        "confirmations_sent_twice": sum(1 for i in ids if delivered[i] > 1),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 def _table(rows: Iterator[tuple[str, object]]) -> None:
@@ -613,13 +738,17 @@ def main() -> None:
     parser.add_argument("--mails", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--big-mb", default="10,50")
-    parser.add_argument("--parts", default="hostile,attacks")
+    parser.add_argument("--parts", default="hostile,attacks,kills")
+    parser.add_argument("--kills", type=int, default=50)
+    parser.add_argument("--kill-mails", type=int, default=1000)
+    parser.add_argument("--kill-games", type=int, default=50)
     parser.add_argument("--short", action="store_true", help="the test suite's quick run")
     args = parser.parse_args()
     big = [int(x) for x in args.big_mb.split(",") if x]
     if args.short:
         args.mails, big = 200, [1]
         FLOOD.update(strangers=STRANGERS_PER_HOUR + 5, victim=10)
+        args.kills, args.kill_mails, args.kill_games = 3, 60, 5
     parts = set(args.parts.split(","))
     figures: dict[str, object] = {"short": args.short, "seed": args.seed}
     if "hostile" in parts:
@@ -636,8 +765,13 @@ def main() -> None:
         assert isinstance(each, dict)
         _table((name, "SUCCEEDED" if won else "refused") for name, won in each.items())
         print(f"  tried {found['tried']}, succeeded {found['succeeded']}")
+    if "kills" in parts:
+        found = kills(args.kills, args.kill_mails, args.kill_games, args.seed)
+        figures["kills"] = found
+        print("serve killed with SIGKILL at random moments (Maildir in, local outbox out)")
+        _table(found.items())
     figures["not_measured"] = [
-        "SIGKILL of serve at random moments",
+        "rounds closing during the kills (only order mails arrive)",
         "IMAP, SMTP, PostgreSQL outages and disk full",
         "deadlines across DST and leap days",
     ]

@@ -1,5 +1,5 @@
 """The reliability harness's quick run (``bench/reliability.py --short``): hostile mail through
-the real intake and every attack of issue 16. A regression (a crash, a mail lost or left
+the real intake, every attack of issue 16, and ``serve`` killed a few times. A regression (a crash, a mail lost or left
 unanswered without a reason, an attack that succeeds again) fails here."""
 
 from __future__ import annotations
@@ -37,3 +37,8 @@ def test_hostile_mail_and_attacks_find_nothing() -> None:
         assert hostile[figure] == 0, (figure, hostile)
     assert attacks["tried"] >= 19
     assert attacks["succeeded_names"] == []
+    kills = figures["kills"]
+    assert kills["kills"] >= 3
+    assert kills["statuses"] == {"accepted": kills["mails"]}
+    assert kills["orders_lost"] == kills["orders_applied_twice"] == 0
+    assert kills["confirmations_missing"] == 0
