@@ -323,6 +323,7 @@ def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, 
     total = sum(times)
     return {
         "mails": len(plan),
+        "distinct": len(digests),  # some generators repeat their bytes: the copies are dropped
         "kinds": dict(sorted(tried.items())),
         "crashes": crashes + int(figures.pop("failed")),
         **figures,
