@@ -18,6 +18,7 @@ from adjudicator.service import ServiceError
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.intake import MAX_SECTIONS
+from adjudicator.service.rounds import start_game
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGER_ANSWERS_PER_HOUR
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail, SubmissionStatus
@@ -278,3 +279,38 @@ def test_a_game_master_address_is_checked_when_given(app: App, address: str) -> 
             gm_address=address,
             now=app.clock(),
         )
+
+
+def _seed(app: App) -> dict[str, Credentials]:
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="gw1",
+            kind="giveaway",
+            schedule="72h",
+            settings={"early_close": False},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
+            options={},
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+    return {c.handle: c for c in credentials}
+
+
+def test_the_limits_hold_on_postgresql(pg_app: App) -> None:
+    """The same counts on PostgreSQL: answers to strangers, tries per source, replays."""
+    credentials = _seed(pg_app)
+    for number in range(10):
+        pg_app.ingest(make_mail(f"GIVE 3 TO bob {number}", sender="v@example.net"), channel="t")
+    assert len([m for m in outbox(pg_app) if m[1] == "v@example.net"]) == (
+        STRANGER_ANSWERS_PER_HOUR
+    )
+    for attempt in range(MAX_FAILED_LOGINS + 1):
+        forged = make_mail(f"PASSWORD guess{attempt}\nGIVE 3 TO bob")
+        pg_app.ingest(_from_host(forged, "203.0.113.66"), channel="t")
+    right = make_mail(f"PASSWORD {credentials['alice'].secret}\nGIVE 3 TO carol")
+    assert pg_app.ingest(_from_host(right, "198.51.100.7"), channel="t") == (
+        SubmissionStatus.ACCEPTED
+    )
+    again = _with_received(right, "relay.example.net")
+    assert pg_app.ingest(again, channel="t") == SubmissionStatus.IGNORED
