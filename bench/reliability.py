@@ -23,7 +23,12 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    waves; then ``serve --once`` finishes. Orders lost or applied twice, confirmations missing
    or sent twice (at most one per kill during sending is expected).
 
-Not measured here: rounds closing during the kills, IMAP, SMTP and database outages, disk full,
+4. Outages: ``serve`` runs while another program holds the SQLite write lock for
+   ``--lock-seconds`` (longer than the 10 s busy timeout) and 20 order mails arrive: it must
+   stay up, log its waits and catch up; ``adjudicate receive`` under the lock must exit 75 (the
+   mail server retries) and its retry be taken. Not in ``--short``.
+
+Not measured here: rounds closing during the kills, IMAP, SMTP and PostgreSQL outages, disk full,
 and the time checks; the existing fault tests cover parts of them (tests/mail/test_crash_*.py,
 tests/test_serve_outages.py).
 
@@ -41,6 +46,7 @@ import random
 import resource
 import shutil
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -727,6 +733,92 @@ def _kill_outcomes(folder: Path, mails: int) -> dict[str, object]:
 
 
 # ---------------------------------------------------------------------------------------------
+# 4. Outages: the SQLite file locked by another program for longer than the busy timeout
+
+
+def outages(lock_seconds: float, mails: int) -> dict[str, object]:
+    """``serve`` runs while another program holds SQLite's write lock for ``lock_seconds`` and
+    ``mails`` order mails arrive; then ``adjudicate receive`` is piped a mail under the lock
+    (it must exit 75 so that the mail server retries) and the retry after it."""
+    folder = Path(tempfile.mkdtemp(prefix="reliability-outage-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ADJUDICATOR_", "NOTIFY_"))}
+    env |= {"ADJUDICATOR_DATA_DIR": str(folder), "ADJUDICATOR_ADDRESS": SERVICE}
+    app = make_app(Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE)))
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="o1",
+            kind="giveaway",
+            schedule="72h",
+            settings={"early_close": False},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
+            options={},
+            now=datetime.now(UTC),
+        )
+        start_game(session, game, now=datetime.now(UTC))
+    app.engine.dispose()
+    database = folder / "adjudicator.db"
+    raws = [
+        _order_mail(credentials[n % 3], "o1", PLAYERS[(n + 1) % 3], n) for n in range(mails + 1)
+    ]
+    process = subprocess.Popen(
+        [str(ADJUDICATE), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    locker = sqlite3.connect(database, isolation_level=None, timeout=60)
+    try:
+        time.sleep(3)  # serving
+        locker.execute("BEGIN IMMEDIATE")
+        for raw in raws[:-1]:
+            deliver(folder / "maildir", raw)
+        time.sleep(lock_seconds)
+        alive = process.poll() is None
+        locker.execute("ROLLBACK")
+        released = time.perf_counter()
+        caught_up = None
+        while time.perf_counter() - released < 120:
+            if _accepted(database) == mails:
+                caught_up = round(time.perf_counter() - released, 1)
+                break
+            time.sleep(0.2)
+        locker.execute("BEGIN IMMEDIATE")
+        piped = subprocess.run(
+            [str(ADJUDICATE), "receive"], input=raws[-1], env=env, capture_output=True, check=False
+        )
+        locker.execute("ROLLBACK")
+        retried = subprocess.run(
+            [str(ADJUDICATE), "receive"], input=raws[-1], env=env, capture_output=True, check=False
+        )
+        process.send_signal(signal.SIGTERM)
+        stopped = process.wait(timeout=60)
+        final = _accepted(database)
+    finally:
+        locker.close()
+        if process.poll() is None:
+            process.kill()
+        _, stderr = process.communicate(timeout=30)
+        shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "lock_seconds": lock_seconds,
+        "mails": mails + 1,
+        "serve_alive_through_lock": alive,
+        "serve_logged_waits": stderr.count(b"database unavailable"),
+        "seconds_to_catch_up": caught_up,
+        "serve_exit_on_sigterm": stopped,
+        "receive_exit_while_locked": piped.returncode,
+        "receive_exit_on_retry": retried.returncode,
+        "accepted_in_the_end": final,
+    }
+
+
+def _accepted(database: Path) -> int:
+    with sqlite3.connect(database, timeout=60) as connection:
+        row = connection.execute(
+            "SELECT count(*) FROM submission WHERE status = 'accepted'"
+        ).fetchone()
+    return int(row[0])
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 def _table(rows: Iterator[tuple[str, object]]) -> None:
@@ -739,18 +831,20 @@ def main() -> None:
     parser.add_argument("--mails", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--big-mb", default="10,50")
-    parser.add_argument("--parts", default="hostile,attacks,kills")
+    parser.add_argument("--parts", default="hostile,attacks,kills,outages")
     parser.add_argument("--kills", type=int, default=50)
+    parser.add_argument("--lock-seconds", type=float, default=15.0)
     parser.add_argument("--kill-mails", type=int, default=1000)
     parser.add_argument("--kill-games", type=int, default=50)
     parser.add_argument("--short", action="store_true", help="the test suite's quick run")
     args = parser.parse_args()
     big = [int(x) for x in args.big_mb.split(",") if x]
+    parts = set(args.parts.split(","))
     if args.short:
         args.mails, big = 200, [1]
         FLOOD.update(strangers=STRANGERS_PER_HOUR + 5, victim=10)
         args.kills, args.kill_mails, args.kill_games = 3, 60, 5
-    parts = set(args.parts.split(","))
+        parts.discard("outages")  # a lock must outlast the 10 s busy timeout: too slow here
     figures: dict[str, object] = {"short": args.short, "seed": args.seed}
     if "hostile" in parts:
         found = hostile(args.mails, args.seed, big, args.short)
@@ -771,9 +865,14 @@ def main() -> None:
         figures["kills"] = found
         print("serve killed with SIGKILL at random moments (Maildir in, local outbox out)")
         _table(found.items())
+    if "outages" in parts:
+        found = outages(args.lock_seconds, 20)
+        figures["outages"] = found
+        print(f"SQLite locked by another program for {args.lock_seconds:.0f} s")
+        _table(found.items())
     figures["not_measured"] = [
         "rounds closing during the kills (only order mails arrive)",
-        "IMAP, SMTP, PostgreSQL outages and disk full",
+        "IMAP, SMTP and PostgreSQL outages, disk full",
         "deadlines across DST and leap days",
     ]
     print(json.dumps(figures, ensure_ascii=False))
