@@ -190,7 +190,7 @@ def test_a_right_password_from_another_address_is_refused(
     assert stored_orders(app) == []
     [(kind, to, text)] = outbox(app)
     assert (kind, to) == ("refusal", "eve@evil.test")
-    assert "is not registered for a seat in that game" in " ".join(text.split())
+    assert "has no seat in that game" in " ".join(text.split())
 
 
 def test_repeated_failures_are_rate_limited(app: App, creds: dict[str, Credentials]) -> None:
