@@ -209,16 +209,23 @@ def queue_reply(
     template: str | None = None,
     attachments: Sequence[Attachment] = (),
     images: Sequence[InlineImage] = (),
+    proven: bool = False,
 ) -> bool:
     """Answer an inbound mail (threaded under it and under its game, marked ``auto-replied``)
     with ``templates/mail/<template or kind>``; True when queued. An answer the address may
-    not get now (``throttle.py``: too many, a loop) is not queued, and logged.
+    not get now (``throttle.py``: too many, a loop) is not queued, and logged; an answer to a
+    ``proven`` seat (its password or reply address checked) is never held back: only a mail
+    that proves nothing can be forged in bulk.
 
     An answer to a player of the game (``context["handle"]``) goes out with the seat's bounce
     address; ``seat_id`` saves looking the seat up."""
     if not to:
         return False
-    refused = answer_refused(session, to=to, mail=mail, domain=ctx.identity.domain, now=now)
+    refused = (
+        None
+        if proven
+        else answer_refused(session, to=to, mail=mail, domain=ctx.identity.domain, now=now)
+    )
     if refused is not None:
         log.info("%s (%s to %s)", refused, kind, to)
         return False

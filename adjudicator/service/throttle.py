@@ -3,9 +3,11 @@ anyone's name. Without a limit a forger makes the service mail a victim without 
 forged mails were answered), and a robot that answers every mail (a vacation notice without
 auto-reply headers, another service) loops with it for ever.
 
-Every answer to a mail (``replies.queue_reply``) asks :func:`answer_refused` first; a refused
-answer is not queued, and the submission's note says why. Results, reminders and other mail
-the game sends on its own are not answers and are never held back here.
+Every answer to a mail that proved no seat (``replies.queue_reply``) asks
+:func:`answer_refused` first; a refused answer is not queued, and the submission's note says
+why. Answers to a proven seat (confirmations, rejections of its orders) cannot be forged in bulk
+and are never held back; neither are results, reminders and other mail the game sends on its
+own.
 """
 
 from __future__ import annotations
