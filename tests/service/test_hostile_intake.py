@@ -5,6 +5,7 @@ once; none may succeed again."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 from email import message_from_bytes
 from email.utils import format_datetime
@@ -19,7 +20,11 @@ from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.intake import MAX_SECTIONS
 from adjudicator.service.rounds import start_game
-from adjudicator.service.throttle import LOOP_ANSWERS, STRANGER_ANSWERS_PER_HOUR
+from adjudicator.service.throttle import (
+    ANSWERS_PER_HOUR,
+    LOOP_ANSWERS,
+    STRANGER_ANSWERS_PER_HOUR,
+)
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail, SubmissionStatus
 
@@ -314,3 +319,16 @@ def test_the_limits_hold_on_postgresql(pg_app: App) -> None:
     )
     again = _with_received(right, "relay.example.net")
     assert pg_app.ingest(again, channel="t") == SubmissionStatus.IGNORED
+
+
+def test_a_player_is_confirmed_every_order_mail_however_many(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """The answer limits are for mail that proves nothing; a proven seat's confirmations
+    cannot be forged in bulk and are never held back."""
+    secret = creds["alice"].secret
+    for number in range(ANSWERS_PER_HOUR + 5):
+        other = ("bob", "carol")[number % 2]
+        app.ingest(make_mail(f"PASSWORD {secret}\nGIVE 3 TO {other}\n{number}"), channel="t")
+    kinds = Counter(kind for kind, _, _ in outbox(app))
+    assert kinds["confirmation"] == ANSWERS_PER_HOUR + 5
