@@ -47,6 +47,9 @@ class App:
     engine: Engine
     ctx: ServiceContext
     clock: Callable[[], datetime] = utcnow
+    report_later: Callable[[], object] | None = None
+    """Set by ``adjudicate serve``: rounds that orders closed early are reported by its own
+    reporter, not in the thread that reads the mail (which goes on reading)."""
 
     def ingest(self, raw: bytes, *, channel: str) -> SubmissionStatus | None:
         """Store ``raw`` (committed first), then process it. ``None`` for a re-delivery."""
@@ -103,7 +106,11 @@ class App:
                 mark_failed(session, ids[0], error, now=self.clock())
             return [(ids[0], SubmissionStatus.FAILED)]
         self._log_outcomes(list(statuses))
-        self.report()  # rounds the last orders closed early: their pictures and results
+        # Rounds the last orders closed early: their pictures and results.
+        if self.report_later is not None:
+            self.report_later()
+        else:
+            self.report()
         return list(statuses.items())
 
     def _log_outcomes(self, ids: list[int]) -> None:

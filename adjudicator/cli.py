@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -31,11 +31,12 @@ from adjudicator.config import Config
 from adjudicator.core.errors import RecordError
 from adjudicator.demo import DemoClock, describe, play_demo
 from adjudicator.doctor import report
-from adjudicator.games import GAME_NAMES, UnknownGame, read_record, replay_record
+from adjudicator.games import GAME_NAMES, UnknownGame, kind_of, read_record, replay_record
 from adjudicator.logs import configure_logging
 from adjudicator.runner import serve
 from adjudicator.security import load_or_create_key
 from adjudicator.service import ServiceError
+from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rerun import find_round, pick_game, rerun_round
@@ -44,7 +45,7 @@ from adjudicator.service.status import status_lines
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import make_engine, migrate, session_scope
 from adjudicator.storage.models import RoundState
-from adjudicator.textreport import format_replay
+from adjudicator.textreport import format_replay, state_lines
 
 app = typer.Typer(
     help="Run play-by-email games: take orders by mail, close rounds at their deadlines, "
@@ -89,9 +90,12 @@ def _main(
         typer.echo(context.get_help())
 
 
-def _show(public_state: dict[str, object], winners: list[str], draw: bool, finished: bool) -> None:
-    for key, value in public_state.items():
-        typer.echo(f"  {key.replace('_', ' ')}: {value}")
+def _show(
+    kind: str, public_state: dict[str, Any], winners: list[str], draw: bool, finished: bool
+) -> None:
+    """A round's outcome in words, as ``adjudicate replay`` shows it."""
+    for line in state_lines(kind_of(kind), public_state):
+        typer.echo(line)
     if finished:
         typer.echo("  game over: " + ("a draw" if draw else " and ".join(winners) or "nobody wins"))
 
@@ -109,7 +113,7 @@ def _round(number: int, game_name: str | None, *, dry_run: bool) -> None:
                 session.rollback()
                 label = "dry run (nothing stored or mailed)" if dry_run else "re-run"
                 typer.echo(f"game {game.name}, round {number}: {label}")
-                _show(rerun.public_state, rerun.winners, rerun.draw, rerun.finished)
+                _show(game.kind, rerun.public_state, rerun.winners, rerun.draw, rerun.finished)
                 if rerun.differences:
                     typer.echo("DIFFERENT from the archived result:")
                     for line in rerun.differences:
@@ -127,7 +131,7 @@ def _round(number: int, game_name: str | None, *, dry_run: bool) -> None:
             result = closed.adjudicated.result
         application.report()  # its pictures, then its result mails
         typer.echo(f"game {game.name}, round {number}: adjudicated, results queued")
-        _show(result.public_state, result.winners, result.draw, result.finished)
+        _show(game.kind, result.public_state, result.winners, result.draw, result.finished)
     except ServiceError as error:
         fail(error)
 
@@ -317,11 +321,13 @@ def game_create(
                 first_round=first,
                 now=now,
             )
+            tell_created(session, ctx=application.ctx, game=game, first_round=first, now=now)
     except ServiceError as error:
         fail(error)
     typer.echo(
         f"game {game.name} created ({game.kind}, {len(players)} players)"
         + (", round 1 open" if start else "")
+        + (f"; summary mailed to the game master {gm}" if gm else "")
     )
     for cred in credentials:
         typer.echo(f"  {cred.handle:<16} {cred.address:<32} welcome mail queued")

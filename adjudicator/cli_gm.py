@@ -15,6 +15,7 @@ from adjudicator.app import App
 from adjudicator.cli_support import app_from_config, fail, local_moment
 from adjudicator.core.schedule import ScheduleError, parse_duration
 from adjudicator.service import ServiceError, gm
+from adjudicator.service.announcements import tell_started
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import find_game
 from adjudicator.service.replies import local_time
@@ -53,14 +54,19 @@ def register(game_app: typer.Typer) -> None:
 
 
 def start(name: GameName) -> None:
-    """Open round 1 of a game created with --no-start."""
+    """Open round 1 of a game created with --no-start; every player (and the game master) is
+    told, with the players and the deadline."""
 
     def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> str:
         round_ = start_game(session, game, now=now)
-        return local_time(round_.deadline, game.time_zone)
+        session.flush()
+        tell_started(session, ctx=ctx, game=game, first_round=round_, now=now)
+        if round_.deadline is None:
+            return f"no deadline: close it with adjudicate --round 1 --game {game.name}"
+        return f"deadline {local_time(round_.deadline, game.time_zone)}"
 
     deadline = _run(name, action)
-    typer.echo(f"game {name}: round 1 open, deadline {deadline}")
+    typer.echo(f"game {name}: round 1 open ({deadline}); every player told")
 
 
 def pause(name: GameName) -> None:

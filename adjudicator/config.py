@@ -37,6 +37,7 @@ class ServiceConfig:
     log_format: str = "text"  # text (for people) | json (one object a line, for collectors)
     log_level: str = "info"  # debug | info | warning | error
     log_file: str = ""  # empty: standard error (systemd's journal under the unit)
+    workers: int = 0  # processes that close due rounds (workers.py); 0: one per core; 1: none
 
 
 @dataclass(frozen=True)

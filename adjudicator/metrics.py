@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -28,6 +28,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
+from adjudicator.storage.db import aware
 from adjudicator.storage.models import (
     OutboxMail,
     OutboxStatus,
@@ -86,7 +87,7 @@ class _DatabaseFigures(Collector):
             )
         ).one()
         yield GaugeMetricFamily("adjudicator_outbox_depth", "Mails waiting to be sent", depth)
-        age = (self.clock() - _aware(oldest)).total_seconds() if oldest else 0.0
+        age = (self.clock() - aware(oldest)).total_seconds() if oldest else 0.0
         yield GaugeMetricFamily(
             "adjudicator_outbox_oldest_seconds", "Age of the oldest mail waiting", max(age, 0.0)
         )
@@ -102,10 +103,6 @@ class _DatabaseFigures(Collector):
         yield GaugeMetricFamily(
             "adjudicator_adjudication_failures", "Rounds whose adjudication stopped", failing
         )
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -159,7 +156,7 @@ class Metrics:
             )
             for submission_id, received_at in rows:
                 if submission_id is not None:
-                    delay = (_aware(sent[submission_id]) - _aware(received_at)).total_seconds()
+                    delay = (aware(sent[submission_id]) - aware(received_at)).total_seconds()
                     self.confirmation_seconds.observe(max(delay, 0.0))
 
     def health(self) -> Health:
@@ -179,9 +176,9 @@ class Metrics:
                     OutboxMail.status == OutboxStatus.PENDING
                 )
             ).one()
-        if waiting is not None and now - _aware(waiting) > INTAKE_STUCK:
+        if waiting is not None and now - aware(waiting) > INTAKE_STUCK:
             problems.append(f"a mail stored at {waiting:%H:%M:%S} waits unprocessed")
-        if due is not None and now - _aware(due) > SENDING_STUCK:
+        if due is not None and now - aware(due) > SENDING_STUCK:
             problems.append(f"a mail due at {due:%H:%M:%S} has not been sent")
         return Health(not problems, tuple(problems))
 

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
@@ -30,10 +31,13 @@ from adjudicator.service.closing import sweep
 from adjudicator.service.outbox import send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.systemd import Notifier
+from adjudicator.workers import RoundWorkers, worker_count
 
 log = logging.getLogger("adjudicator.serve")
 TICK_SECONDS = 1.0
 ARCHIVE_SECONDS = 10.0
+ARCHIVE_DEFER_SECONDS = 60.0
+QUIET_SECONDS = 2.0
 PENDING_SECONDS = 30.0
 """How often the main loop looks for mail stored but not processed (``App.process_pending``)."""
 RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
@@ -96,7 +100,9 @@ class Service:
         self.wake = asyncio.Event()
         self.archive = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
         self._archiving: asyncio.Future[list[str]] | None = None
-        self._archived_at = 0.0
+        self._archived_at = self._sent_at = -ARCHIVE_DEFER_SECONDS
+        self._reporting: asyncio.Future[Any] | None = None
+        self._to_report = False
         self._swept_at = time.monotonic()
         self.metrics = Metrics(app.engine, clock=app.clock)
         self.systemd = Notifier()
@@ -111,14 +117,65 @@ class Service:
 
     def _keep_archive(self) -> None:
         """Rebuild the archive pages of games with new results: in a thread, one pass at a time,
-        at most every ``ARCHIVE_SECONDS`` (a burst of results is archived in a few passes)."""
+        at most every ``ARCHIVE_SECONDS`` (a burst of results is archived in a few passes).
+        While mail is going out (some sent in the last ``QUIET_SECONDS``), the pages wait for
+        it, up to ``ARCHIVE_DEFER_SECONDS``: the players' mail first, the pages after."""
         loop = asyncio.get_running_loop()
         if self._archiving is not None and not self._archiving.done():
             return
-        if loop.time() - self._archived_at < ARCHIVE_SECONDS:
+        since = loop.time() - self._archived_at
+        sending = loop.time() - self._sent_at < QUIET_SECONDS
+        if since < ARCHIVE_SECONDS or (sending and since < ARCHIVE_DEFER_SECONDS):
             return
         self._archived_at = loop.time()
         self._archiving = asyncio.ensure_future(asyncio.to_thread(self.archive.run_once))
+
+    def _report_soon(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Rounds were closed early by orders (called from the thread reading the mail)."""
+        self._to_report = True
+        loop.call_soon_threadsafe(self.wake.set)
+
+    def _report(self, workers: RoundWorkers | None) -> None:
+        """Report the rounds that orders closed early: one pass at a time, in a worker process
+        (or a thread), while the mail goes on being read."""
+        if not self._to_report or (self._reporting is not None and not self._reporting.done()):
+            return
+        self._to_report = False
+        now = self.app.clock()
+        reporting: asyncio.Future[Any] = asyncio.ensure_future(
+            asyncio.to_thread(workers.report_waiting, now)
+            if workers is not None
+            else asyncio.to_thread(self.app.report)
+        )
+        reporting.add_done_callback(self._reported)
+        self._reporting = reporting
+
+    def _reported(self, reporting: asyncio.Future[Any]) -> None:
+        if not reporting.cancelled() and reporting.exception() is not None:
+            log.error(
+                "reporting rounds failed (the sweeper retries)", exc_info=reporting.exception()
+            )
+        self.wake.set()  # the results to send
+
+    async def _finish_rounds(
+        self, scheduler: DeadlineScheduler, workers: RoundWorkers | None
+    ) -> None:
+        """Plan no more; let a report pass and the rounds in hand finish; stop the workers."""
+        scheduler.shutdown()
+        self.app.report_later = None
+        if self._reporting is not None:
+            await asyncio.gather(self._reporting, return_exceptions=True)
+        if workers is not None:
+            await asyncio.to_thread(workers.shutdown)
+
+    def _workers(self, *, once: bool) -> RoundWorkers | None:
+        """The worker processes that close due rounds (``service.workers``), when there are
+        several cores to use and the service runs on (``--once`` closes rounds by the sweep)."""
+        count = worker_count(self.app.config.service.workers)
+        if once or count < 2:
+            return None
+        log.info("due rounds are closed by %d worker processes", count)
+        return RoundWorkers(self.app.config, count)
 
     def _maildir(self) -> MaildirReader:
         folder = ensure_maildir(Path(self.app.config.maildir_path))
@@ -139,6 +196,7 @@ class Service:
         )
         if sent:
             log.info("sent %d mail(s)", sent)
+            self._sent_at = asyncio.get_running_loop().time()
 
     async def _pending(self) -> None:
         """Process mail stored but left unprocessed: after a crash, or by a piped delivery
@@ -147,8 +205,11 @@ class Service:
         if recovered:
             log.info("processed %d mail(s) stored but not processed", recovered)
 
-    async def _turn(self, senders: list[MailSender], maildir: MaildirReader) -> None:
+    async def _turn(
+        self, senders: list[MailSender], maildir: MaildirReader, workers: RoundWorkers | None
+    ) -> None:
         await asyncio.to_thread(maildir.run_once)
+        self._report(workers)
         await self._drain(senders)
         if time.monotonic() - self._swept_at > PENDING_SECONDS:
             self._swept_at = time.monotonic()
@@ -180,12 +241,14 @@ class Service:
                 failures += 1
                 await self._wait_out(error, failures)
 
-    async def _serve(self, senders: list[MailSender], maildir: MaildirReader) -> None:
+    async def _serve(
+        self, senders: list[MailSender], maildir: MaildirReader, workers: RoundWorkers | None
+    ) -> None:
         """Turn after turn until stopped; a locked or unreachable database is waited out."""
         failures = 0
         while not self.stop.is_set():
             try:
-                await self._turn(senders, maildir)
+                await self._turn(senders, maildir, workers)
                 failures = 0
             except OperationalError as error:
                 failures += 1
@@ -205,10 +268,12 @@ class Service:
         self.stopping_readers.append(maildir.stop)
         senders = make_senders(self.app)
 
-        def closed(_: object) -> None:
-            loop.call_soon_threadsafe(self.wake.set)
-
-        scheduler = DeadlineScheduler(self.app, on_closed=closed)
+        workers = self._workers(once=once)
+        if not once:
+            self.app.report_later = lambda: self._report_soon(loop)
+        scheduler = DeadlineScheduler(
+            self.app, on_closed=lambda _: loop.call_soon_threadsafe(self.wake.set), workers=workers
+        )
         imap_thread = None
         poller = None
         if self.app.config.imap.host:
@@ -229,10 +294,10 @@ class Service:
                 return
             scheduler.start()
             self.systemd.ready("reading mail, deadlines planned")
-            await self._serve(senders, maildir)
+            await self._serve(senders, maildir, workers)
         finally:
             self.systemd.stopping()
-            scheduler.shutdown()
+            await self._finish_rounds(scheduler, workers)
             if self._archiving is not None:
                 self.archive.stopping.set()  # the pages left out are built on the next start
                 await self._archiving

@@ -7,31 +7,40 @@ once (``misfire_grace_time=None``); a sweeper catches anything missed and plans 
 instances or the game master's commands changed. The jobs are idempotent: closing a round is a
 compare-and-set, reminders and grace periods are claimed the same way, so a job that fires twice,
 or races with the sweeper, another instance or a game master's command, does nothing twice.
+Under ``adjudicate serve`` the jobs hand their rounds to worker processes (``workers.py``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from adjudicator.app import App
-from adjudicator.faults import crash_point
-from adjudicator.service.closing import ClosingOutcome, close_or_remind, sweep, wake_plan
+from adjudicator.service.closing import sweep, wake_plan
 from adjudicator.storage.db import session_scope
+from adjudicator.workers import Closed, RoundWorkers, round_is_due
 
 log = logging.getLogger("adjudicator.scheduler")
 SWEEP_SECONDS = 30
 
 
 class DeadlineScheduler:
+    """``workers``: run due rounds in worker processes (``workers.py``) instead of this
+    process's scheduler threads."""
+
     def __init__(
-        self, app: App, *, on_closed: Callable[[list[ClosingOutcome]], None] | None = None
+        self,
+        app: App,
+        *,
+        on_closed: Callable[[list[Closed]], object] | None = None,
+        workers: RoundWorkers | None = None,
     ):
         self.app = app
         self.on_closed = on_closed
+        self.workers = workers
         self.scheduler = AsyncIOScheduler(timezone="UTC")
 
     def start(self) -> None:
@@ -51,12 +60,15 @@ class DeadlineScheduler:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
 
-    def plan_all(self, *, include_past: bool = False) -> int:
-        """Plan every open round's reminders and close from the database; the number of jobs.
-        Past times are left to the sweeper, except on start."""
+    def plan_all(
+        self, *, include_past: bool = False, of_rounds: Collection[int] | None = None
+    ) -> int:
+        """Plan every open round's reminders and close from the database (with ``of_rounds``,
+        those of these rounds' games only); the number of jobs. Past times are left to the
+        sweeper, except on start."""
         now = self.app.clock()
         with session_scope(self.app.engine) as session:
-            plan = wake_plan(session)
+            plan = wake_plan(session, of_rounds=of_rounds)
         count = 0
         for round_id, times in plan:
             for moment in times:
@@ -84,19 +96,20 @@ class DeadlineScheduler:
 
     def round_is_due(self, round_id: int) -> None:
         """A planned time of an open round has come: remind, wait or close, then report."""
-        with session_scope(self.app.engine) as session:
-            closed = close_or_remind(session, round_id, ctx=self.app.ctx, now=self.app.clock())
-        crash_point("committed")
-        if closed is not None and closed.adjudicated is not None:
-            self.app.report()
+        now = self.app.clock()
+        if self.workers is not None:
+            closed = self.workers.round_is_due(round_id, now)
+        else:
+            closed = round_is_due(self.app, round_id, now)
         if closed is not None:
             self._closed([closed])
 
     def sweep(self) -> None:
-        self._closed(sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock()))
+        swept = sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock())
+        self._closed([Closed.of(outcome) for outcome in swept])
         self.plan_all()  # rounds opened or moved by other instances or by the game master
 
-    def _closed(self, closed: list[ClosingOutcome]) -> None:
+    def _closed(self, closed: list[Closed]) -> None:
         for item in closed:
             if item.error:
                 log.error("round %s not adjudicated: %s", item.round_id, item.error)
@@ -105,6 +118,8 @@ class DeadlineScheduler:
             else:
                 log.info("round %s adjudicated", item.round_id)
         if closed:
-            self.plan_all()  # the rounds that the closed ones opened, and grace periods
+            # The rounds the closed ones opened, and grace periods: only their games, so that
+            # a burst of closings does not read every open round once per closing.
+            self.plan_all(of_rounds=[item.round_id for item in closed])
             if self.on_closed is not None:
                 self.on_closed(closed)

@@ -18,7 +18,8 @@ def _value(value: JSON) -> str:
     return str(value)
 
 
-def _state_lines(kind: GameKind, state: Mapping[str, JSON]) -> list[str]:
+def state_lines(kind: GameKind, state: Mapping[str, JSON]) -> list[str]:
+    """A public state in words, a line an entry (the board as its diagram), indented."""
     diagram = kind.text_diagram(state) if kind.text_diagram else None
     lines = [] if diagram is None else ["  " + row for row in diagram.splitlines()]
     for key, value in state.items():
@@ -55,7 +56,7 @@ def format_replay(result: Mapping[str, JSON]) -> str:
         for rejected in round_["rejected"]:
             order = rejected["order"].replace("\n", " / ")
             out.append(f"  rejected {rejected['player']}: {order!r}: {rejected['error']}")
-        out += _state_lines(kind_of(game), round_["state"])
+        out += state_lines(kind_of(game), round_["state"])
         ending = _outcome(round_)
         if ending:
             out.append(f"  {ending}")

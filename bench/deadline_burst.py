@@ -1,6 +1,6 @@
 """Many deadlines in the same second: from the deadline until every result mail is accepted.
 
-Run: .venv/bin/python bench/deadline_burst.py [--games 500] [--players 6] [--lead 8]
+Run: .venv/bin/python bench/deadline_burst.py [--games 500] [--players 6] [--lead 8] [--workers 0]
      [--setups sqlite,pg1,pg2] [--pg-admin URL]
 
 For each setup, a fresh database holds ``--games`` Giveaway games of ``--players`` players, every
@@ -99,9 +99,10 @@ def seed(url: str, games: int, players: int, deadline: datetime) -> int:
     return games * players
 
 
-def service_env(data: Path, url: str, sink: SmtpSink) -> dict[str, str]:
+def service_env(data: Path, url: str, sink: SmtpSink, workers: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
     return env | {
+        "ADJUDICATOR_WORKERS": str(workers),
         "ADJUDICATOR_DATA_DIR": str(data),
         "ADJUDICATOR_DATABASE_URL": url,
         "ADJUDICATOR_ADDRESS": JUDGE,
@@ -186,7 +187,7 @@ def run_setup(kind: str, args: argparse.Namespace, base: Path) -> dict[str, obje
             raise SystemExit(f"setup took {seeded:.1f}s: raise --lead above that")
         sink = start_smtp_sink()
         try:
-            env = service_env(folder / "data", url, sink)
+            env = service_env(folder / "data", url, sink, args.workers)
             with services(instances, env, folder):
                 sink.wait_for(expected, timeout=args.timeout)
                 done = time.time()
@@ -228,10 +229,17 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=2.0)
     parser.add_argument("--setups", default="sqlite,pg1,pg2")
     parser.add_argument(
+        "--workers", type=int, default=0, help="service.workers of each instance (0: a core each)"
+    )
+    parser.add_argument(
         "--pg-admin", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
     )
     args = parser.parse_args()
-    figures: dict[str, object] = {"games": args.games, "players": args.players}
+    figures: dict[str, object] = {
+        "games": args.games,
+        "players": args.players,
+        "workers": args.workers,
+    }
     with tempfile.TemporaryDirectory(prefix="burst-") as tmp:
         for kind in args.setups.split(","):
             print(f"== {kind}")

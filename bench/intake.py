@@ -77,6 +77,7 @@ import adjudicator.app
 import adjudicator.mail.imap
 import adjudicator.mail.smtp
 import adjudicator.runner
+import adjudicator.service.authentication
 import adjudicator.service.intake
 import adjudicator.service.outbox
 import adjudicator.service.replies
@@ -347,7 +348,7 @@ class Timers:
         self.wrap(adjudicator.app, "store_batch", "  store_batch")
         self.wrap(adjudicator.app, "process_batch", "  process_batch")
         self.wrap(intake, "read_mail", "    read_mail (parse)")
-        self.wrap(intake, "verify_secret", "    verify_secret")
+        self.wrap(adjudicator.service.authentication, "verify_secret", "    verify_secret")
         self.wrap(adjudicator.service.replies, "queue_reply", "    queue_reply (render+queue)")
         self.wrap(ImapPoller, "_mark_handled", "imap mark handled")
         self.wrap(adjudicator.runner, "send_due", "outbox send_due")

@@ -58,7 +58,7 @@ NAMES = (
 
 
 class Scene:
-    """One adjudicated round, as ``queue_round_result`` sees it, without a database."""
+    """One adjudicated round, as ``round_result_mails`` sees it, without a database."""
 
     def __init__(self, kind: str, players: list[str], result: RoundResult, termination: str | None):
         self.game = Game(id=1, name="bench", kind=kind, time_zone="Europe/Berlin", created_at=NOW)

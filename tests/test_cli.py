@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from email import policy
 from email.message import EmailMessage
+from email.parser import BytesParser
 from pathlib import Path
+from typing import cast
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -117,10 +120,12 @@ def test_a_game_master_runs_a_game_from_the_command_line(env: Path) -> None:
     assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
     assert _row(runner.invoke(app, ["status", "duel"]).output, "ann")[:2] == ["ann", "in"]
 
-    # a dry run shows the result and stores nothing
+    # a dry run shows the result in words and stores nothing: ann's missile (one of her three)
+    # destroys ben, who did not shield
     dry = runner.invoke(app, ["--round", "1", "--dry-run"])
     assert dry.exit_code == 0, dry.output
-    assert "destroyed: ['ben']" in dry.output
+    assert "  missiles: ann 2, ben 3\n" in dry.output
+    assert "  destroyed: ben\n" in dry.output
     with Session(engine_of(env)) as session:
         assert session.exec(select(Round)).one().state == RoundState.OPEN
 
@@ -144,6 +149,84 @@ def test_a_game_master_runs_a_game_from_the_command_line(env: Path) -> None:
     rebuilt = runner.invoke(app, ["archive", "build", "--game", "duel"])
     assert rebuilt.exit_code == 0, rebuilt.output
     assert round_page.exists()
+
+
+def test_the_game_master_hears_of_creation_start_and_end_and_the_players_of_the_start(
+    env: Path,
+) -> None:
+    runner.invoke(app, ["init"])
+    created = runner.invoke(
+        app,
+        [
+            "game",
+            "create",
+            "duel",
+            "--kind",
+            "starship-combat",
+            "--player",
+            "ann=ann@example.org",
+            "--player",
+            "ben=ben@example.org",
+            "--gm",
+            "gm@example.org",
+            "--schedule",
+            "48h",
+            "--no-start",
+        ],
+    )
+    assert created.exit_code == 0, created.output
+    assert "summary mailed to the game master gm@example.org" in created.output
+    (summary,) = _mails(env, "gm:created")
+    assert summary["To"] == "gm@example.org"
+    text = _plain(summary)
+    assert "ann@example.org" in text  # the players and their addresses
+    assert "ben@example.org" in text
+    assert "adjudicate game start duel" in text  # not started: how to start it
+
+    started = runner.invoke(app, ["game", "start", "duel"])
+    assert started.exit_code == 0, started.output
+    starts = _mails(env, "started")
+    assert sorted(m["To"] for m in starts) == ["ann@example.org", "ben@example.org"]
+    for mail in starts:
+        assert "Round 1 is open; its deadline is" in _plain(mail)
+        assert "  ann\n" in _plain(mail)
+        assert "  ben\n" in _plain(mail)
+    assert len(_mails(env, "gm:started")) == 1
+
+    with Session(engine_of(env)) as session:
+        welcome = session.exec(
+            select(OutboxMail).where(OutboxMail.recipient == "ann@example.org")
+        ).first()
+        assert welcome is not None
+    secret = welcome.message.decode().split("PASSWORD ", 1)[1].split()[0]
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = (
+        "ann@example.org",
+        "judge@pbem.test",
+        "[duel]",
+    )
+    message.set_content(f"PASSWORD {secret}\nfire\n")
+    assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
+    assert runner.invoke(app, ["--round", "1", "--game", "duel"]).exit_code == 0
+    # ann fired and ben did not shield: ben is destroyed, ann has won
+    (over,) = _mails(env, "gm:game_over")
+    assert over["Subject"] == "[duel] Game over in round 1: won by ann"
+    assert "ended in round 1: won by ann." in _plain(over)
+    status = runner.invoke(app, ["status", "duel"]).output
+    assert "game over in round 1: won by ann" in status
+
+
+def _mails(env: Path, kind: str) -> list[EmailMessage]:
+    with Session(engine_of(env)) as session:
+        rows = session.exec(select(OutboxMail).where(OutboxMail.kind == kind)).all()
+    parser = BytesParser(policy=policy.default)
+    return [cast(EmailMessage, parser.parsebytes(row.message)) for row in rows]
+
+
+def _plain(message: EmailMessage) -> str:
+    body = message.get_body(preferencelist=("plain",))
+    assert body is not None
+    return str(body.get_content())
 
 
 def test_round_errors_have_clear_messages_and_codes(env: Path) -> None:

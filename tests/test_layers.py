@@ -26,6 +26,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("service",),
     ("archive",),
     ("app",),
+    ("workers",),
     ("demo", "scheduler", "archiving", "cli_support", "metrics", "systemd", "doctor", "backup"),
     ("runner",),
     ("cli", "cli_gm", "cli_archive"),

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from adjudicator.archive.times import aware, rfc3339
+from adjudicator.archive.times import rfc3339
+from adjudicator.storage.db import aware
 
 ATOM = "http://www.w3.org/2005/Atom"
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
-
-def aware(moment: datetime) -> datetime:
-    """``moment`` as an aware UTC time (a database may hand back naive UTC values)."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+from adjudicator.storage.db import aware
 
 
 def local_time(moment: datetime, zone: str) -> str:

@@ -19,20 +19,18 @@ The decoding of bytes and header words lives in ``charsets.py`` and the cutting 
 
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import dataclass, field
 from email.message import Message
 
-import html2text  # type: ignore[import-untyped, unused-ignore]
-
 from adjudicator.mail.charsets import decode_bytes, decode_words
+from adjudicator.mail.markup import convert
 from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, clean_line, cut_reply
 
 __all__ = [
     "MAX_LINES",
     "BodyText",
     "Cut",
+    "PartText",
     "body_lines",
     "clean_line",
     "cut_reply",
@@ -61,6 +59,16 @@ class BodyText:
     body: str
     attachments: tuple[tuple[str, str], ...] = ()  # (file name, text)
     notes: tuple[str, ...] = ()
+    decoding: tuple[str, ...] = ()  # charsets that did not fit, said to the player
+
+
+@dataclass(frozen=True)
+class PartText:
+    """A leaf part's text, how its charset was guessed (None: as declared), and other notes."""
+
+    text: str
+    decoding: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -68,6 +76,12 @@ class _Found:
     body: list[str] = field(default_factory=list)
     attachments: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    decoding: list[str] = field(default_factory=list)
+
+    def add(self, part: PartText) -> None:
+        self.body.append(part.text)
+        self.notes.extend(part.notes)
+        self.decoding.extend([part.decoding] if part.decoding else [])
 
     def has_text(self) -> bool:
         return any(text.strip() for text in self.body)
@@ -83,6 +97,7 @@ def extract_text(msg: Message) -> BodyText:
         body="\n\n".join(found.body),
         attachments=tuple(found.attachments[:MAX_ATTACHMENTS]),
         notes=tuple(found.notes),
+        decoding=tuple(dict.fromkeys(found.decoding)),
     )
 
 
@@ -106,12 +121,10 @@ def _collect(part: Message, found: _Found, *, depth: int) -> None:
             _read_attachment(part, name, found)
         return
     if ctype in ("text/plain", "text/html"):
-        text, note = part_text(part)
-        found.body.append(text)
-        found.notes.extend([note] if note else [])
+        found.add(part_text(part))
     elif ctype.startswith("multipart/"):
         found.notes.append(f"{ctype} without parts: read as plain text")
-        found.body.append(part_text(part)[0])
+        found.add(part_text(part))
 
 
 def _collect_multipart(
@@ -135,18 +148,38 @@ def _collect_multipart(
 
 
 def _collect_alternative(children: list[Message], found: _Found, *, depth: int) -> None:
-    """Prefer text/plain, then a nested multipart, then text/html; skip a blank alternative."""
-    ranked = sorted(children, key=_alternative_rank)
-    for child in ranked:
+    """Prefer text/plain, then a nested multipart, then text/html; skip a blank alternative, and
+    a degenerate one (iCloud writes its plain part as one single line, text and quote together,
+    while its HTML part has proper lines)."""
+    chosen: _Found | None = None
+    for child in sorted(children, key=_alternative_rank):
         if _alternative_rank(child) > 2:
             break
         trial = _Found()
         _collect(child, trial, depth=depth)
-        if trial.has_text() or trial.attachments:
-            found.body.extend(trial.body)
-            found.attachments.extend(trial.attachments)
-            found.notes.extend(trial.notes)
-            return
+        if not (trial.has_text() or trial.attachments):
+            continue
+        if chosen is None:
+            chosen = trial
+            if not _degenerate(trial):
+                break
+        elif _line_count(trial) >= 3:
+            chosen = trial
+            found.notes.append("plain part is one single line: the HTML part read instead")
+            break
+    if chosen is not None:
+        found.body.extend(chosen.body)
+        found.attachments.extend(chosen.attachments)
+        found.notes.extend(chosen.notes)
+        found.decoding.extend(chosen.decoding)
+
+
+def _line_count(found: _Found) -> int:
+    return sum(1 for text in found.body for line in text.splitlines() if line.strip())
+
+
+def _degenerate(found: _Found) -> bool:
+    return _line_count(found) <= 1 and sum(len(text.strip()) for text in found.body) > 60
 
 
 def _alternative_rank(part: Message) -> int:
@@ -175,7 +208,7 @@ def _read_attachment(part: Message, name: str, found: _Found) -> None:
         return
     text, note = decode_bytes(data, _charset(part))
     found.attachments.append((name, text))
-    found.notes.extend([note] if note else [])
+    found.decoding.extend([f"{note} (attachment {name})"] if note else [])
 
 
 def _is_attachment(part: Message, *, depth: int) -> bool:
@@ -189,15 +222,16 @@ def _is_attachment(part: Message, *, depth: int) -> bool:
     return disposition == "attachment" or bool(_filename(part))
 
 
-def part_text(part: Message) -> tuple[str, str | None]:
+def part_text(part: Message) -> PartText:
     """A leaf part's text: transfer-decoded, charset-decoded, HTML and format=flowed undone."""
     text, note = decode_bytes(_payload_bytes(part), _charset(part))
     if _content_type(part) == "text/html":
-        return html_to_text(text), note
+        converted = convert(text)
+        return PartText(converted.text, note, converted.notes)
     if (_param(part, "format") or "").lower() == "flowed":
         delsp = (_param(part, "delsp") or "").lower() == "yes"
-        return unflow(text, delsp=delsp), note
-    return text, note
+        return PartText(unflow(text, delsp=delsp), note)
+    return PartText(text, note)
 
 
 # The accessors below wrap the standard library, which can raise on odd headers.
@@ -273,33 +307,11 @@ def _filename(part: Message) -> str:
 # ---------------------------------------------------------------------------------------------
 # HTML and format=flowed
 
-_CELL_END = re.compile(r"</t[dh]\s*>", re.IGNORECASE)
-_STRUCK_OUT = re.compile(r"~~[^~\n]*~~")  # html2text's <s>, <del>, <strike>
-_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!])")
-_TAG = re.compile(r"<[^<>]*>")
-_HORIZONTAL_RULE = re.compile(r"(?m)^ *\* \* \* *$")  # html2text's <hr>
-
 
 def html_to_text(markup: str) -> str:
-    """HTML as text: html2text (no wrapping, no links, no emphasis marks), Markdown escapes undone.
-
-    ``<blockquote>`` becomes ``> `` lines, so quoted history is cut like plain-text quotes; table
-    cells are kept apart by a space; struck-out text is dropped (the writer crossed it out).
-    """
-    converter = html2text.HTML2Text()
-    converter.body_width = 0
-    converter.ignore_links = True
-    converter.ignore_mailto_links = True
-    converter.ignore_images = True
-    converter.ignore_emphasis = True
-    converter.ignore_tables = True
-    converter.unicode_snob = True
-    try:
-        text = str(converter.handle(_CELL_END.sub(r" \g<0>", markup)))
-    except Exception:  # html2text on hostile markup: fall back to dropping the tags
-        return html.unescape(_TAG.sub("\n", markup))
-    text = _STRUCK_OUT.sub("", _HORIZONTAL_RULE.sub("", text))
-    return _MARKDOWN_ESCAPE.sub(r"\1", text)
+    """HTML as text, in work linear in its size (``markup.py``): ``<blockquote>`` becomes ``> ``
+    lines, so quoted history is cut like plain-text quotes."""
+    return convert(markup).text
 
 
 def unflow(text: str, *, delsp: bool) -> str:

@@ -58,31 +58,30 @@ def svg_size(svg: str) -> tuple[int, int]:
 
 
 class PngCache:
-    """The last PNGs made, by SVG: a round's pictures are converted once for its result mails,
-    and again only when they have dropped out of here (a report asked for again, a history,
-    usually of the latest round, find them). Failures are not kept: they may pass. The service
-    keeps one (``ServiceContext.pngs``); 64 pictures of up to 160 KB (a 20-player gift graph),
-    with their SVGs, are a few MB."""
+    """The last PNGs made or read, by :func:`picture_digest` of their SVG: in front of the
+    table of PNGs, so that the mails of a round (and a report asked for again, usually of the
+    latest round) find them without a query. The service keeps one (``ServiceContext.pngs``);
+    64 pictures of up to 160 KB (a 20-player gift graph) are a few MB."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self.pngs: OrderedDict[tuple[str, float], bytes] = OrderedDict()
+        self.pngs: OrderedDict[str, bytes] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: tuple[str, float]) -> bytes | None:
+    def get(self, digest: str) -> bytes | None:
         with self.lock:
-            png = self.pngs.get(key)
+            png = self.pngs.get(digest)
             if png is not None:
-                self.pngs.move_to_end(key)
+                self.pngs.move_to_end(digest)
             return png
 
     def clear(self) -> None:
         with self.lock:
             self.pngs.clear()
 
-    def put(self, key: tuple[str, float], png: bytes) -> None:
+    def put(self, digest: str, png: bytes) -> None:
         with self.lock:
-            self.pngs[key] = png
+            self.pngs[digest] = png
             while len(self.pngs) > self.size:
                 self.pngs.popitem(last=False)
 

@@ -134,7 +134,8 @@ def _base64(content: bytes) -> bytes:
 
 def _multipart(subtype: str, parts: Sequence[bytes], boundary: str) -> bytes:
     marker = f"--=_{boundary}".encode("ascii")
-    pieces = [f'Content-Type: multipart/{subtype}; boundary="=_{boundary}"\n'.encode("ascii")]
+    # RFC 2046 5.1.1: the header fields end with a blank line before the first boundary.
+    pieces = [f'Content-Type: multipart/{subtype}; boundary="=_{boundary}"\n\n'.encode("ascii")]
     for part in parts:
         pieces += [marker, b"\n", part, b"\n\n"]
     pieces += [marker, b"--"]

@@ -33,6 +33,7 @@ from adjudicator.mail.classify import (
     classify,
     own_key,
 )
+from adjudicator.mail.orderlike import GAME_LINE, SECRET_LINE, reads_as_order
 from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, cut_reply
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "Section",
     "SectionLine",
     "bare_address",
+    "is_order",
     "read_mail",
     "split_sections",
 ]
@@ -100,7 +102,8 @@ class InboundMail:
     cut: tuple[Cut, ...] = ()
     attachments_used: tuple[str, ...] = ()
     bounce: Bounce | None = None
-    notes: tuple[str, ...] = ()  # how the text was decoded, for the logs
+    notes: tuple[str, ...] = ()  # how the text was read, for the logs
+    decoding: tuple[str, ...] = ()  # charsets that did not fit and what was read instead
     size: int = 0
 
     @property
@@ -185,18 +188,43 @@ def _read(raw: bytes, *, own: frozenset[str], max_bytes: int) -> InboundMail:
 
 def _with_body(mail: InboundMail, msg: Message) -> InboundMail:
     text = extract_text(msg)
-    lines, cuts = cut_reply(body_lines(text.body))
-    used = []
+    lines, cuts = cut_reply(body_lines(text.body), is_order=is_order)
+    used, notes = [], list(text.notes)
     for name, attachment in text.attachments:
-        lines += ["", *body_lines(attachment)[:MAX_LINES]]
-        used.append(name)
+        attached = body_lines(attachment)[:MAX_LINES]
+        if _attachment_counts(name, lines, attached):
+            lines += ["", *attached]
+            used.append(name)
+        else:
+            notes.append(f"attachment {name!r} not read: not the orders")
     return dataclasses.replace(
         mail,
         lines=tuple(lines),
         cut=tuple(cuts),
         attachments_used=tuple(used),
-        notes=text.notes,
+        notes=(*notes, *text.decoding),
+        decoding=text.decoding,
     )
+
+
+_ORDERS_FILE = re.compile(
+    r"(?:orders?|moves?|befehle|züge|ordres|coups|órdenes|ordini|mosse|zamówienia)(?:\b|_)",
+    re.IGNORECASE,
+)
+
+
+def _attachment_counts(name: str, body: Sequence[str], attached: Sequence[str]) -> bool:
+    """A ``*.txt`` attachment is read as orders when its name says so (``orders.txt``,
+    ``round3-moves.txt``), or when the mail's own text holds no order or command and the
+    attachment does: then the attachment is the orders. Any other attachment (a forwarded
+    note, a virus scanner's notice, a document) is not what the player meant us to read."""
+    if _ORDERS_FILE.search(name):
+        return True
+    return not any(map(is_order, body)) and any(map(is_order, attached))
+
+
+is_order = reads_as_order
+"""Whether a line reads as an order of any game or a service command (``orderlike.py``)."""
 
 
 def _header_section(raw: bytes) -> bytes:
@@ -484,12 +512,10 @@ class Section:
 
 
 _GAME_NAME = r"[a-z0-9][a-z0-9_.-]{0,63}"
-_GAME_LINE = re.compile(rf"game\s*[:=]?\s*({_GAME_NAME})", re.IGNORECASE)
+_GAME_LINE = GAME_LINE
 _SUBJECT_TAG = re.compile(rf"\[({_GAME_NAME})\]", re.IGNORECASE)
 _NOT_GAME_TAGS = {"spam", "external", "ext", "bulk", "warning", "fwd", "fw"}
-_SECRET_LINE = re.compile(
-    r"\s*(?:[-*\u2022]\s*)?(?:password|secret)\b\s*[:=]?\s*(\S+)\s*\Z", re.IGNORECASE
-)
+_SECRET_LINE = SECRET_LINE
 
 
 def subject_game(subject: str) -> str | None:

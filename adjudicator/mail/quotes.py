@@ -1,20 +1,43 @@
-"""Cutting what the sender did not write: quoted lines, reply attributions, forwarded and
-original-message blocks, signatures and mail clients' own lines.
+"""Splitting a reply into what the sender wrote, the quoted history and the signature.
 
-Conservative by design: a line that might be an order is never removed by a guess (the rules
-are listed at ``cut_reply``). Removed lines in the middle become blank, so line numbers stay
-those of the body.
+Two steps, in the manner of Discourse's email_reply_trimmer: every line is first given a class
+on its own (:func:`classify_lines`: empty, quoted, attribution, header block, separator,
+signature delimiter, client footer, disclaimer, valediction, contact detail, text), then the
+sequence of classes decides (:func:`split_reply`):
+
+* a quoted line (``>``, ``|``, Supercite's ``LK>`` and ``name>``) is quote, wherever it is,
+  so that inline and bottom-posted answers between quotes are read;
+* an opener (an attribution, a quoted header block, a separator line) right above quoted lines
+  only introduces them; above anything else it starts a quote that was re-wrapped without
+  ``>`` (Outlook, Notes, forwarded mail), and everything from it on is quote;
+* ``-- `` starts the signature; below the sender's last text, a valediction (``Best regards,``)
+  with the few lines after it, or a last paragraph of contact details (phone, address, web,
+  company), is a signature too, and a paragraph of legal or banner text is a disclaimer;
+* a mail client's own line (``Sent from my iPhone``, an SMS gateway's footer) is dropped.
+
+A line that reads as an order of any game (or a service command) is never put into a signature
+or a disclaimer by a guess; only a quote takes it, because orders in a quote are old orders.
+Removed lines in the middle become blank, so line numbers stay those of the body.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from adjudicator.mail.orderlike import reads_as_order
 
 MAX_ATTRIBUTION = 400  # characters: longer lines are the sender's text (and cheap to test)
 MAX_LINES = 5000
 """More body lines than any order mail needs; the rest is cut (rule ``too-long``)."""
+MAX_FOOTER = 160  # characters of a mail client's or gateway's own line
+MAX_VALEDICTION = 50
+MAX_SEPARATOR = 200
+MAX_CONTACT = 100
+MAX_SIGNATURE = 15
+"""Lines after a valediction that may still be a signature; more is the sender's text."""
 
 
 @dataclass(frozen=True)
@@ -27,7 +50,40 @@ class Cut:
     first: str
 
 
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"))
+class Line(StrEnum):
+    """The class of one body line, seen alone (or with the few lines around it)."""
+
+    EMPTY = "e"
+    QUOTED = "q"
+    ATTRIBUTION = "a"  # "On <date>, <name> wrote:" and kin, with a date or an address
+    WEAK_ATTRIBUTION = "w"  # "Bob wrote:": an opener only right above quoted lines
+    HEADER = "h"  # the first line of a quoted header block (From:/Sent:/To:/Subject:)
+    HEADER_MORE = "m"  # the other lines of that block
+    SEPARATOR = "s"  # "-----Original Message-----", "Begin forwarded message:", ...
+    DELIMITER = "d"  # "-- "
+    FOOTER = "f"  # "Sent from my iPhone", an SMS gateway's line
+    DISCLAIMER = "x"  # legal or banner text
+    VALEDICTION = "v"  # "Best regards,"
+    ARMOUR = "p"  # OpenPGP clear-signing armour: its header lines and the signature block
+    TEXT = "t"
+
+
+@dataclass
+class Split:
+    """A body split three ways, line for line: each list is as long as the body, with the lines
+    that belong elsewhere blank. ``cuts`` say what was removed from the text, for the logs."""
+
+    text: list[str]
+    quote: list[str]
+    signature: list[str]
+    cuts: list[Cut] = field(default_factory=list)
+    classes: str = ""  # one letter per line (:class:`Line`), for tests and the logs
+
+
+# Zero-width and invisible marks, the soft hyphen and U+2061-2064 (BlueMail's U+2063 before
+# "Sent from BlueMail").
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063"))
+_INVISIBLE |= dict.fromkeys(map(ord, "\u2064\ufeff\u00ad"))
 _SPACES = re.compile(r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\t]")
 
 
@@ -42,155 +98,304 @@ def body_lines(text: str) -> list[str]:
     return [clean_line(line) for line in text.splitlines()]
 
 
-_SIGNATURE = re.compile(r"--\s*\Z")
-_SEPARATORS = (
-    ("original-message", re.compile(
-        r"-{3,}\s*(?:original message|ursprüngliche nachricht|message d'origine"
-        r"|mensaje original|messaggio originale|oorspronkelijk bericht|исходное сообщение)",
-        re.IGNORECASE)),
-    ("forwarded", re.compile(
-        r"(?:-{3,}\s*forwarded message|begin forwarded message:|-{3,}\s*weitergeleitete nachricht"
-        r"|-{3,}\s*message transféré|-{3,}\s*пересылаемое сообщение)",
-        re.IGNORECASE)),
-    ("underscores", re.compile(r"_{10,}\Z")),
-)  # fmt: skip
-_ATTRIBUTIONS = (
-    re.compile(r"(?:-+\s*)?On\s.*\S\s+wrote:\Z"),  # Yahoo: "--- On ... wrote:"
-    re.compile(r"Am\s.*\sschrieb\s.*:\Z"),
-    re.compile(r"Le\s.*\sa\s+écrit\s?:\Z"),
-    re.compile(r"El\s.*\sescribió:\Z"),
-    re.compile(r"Il\s.*\sha\s+scritto:\Z"),
-    re.compile(r"Op\s.*\sschreef\s.*:\Z"),
-    re.compile(r"Em\s.*\sescreveu:\Z"),
-    re.compile(r"\d{1,2}[./]\d{1,2}[./]\d{2,4}.*\sнаписал(?:а|\(а\))?:\Z"),
+# ---------------------------------------------------------------------------------------------
+# Line classes
+
+_QUOTED = re.compile(r"\s*(?:>|\|(?:\s|\Z)|[A-Za-z][\w.-]{0,11}>+(?:\s|\Z))")
+_DELIMITER = re.compile(r"--\s*\Z")
+_SEPARATOR_WORDS = (
+    r"original(?:\s+message)?|forwarded|forwarding|forward|reply\s+message|message\s+d'origine"
+    r"|mail\s+original|message\s+transf[ée]r[ée]|ursprüngliche\s+nachricht|weitergeleitet\w*"
+    r"|originalnachricht|mensaje\s+original|mensaje\s+reenviado|messaggio\s+originale"
+    r"|messaggio\s+inoltrato|oorspronkelijk\s+bericht|doorgestuurd\s+bericht"
+    r"|mensagem\s+original|mensagem\s+encaminhada|originalmeddelande|vidarebefordrat"
+    r"|oprindelig\s+meddelelse|videresendt|alkuperäinen\s+viesti|oryginalna\s+wiadomość"
+    r"|původní\s+zpráva|eredeti\s+üzenet|orijinal\s+mesaj|исходное\s+сообщение"
+    r"|пересылаемое\s+сообщение|пересланное\s+сообщение|原始邮件|原始郵件|转发邮件|轉寄郵件"
+    r"|元のメッセージ|転送メッセージ|원본\s*메시지|전달된\s*메시지|reply\s+separator"
 )
-_MAIL_CLIENT_LINES = re.compile(
-    r"(?:Sent from my \w.*|Sent from (?:Mail|Outlook) for \w+|Get Outlook for \w+.*"
-    r"|Sent from Yahoo Mail.*|Von meinem \w+ gesendet|Envoyé de mon \w+|Отправлено с \w+.*)",
+_ATTRIBUTION_VERBS_SHORT = r"wrote|schrieb|a\s+écrit|escribió|ha\s+scritto|schreef|escreveu|skrev"
+_SEPARATORS = (
+    # Framed words: "-----Original Message-----", "----- Mail original -----", QQMail's
+    # "------------------ 原始邮件 ------------------", Notes' "----- Forwarded by X on ... -----".
+    re.compile(rf"[-_ ]*-{{3,}}\s*(?:{_SEPARATOR_WORDS})\b.{{0,80}}?-{{3,}}", re.IGNORECASE),
+    re.compile(rf"(?:{_SEPARATOR_WORDS})\s*-{{3,}}", re.IGNORECASE),
+    re.compile(
+        r"(?:begin\s+forwarded\s+message|anfang\s+der\s+weitergeleiteten\s+nachricht"
+        r"|début\s+du\s+message\s+réexpédié|inicio\s+del\s+mensaje\s+reenviado)\s*:",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"-{{2,}}\s*.{{0,200}}?\b(?:{_ATTRIBUTION_VERBS_SHORT})\s*-{{2,}}", re.IGNORECASE),
+    # Notes 8.5's section title: "Inactive hide details for Bob---03/02/2026 10:00---Hi".
+    re.compile(r"(?:inactive\s+)?hide\s+details\s+for\s+.*", re.IGNORECASE),
+    re.compile(r".{1,80}?-{3}\d{1,4}[./-]\d{1,2}[./-]\d{1,4}.{0,40}-{3}.*"),
+)
+_WHIMSICAL_VERBS = r"said|says|scribbled|spake|spoke|dixit|opined|mused|typed|penned|quoth"
+"""Gnus users' attributions: openers only right above quoted lines, never by themselves."""
+_ATTRIBUTION_VERBS = (
+    r"wrote|writes|pisze|napisał(?:a)?|đã\s+viết|viết"
+    r"|schrieb|schreibt|a\s+écrit|écrivait|escribió|escribio|ha\s+scritto|scrisse"
+    r"|schreef|escreveu|skrev|skriver|kirjoitti|napsal(?:a)?|írta|yazdı"
+    r"|написал(?:а|\(а\))?|пишет|έγραψε|a\s+scris|写道|寫道|写到|書きました|書いています"
+    r"|님이\s*작성"
+)
+_WHIMSICAL = re.compile(
+    rf".*(?:\b|\s|^)(?:{_WHIMSICAL_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
+)
+_RULE = re.compile(r"[_\u2014\u2500]{10,}|-{10,}")
+"""Outlook's rule above its quoted header block; alone it is the writer's divider."""
+_ATTRIBUTION = re.compile(
+    rf".*(?:\b|\s|^)(?:{_ATTRIBUTION_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
+)
+_EXCERPTS = re.compile(r"(?:excerpts?|auszüge?)\s+(?:from|aus)\s+.{3,}[:：]\s*\Z", re.IGNORECASE)
+_CHINESE_ATTRIBUTION = re.compile(r"(?:在|於|于).{4,}(?:写道|寫道|写到)\s*[:：]?\s*\Z")
+_DATE_OR_TIME = re.compile(r"\d{1,4}[./\-年月]\d{1,2}|\b(?:19|20)\d\d\b|\b\d{1,2}:\d{2}\b")
+_HEADER_LABEL = re.compile(
+    r"[-*\s]*\*{0,2}([^\W\d_][^\W\d_ ]{0,14}(?: [^\W\d_]{1,10}){0,2}?)\*{0,2}\s?[:：]\*{0,2}"
+    r"(?:\s|\Z)"
+)
+_FROM_LABELS = {"from", "von", "de", "da", "van", "от", "od", "från", "fra", "lähettäjä",
+                "feladó", "kimden", "差出人", "发件人", "寄件者", "發件人", "보낸 사람",
+                "expéditeur", "remitente", "mittente", "afzender", "remetente",
+                "absender"}  # fmt: skip
+_DATE_LABELS = {"sent", "date", "gesendet", "datum", "envoyé", "enviado", "inviato", "verzonden",
+                "отправлено", "дата", "data", "fecha", "skickat", "sendt", "lähetetty",
+                "elküldve", "gönderildi", "wysłano", "odesláno", "送信日時", "日付", "发送时间",
+                "時間", "日期", "傳送時間", "发送日期", "보낸 날짜", "날짜", "sent at",
+                "enviado el", "enviada em", "envoyé le", "date d'envoi"}  # fmt: skip
+_OTHER_LABELS = {"to", "cc", "bcc", "subject", "an", "betreff", "à", "objet", "para", "asunto",
+                 "a", "oggetto", "aan", "onderwerp", "кому", "тема", "копия", "till", "ämne",
+                 "til", "emne", "vastaanottaja", "aihe", "címzett", "tárgy", "kime", "konu",
+                 "do", "temat", "komu", "předmět", "宛先", "件名", "收件人", "主题", "收件者",
+                 "主旨", "抄送", "받는 사람", "제목", "reply to", "reply-to", "assunto",
+                 "kopie", "cc-empfänger"}  # fmt: skip
+_HEADER_LABELS = _FROM_LABELS | _DATE_LABELS | _OTHER_LABELS
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\[mailto:|/[A-Z][\w ]*@")
+_FOOTERS = re.compile(
+    r"(?:sent|envoyé|enviado|inviato|verzonden|gesendet|skickat|sendt|wysłano|отправлено)"
+    r"\s+(?:from|with|via|using|de|desde|da|vanaf|von|från|fra|z|из|с|от)\s+.{2,60}"
+    r"|(?:get|download)\s+outlook\s+for\s+\w+.*|von\s+meinem\s+.{2,40}\s+gesendet"
+    r"|envoyé\s+de\s+mon\s+.{2,40}|enviado\s+desde\s+mi\s+.{2,40}|inviato\s+da\s+.{2,40}"
+    r"|verstuurd\s+vanaf\s+mijn\s+.{2,40}|发自我的.{1,30}|發自我的.{1,30}|.{1,30}から送信"
+    r"|sent\s+from\s+\w+\s+mail.*|sent\s+from\s+yahoo.*|yahoo\s+mail\s+on\s+\w+.*"
+    r"|this\s+(?:message|text)\s+was\s+sent\s+(?:by|via|from|using)\s+.*"
+    r"|.{0,60}\b(?:reply|text|txt)\s+stop\s+to\s+(?:end|stop|opt\s+out|unsubscribe|cancel).*"
+    r"|.{0,40}\bmsg\s*&\s*data\s+rates\s+may\s+apply.*|sms\s+(?:sent\s+)?(?:via|by|from)\s+.*"
+    r"|sent\s+by\s+(?:sms|text(?:\s+message)?)\s+from\s+.*|.{0,30}\bfrom\s+my\s+(?:iphone|ipad|android).*",
     re.IGNORECASE,
 )
-_HEADER_LABEL = re.compile(r"\*{0,2}([^\W\d_][\w ]{0,15}?)\*{0,2}\s?:\*{0,2}(?:\s|\Z)")
-_FROM_LABELS = {"from", "von", "de", "da", "van", "от", "od", "från", "fra"}
-_DATE_LABELS = {"sent", "date", "gesendet", "datum", "envoyé", "enviado", "inviato",
-                "verzonden", "отправлено", "дата", "data", "fecha"}  # fmt: skip
-_OTHER_LABELS = {"to", "cc", "subject", "an", "betreff", "à", "objet", "para", "asunto", "a",
-                 "oggetto", "aan", "onderwerp", "кому", "тема", "копия"}  # fmt: skip
+_DISCLAIMER = re.compile(
+    r"confidential|intended\s+(?:solely\s+)?(?:only\s+)?for\s+the|intended\s+recipient"
+    r"|privileged|disclaimer|unauthori[sz]ed|please\s+(?:notify|delete|consider\s+the\s+environ)"
+    r"|before\s+printing|this\s+e-?mail\s+(?:and|has|is|message|may|was)|virus"
+    r"|caution:\s+(?:this|external)|external\s+(?:e-?mail|sender)|originated\s+outside"
+    r"|vertraulich|empfänger|destinataire|riservat|vertrouwelijk|confidencial|конфиденциальн"
+    r"|legal\s+notice|registered\s+(?:office|in)|company\s+registration|handelsregister"
+    r"|amtsgericht|geschäftsführer:",
+    re.IGNORECASE,
+)
+_DISCLAIMER_STEMS = ("confiden", "intended", "privileg", "disclaim", "unauthori", "please",
+                     "printing", "this e", "virus", "caution", "external", "outside",
+                     "vertraulich", "empfänger", "destinataire", "riservat", "vertrouwelijk",
+                     "конфиденциальн", "legal", "registered", "registration", "handelsregister",
+                     "amtsgericht", "geschäftsführer")  # fmt: skip
+"""Words one of which every :data:`_DISCLAIMER` match holds: a cheap test before the pattern."""
+_VALEDICTION = re.compile(
+    r"(?:best|kind|warm|many|with)?\s*(?:regards|wishes|thanks|greetings)[,.!]?"
+    r"|thanks?(?:\s+(?:you|again|a\s+lot))?[,.!]*|thx[,.!]?|cheers[,.!]?|cordially[,.!]?"
+    r"|sincerely(?:\s+yours)?[,.!]?|yours(?:\s+(?:truly|sincerely|faithfully))?[,.!]?"
+    r"|best[,.!]?|all\s+the\s+best[,.!]?|take\s+care[,.!]?|ciao[,.!]?|bye[,.!]?"
+    r"|(?:mit\s+)?(?:freundlichen|besten|herzlichen|lieben|viele)\s+grüßen?[,.!]?"
+    r"|(?:viele\s+)?grüße[,.!]?|lg[,.!]?|vg[,.!]?|mfg[,.!]?|gruß[,.!]?"
+    r"|cordialement[,.!]?|bien\s+à\s+vous[,.!]?|amitiés[,.!]?|bises[,.!]?"
+    r"|saludos(?:\s+cordiales)?[,.!]?|un\s+saludo[,.!]?|atentamente[,.!]?"
+    r"|cordiali\s+saluti[,.!]?|saluti[,.!]?|met\s+vriendelijke\s+groet(?:en)?[,.!]?"
+    r"|groeten[,.!]?|atenciosamente[,.!]?|abraços[,.!]?|med\s+vänliga\s+hälsningar[,.!]?"
+    r"|hälsningar[,.!]?|mvh[,.!]?|с\s+уважением[,.!]?|спасибо[,.!]?|pozdrawiam[,.!]?"
+    r"|s\s+pozdravem[,.!]?|よろしくお願いします。?|よろしくお願いいたします。?|谢谢[。！!]?|此致|敬礼"
+    r"|감사합니다\.?",
+    re.IGNORECASE,
+)
+_CONTACT = re.compile(
+    r"(?:tel|phone|fon|telefon|téléphone|mobile?|mob|cell|fax|handy|portable|t|m|f|p|ph|o|w)"
+    r"\.?\s*[:.]?\s*\(?\+?\d[\d\s().\-/]{5,}\d"
+    r"|\+\d[\d\s().\-/]{7,}\d|\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}"
+    r"|(?:https?://|www\.)\S+|\S+@\S+\.\w+\Z|linkedin|twitter\.com|skype\s*:"
+    r"|\b\d{1,5}\s+\w+(?:\s+\w+)?\s+(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|drive"
+    r"|suite|way|place|square)\b\.?|\b\w+(?:straße|strasse|str\.|weg|platz|gasse|allee)\s+\d+"
+    r"|\b(?:rue|avenue|boulevard|calle|avenida|rua|plaza)\s+\w+|\b\d{4,5}\s+[A-Z]\w+\Z"
+    r"|\b(?:suite|floor|building|p\.?o\.?\s+box|postfach)\b",
+    re.IGNORECASE,
+)
 
 
-def cut_reply(lines: Sequence[str]) -> tuple[list[str], list[Cut]]:
-    """Remove what the sender did not write, keeping line positions (removed lines become blank).
-
-    Rules, in the order they are tried on each line:
-
-    1. a line starting with ``>`` is a quote: dropped (a run of them is one cut);
-    2. a line ``--`` or ``-- `` alone starts the signature: it and the rest are cut;
-    3. ``---- Original Message ----`` (several languages), a forwarded-message marker, or a line
-       of ten or more underscores: it and the rest are cut;
-    4. a reply attribution (``On <date>, <name> wrote:`` in English, German, French, Spanish,
-       Italian, Dutch, Portuguese, Russian; also when wrapped over two lines; it must contain a
-       digit): when quoted lines follow it, only the attribution is dropped (the sender may
-       write below or between quotes); otherwise it and the rest are cut;
-    5. any other line ending in ``:`` that holds a digit and an ``@`` and is followed by quoted
-       lines is an attribution in some other language: dropped;
-    6. a quoted header block: within five lines starting with a header label, ``From:`` (or a
-       localised label) together with ``Sent:``/``Date:`` or with two of ``To:``/``Cc:``/
-       ``Subject:``: it and the rest are cut;
-    7. a mail client's own line (``Sent from my iPhone``): dropped.
-
-    A line that matches none of these is never removed, so bulleted, dashed and numbered orders,
-    ``On second thought:`` and ``From: my notes`` stay.
-    """
-    kept = list(lines)
-    cuts: list[Cut] = []
+def classify_lines(lines: Sequence[str]) -> list[Line]:
+    """The class of every line (see :class:`Line`); header blocks and two-line attributions
+    are found with the lines that follow."""
+    lines = [clean_line(line) for line in lines]  # invisible marks (U+2063) do not hide a class
+    classes: list[Line] = []
+    armour = _armour(lines)
     index = 0
-    while index < len(kept):
-        line = kept[index]
-        if line.lstrip().startswith(">"):
-            end = index
-            while end < len(kept) and kept[end].lstrip().startswith(">"):
-                end += 1
-            _drop(kept, cuts, "quote", index, end)
-            index = end
+    while index < len(lines):
+        if index in armour:
+            classes.append(Line.ARMOUR)
+            index += 1
             continue
-        rule = _truncating_rule(kept, index)
-        if rule is not None:
-            cuts.append(Cut(rule, index + 1, len(kept) - index, _short(line)))
-            del kept[index:]
-            break
-        span = _attribution_span(kept, index)
+        span, kind = _opener(lines, index)
         if span:
-            _drop(kept, cuts, "attribution", index, index + span)
+            extra = Line.HEADER_MORE if kind is Line.HEADER else kind
+            classes += [kind, *[extra] * (span - 1)]
             index += span
             continue
-        if _MAIL_CLIENT_LINES.fullmatch(line.strip()):
-            _drop(kept, cuts, "mail-client-line", index, index + 1)
+        classes.append(_alone(lines[index]))
         index += 1
-    if len(kept) > MAX_LINES:
-        cuts.append(Cut("too-long", MAX_LINES + 1, len(kept) - MAX_LINES, _short(kept[MAX_LINES])))
-        del kept[MAX_LINES:]
-    while kept and not kept[-1].strip():
-        kept.pop()
-    return kept, cuts
+    return classes
 
 
-def _truncating_rule(lines: list[str], index: int) -> str | None:
-    """The rule that cuts everything from ``index`` on, if one applies there."""
-    line = lines[index].strip()
-    if _SIGNATURE.match(lines[index]):
-        return "signature"
-    for rule, pattern in _SEPARATORS:
-        if pattern.match(line):
-            return rule
-    span = _language_attribution(lines, index)
-    if span and not _quote_follows(lines, index + span):
-        return "attribution"
-    if _is_header_block(lines, index):
-        return "header-block"
-    return None
+_ARMOUR_START = "-----BEGIN PGP SIGNED MESSAGE-----"
+_ARMOUR_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
+_ARMOUR_END = "-----END PGP SIGNATURE-----"
 
 
-def _attribution_span(lines: list[str], index: int) -> int:
-    """How many lines (1 or 2) of attribution start at ``index`` before a quote, else 0."""
-    span = _language_attribution(lines, index)
-    if span and _quote_follows(lines, index + span):
-        return span
-    line = lines[index].strip()
-    generic = line.endswith(":") and "@" in line and any(c.isdigit() for c in line)
-    return 1 if generic and _quote_follows(lines, index + 1) else 0
+def _armour(lines: Sequence[str]) -> set[int]:
+    """The lines of OpenPGP clear-signing armour (RFC 4880 7): the header and its ``Hash:``
+    lines, and the signature block."""
+    found: set[int] = set()
+    inside = heading = False
+    for index, line in enumerate(lines):
+        text = line.strip()
+        if text == _ARMOUR_START:
+            found.add(index)
+            heading = True
+        elif heading:
+            heading = bool(text)
+            if heading:
+                found.add(index)
+        elif text == _ARMOUR_SIGNATURE:
+            inside = True
+        if inside:
+            found.add(index)
+            inside = text != _ARMOUR_END
+    return found
 
 
-def _language_attribution(lines: list[str], index: int) -> int:
-    line = lines[index].strip()
-    if _is_attribution(line):
-        return 1
-    if index + 1 < len(lines):
+def unescape_dashes(lines: Sequence[str]) -> list[str]:
+    """Clear-signed text escapes a line starting with ``-`` as ``- -``; undo it between the
+    armour's header and its signature (RFC 4880 7.1)."""
+    out, signed = [], False
+    for line in lines:
+        if line.strip() == _ARMOUR_START:
+            signed = True
+        elif line.strip() == _ARMOUR_SIGNATURE:
+            signed = False
+        out.append(line[2:] if signed and line.startswith("- ") else line)
+    return out
+
+
+def _alone(line: str) -> Line:
+    """The class of a line that opens nothing."""
+    text = line.strip()
+    if not text:
+        return Line.EMPTY
+    if _QUOTED.match(line):
+        return Line.QUOTED
+    if _DELIMITER.fullmatch(text) or text in ("--", "-- "):
+        return Line.DELIMITER
+    if len(text) > MAX_ATTRIBUTION:
+        return Line.TEXT
+    # Length gates keep hostile lines cheap: footers and sign-offs are short.
+    if len(text) <= MAX_FOOTER and _FOOTERS.fullmatch(text):
+        return Line.FOOTER
+    if len(text) <= MAX_VALEDICTION and _VALEDICTION.fullmatch(text):
+        return Line.VALEDICTION
+    lowered = text.lower()
+    if any(stem in lowered for stem in _DISCLAIMER_STEMS) and _DISCLAIMER.search(text):
+        return Line.DISCLAIMER
+    return Line.TEXT  # contact details are looked for only where a signature may be
+
+
+def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
+    """(lines taken, class) of an attribution, header block or separator starting at ``index``;
+    (0, TEXT) when none does."""
+    text = lines[index].strip()
+    if not text or len(text) > MAX_ATTRIBUTION or _QUOTED.match(lines[index]):
+        return 0, Line.TEXT
+    if len(text) <= MAX_SEPARATOR and any(pattern.fullmatch(text) for pattern in _SEPARATORS):
+        return 1, Line.SEPARATOR
+    if _RULE.fullmatch(text) and _header_follows(lines, index + 1):
+        return 1, Line.SEPARATOR
+    header = _header_block(lines, index)
+    if header:
+        return header, Line.HEADER
+    alone = _attribution(text)
+    if index + 1 < len(lines) and (alone is None or alone is Line.WEAK_ATTRIBUTION):
+        # An attribution wrapped over two lines ("... <a@b>" / "wrote:").
         following = lines[index + 1].strip()
-        if following and not following.startswith(">") and not _is_attribution(following):
-            return 2 if _is_attribution(f"{line} {following}") else 0
-    return 0
+        joined = _attribution(f"{text} {following}") if following else None
+        if (
+            joined is Line.ATTRIBUTION
+            and not _QUOTED.match(lines[index + 1])
+            and _label(text) is None
+            and (_DATE_OR_TIME.search(text) or "@" in text)
+            and not _DATE_OR_TIME.search(following)
+        ):
+            return 2, joined
+    if alone is not None:
+        return 1, alone
+    if text.endswith((":", "：")) and "@" in text and any(c.isdigit() for c in text):
+        return 1, Line.WEAK_ATTRIBUTION  # some other language's attribution, above a quote
+    return 0, Line.TEXT
 
 
-def _is_attribution(text: str) -> bool:
-    if len(text) > MAX_ATTRIBUTION or not any(c.isdigit() for c in text):
-        return False
-    return any(pattern.match(text) for pattern in _ATTRIBUTIONS)
-
-
-def _quote_follows(lines: list[str], index: int) -> bool:
-    for line in lines[index:]:
-        if line.strip():
-            return line.lstrip().startswith(">")
+def _header_follows(lines: Sequence[str], index: int) -> bool:
+    """Whether a quoted header block starts at the first non-empty line from ``index``."""
+    for position in range(index, min(index + 3, len(lines))):
+        if lines[position].strip():
+            return _header_block(lines, position) > 0
     return False
 
 
-def _is_header_block(lines: list[str], index: int) -> bool:
-    """Header lines of a quoted mail start here: From plus Sent/Date or two others in 5 lines."""
-    if _label(lines[index]) not in _FROM_LABELS | _DATE_LABELS | _OTHER_LABELS:
-        return False
-    labels = {_label(line) for line in lines[index : index + 5]}
-    if not labels & _FROM_LABELS:
-        return False
-    return bool(labels & _DATE_LABELS) or len(labels & _OTHER_LABELS) >= 2
+def _attribution(text: str) -> Line | None:
+    if len(text) > MAX_ATTRIBUTION:
+        return None
+    if _CHINESE_ATTRIBUTION.fullmatch(text):
+        return Line.ATTRIBUTION
+    if not text.endswith((":", "：")):  # every other attribution ends so; cheap to test first
+        return None
+    if not (_ATTRIBUTION.fullmatch(text) or _EXCERPTS.fullmatch(text)):
+        return Line.WEAK_ATTRIBUTION if _WHIMSICAL.fullmatch(text) else None
+    strong = _DATE_OR_TIME.search(text) or "@" in text or _EXCERPTS.fullmatch(text)
+    return Line.ATTRIBUTION if strong else Line.WEAK_ATTRIBUTION
+
+
+def _header_block(lines: Sequence[str], index: int) -> int:
+    """How many lines a quoted header block starting at ``index`` takes (0: none starts here).
+
+    A block is header lines within six lines (blank lines allowed) with a From label and a
+    Sent/Date label, or two other labels, or one other label when the From line holds an
+    address (Chinese clients write only From and Subject, Atmail writes ``-----From:``).
+    """
+    first = _label(lines[index])
+    if first not in _HEADER_LABELS:
+        return 0
+    labels: list[str] = []
+    last = index
+    has_address = False
+    for position in range(index, min(index + 6, len(lines))):
+        label = _label(lines[position])
+        if label in _HEADER_LABELS:
+            labels.append(label)
+            last = position
+            has_address |= label in _FROM_LABELS and bool(_ADDRESS.search(lines[position]))
+        elif lines[position].strip() and position > index:
+            break
+    found = set(labels)
+    if not found & _FROM_LABELS:
+        return 0
+    others = len(found & _OTHER_LABELS)
+    if found & _DATE_LABELS or others >= 2 or (has_address and others >= 1):
+        return last - index + 1
+    return 0
 
 
 def _label(line: str) -> str | None:
@@ -198,10 +403,228 @@ def _label(line: str) -> str | None:
     return match.group(1).strip().lower() if match else None
 
 
-def _drop(lines: list[str], cuts: list[Cut], rule: str, start: int, end: int) -> None:
-    cuts.append(Cut(rule, start + 1, end - start, _short(lines[start])))
-    for position in range(start, end):
-        lines[position] = ""
+# ---------------------------------------------------------------------------------------------
+# Deciding on the pattern of classes
+
+_OPENERS = (Line.ATTRIBUTION, Line.HEADER, Line.SEPARATOR)
+
+
+@dataclass
+class _Reading:
+    """The lines, their classes, and who each line belongs to so far (with the rule why)."""
+
+    lines: Sequence[str]
+    classes: Sequence[Line]
+    guard: Callable[[str], bool]
+    owner: list[str] = field(default_factory=list)  # "text", "quote" or "signature"
+    rules: list[str] = field(default_factory=list)
+
+    def own(self, indexes: Sequence[int] | range, part: str, rule: str) -> None:
+        for index in indexes:
+            if self.owner[index] == "text":
+                self.owner[index], self.rules[index] = part, rule
+
+    def any_order(self, indexes: Sequence[int] | range) -> bool:
+        return any(self.guard(self.lines[index]) for index in indexes)
+
+
+def split_reply(lines: Sequence[str], *, is_order: Callable[[str], bool] | None = None) -> Split:
+    """Split body ``lines`` into text, quote and signature (see the module's documentation).
+
+    ``is_order`` says whether a line reads as an order or a command (by default: of any game,
+    :func:`reads_as_order`); such a line is never taken for a signature or a disclaimer by a
+    guess.
+    """
+    if any(line.strip() == _ARMOUR_START for line in lines):
+        lines = unescape_dashes(lines)
+    classes = classify_lines(lines)
+    reading = _Reading(
+        lines, classes, is_order or reads_as_order, ["text"] * len(lines), [""] * len(lines)
+    )
+    following = _next_kinds(classes)
+    end = _quote_start(classes, following)
+    reading.own(range(end, len(lines)), "quote", "quoted-history")
+    for index in range(end):
+        kind = classes[index]
+        if kind is Line.QUOTED:
+            reading.own([index], "quote", "quote")
+        elif kind in (*_OPENERS, Line.HEADER_MORE) or (
+            kind is Line.WEAK_ATTRIBUTION and following[index] is Line.QUOTED
+        ):
+            reading.own([index], "quote", "attribution")
+        elif kind is Line.FOOTER:
+            reading.own([index], "signature", "mail-client-line")
+        elif kind is Line.ARMOUR:
+            reading.own([index], "signature", "pgp-armour")
+    delimiter = next((i for i in range(end) if classes[i] is Line.DELIMITER), None)
+    if delimiter is not None:
+        reading.own(range(delimiter, end), "signature", "signature")
+        end = delimiter
+    _disclaimers(reading, end)
+    _undelimited_signature(reading, end)
+    _sign_off(reading, end)
+    return _result(reading)
+
+
+def _quote_start(classes: Sequence[Line], following: Sequence[Line | None]) -> int:
+    """Where the quoted history starts for good: the first opener that is not right above
+    quoted lines (it introduces a quote re-wrapped without ``>``); the end when none is."""
+    for index, kind in enumerate(classes):
+        if kind in _OPENERS and following[index] is not Line.QUOTED:
+            return index
+    return len(classes)
+
+
+_SKIPPED = (Line.EMPTY, Line.HEADER_MORE, Line.ATTRIBUTION, Line.SEPARATOR)
+
+
+def _next_kinds(classes: Sequence[Line]) -> list[Line | None]:
+    """For each line, the class of the first line after it that is not empty nor part of an
+    opener (a weak attribution counts as text there); None at the end. One pass from the end,
+    so that a run of openers costs no more than its length."""
+    found: list[Line | None] = [None] * len(classes)
+    upcoming: Line | None = None
+    for index in range(len(classes) - 1, -1, -1):
+        found[index] = upcoming
+        kind = classes[index]
+        if kind not in _SKIPPED:
+            upcoming = kind if kind is not Line.WEAK_ATTRIBUTION else Line.TEXT
+    return found
+
+
+def _disclaimers(reading: _Reading, end: int) -> None:
+    """A paragraph from a disclaimer line on is legal or banner text, when no line of it reads
+    as an order."""
+    for start, stop in _paragraphs(reading, end):
+        first = next((i for i in range(start, stop) if reading.classes[i] is Line.DISCLAIMER), None)
+        if first is None:
+            continue
+        span = [i for i in range(first, stop) if reading.owner[i] == "text"]
+        if not reading.any_order(span):
+            reading.own(span, "signature", "disclaimer")
+
+
+def _undelimited_signature(reading: _Reading, end: int) -> None:
+    """A signature without ``-- ``: from the last valediction on, or the last paragraph when it
+    is contact details; never over a line that reads as an order."""
+    classes, owner = reading.classes, reading.owner
+    texts = [i for i in range(end) if owner[i] == "text" and classes[i] is not Line.EMPTY]
+    valedictions = [i for i in texts if classes[i] is Line.VALEDICTION]
+    if valedictions:
+        after = [i for i in texts if i >= valedictions[-1]]
+        if len(after) <= MAX_SIGNATURE and not reading.any_order(after):
+            reading.own(after, "signature", "valediction")
+            return
+    paragraphs = _paragraphs(reading, end)
+    if not paragraphs:
+        return
+    start, stop = paragraphs[-1]
+    block = [i for i in range(start, stop) if owner[i] == "text"]
+    if len(block) > MAX_SIGNATURE:
+        return
+    contact = sum(
+        1 for i in block if classes[i] is Line.DISCLAIMER or _is_contact(reading.lines[i])
+    )
+    if len(block) <= MAX_SIGNATURE and contact * 2 >= len(block) and not reading.any_order(block):
+        reading.own(block, "signature", "contact-block")
+
+
+_SIGNATURE_RULES = ("signature", "disclaimer", "valediction", "contact-block")
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*,?|[&|/-]")
+
+
+_COMPANY = re.compile(
+    r"\b(?:GmbH|AG|Inc|Ltd|LLC|LLP|S\.A|SARL|S\.p\.A|B\.V|Corp|PLC|KG|Pty|Oy|AB|AS|ApS|SE"
+    r"|S\.L|Srl|s\.r\.o|Sp\.\s*z\s*o\.o)\b\.?"
+)  # case matters: "As" and "Inc" in a sentence are not companies
+
+
+def _is_contact(line: str) -> bool:
+    text = line.strip()
+    return len(text) <= MAX_CONTACT and bool(_CONTACT.search(text) or _COMPANY.search(text))
+
+
+def _sign_off(reading: _Reading, end: int) -> None:
+    """A name alone (one or two short lines) right above a signature or disclaimer, below
+    the sender's other text, is the sender signing off."""
+    starts = [
+        i
+        for i in range(end)
+        if reading.rules[i] in _SIGNATURE_RULES
+        and (i == 0 or reading.rules[i - 1] not in _SIGNATURE_RULES)
+    ]
+    for first in starts[-3:]:  # the signature is at the end; a few starts are enough
+        paragraphs = [p for p in _paragraphs(reading, first) if p[1] <= first]
+        if len(paragraphs) < 2:
+            continue
+        start, stop = paragraphs[-1]
+        block = list(range(start, stop))
+        names = all(_is_name(reading.lines[i]) for i in block)
+        if len(block) <= 2 and names and not reading.any_order(block):
+            reading.own(block, "signature", "sign-off")
+
+
+def _is_name(line: str) -> bool:
+    words = line.split()
+    return (
+        0 < len(words) <= 4
+        and len(line.strip()) <= 40
+        and all(_NAME_WORD.fullmatch(word) for word in words)
+        and words[0][:1].isupper()
+        and not line.rstrip().endswith((".", ":", "?", "!"))
+    )
+
+
+def _paragraphs(reading: _Reading, end: int) -> list[tuple[int, int]]:
+    """(start, stop) of each run of the sender's non-empty lines before ``end``."""
+    found: list[tuple[int, int]] = []
+    start = None
+    for index in range(end + 1):
+        inside = (
+            index < end
+            and reading.owner[index] == "text"
+            and reading.classes[index] is not Line.EMPTY
+        )
+        if inside and start is None:
+            start = index
+        elif not inside and start is not None:
+            found.append((start, index))
+            start = None
+    return found
+
+
+def _result(reading: _Reading) -> Split:
+    lines, owner, rules = reading.lines, reading.owner, reading.rules
+
+    def part(name: str) -> list[str]:
+        return [line if who == name else "" for line, who in zip(lines, owner, strict=True)]
+
+    split = Split(part("text"), part("quote"), part("signature"), classes="".join(reading.classes))
+    index = 0
+    while index < len(lines):
+        stop = index + 1
+        while stop < len(lines) and rules[stop] == rules[index]:
+            stop += 1
+        if rules[index]:
+            split.cuts.append(Cut(rules[index], index + 1, stop - index, _short(lines[index])))
+        index = stop
+    return split
+
+
+def cut_reply(
+    lines: Sequence[str], *, is_order: Callable[[str], bool] | None = None
+) -> tuple[list[str], list[Cut]]:
+    """The sender's own lines of ``lines`` (removed lines blank, trailing blanks dropped, at most
+    :data:`MAX_LINES`), and what was cut, for the logs (see :func:`split_reply`)."""
+    split = split_reply(lines[:MAX_LINES], is_order=is_order)
+    kept, cuts = split.text, split.cuts
+    if len(lines) > MAX_LINES:
+        cuts.append(
+            Cut("too-long", MAX_LINES + 1, len(lines) - MAX_LINES, _short(lines[MAX_LINES]))
+        )
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return kept, cuts
 
 
 def _short(line: str) -> str:

@@ -9,6 +9,7 @@ and does nothing.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -19,6 +20,7 @@ from adjudicator.core.schedule import duration_in_words
 from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
+from adjudicator.service.announcements import tell_game_over
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
     missing_seats,
@@ -113,6 +115,8 @@ def close_and_adjudicate(
         winners=list(adjudicated.outcome.winners) if adjudicated.outcome else [],
     )
     _count_missed(session, adjudicated, waiting, ctx=ctx, now=now, settings=context.settings)
+    if adjudicated.outcome is not None:
+        tell_game_over(session, ctx=ctx, adjudicated=adjudicated, now=now)
     if not force and close is not None and now - close > CLOSED_LATE:
         _tell_closed_late(session, adjudicated, close, ctx=ctx, now=now)
     return ClosingOutcome(round_id, adjudicated)
@@ -233,8 +237,10 @@ def close_or_remind(
     return close_and_adjudicate(session, round_id, ctx=ctx, now=now)
 
 
-def wake_plan(session: Session) -> list[tuple[int, list[datetime]]]:
-    """(round id, times) of every open round: what the scheduler plans."""
-    return [
-        (r.id, wake_times(session, r)) for r in queries.open_rounds(session) if r.id is not None
-    ]
+def wake_plan(
+    session: Session, *, of_rounds: Collection[int] | None = None
+) -> list[tuple[int, list[datetime]]]:
+    """(round id, times) of every open round: what the scheduler plans. With ``of_rounds``,
+    only the open rounds of those rounds' games (what closing them opened or moved)."""
+    rounds = queries.open_rounds(session, of_rounds=of_rounds)
+    return [(r.id, wake_times(session, r)) for r in rounds if r.id is not None]

@@ -1,5 +1,6 @@
-"""Mail to the game master: things a human must look at (a player who keeps missing rounds,
-a bounced address, a round that could not be adjudicated).
+"""Mail to the game master: the game's life (created, started, over; ``announcements.py``) and
+things a human must look at (a player who keeps missing rounds, a bounced address, a round that
+could not be adjudicated or closed late).
 
 A game without ``gm_address`` has nobody to tell; the notice is then only logged. Each notice has
 an idempotency key, so that a notice repeated by a retry or a second instance is sent once.
@@ -19,7 +20,15 @@ from adjudicator.storage.models import Game, Round
 
 log = logging.getLogger(__name__)
 
-NOTICES = ("missed_rounds", "bounced", "adjudication_failed", "closed_late")
+NOTICES = (
+    "created",
+    "started",
+    "game_over",
+    "missed_rounds",
+    "bounced",
+    "adjudication_failed",
+    "closed_late",
+)
 """The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
 
 

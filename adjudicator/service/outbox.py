@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
@@ -19,6 +20,7 @@ from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
 from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
 from adjudicator.storage import queries
+from adjudicator.storage.db import insert_new
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 from adjudicator.storage.write_lock import sqlite_write_lock
 
@@ -28,6 +30,20 @@ events = events_of("adjudicator.outbox")
 MAX_ATTEMPTS = 8
 FIRST_RETRY = timedelta(seconds=30)
 LAST_RETRY = timedelta(hours=2)
+
+
+@dataclass(frozen=True)
+class PendingMail:
+    """A rendered mail not queued yet: made before the transaction that queues it, so that a
+    round's mails are rendered with no write lock held."""
+
+    key: str
+    kind: str
+    recipient: str
+    message: bytes
+    game_id: int | None = None
+    round_id: int | None = None
+    envelope_sender: str | None = None
 
 
 def queue_mail(
@@ -43,22 +59,20 @@ def queue_mail(
     envelope_sender: str | None = None,
 ) -> bool:
     """Queue a mail unless one with the same key is queued already; True when queued now."""
-    if queries.outbox_has(session, key):
-        return False
-    session.add(
-        OutboxMail(
-            key=key,
-            kind=kind,
-            recipient=recipient,
-            message=message,
-            game_id=game_id,
-            round_id=round_id,
-            envelope_sender=envelope_sender,
-            next_attempt_at=now,
-            created_at=now,
-        )
-    )
-    return True
+    mail = PendingMail(key, kind, recipient, message, game_id, round_id, envelope_sender)
+    return queue_pending(session, mail, now=now)
+
+
+def queue_pending(session: Session, mail: PendingMail, *, now: datetime) -> bool:
+    """Queue a rendered mail unless one with its key is queued already; True when queued now."""
+    values = {
+        **asdict(mail),
+        "status": OutboxStatus.PENDING,
+        "attempts": 0,
+        "next_attempt_at": now,
+        "created_at": now,
+    }
+    return insert_new(session, OutboxMail, values, key="key")
 
 
 def retry_delay(attempts: int) -> timedelta:

@@ -14,14 +14,13 @@ import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from sqlalchemy import insert
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from adjudicator.mail.images import picture_digest
 from adjudicator.pictures import Picture
 from adjudicator.service.context import ServiceContext
 from adjudicator.storage import queries
+from adjudicator.storage.db import insert_new
 from adjudicator.storage.models import PicturePng
 
 log = logging.getLogger(__name__)
@@ -35,14 +34,14 @@ def pngs_for(
     wanted = []
     for picture in pictures:
         digest = picture_digest(picture.svg)
-        png = ctx.pngs.get((digest, 0.0))
+        png = ctx.pngs.get(digest)
         if png is None:
             wanted.append(digest)
         else:
             found[digest] = png
     if wanted:
         for digest, png in queries.stored_pngs(session, wanted).items():
-            ctx.pngs.put((digest, 0.0), png)
+            ctx.pngs.put(digest, png)
             found[digest] = png
     return found
 
@@ -70,17 +69,13 @@ def make_pngs(ctx: ServiceContext, pictures: Sequence[Picture]) -> dict[str, byt
         if png is not None:
             digest = picture_digest(picture.svg)
             made[digest] = png
-            ctx.pngs.put((digest, 0.0), png)
+            ctx.pngs.put(digest, png)
     return made
 
 
 def keep_pngs(session: Session, pngs: Mapping[str, bytes], *, now: datetime) -> None:
     """Store PNGs made outside the transaction; another instance may have stored the same."""
     for digest, png in pngs.items():
-        if session.get(PicturePng, digest) is not None:
-            continue
-        try:
-            with session.begin_nested():
-                session.execute(insert(PicturePng).values(digest=digest, png=png, created_at=now))
-        except IntegrityError:
-            continue
+        insert_new(
+            session, PicturePng, {"digest": digest, "png": png, "created_at": now}, key="digest"
+        )

@@ -31,7 +31,7 @@ from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import bounce_address, seat_reply_address
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
-from adjudicator.service.outbox import queue_mail
+from adjudicator.service.outbox import PendingMail, queue_pending
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.settings import settings_of
@@ -153,9 +153,46 @@ def queue_templated(
     attachments: Sequence[Attachment] = (),
     images: Sequence[InlineImage] = (),
 ) -> None:
-    """Render ``template`` (see :func:`render_mail`) and queue it. Mail to a seat passes
-    ``seat_id``: its envelope sender is then the seat's own bounce address, and a reply to it
-    goes to the seat's reply address, so that answering any mail just works."""
+    """Render ``template`` (see :func:`templated_mail`) and queue it."""
+    mail = templated_mail(
+        session,
+        ctx=ctx,
+        template=template,
+        context=context,
+        kind=kind,
+        to=to,
+        key=key,
+        now=now,
+        threading=threading,
+        game_id=game_id,
+        round_id=round_id,
+        seat_id=seat_id,
+        attachments=attachments,
+        images=images,
+    )
+    queue_pending(session, mail, now=now)
+
+
+def templated_mail(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    template: str,
+    context: dict[str, Any],
+    kind: str,
+    to: str,
+    key: str,
+    now: datetime,
+    threading: Threading,
+    game_id: int | None = None,
+    round_id: int | None = None,
+    seat_id: int | None = None,
+    attachments: Sequence[Attachment] = (),
+    images: Sequence[InlineImage] = (),
+) -> PendingMail:
+    """Render ``template`` (see :func:`render_mail`) into a mail to queue; reads only. Mail to
+    a seat passes ``seat_id``: its envelope sender is then the seat's own bounce address, and a
+    reply to it goes to the seat's reply address, so that answering any mail just works."""
     if seat_id is not None and threading.reply_to is None:
         seat = session.get(Seat, seat_id)
         if seat is not None:
@@ -174,13 +211,11 @@ def queue_templated(
         attachments=attachments,
         images=images,
     )
-    queue_mail(
-        session,
+    return PendingMail(
         key=key,
         kind=kind,
         recipient=to,
         message=message,
-        now=now,
         game_id=game_id,
         round_id=round_id,
         envelope_sender=None if seat_id is None else seat_return_path(ctx, seat_id),
@@ -239,6 +274,8 @@ def queue_reply(
     threading = Threading(
         in_reply_to=mail.message_id, references=tuple(references), auto="auto-replied"
     )
+    if mail.decoding:  # a charset that did not fit: the answer says how the mail was read
+        context = {"decoding": mail.decoding, **context}
     queue_templated(
         session,
         ctx=ctx,
@@ -386,11 +423,11 @@ def result_context(
     }
 
 
-def queue_round_result(
+def round_result_mails(
     session: Session, *, ctx: ServiceContext, adjudicated: Adjudicated, now: datetime
-) -> None:
-    """Queue the result of a round to every player (``reporting.py`` marks it reported in the
-    same transaction)."""
+) -> list[PendingMail]:
+    """The result of a round for every player, rendered (reads only): ``reporting.py`` queues
+    them in the transaction that marks the round reported."""
     game, round_, result = adjudicated.game, adjudicated.round, adjudicated.result
     assert round_.id is not None
     seats = seats_of(session, game)
@@ -409,6 +446,7 @@ def queue_round_result(
     players = [seat.handle for seat in seats]
     movers = set(rules_of(game).to_move(adjudicated.state))
     round_link = ctx.archive_link(game.name, round_file(round_.number))
+    mails = []
     for seat in seats:
         assert seat.id is not None
         if not seat.active:
@@ -427,7 +465,7 @@ def queue_round_result(
             calendar=bool(calendar),
             round_link=round_link,
         )
-        queue_templated(
+        mail = templated_mail(
             session,
             ctx=ctx,
             template=template,
@@ -443,3 +481,5 @@ def queue_round_result(
             attachments=calendar,
             images=extras.images,
         )
+        mails.append(mail)
+    return mails

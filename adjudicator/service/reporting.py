@@ -21,8 +21,9 @@ from adjudicator.games import kind_of
 from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.context import ServiceContext
+from adjudicator.service.outbox import queue_pending
 from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
-from adjudicator.service.replies import queue_round_result
+from adjudicator.service.replies import round_result_mails
 from adjudicator.service.rounds import Adjudicated, mark_reported
 from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
@@ -46,9 +47,10 @@ def _adjudicated(session: Session, round_id: int) -> Adjudicated | None:
 
 
 def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: datetime) -> bool:
-    """Make the round's pictures (no transaction open), then mark it reported and queue its
-    result mails (one transaction). False when it was not waiting to be reported."""
-    with Session(engine) as session:  # a read: SQLite's write lock is not taken
+    """Make the round's pictures and render its result mails (reads only, no transaction
+    open), then mark it reported and queue the mails (one short transaction). False when it
+    was not waiting to be reported."""
+    with Session(engine) as session:  # reads: SQLite's write lock is not taken
         waiting = _adjudicated(session, round_id)
         if waiting is None or waiting.round.state != RoundState.ADJUDICATED:
             return False
@@ -59,18 +61,19 @@ def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: dat
         missing = missing_pngs(session, ctx, pictures)
     made = make_pngs(ctx, missing)
     crash_point("converted")
+    with Session(engine) as session:
+        mails = round_result_mails(session, ctx=ctx, adjudicated=waiting, now=now)
     with sqlite_write_lock(engine), session_scope(engine) as session:
         keep_pngs(session, made, now=now)
         if not mark_reported(session, round_id, now=now):
             return False  # another reporter was first
-        adjudicated = _adjudicated(session, round_id)
-        assert adjudicated is not None  # an adjudicated round has its result
-        queue_round_result(session, ctx=ctx, adjudicated=adjudicated, now=now)
+        for mail in mails:
+            queue_pending(session, mail, now=now)
         crash_point("queued")
     events.info(
         "round.reported",
-        game=adjudicated.game.name,
-        round=adjudicated.round.number,
+        game=waiting.game.name,
+        round=waiting.round.number,
         pictures=len(pictures),
         converted=len(made),
     )

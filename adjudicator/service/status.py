@@ -9,7 +9,13 @@ from adjudicator.service.games import find_game, seats_of
 from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import open_round_of, orders_in_force
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game
+from adjudicator.storage.models import Game, GameStatus, RoundResult
+
+
+def _ending(final: RoundResult) -> str:
+    if final.draw:
+        return "a draw"
+    return f"won by {' and '.join(final.winners)}" if final.winners else "nobody wins"
 
 
 def _game_lines(session: Session, game: Game) -> list[str]:
@@ -23,6 +29,10 @@ def _game_lines(session: Session, game: Game) -> list[str]:
     stuck = queries.failed_rounds(session, game.id)
     for bad in stuck:
         lines.append(f"  round {bad.number} NOT ADJUDICATED ({bad.state}): {bad.error}")
+    if game.status == GameStatus.FINISHED:
+        final = queries.result_of_round_numbered(session, game.id, game.current_round)
+        if final is not None:
+            lines.append(f"  game over in round {game.current_round}: {_ending(final)}")
     round_ = open_round_of(session, game)
     if round_ is None:
         return lines

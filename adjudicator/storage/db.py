@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
@@ -76,3 +79,24 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+def aware(moment: datetime) -> datetime:
+    """``moment`` as an aware UTC time: SQLite hands back the stored UTC values naive."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def insert_new(session: Session, model: type[Any], values: dict[str, Any], *, key: str) -> bool:
+    """Insert one row unless a row with the same unique ``key`` column exists; True when
+    inserted. One statement (``INSERT ... ON CONFLICT DO NOTHING``, on SQLite and PostgreSQL
+    alike) on the session's connection: no read before, no ORM object to flush, no savepoint,
+    and the statement compiled once (the values travel as parameters)."""
+    connection = session.connection()
+    statement = _insert_new(connection.dialect.name, model.__table__, key)
+    return bool(connection.execute(statement, values).rowcount == 1)
+
+
+@functools.cache
+def _insert_new(dialect: str, table: Any, key: str) -> Any:
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(table).on_conflict_do_nothing(index_elements=[key])

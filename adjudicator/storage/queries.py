@@ -8,7 +8,7 @@ caller may only hold an id. Writes stay in the service: they are the use cases t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -150,16 +150,19 @@ def due_rounds(session: Session, *, now: datetime) -> list[int]:
     return [i for i in session.exec(query) if i is not None]
 
 
-def open_rounds(session: Session) -> list[Round]:
-    """Every open round with a deadline, of running games."""
-    return list(
-        session.exec(
-            select(Round)
-            .join(Game, col(Game.id) == col(Round.game_id))
-            .where(Round.state == RoundState.OPEN, Game.status == GameStatus.RUNNING)
-            .where(col(Round.deadline).is_not(None))
-        )
+def open_rounds(session: Session, *, of_rounds: Collection[int] | None = None) -> list[Round]:
+    """Every open round with a deadline, of running games; with ``of_rounds``, only those of
+    the games these rounds belong to (the round a closing opened, or a grace period)."""
+    query = (
+        select(Round)
+        .join(Game, col(Game.id) == col(Round.game_id))
+        .where(Round.state == RoundState.OPEN, Game.status == GameStatus.RUNNING)
+        .where(col(Round.deadline).is_not(None))
     )
+    if of_rounds is not None:
+        games = select(Round.game_id).where(col(Round.id).in_(of_rounds))
+        query = query.where(col(Round.game_id).in_(games.scalar_subquery()))
+    return list(session.exec(query))
 
 
 def adjudicated_rounds(session: Session) -> list[int]:
@@ -325,10 +328,6 @@ def address_has_seat(session: Session, address: str) -> bool:
         select(Seat.id).where(func.lower(Seat.address) == address.lower()).limit(1)
     ).first()
     return found is not None
-
-
-def outbox_has(session: Session, key: str) -> bool:
-    return session.exec(select(OutboxMail.id).where(OutboxMail.key == key)).first() is not None
 
 
 def due_mails(session: Session, *, now: datetime, limit: int) -> list[OutboxMail]:

@@ -91,10 +91,10 @@ def test_a_picture_that_cannot_be_drawn_is_none_and_logged(
 
 def test_the_memory_keeps_the_last_pictures_made() -> None:
     cache = images.PngCache(size=2)
-    cache.put(("a", 0.0), b"\x89PNG a")
-    cache.put(("b", 0.0), b"\x89PNG b")
-    assert cache.get(("a", 0.0)) == b"\x89PNG a"  # a is now the most recently used
-    cache.put(("c", 0.0), b"\x89PNG c")  # and b, the least recently used, goes
-    assert cache.get(("b", 0.0)) is None
-    assert cache.get(("a", 0.0)) == b"\x89PNG a"
-    assert cache.get(("c", 0.0)) == b"\x89PNG c"
+    cache.put("a", b"\x89PNG a")
+    cache.put("b", b"\x89PNG b")
+    assert cache.get("a") == b"\x89PNG a"  # a is now the most recently used
+    cache.put("c", b"\x89PNG c")  # and b, the least recently used, goes
+    assert cache.get("b") is None
+    assert cache.get("a") == b"\x89PNG a"
+    assert cache.get("c") == b"\x89PNG c"

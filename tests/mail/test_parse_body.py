@@ -63,7 +63,7 @@ def test_alternative_falls_back_to_html_when_plain_is_blank() -> None:
 
 
 def test_html_only_mail_is_converted_to_text() -> None:
-    """HTML-only mail: html2text with no wrapping, no links; blockquotes are quotes."""
+    """HTML-only mail: read as shown, with no wrapping and no links; blockquotes are quotes."""
     long_line = "GIVE 1 TO bob " + "x" * 120
     html = (
         f"<html><body><div>GIVE 3 TO <a href='http://x'>bob</a></div><div>{long_line}</div>"
@@ -74,7 +74,7 @@ def test_html_only_mail_is_converted_to_text() -> None:
 
 
 def test_html_markdown_escapes_are_undone() -> None:
-    """html2text escapes Markdown (``\\-``, ``1\\.``, ``\\+``); the reader undoes it."""
+    """Dashes, numbers, plus signs and backslashes reach the orders as written."""
     html = "<div>- GIVE 3 TO bob</div><div>1. a1-a2</div><div>+ b2</div><div>a\\b \\-</div>"
     raw = _mail(html, content_type="text/html; charset=utf-8")
     assert _text(raw) == ["- GIVE 3 TO bob", "1. a1-a2", "+ b2", "a\\b \\-"]
@@ -135,6 +135,35 @@ def test_only_txt_attachments_are_read(ctype: str, name: str, read: bool) -> Non
     assert ("GIVE 3 TO bob" in mail.lines) is read
 
 
+def _with_attachment(body: str, name: str, attached: str) -> bytes:
+    return (
+        HEAD + "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=m\n\n"
+        f"--m\nContent-Type: text/plain\n\n{body}\n"
+        f"--m\nContent-Type: text/plain\nContent-Disposition: attachment; filename={name}\n\n"
+        f"{attached}\n--m--\n"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "name", "attached", "read"),
+    [
+        ("GIVE 3 TO bob", "notes.txt", "Meeting at 10\nBring snacks", False),
+        ("GIVE 3 TO bob", "notes.txt", "GIVE 9 TO mallory", False),  # the body has the orders
+        ("Hi, my orders are attached.", "notes.txt", "GIVE 3 TO bob", True),
+        ("Hi, here is the file.", "minutes.txt", "Meeting at 10\nBring snacks", False),
+        ("GIVE 3 TO bob", "orders-round3.txt", "GIVE 1 TO carol", True),  # named as orders
+    ],
+)
+def test_a_text_attachment_is_read_only_when_it_is_the_orders(
+    body: str, name: str, attached: str, read: bool
+) -> None:
+    """A ``*.txt`` attachment counts when named as orders, or when the mail's text has no
+    orders and the attachment does; otherwise it is not read, so not echoed back either."""
+    mail = read_mail(_with_attachment(body, name, attached))
+    assert mail.attachments_used == ((name,) if read else ())
+    assert (attached.splitlines()[0] in mail.lines) is read
+
+
 def test_forwarded_message_is_not_read() -> None:
     """A forwarded message (message/rfc822) is someone else's mail: not read."""
     raw = (
@@ -172,18 +201,18 @@ def test_related_html_reads_its_root() -> None:
 def test_quoted_printable_with_soft_breaks() -> None:
     """Quoted-printable: ``=`` at a line end joins lines; ``=E4`` is a byte."""
     raw = _mail(
-        "GIVE 3 TO b=\nob\nGr=C3=BC=C3=9Fe\n",
+        "GIVE 3 TO b=\nob\nGr=C3=B6=C3=9Fe\n",
         content_type="text/plain; charset=utf-8",
         cte="quoted-printable",
     )
-    assert _text(raw) == ["GIVE 3 TO bob", "Grüße"]
+    assert _text(raw) == ["GIVE 3 TO bob", "Größe"]
 
 
 def test_base64_body() -> None:
     """Base64 bodies are decoded (here in Latin-1)."""
-    body = base64.encodebytes("GIVE 3 TO bob\nGrüße\n".encode("latin-1")).decode()
+    body = base64.encodebytes("GIVE 3 TO bob\nGröße\n".encode("latin-1")).decode()
     raw = _mail(body, content_type="text/plain; charset=iso-8859-1", cte="base64")
-    assert _text(raw) == ["GIVE 3 TO bob", "Grüße"]
+    assert _text(raw) == ["GIVE 3 TO bob", "Größe"]
 
 
 @pytest.mark.parametrize(
@@ -210,7 +239,7 @@ def test_declared_charset_is_used(charset: str, text: str) -> None:
 
 @pytest.mark.parametrize(
     ("data", "expected"),
-    [("Grüße".encode(), "Grüße"), ("Grüße €".encode("cp1252"), "Grüße €")],
+    [("Größe".encode(), "Größe"), ("Größe €".encode("cp1252"), "Größe €")],
 )
 def test_unknown_charset_tries_utf8_then_cp1252(data: bytes, expected: str) -> None:
     """Unknown charset (``x-klingon``): UTF-8, then cp1252."""
@@ -295,6 +324,26 @@ def test_bulleted_dashed_and_numbered_orders_are_kept(order: str) -> None:
     assert _cut(f"{order}\nGIVE 1 TO dave") == [order, "GIVE 1 TO dave"]
 
 
+@pytest.mark.parametrize(
+    "line",
+    ["----------", "________________________________", "-- original plan --", "=== forward ==="],
+)
+def test_a_rule_or_a_framed_word_between_orders_is_the_writers_own(line: str) -> None:
+    """A rule alone (no quoted header block below it) divides the writer's own text, and a
+    framed word is a separator only in a client's words ("-----Original Message-----")."""
+    text = f"GAME gw1\nGIVE 3 TO bob\n{line}\nGAME tm1\na1-a2"
+    assert _cut(text)[-2:] == ["GAME tm1", "a1-a2"]
+
+
+@pytest.mark.parametrize(
+    "line", ["Bob said on 2/3/2026:", "As the rules say in 2026:", "Carol mused:"]
+)
+def test_a_remark_like_an_attribution_does_not_cut_the_orders_below(line: str) -> None:
+    """Only a reply attribution (``wrote``, ``schrieb``... with a date or an address) starts a
+    quote without ``>``; Gnus's whimsical verbs only introduce ``>`` lines."""
+    assert _cut(f"{line}\nGIVE 3 TO bob") == [line, "GIVE 3 TO bob"]
+
+
 def test_on_second_thought_is_not_an_attribution() -> None:
     """A first line "On second thought:" is the sender's text (no ``wrote:``, no date)."""
     text = "On second thought:\nGIVE 3 TO bob\nOn second thought, bob wrote:\nGIVE 1 TO carol"
@@ -362,7 +411,7 @@ def test_generic_attribution_before_a_quote_is_dropped() -> None:
         "-----Ursprüngliche Nachricht-----",
         "---------- Forwarded message ---------",
         "Begin forwarded message:",
-        "________________________________",
+        "________________________________\nFrom: Judge <judge@pbem.test>\nSent: Monday\nTo: Alice",
     ],
 )
 def test_original_message_forward_and_underscore_separators_cut(separator: str) -> None:
@@ -424,3 +473,45 @@ def test_cuts_are_reported_for_the_logs() -> None:
     raw = _mail("GIVE 3 TO bob\n-- \nBob Smith\nbob.example.org\n")
     (cut,) = read_mail(raw).cut
     assert (cut.rule, cut.line, cut.count, cut.first) == ("signature", 2, 3, "--")
+
+
+HISTORY = "Hello alice,\n\nyour orders are stored as:\n\n    GIVE 9 TO mallory\n"
+QUOTED_HISTORY = "> Hello alice,\n>\n> your orders are stored as:\n>\n>     GIVE 9 TO mallory\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Mew: the quoted mail's From and Date above the quote, the answer below it.
+        "From: Judge <judge@pbem.test>\nDate: Mon, 02 Mar 2026 13:05:00 +0100\n\n"
+        f"{QUOTED_HISTORY}\nGIVE 3 TO bob\n",
+        # A Chinese client: only From (with [mailto:]) and Subject above the unprefixed quote.
+        f"GIVE 3 TO bob\n\nFrom: Judge [mailto:judge@pbem.test]\nSubject: [gw1] orders\n\n{HISTORY}",
+        # Atmail glues From: onto its dashed rule.
+        f"GIVE 3 TO bob\n\n-----From: judge@pbem.test\nTo: alice@example.org\nSent: Mon\n\n{HISTORY}",
+        f"GIVE 3 TO bob\n\nAt 13:05 02.03.2026, you wrote:\n{QUOTED_HISTORY}",  # Eudora
+        f"GIVE 3 TO bob\n\nAt 13:05 02.03.2026,\nJudge wrote:\n{QUOTED_HISTORY}",  # two lines
+        f"GIVE 3 TO bob\n\nExcerpts from Judge's message of 2026-03-02 13:05:00 +0100:\n{QUOTED_HISTORY}",
+        f"GIVE 3 TO bob\n\nJudge spake thus:\n{QUOTED_HISTORY}",  # Gnus
+        f"GIVE 3 TO bob\n\nJudge wrote:\n\n{QUOTED_HISTORY.replace('> ', 'LK> ')}",  # Supercite
+        f"GIVE 3 TO bob\n\nJudge wrote:\n\n{QUOTED_HISTORY.replace('> ', 'judge> ')}",
+        f"GIVE 3 TO bob\n\n----- Mail original -----\nDe: Judge\nÀ: alice\nEnvoyé: lundi\n\n{HISTORY}",
+        f"GIVE 3 TO bob\n\n-------- Forwarding messages --------\n{HISTORY}",
+        f"GIVE 3 TO bob\n\n---- On Mon, 02 Mar 2026 13:05 Judge <j@pbem.test> wrote ----\n\n{HISTORY}",
+        # Notes 8.5: its section title, a header block, the history without ">".
+        "GIVE 3 TO bob\n\nInactive hide details for Judge ---03/02/2026 01:05:00 PM---Hello alice,\n\n"
+        f"From: Judge <judge@pbem.test>\nTo: alice@example.org\nDate: 03/02/2026 01:05 PM\n\n{HISTORY}",
+        # Outlook 2003 with Exchange: the history re-wrapped without ">".
+        "GIVE 3 TO bob\n\n-----Original Message-----\nFrom: Judge [mailto:judge@pbem.test]\n"
+        f"Sent: Monday, March 02, 2026 1:05 PM\nTo: Alice\nSubject: orders\n\n{HISTORY}",
+        f"GIVE 3 TO bob\n\n\u2063Sent from BlueMail\u2063\nOn Mar 2, 2026, Judge <j@pbem.test> wrote:\n{QUOTED_HISTORY}",
+        "GIVE 3 TO bob\nSent by text message from +1 555 010 1234\n"
+        "Msg&data rates may apply. Reply HELP for help, STOP to cancel.",
+        "GIVE 3 TO bob\n\nAlice Example\nSenior Analyst | ACME Widgets GmbH\n"
+        "Tel: +49 30 1234 5678\nwww.acme-widgets.example",
+    ],
+)  # fmt: skip
+def test_the_shapes_named_in_the_issue_give_only_the_players_text(body: str) -> None:
+    """Every client shape the reader got wrong before: the answer is read, the history never
+    (its GIVE 9 TO mallory would be applied), and no quote or signature line is echoed."""
+    assert _cut(body) == ["GIVE 3 TO bob"]

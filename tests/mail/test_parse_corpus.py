@@ -13,8 +13,9 @@ from types import ModuleType
 
 import pytest
 
-from adjudicator.mail.body import body_lines, cut_reply, html_to_text
+from adjudicator.mail.body import body_lines, html_to_text
 from adjudicator.mail.parse import Bounce, MailKind, read_mail, split_sections
+from adjudicator.mail.quotes import split_reply
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mail"
 ALL_MAILS = sorted(
@@ -60,23 +61,26 @@ def test_yahoo_share_block_reply() -> None:
      "thunderbird", "windows_mail", "yandex_ru"],
 )  # fmt: skip
 def test_talon_html_replies_give_only_the_reply(client: str) -> None:
-    """HTML replies of nine clients (Russian ones included) give the reply and nothing quoted."""
+    """HTML replies of nine clients (Russian ones included) give the reply and nothing quoted;
+    the sign-off below it ("Thanks," and a name) is the signature, not text to echo."""
     html = (FIXTURES / "talon" / "html_replies" / f"{client}.html").read_text(encoding="utf-8")
-    kept, _ = cut_reply(body_lines(html_to_text(html)))
-    assert [line for line in kept if line.strip()] == ["Hi. I am fine.", "Thanks,", "Alex"]
+    split = split_reply(body_lines(html_to_text(html)))
+    assert [line for line in split.text if line.strip()] == ["Hi. I am fine."]
+    assert [line for line in split.signature if line.strip()] == ["Thanks,", "Alex"]
 
 
 # --- mail-parser samples (real mail in the wild) -------------------------------------------------
 
 
 def test_mail_parser_outlook_for_ios_with_text_attachment() -> None:
-    """mail_test_3: QP soft break joined; the inline message.txt is read as an attachment."""
+    """mail_test_3: QP soft break joined; the attached message.txt (a firewall's notice) holds
+    no orders and is not named as orders, so it is not read (and not echoed back)."""
     mail = read_mail((FIXTURES / "mail-parser/mail_test_3.eml").read_bytes())
     assert mail.lines[0] == (
         "I am sending you the bills of the goods we delivered to you in the attachment"
     )
-    assert mail.attachments_used == ("message.txt",)
-    assert "Your network administrator can not restore this attachment." in mail.lines
+    assert mail.attachments_used == ()
+    assert "Your network administrator can not restore this attachment." not in mail.lines
 
 
 def test_mail_parser_gb2312_label_on_utf8_text() -> None:

@@ -101,3 +101,34 @@ def test_cutting_only_blanks_or_truncates(lines: list[str]) -> None:
     kept, _ = cut_reply(lines)
     assert len(kept) <= len(lines)
     assert all(line in ("", lines[index]) for index, line in enumerate(kept))
+
+
+_LINE_PIECES = st.sampled_from(
+    ["> ", "LK> ", "-- ", "On 2 Mar 2026, Bob <b@x.org> wrote:", "From: Bob <b@x.org>",
+     "Sent: Monday", "To: Alice", "Subject: x", "-----Original Message-----", "Thanks,",
+     "Tel: +49 30 1234567", "CONFIDENTIAL", "Sent from my iPhone", "GIVE 3 TO bob", "a1-a2",
+     "-----BEGIN PGP SIGNED MESSAGE-----", "-----BEGIN PGP SIGNATURE-----", "Hash: SHA256",
+     "- - x", "", "Alice", "________________", "---- On x wrote ----", "\u2063"]
+)  # fmt: skip
+
+
+@SETTINGS
+@given(
+    st.lists(st.lists(_LINE_PIECES | st.text(max_size=12), max_size=3).map("".join), max_size=40)
+)
+def test_every_line_goes_to_exactly_one_part(lines: list[str]) -> None:
+    """split_reply puts each line in exactly one of text, quote and signature, in place."""
+    from adjudicator.mail.quotes import split_reply, unescape_dashes
+
+    split = split_reply(lines)
+    assert len(split.text) == len(split.quote) == len(split.signature) == len(lines)
+    source = (
+        unescape_dashes(lines)
+        if any(line.strip() == "-----BEGIN PGP SIGNED MESSAGE-----" for line in lines)
+        else lines
+    )
+    for line, parts in zip(
+        source, zip(split.text, split.quote, split.signature, strict=True), strict=True
+    ):
+        assert sorted(parts, key=bool)[:2] == ["", ""]  # at most one part holds the line
+        assert "".join(parts) == line

@@ -26,7 +26,7 @@ from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import RoundResult
+from adjudicator.storage.models import Round, RoundResult, RoundState
 
 pytestmark = pytest.mark.real_pictures  # the service as it runs, pictures and all
 
@@ -196,5 +196,51 @@ def test_orders_by_mail_are_confirmed_and_results_mailed(
         assert result.public_state["scores"] == {"alice": 5, "bob": 2, "carol": 4}
         # every player's mail has the standings chart: alice's bar ends with her score
         assert re.search(r"^ +alice +#+ +5\r?$", _text(results[0].content), re.MULTILINE)
+    finally:
+        running.stop()
+
+
+def test_a_round_closed_early_by_the_last_orders_is_reported_while_the_mail_goes_on(
+    game_app: tuple[App, dict[str, Credentials]],
+    dovecot: Dovecot,
+    imap_user: str,
+    smtp_sink: SmtpSink,
+) -> None:
+    """The last orders close the round in the intake; the running service's reporter (not the
+    thread reading the mail) draws the pictures and mails the results, with no deadline."""
+    app, _ = game_app
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="quick",
+            kind="giveaway",
+            schedule="72h",
+            settings={"early_close": True},
+            options={},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
+            now=app.clock(),
+        )
+        start_game(session, game, now=app.clock())
+    secrets = {c.handle: c.secret for c in credentials}
+    running = Running(app)
+    running.thread.start()
+    try:
+        smtp_sink.wait_for(3, timeout=15)  # gw7's welcomes
+        for giver, taker in zip(PLAYERS, PLAYERS[1:] + PLAYERS[:1], strict=True):
+            message = EmailMessage()
+            message["From"] = f"{giver}@example.org"
+            message["To"] = "judge@pbem.test"
+            message["Subject"] = "[quick] orders"
+            message["Message-ID"] = f"<{giver}-quick@example.org>"
+            message.set_content(f"PASSWORD {secrets[giver]}\nGIVE 3 TO {taker}\n")
+            dovecot.append(imap_user, message.as_bytes())
+        # Three confirmations and three results, in whatever order they are sent.
+        mails = smtp_sink.wait_for(9, timeout=30)[3:]
+        subjects = [str(message_from_bytes(m.content)["Subject"]) for m in mails]
+        results = [m for m, s in zip(mails, subjects, strict=True) if "Round 1 result" in s]
+        assert sorted(r.rcpt_tos[0] for r in results) == [f"{p}@example.org" for p in PLAYERS]
+        with Session(app.engine) as session:
+            round_ = session.exec(select(Round).where(Round.number == 1, Round.game_id == game.id))
+            assert round_.one().state == RoundState.REPORTED
     finally:
         running.stop()

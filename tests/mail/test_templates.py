@@ -468,3 +468,20 @@ def test_only_the_players_a_round_waits_for_get_its_deadline(
         for s in first
     }
     assert calendars == {"athos@example.org": [], "richelieu@example.org": ["tm1-round-2.ics"]}
+
+
+def test_every_mail_parses_without_a_defect_under_the_strict_policy(
+    playthroughs: dict[Path, list[Sent]],
+) -> None:
+    """RFC 2046 5.1.1: a multipart body follows its header fields after a blank line, and each
+    boundary starts a line. Every kind of mail the service sends (welcome, confirmation,
+    rejection, late, not your turn, results with pictures and calendar, reports, history,
+    request problems, game master notices) must parse with no defect at all."""
+    strict = policy.default.clone(raise_on_defect=True)
+    kinds = set()
+    for record, sent in _all_mails(playthroughs):
+        message = message_from_bytes(sent.raw, policy=strict)
+        defects = [(part.get_content_type(), part.defects) for part in message.walk()]
+        assert all(not found for _, found in defects), f"{record.stem} {sent.key}: {defects}"
+        kinds.add(sent.kind.split(":")[0])
+    assert {"welcome", "confirmation", "rejection", "result", "gm"} <= kinds

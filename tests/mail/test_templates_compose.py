@@ -281,3 +281,31 @@ def test_a_picture_marker_quoted_from_a_player_stays_text_in_both_parts() -> Non
     assert "    [[picture:gifts]]" in with_picture_text(marked, [picture])
     # a picture without image nor text diagram: an empty box, not a crash
     assert "monospace" in plain_to_html("[[picture:gifts]]\n", [picture | {"cid": None}])
+
+
+@pytest.mark.parametrize("shape", ["plain", "alternative", "related", "mixed", "mixed-related"])
+def test_every_shape_of_mail_parses_without_a_defect_under_the_strict_policy(shape: str) -> None:
+    """Every mail the service sends is one of these shapes (``mail/mime.py``); RFC 2046 5.1.1
+    wants a blank line between a multipart's header fields and its first boundary, and a strict
+    parser reports anything else as a defect."""
+    html = '<p>Hello <img src="cid:board.1@pbem.test"></p>' if shape != "plain" else None
+    raw = compose(
+        identity=ME,
+        to="alice@example.org",
+        subject="[gw7] Runde 2 – Ergebnis",
+        text="Hello,\n\nyour orders are stored.\n-- \nsignature\n",
+        html=html,
+        key=f"shape:{shape}",
+        now=NOW,
+        attachments=[Attachment("gw7-round-2.ics", b"BEGIN:VCALENDAR\r\n", "text", "calendar")]
+        if shape.startswith("mixed")
+        else [],
+        inline=[Inline("board.png", b"\x89PNG fake", "board.1@pbem.test")]
+        if shape.endswith("related")
+        else [],
+    )
+    message = message_from_bytes(raw, policy=policy.default.clone(raise_on_defect=True))
+    assert all(not part.defects for part in message.walk())
+    plain = message.get_body(preferencelist=("plain",))
+    assert plain is not None
+    assert plain.get_content().startswith("Hello,")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adjudicator.core.kind import Counts, GameKind, Measure, Picture, Vocabulary, counter
+from adjudicator.core.kind import Counts, GameKind, Measure, Vocabulary, counter
 from adjudicator.games.rock_scissors_paper import pictures as rsp
 from adjudicator.games.rock_scissors_paper.board import (
     FLAG,
@@ -17,6 +17,7 @@ from adjudicator.games.rock_scissors_paper.board import (
     side_of,
 )
 from adjudicator.games.rock_scissors_paper.rules import RULES
+from adjudicator.pictures import board_after_last_move
 
 TERMINATIONS = frozenset({"flag-captured", "forfeit", "no-legal-move", "repetition"})
 PROBLEM_CODES = frozenset(
@@ -60,19 +61,6 @@ def pieces_on_the_board(state: Mapping[str, Any], players: Sequence[str]) -> Cou
     return counts
 
 
-def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
-    last = report.get("last_move")
-    title = "The board" + (f" after {last}" if last else "")
-    return [
-        Picture(
-            "board",
-            title,
-            rsp.text_diagram(state, last_move=last),
-            rsp.svg_diagram(state, last_move=last),
-        )
-    ]
-
-
 KIND = GameKind(
     name="rock-scissors-paper",
     title="Rock, Scissors, Paper",
@@ -86,7 +74,7 @@ KIND = GameKind(
         Measure("pieces", "Pieces on the board", pieces_on_the_board),
         Measure("flags_lost", "Flags lost", counter("flags_lost")),
     ),
-    pictures=pictures,
+    pictures=board_after_last_move(rsp.text_diagram, rsp.svg_diagram),
     text_diagram=rsp.text_diagram,
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adjudicator.core.kind import Counts, GameKind, Measure, Picture, Vocabulary
+from adjudicator.core.kind import Counts, GameKind, Measure, Vocabulary
 from adjudicator.games.three_musketeers import pictures as tm
 from adjudicator.games.three_musketeers.board import (
     KIND_OF_SIDE,
@@ -15,6 +15,7 @@ from adjudicator.games.three_musketeers.board import (
     cells_from_rows,
 )
 from adjudicator.games.three_musketeers.rules import RULES
+from adjudicator.pictures import board_after_last_move
 
 TERMINATIONS = frozenset({"forfeit", "musketeers-in-line", "no-legal-move"})
 PROBLEM_CODES = frozenset(
@@ -28,19 +29,6 @@ def pieces_on_the_board(state: Mapping[str, Any], players: Sequence[str]) -> Cou
     return {players[0]: cells.count(MUSKETEER), players[1]: cells.count(MAN)}
 
 
-def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
-    last = report.get("last_move")
-    title = "The board" + (f" after {last}" if last else "")
-    return [
-        Picture(
-            "board",
-            title,
-            tm.text_diagram(state, last_move=last),
-            tm.svg_diagram(state, last_move=last),
-        )
-    ]
-
-
 KIND = GameKind(
     name="three-musketeers",
     title="Three Musketeers",
@@ -49,7 +37,7 @@ KIND = GameKind(
         owners=SIDES, pieces=tuple(KIND_OF_SIDE[side] for side in SIDES), sides=SIDES
     ),
     measures=(Measure("pieces", "Pieces on the board", pieces_on_the_board),),
-    pictures=pictures,
+    pictures=board_after_last_move(tm.text_diagram, tm.svg_diagram),
     text_diagram=tm.text_diagram,
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,

@@ -1,0 +1,46 @@
+"""Whether a line of a mail reads as an order of any game or as a service command.
+
+The reader never takes such a line for a signature or a disclaimer by a guess, and reads a text
+attachment only when it holds such lines (``quotes.py``, ``parse.py``). Pure: each game's own
+order parser decides, so a new game's orders are protected as soon as it is in ``KINDS``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from adjudicator.core.errors import NotAnOrder
+from adjudicator.core.text import normalise_line
+from adjudicator.games import KINDS
+
+GAME_LINE = re.compile(r"game\s*[:=]?\s*([a-z0-9][a-z0-9_.-]{0,63})", re.IGNORECASE)
+"""``GAME <name>``: the start of one game's section (``parse.split_sections``)."""
+SECRET_LINE = re.compile(
+    r"\s*(?:[-*\u2022]\s*)?(?:password|secret)\b\s*[:=]?\s*(\S+)\s*\Z", re.IGNORECASE
+)
+"""``PASSWORD <secret>`` (or ``SECRET``, one word)."""
+_REQUEST = re.compile(
+    r"(?:send\s+)?(?:the\s+)?(?:game\s+)?history|(?:send\s+)?reports?\b(?:\s+\S+){0,4}",
+    re.IGNORECASE,
+)
+"""A request line (``mail/requests.py``): HISTORY, or REPORT and a few words."""
+MAX_ORDER = 200  # characters: longer lines are prose
+
+
+def reads_as_order(line: str) -> bool:
+    """Whether ``line`` reads as an order of any game (even a wrongly written one: the game's
+    parser says so with ``OrderSyntaxError`` rather than ``NotAnOrder``) or a command."""
+    text = normalise_line(line)
+    if not text or len(text) > MAX_ORDER:
+        return False
+    if GAME_LINE.fullmatch(text) or SECRET_LINE.fullmatch(text) or _REQUEST.fullmatch(text):
+        return True
+    for kind in KINDS:
+        try:
+            kind.rules.parse_order(text)
+        except NotAnOrder:
+            continue
+        except Exception:  # OrderSyntaxError, or a parser failing: treat it as an order
+            return True
+        return True
+    return False

@@ -1,0 +1,116 @@
+"""The life of a game told to the people in it: the game master hears when a game is created,
+when it starts and when it ends; the players hear when a game created with ``--no-start``
+starts, with the players it has then and the first deadline.
+
+Each mail has an idempotency key, so that repeating a step (a retry, a second instance) sends
+nothing twice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session
+
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.games import seats_of
+from adjudicator.service.notices import queue_gm_notice
+from adjudicator.service.replies import (
+    base_context,
+    deadline_attachment,
+    game_thread,
+    queue_templated,
+)
+from adjudicator.service.rounds import Adjudicated
+from adjudicator.storage.models import Game, Round
+
+
+def _players(session: Session, game: Game) -> list[dict[str, str]]:
+    return [
+        {"handle": seat.handle, "address": seat.address}
+        for seat in seats_of(session, game)
+        if seat.active
+    ]
+
+
+def tell_created(
+    session: Session, *, ctx: ServiceContext, game: Game, first_round: Round | None, now: datetime
+) -> bool:
+    """The game master's summary of a new game and how to run it; False without one."""
+    return queue_gm_notice(
+        session,
+        ctx=ctx,
+        game=game,
+        notice="created",
+        key=str(game.id),
+        now=now,
+        round_=first_round,
+        players=_players(session, game),
+        schedule=game.schedule or "by hand (adjudicate --round N --game NAME)",
+        started=first_round is not None,
+        has_deadline=first_round is not None and first_round.deadline is not None,
+    )
+
+
+def tell_started(
+    session: Session, *, ctx: ServiceContext, game: Game, first_round: Round, now: datetime
+) -> None:
+    """A game created with ``--no-start`` has started: every player gets the players and the
+    first deadline (their welcome may predate both), and so does the game master."""
+    players = _players(session, game)
+    calendar = deadline_attachment(ctx, game, first_round, now=now)
+    for seat in seats_of(session, game):
+        if not seat.active:
+            continue
+        queue_templated(
+            session,
+            ctx=ctx,
+            template="started",
+            context={
+                **base_context(game, seat, first_round),
+                "players": players,
+                "has_deadline": first_round.deadline is not None,
+                "calendar": calendar is not None,
+            },
+            kind="started",
+            to=seat.address,
+            key=f"started:{game.id}:{seat.id}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+            round_id=first_round.id,
+            seat_id=seat.id,
+            attachments=[calendar] if calendar else [],
+        )
+    queue_gm_notice(
+        session,
+        ctx=ctx,
+        game=game,
+        notice="started",
+        key=str(game.id),
+        now=now,
+        round_=first_round,
+        players=players,
+        has_deadline=first_round.deadline is not None,
+    )
+
+
+def tell_game_over(
+    session: Session, *, ctx: ServiceContext, adjudicated: Adjudicated, now: datetime
+) -> None:
+    """The game master hears who won, in which round, and where the record is."""
+    outcome = adjudicated.outcome
+    assert outcome is not None, "a game that is over has an outcome"
+    game = adjudicated.game
+    queue_gm_notice(
+        session,
+        ctx=ctx,
+        game=game,
+        notice="game_over",
+        key=str(game.id),
+        now=now,
+        round_=adjudicated.round,
+        winners=list(outcome.winners),
+        draw=outcome.draw,
+        archive_link=ctx.archive_link(game.name, "index.html"),
+    )

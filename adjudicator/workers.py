@@ -1,0 +1,153 @@
+"""Rounds closed in worker processes, so that a burst of deadlines uses every core.
+
+Closing a round, drawing its pictures and rendering its result mails is Python work that holds
+the interpreter lock; in one process a burst of deadlines runs on one core however many
+scheduler threads wait. ``adjudicate serve`` therefore hands each due round to a pool of
+worker processes (``service.workers``; 0, the default, means one per core), each with its own
+database engine. A worker runs exactly what the scheduler runs in-process (``close_or_remind``,
+then ``report_round``), in its own transactions: every step is the same compare-and-set, so a
+worker that dies (SIGKILL, out of memory) loses nothing and does nothing twice; the round is
+left to the sweeper, and the next due round starts a new pool.
+
+Workers ignore SIGINT and SIGTERM: the service stops them itself, after the round in hand.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TypeVar
+
+from adjudicator.app import App, make_app
+from adjudicator.config import Config
+from adjudicator.faults import crash_point
+from adjudicator.logs import configure_logging
+from adjudicator.service.closing import ClosingOutcome, close_or_remind
+from adjudicator.service.reporting import report_adjudicated, report_round
+from adjudicator.storage.db import session_scope
+
+log = logging.getLogger("adjudicator.workers")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Closed:
+    """What became of a due round, as the scheduler logs it (sent back from a worker)."""
+
+    round_id: int
+    adjudicated: bool
+    error: str | None = None
+    waiting_until: datetime | None = None
+
+    @classmethod
+    def of(cls, outcome: ClosingOutcome) -> Closed:
+        return cls(
+            outcome.round_id, outcome.adjudicated is not None, outcome.error, outcome.waiting_until
+        )
+
+
+def round_is_due(app: App, round_id: int, now: datetime) -> Closed | None:
+    """A planned time of an open round has come: remind, wait or close, then report this
+    round's results (the sweeper reports a round a crash left adjudicated)."""
+    with session_scope(app.engine) as session:
+        closed = close_or_remind(session, round_id, ctx=app.ctx, now=now)
+    crash_point("committed")
+    if closed is None:
+        return None
+    if closed.adjudicated is not None:
+        report_round(app.engine, round_id, ctx=app.ctx, now=now)
+    return Closed.of(closed)
+
+
+def report_waiting(app: App, now: datetime) -> int:
+    """Report every round waiting to be reported (closed early by orders); how many."""
+    return len(report_adjudicated(app.engine, ctx=app.ctx, now=now))
+
+
+def worker_count(configured: int) -> int:
+    """``service.workers``: 0 means one per core; 1 (or a single core) means no pool."""
+    return configured if configured > 0 else os.cpu_count() or 1
+
+
+_app: App | None = None
+
+
+def _start_worker(config: Config, level: str) -> None:
+    global _app  # noqa: PLW0603 - one application per worker process
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    configure_logging(
+        log_format=config.service.log_format, level=level, log_file=config.service.log_file
+    )
+    _app = make_app(config, migrate_schema=False)
+
+
+def _round_is_due(round_id: int, now: datetime) -> Closed | None:
+    assert _app is not None, "a worker is started with its application"
+    return round_is_due(_app, round_id, now)
+
+
+def _report_waiting(now: datetime) -> int:
+    assert _app is not None, "a worker is started with its application"
+    return report_waiting(_app, now)
+
+
+def _ready() -> bool:
+    return _app is not None
+
+
+class RoundWorkers:
+    """A pool of worker processes that close due rounds (see the module's docstring)."""
+
+    def __init__(self, config: Config, count: int) -> None:
+        self.config, self.count = config, count
+        self.level = logging.getLevelName(logging.getLogger().getEffectiveLevel()).lower()
+        self.pool: ProcessPoolExecutor | None = None
+        self._started()  # now, not at the first deadline
+
+    def _started(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(
+                self.count,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker,
+                initargs=(self.config, self.level),
+            )
+            for _ in range(self.count):
+                self.pool.submit(_ready)
+        return self.pool
+
+    def round_is_due(self, round_id: int, now: datetime) -> Closed | None:
+        """Run the round's due time in a worker and wait for it (``None`` when the worker
+        died: see :meth:`_run`)."""
+        return self._run(_round_is_due, round_id, now, what=f"closing round {round_id}")
+
+    def report_waiting(self, now: datetime) -> int:
+        """Report the rounds waiting to be reported, in a worker; how many."""
+        return self._run(_report_waiting, now, what="reporting rounds") or 0
+
+    def _run(self, job: Callable[..., T], *args: object, what: str) -> T | None:
+        """``job(*args)`` in a worker. A worker that died leaves its round to the sweeper (its
+        transactions rolled back or committed whole): ``None``, and the next job starts a
+        new pool."""
+        pool = self._started()
+        try:
+            return pool.submit(job, *args).result()
+        except BrokenProcessPool:
+            log.error("a worker process died %s; the sweeper takes it up", what)
+            if self.pool is pool:
+                self.pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            return None
+
+    def shutdown(self) -> None:
+        """Let the rounds in hand finish, then stop the workers."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,87 @@
+"""The mail reader over its corpus: orders recovered exactly, lines echoed back wrongly.
+
+Run: .venv/bin/python bench/reader_corpus.py
+
+Every mail of ``tests/mail/corpus/`` (replies in the formats of some sixty mail clients, with
+what the player wrote noted when each was made, see ``make_corpus.py``) goes through
+``read_mail``, the reader the intake uses. Per mail:
+
+* orders recovered exactly: the lines the reader keeps that read as orders
+  (``parse.is_order``) are the player's orders, no more, no fewer, in order;
+* lines echoed wrongly: lines the reader keeps that the player did not write (quote,
+  signature, footer, disclaimer). A confirmation lists every kept line that is not an order
+  as "ignored", so each of these would be shown back to the player;
+* quoted orders taken: the service's quoted old orders found among the kept lines (they would
+  be applied).
+
+Also the time per mail, with its floor in the same run: the standard library's parser alone
+on the same bytes. The last line printed is a JSON object with every figure.
+"""
+
+from __future__ import annotations
+
+import email
+import json
+import time
+from email import policy
+from pathlib import Path
+
+from adjudicator.mail.parse import is_order, read_mail
+
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "mail" / "corpus"
+
+
+def main() -> None:
+    expected = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
+    mails = {name: (CORPUS / f"{name}.eml").read_bytes() for name in sorted(expected)}
+    exact = echoed = quoted_taken = 0
+    wrong: list[str] = []
+    start = time.perf_counter()
+    results = {name: read_mail(raw) for name, raw in mails.items()}
+    reader_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    for raw in mails.values():
+        email.message_from_bytes(raw, policy=policy.compat32)
+    floor_seconds = time.perf_counter() - start
+    for name, mail in results.items():
+        case = expected[name]
+        kept = [line.strip() for line in mail.lines if line.strip()]
+        orders = [line for line in kept if is_order(line)]
+        if orders == case["orders"]:
+            exact += 1
+        else:
+            wrong.append(name)
+        stray = [line for line in kept if line not in case["text"]]
+        echoed += len([line for line in stray if not is_order(line)])
+        quoted_taken += len([line for line in kept if line in case["quoted"]])
+    total = len(mails)
+    clients = len({case["client"] for case in expected.values()})
+    print(f"corpus: {total} mails in {clients} client formats")
+    print(f"orders recovered exactly: {exact}/{total} ({100 * exact / total:.1f}%)")
+    print(f"lines echoed wrongly as ignored: {echoed} (over the whole corpus)")
+    print(f"quoted old orders kept as new: {quoted_taken}")
+    print(
+        f"time per mail: reader {1000 * reader_seconds / total:.2f} ms, "
+        f"floor (stdlib parse only) {1000 * floor_seconds / total:.2f} ms"
+    )
+    if wrong:
+        print("orders not recovered exactly:", ", ".join(wrong))
+    print(
+        json.dumps(
+            {
+                "mails": total,
+                "client_formats": clients,
+                "orders_exact": exact,
+                "orders_exact_share": round(exact / total, 4),
+                "echoed_wrongly": echoed,
+                "quoted_orders_taken": quoted_taken,
+                "reader_ms_per_mail": round(1000 * reader_seconds / total, 3),
+                "floor_ms_per_mail": round(1000 * floor_seconds / total, 3),
+                "not_exact": wrong,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

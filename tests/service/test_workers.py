@@ -1,0 +1,107 @@
+"""Due rounds closed by worker processes (``adjudicator/workers.py``): the same effects as in
+the service's own process, several rounds at once, and a worker killed in the middle of a round
+loses nothing and does nothing twice. Real processes, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from sqlmodel import Session, col, func, select
+
+from adjudicator.app import App
+from adjudicator.faults import ENVIRONMENT_VARIABLE
+from adjudicator.scheduler import DeadlineScheduler
+from adjudicator.service.closing import sweep
+from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.rounds import start_game
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState
+from adjudicator.workers import RoundWorkers
+
+
+def _duel(app: App, name: str) -> int:
+    with session_scope(app.engine) as session:
+        game, _ = create_game(
+            session,
+            name=name,
+            kind="starship-combat",
+            players=[
+                PlayerSpec(f"{name}a", f"{name}a@example.org"),
+                PlayerSpec(f"{name}b", f"{name}b@example.org"),
+            ],
+            options={},
+            schedule="1h",
+            settings={"reminders": []},
+            now=app.clock(),
+        )
+        round_ = start_game(session, game, now=app.clock())
+        assert round_.id is not None
+        return round_.id
+
+
+def _round(app: App, round_id: int) -> tuple[RoundState, int, int]:
+    """The round's state, its stored results and its queued result mails."""
+    with Session(app.engine) as session:
+        round_ = session.get(Round, round_id)
+        assert round_ is not None
+        results = session.exec(
+            select(func.count()).where(col(RoundResult.round_id) == round_id)
+        ).one()
+        mails = session.exec(
+            select(func.count()).where(
+                col(OutboxMail.round_id) == round_id, col(OutboxMail.kind) == "result"
+            )
+        ).one()
+        return round_.state, results, mails
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_app(request: pytest.FixtureRequest) -> App:
+    app: App = request.getfixturevalue("app" if request.param == "sqlite" else "pg_app")
+    return app
+
+
+def test_workers_close_several_due_rounds_at_once_each_exactly_once(any_app: App) -> None:
+    app = any_app
+    rounds = [_duel(app, f"duel{n}") for n in range(4)]
+    app.clock.advance(hours=1)  # type: ignore[attr-defined]
+    workers = RoundWorkers(app.config, 2)
+    try:
+        scheduler = DeadlineScheduler(app, workers=workers)
+        # Each round is due twice at once (a job and its repeat), from four threads.
+        jobs = [threading.Thread(target=scheduler.round_is_due, args=(r,)) for r in rounds * 2]
+        for job in jobs:
+            job.start()
+        for job in jobs:
+            job.join(120)
+        assert not any(job.is_alive() for job in jobs)
+    finally:
+        workers.shutdown()
+    for round_id in rounds:
+        # Adjudicated once, reported, and one result mail for each of the two players.
+        assert _round(app, round_id) == (RoundState.REPORTED, 1, 2)
+
+
+def test_a_worker_killed_mid_round_loses_nothing_and_the_sweeper_finishes_it(
+    any_app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = any_app
+    first, second = _duel(app, "first"), _duel(app, "second")
+    app.clock.advance(hours=1)  # type: ignore[attr-defined]
+    # The worker kills itself (SIGKILL) right after the closing transaction commits, before
+    # the round's results are queued.
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, "committed")
+    workers = RoundWorkers(app.config, 2)
+    try:
+        assert workers.round_is_due(first, app.clock()) is None
+        assert _round(app, first) == (RoundState.ADJUDICATED, 1, 0)
+        monkeypatch.delenv(ENVIRONMENT_VARIABLE)
+        closed = workers.round_is_due(second, app.clock())  # a new pool, without the crash
+        assert closed is not None
+        assert closed.adjudicated
+        assert _round(app, second) == (RoundState.REPORTED, 1, 2)
+    finally:
+        workers.shutdown()
+    sweep(app.engine, ctx=app.ctx, now=app.clock())  # reports what the dead worker left
+    assert _round(app, first) == (RoundState.REPORTED, 1, 2)
