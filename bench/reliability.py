@@ -71,7 +71,7 @@ from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.gm import replace_player
 from adjudicator.service.intake import MAX_SECTIONS, digest_of
-from adjudicator.service.rounds import open_round_of, start_game
+from adjudicator.service.rounds import start_game
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
 from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import (
@@ -484,16 +484,25 @@ def _replay(world: World) -> bool:
 
 @attack("old order mail after its round closed")
 def _old_round(world: World) -> bool:
-    secret = world.creds["alice"].secret
+    """Starship Combat: SHIELD is a valid order in round 1 and in round 2 alike."""
     with session_scope(world.app.engine) as session:
-        game = session.exec(select(Game).where(Game.name == "gw1")).one()
-        round_ = open_round_of(session, game)
-        assert round_ is not None
+        game, credentials = create_game(
+            session,
+            name="sc1",
+            kind="starship-combat",
+            schedule="72h",
+            settings={"early_close": False},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob")],
+            options={},
+            now=world.clock(),
+        )
+        round_ = start_game(session, game, now=world.clock())
         assert round_.id is not None
         world.clock.now += timedelta(days=4)
         close_and_adjudicate(session, round_.id, ctx=world.app.ctx, now=world.clock(), force=True)
     before = world.order_count()
-    _ingest(world, mail(f"PASSWORD {secret}\nGIVE 3 TO bob", number=5))  # dated START
+    old = mail(f"PASSWORD {credentials[0].secret}\nSHIELD", subject="[sc1] orders", number=5)
+    _ingest(world, old)  # dated START, when round 1 was open
     return world.order_count() > before
 
 
