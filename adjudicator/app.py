@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from adjudicator.config import Config
@@ -25,10 +26,9 @@ from adjudicator.service.batch_intake import (
     store_batch,
 )
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.intake import (
-    pending_submissions,
-)
+from adjudicator.service.intake import digest_of, pending_submissions
 from adjudicator.service.reporting import report_adjudicated
+from adjudicator.storage import queries
 from adjudicator.storage.db import make_engine, migrate, session_scope
 from adjudicator.storage.models import Submission, SubmissionStatus
 from adjudicator.storage.write_lock import sqlite_write_lock
@@ -60,10 +60,17 @@ class App:
         self, raws: Sequence[bytes], *, channel: str
     ) -> list[tuple[int, SubmissionStatus | None]]:
         """Store ``raws`` in one transaction (committed first), then process the new ones in
-        batches; return (submission id, status) of each mail stored now (re-deliveries are
-        left out). An exception means nothing was stored: deliver the mails again."""
+        batches, and the re-delivered ones still waiting to be processed; return (submission
+        id, status) of each mail processed now (re-deliveries of processed mail are left out).
+        An exception means nothing was stored, or a mail is left to process: deliver the
+        mails again."""
         with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
             stored = store_batch(session, raws, channel=channel, now=self.clock())
+            fresh = {mail.id for mail in stored}
+            digests = list(dict.fromkeys(digest_of(raw) for raw in raws))
+            unprocessed = [
+                i for i in queries.received_with_digests(session, digests) if i not in fresh
+            ]
         for mail in stored:
             events.info("mail.stored", submission=mail.id, channel=channel, bytes=len(mail.raw))
         if len(stored) < len(raws):
@@ -71,6 +78,10 @@ class App:
         results: list[tuple[int, SubmissionStatus | None]] = []
         for start in range(0, len(stored), PROCESS_BATCH):
             results += self._process_batch(stored[start : start + PROCESS_BATCH])
+        # A re-delivery of a mail stored but never processed (its process was killed, or the
+        # database went away in between) is processed now rather than dropped as a copy.
+        for start in range(0, len(unprocessed), PROCESS_BATCH):
+            results += self._process_batch(unprocessed[start : start + PROCESS_BATCH])
         return results
 
     def _process_batch(
@@ -79,6 +90,10 @@ class App:
         try:
             with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
                 statuses = process_batch(session, batch, ctx=self.ctx, now=self.clock())
+        except OperationalError:
+            # The database is locked or away: the mails stay received, and are processed
+            # when it is back (``process_pending``); marking them failed would lose them.
+            raise
         except Exception as error:
             # The transaction itself failed (a failing mail is failed inside it): the mails
             # one by one, so that only a mail that cannot be processed at all is failed.

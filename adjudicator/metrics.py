@@ -124,6 +124,11 @@ class Metrics:
             "IMAP connections lost and made again",
             registry=self.registry,
         )
+        self.database_retries = Counter(
+            "adjudicator_database_retries",
+            "Turns of the main loop that found the database locked or unreachable and waited",
+            registry=self.registry,
+        )
         self.confirmation_seconds = Histogram(
             "adjudicator_confirmation_seconds",
             "From a mail's receipt to its confirmation taken by the SMTP server",

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import OperationalError
+
 from adjudicator.app import App
 from adjudicator.archiving import ArchiveKeeper
 from adjudicator.logs import reopen
@@ -36,6 +38,13 @@ TICK_SECONDS = 1.0
 ARCHIVE_SECONDS = 10.0
 ARCHIVE_DEFER_SECONDS = 60.0
 QUIET_SECONDS = 2.0
+PENDING_SECONDS = 30.0
+"""How often the main loop looks for mail stored but not processed (``App.process_pending``)."""
+RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+"""Waits after a turn that found the database locked (SQLite) or gone (PostgreSQL restarting),
+one step longer each time in a row, the last repeated: the service waits it out instead of
+exiting. A mail read meanwhile stays in its folder (or unflagged on the IMAP server) and is
+read again."""
 
 
 def make_senders(app: App) -> list[MailSender]:
@@ -94,6 +103,7 @@ class Service:
         self._archived_at = self._sent_at = -ARCHIVE_DEFER_SECONDS
         self._reporting: asyncio.Future[Any] | None = None
         self._to_report = False
+        self._swept_at = time.monotonic()
         self.metrics = Metrics(app.engine, clock=app.clock)
         self.systemd = Notifier()
         self.poller: ImapPoller | None = None
@@ -188,11 +198,72 @@ class Service:
             log.info("sent %d mail(s)", sent)
             self._sent_at = asyncio.get_running_loop().time()
 
-    async def run(self, *, once: bool = False) -> None:
-        loop = asyncio.get_running_loop()
+    async def _pending(self) -> None:
+        """Process mail stored but left unprocessed: after a crash, or by a piped delivery
+        (``adjudicate receive``) killed between storing and processing."""
         recovered = await asyncio.to_thread(self.app.process_pending)
         if recovered:
-            log.info("processed %d mail(s) stored before a restart", recovered)
+            log.info("processed %d mail(s) stored but not processed", recovered)
+
+    async def _turn(
+        self, senders: list[MailSender], maildir: MaildirReader, workers: RoundWorkers | None
+    ) -> None:
+        await asyncio.to_thread(maildir.run_once)
+        self._report(workers)
+        await self._drain(senders)
+        if time.monotonic() - self._swept_at > PENDING_SECONDS:
+            self._swept_at = time.monotonic()
+            await self._pending()
+
+    async def _wait_out(self, error: OperationalError, failures: int) -> None:
+        """The database is locked or away: say so, count it, wait (unless stopping)."""
+        pause = RETRY_SECONDS[min(failures, len(RETRY_SECONDS)) - 1]
+        log.warning(
+            "database unavailable (%s); trying again in %.0f s (%d in a row)",
+            str(error.orig or error).splitlines()[0][:200],
+            pause,
+            failures,
+        )
+        self.metrics.database_retries.inc()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), timeout=pause)
+
+    async def _recover(self, *, once: bool) -> None:
+        """Process what was stored before a restart; wait for the database if it is away."""
+        failures = 0
+        while not self.stop.is_set():
+            try:
+                await self._pending()
+                return
+            except OperationalError as error:
+                if once:
+                    raise
+                failures += 1
+                await self._wait_out(error, failures)
+
+    async def _serve(
+        self, senders: list[MailSender], maildir: MaildirReader, workers: RoundWorkers | None
+    ) -> None:
+        """Turn after turn until stopped; a locked or unreachable database is waited out."""
+        failures = 0
+        while not self.stop.is_set():
+            try:
+                await self._turn(senders, maildir, workers)
+                failures = 0
+            except OperationalError as error:
+                failures += 1
+                self._alive()  # waiting on purpose: not wedged
+                await self._wait_out(error, failures)
+                continue
+            self._keep_archive()
+            self._alive()
+            self.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wait_any(), timeout=TICK_SECONDS)
+
+    async def run(self, *, once: bool = False) -> None:
+        loop = asyncio.get_running_loop()
+        await self._recover(once=once)
         maildir = self._maildir()
         self.stopping_readers.append(maildir.stop)
         senders = make_senders(self.app)
@@ -223,15 +294,7 @@ class Service:
                 return
             scheduler.start()
             self.systemd.ready("reading mail, deadlines planned")
-            while not self.stop.is_set():
-                await asyncio.to_thread(maildir.run_once)
-                self._report(workers)
-                await self._drain(senders)
-                self._keep_archive()
-                self._alive()
-                self.wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wait_any(), timeout=TICK_SECONDS)
+            await self._serve(senders, maildir, workers)
         finally:
             self.systemd.stopping()
             await self._finish_rounds(scheduler, workers)

@@ -68,7 +68,8 @@ def hash_password(password: str) -> str:
 
 
 def verify_secret(secret: str, stored: str) -> bool:
-    """Whether ``secret`` is the one ``stored`` (a machine-made secret or a chosen password)."""
+    """Whether ``secret`` matches what was stored by :func:`hash_secret` (machine-made) or
+    :func:`hash_password` (chosen by a person)."""
     try:
         scheme, salt_text, digest_text = stored.split("$")
         salt, digest = base64.b64decode(salt_text), base64.b64decode(digest_text)

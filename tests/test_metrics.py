@@ -111,8 +111,8 @@ def test_the_counters_move_with_the_work(
     after = _samples(server)
     assert after[("adjudicator_mails_received_total", (("outcome", "accepted"),))] == 1
     assert after[("adjudicator_mails_received_total", (("outcome", "rejected"),))] == 2
-    # confirmation, rejection, refusal, and the real player told of the wrong password
-    assert after[("adjudicator_outbox_depth", ())] == 3 + 4
+    # confirmation, rejection, and one refusal: it tells the real player of the wrong password
+    assert after[("adjudicator_outbox_depth", ())] == 3 + 3
     assert after[("adjudicator_rounds_closed_total", ())] == 0
 
     sender = LocalMaildirSender(ensure_maildir(tmp_path / "sent"))

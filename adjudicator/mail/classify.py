@@ -14,7 +14,7 @@ from email.message import Message
 from enum import StrEnum
 
 from adjudicator.mail.body import raw_payload
-from adjudicator.mail.charsets import decode_bytes
+from adjudicator.mail.charsets import decode_bytes, decode_words
 
 
 class MailKind(StrEnum):
@@ -56,9 +56,32 @@ Headers = Mapping[str, Sequence[str]]
 """Raw header values (unfolded, not RFC 2047 decoded) by lower-case field name."""
 
 _AUTO_PRECEDENCE = {"bulk", "junk", "list", "auto_reply"}
+_AUTO_SUBJECT_PHRASES = (
+    # What vacation and auto-responders write first in the subject, by language. A phrase
+    # alone counts; the words of ``_AUTO_SUBJECT_WORDS`` only with a colon after them.
+    # en
+    r"automatic reply|auto-?reply|auto-?response|out of (?:the )?office(?: autoreply)?",
+    r"away from (?:the )?office|vacation reply",
+    # de, fr, es, it, nl, pt
+    r"automatische antwort|abwesenheitsnotiz|r[ée]ponse automatique|absen(?:ce|te?) du bureau",
+    r"respuesta autom[áa]tica|fuera de (?:la )?oficina|risposta automatica|fuori ufficio",
+    r"automatisch antwoord|resposta autom[áa]tica|(?:ausente|fora) do escrit[óo]rio",
+    # sv, da, no, fi, pl
+    r"autosvar|automatiskt svar|fr[åa]nvaromeddelande|automatisk svar|automaattinen vastaus",
+    r"poissa toimistolta|automatyczna odpowied[źz]",
+    # ru, ja, zh
+    r"автоматический ответ|автоответ|нет на месте|自動応答|自動返信|不在通知|自动回复|自動回覆",
+)
+_AUTO_SUBJECT_WORDS = (
+    r"abwesend|absence|ausencia|assenza|afwezig|ausente|fr[åa]nvarande|frav[æa]r(?:ende)?",
+    r"poissa|nieobecno[śs][ćc]|отпуск|不在|外出|休假",
+)
 _AUTO_SUBJECT = re.compile(
-    r"(?:automatic reply|auto-?reply|autosvar|abwesenheitsnotiz|réponse automatique"
-    r"|out of (?:the )?office(?: autoreply)?)\s*:",
+    r"(?:\[[^\]]*\]\s*)?(?:(?:"
+    + "|".join(_AUTO_SUBJECT_PHRASES)
+    + r")(?:\s*[:：-]|\s|$)|(?:"
+    + "|".join(_AUTO_SUBJECT_WORDS)
+    + r")\s*[:：])",
     re.IGNORECASE,
 )
 _BOUNCE_LOCAL_PARTS = {"mailer-daemon", "mailer_daemon", "postmaster"}
@@ -137,7 +160,7 @@ def _auto_reply_reason(msg: Message, headers: Headers) -> str | None:
             return f"has a {name} header"
     if _content_type(msg) == "multipart/report":
         return f"multipart/report; report-type={_param(msg, 'report-type')}"
-    subject = " ".join(headers.get("subject", ()))
+    subject = " ".join(decode_words(value) for value in headers.get("subject", ()))
     if _AUTO_SUBJECT.match(subject.strip()):
         return "automatic reply subject"
     return None

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import email
+import ipaddress
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email import policy
 from email.message import Message
+from email.utils import parsedate_to_datetime
 from typing import NamedTuple
 
 from adjudicator.core.text import normalise_line
@@ -41,6 +44,7 @@ __all__ = [
     "MailKind",
     "Section",
     "SectionLine",
+    "bare_address",
     "is_order",
     "read_mail",
     "split_sections",
@@ -65,6 +69,8 @@ class AuthResult:
     spf: str | None
     dmarc: str | None
     raw: str
+    dkim_domains: tuple[str, ...] = ()  # the signing domains (header.d, header.i) that passed
+    spf_domain: str | None = None  # the domain SPF checked (smtp.mailfrom, else smtp.helo)
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,8 @@ class InboundMail:
     subject: str = ""
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
+    written_at: datetime | None = None  # the Date field: when the sender's client sent it
+    source: str = ""  # the sending host's address, from the Received fields (``_source``)
     auth_results: tuple[AuthResult, ...] = ()  # topmost field first
     lines: tuple[str, ...] = ()
     cut: tuple[Cut, ...] = ()
@@ -165,6 +173,8 @@ def _read(raw: bytes, *, own: frozenset[str], max_bytes: int) -> InboundMail:
         subject=_subject(headers),
         in_reply_to=next(iter(_message_ids(headers, "in-reply-to")), None),
         references=_message_ids(headers, "references"),
+        written_at=_date(headers),
+        source=_source(headers),
         auth_results=tuple(
             parse_auth_results(value) for value in headers.get("authentication-results", ())
         ),
@@ -250,20 +260,77 @@ def _subject(headers: Headers) -> str:
     return " ".join(decode_words(values[0]).split()) if values else ""
 
 
+_RECEIVED_FROM_IP = re.compile(r"\bfrom\b[^;]*?\[(?:ipv6:)?([0-9a-f.:]{3,45})\]", re.IGNORECASE)
+
+
+_INSIDE = tuple(
+    ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+)
+"""Networks of a site's own relays (RFC 1918, RFC 4193): their hops are not the source."""
+
+
+def _source(headers: Headers) -> str:
+    """The address of the host that handed the mail to our servers: the first Received field
+    (newest first) that names an outside host ``from ... [address]``. Forged fields lie below
+    ours, so this is a hint of where a mail came from, good enough to keep a forger's tries
+    apart from the real player's; empty when no field names one."""
+    for value in headers.get("received", ()):
+        for address in _RECEIVED_FROM_IP.findall(value):
+            try:
+                ip = ipaddress.ip_address(address)
+            except ValueError:
+                continue
+            if not (ip.is_loopback or ip.is_link_local or any(ip in n for n in _INSIDE)):
+                return str(ip)
+    return ""
+
+
+def _date(headers: Headers) -> datetime | None:
+    """The Date field in UTC (RFC 5322 3.6.1: when the writer sent the mail), or None when it
+    is missing, unreadable or without a zone."""
+    values = headers.get("date", ())
+    if not values:
+        return None
+    try:
+        moment = parsedate_to_datetime(values[0].strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.astimezone(UTC)
+
+
+_SAFE_ID = re.compile(r"[!-;=?-~]{1,120}@[!-;=?-~]{1,120}")
+"""What a Message-ID may hold to be repeated in our In-Reply-To and References: printable
+ASCII without spaces or angle brackets, short (RFC 5322 3.6.4). Anything else (NUL, form feed,
+U+2028, a 5,000-byte line) is dropped rather than copied into a header."""
+MAX_REFERENCES = 20
+"""References kept from a mail (the newest): a thread's own are enough to thread an answer."""
+
+
+def _safe_id(text: str) -> str | None:
+    return f"<{text}>" if _SAFE_ID.fullmatch(text) else None
+
+
 def _message_id(headers: Headers) -> str | None:
     values = headers.get("message-id", ())
     if not values:
         return None
     match = MESSAGE_ID.search(values[0])
     if match:
-        return f"<{match.group(1)}>"
+        return _safe_id(match.group(1))
     token = values[0].strip().split(" ")[0]
-    return f"<{token}>" if "@" in token else None
+    return _safe_id(token) if "@" in token else None
 
 
 def _message_ids(headers: Headers, name: str) -> tuple[str, ...]:
-    found = [f"<{m}>" for value in headers.get(name, ()) for m in MESSAGE_ID.findall(value)]
-    return tuple(dict.fromkeys(found))
+    found = [
+        safe
+        for value in headers.get(name, ())
+        for m in MESSAGE_ID.findall(value)
+        if (safe := _safe_id(m)) is not None
+    ]
+    return tuple(dict.fromkeys(found))[-MAX_REFERENCES:]
 
 
 def _field_addresses(headers: Headers, name: str) -> list[tuple[str, str]]:
@@ -304,6 +371,15 @@ def parse_addresses(value: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def bare_address(text: str) -> str | None:
+    """An address typed by a person (a game master's, a player's), checked as strictly as a
+    sender's is (domain in lower case), or None when it is not one."""
+    if any(not c.isprintable() for c in text):
+        return None
+    address = _normalise_address(text)
+    return address if "@" in address else None
+
+
 def _split_list(value: str, *, separator: str = ",", nested: bool = True) -> list[str]:
     """Split at commas outside quotes (and, when ``nested``, angle brackets and comments)."""
     chunks: list[str] = []
@@ -330,6 +406,15 @@ def _split_list(value: str, *, separator: str = ",", nested: bool = True) -> lis
     return chunks
 
 
+_ATOM = r"[\w!#$%&'*+/=?^`{|}~-]+"
+_LOCAL_PART = re.compile(rf"{_ATOM}(?:\.{_ATOM})*")
+"""A dot-atom local part (RFC 5322 3.4.1; letters beyond ASCII allowed, RFC 6531). No quoted
+local parts: nobody plays from one, and each is a way to smuggle ``<>`` into an envelope."""
+_LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
+_DOMAIN = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
+"""A host name: labels of letters, digits and hyphens (IDNs in Unicode); ``localhost`` too."""
+
+
 def _normalise_address(address: str) -> str:
     address = address.strip().strip("<>\"'").strip()
     if address.lower().startswith("mailto:"):
@@ -338,7 +423,11 @@ def _normalise_address(address: str) -> str:
     if not address or any(c.isspace() for c in address):
         return ""
     local, at, domain = address.rpartition("@")
-    return f"{local}@{domain.lower()}" if at and local and domain else address.strip("@")
+    if not at:
+        return address.strip("@")  # a bare name: no mail goes to it
+    if not (_LOCAL_PART.fullmatch(local) and _DOMAIN.fullmatch(domain)) or len(address) > 254:
+        return ""  # ``root>x@evil.example``: never an envelope recipient, never answered
+    return f"{local}@{domain.lower()}"
 
 
 def _display_name(name: str) -> str:
@@ -358,6 +447,8 @@ def parse_auth_results(raw: str) -> AuthResult:
     parts = _split_list(text, separator=";", nested=False)
     first = parts[0].split()
     verdicts: dict[str, str] = {}
+    dkim_domains: list[str] = []
+    spf_domain = None
     for part in parts[1:]:
         match = re.match(r"\s*([\w.-]+)(?:/[\w.]+)?\s*=\s*([\w-]+)", part)
         if not match:
@@ -365,13 +456,35 @@ def parse_auth_results(raw: str) -> AuthResult:
         method, result = match.group(1).lower(), match.group(2).lower()
         if method not in verdicts or (method == "dkim" and result == "pass"):
             verdicts[method] = result
+        properties = {
+            name.lower(): value.rpartition("@")[2].strip().lower().rstrip(".")
+            for name, value in _PROPERTY.findall(part[match.end() :])
+        }
+        if method == "dkim" and result == "pass":
+            dkim_domains += [properties[p] for p in ("header.d", "header.i") if properties.get(p)]
+        if method == "spf" and result == "pass":
+            spf_domain = properties.get("smtp.mailfrom") or properties.get("smtp.helo")
     return AuthResult(
         authserv_id=first[0] if first else "",
         dkim=verdicts.get("dkim"),
         spf=verdicts.get("spf"),
         dmarc=verdicts.get("dmarc"),
         raw=raw.strip(),
+        dkim_domains=tuple(dict.fromkeys(dkim_domains)),
+        spf_domain=spf_domain or None,
     )
+
+
+_PROPERTY = re.compile(r"([a-z]+\.[a-z-]+)\s*=\s*(\S+)", re.IGNORECASE)
+
+
+def aligned(domain: str | None, from_domain: str) -> bool:
+    """Relaxed alignment (RFC 7489 3.1): the authenticated domain is the From domain, or one
+    is a subdomain of the other (a stand-in for the organisational domain)."""
+    if not domain or not from_domain:
+        return False
+    a, b = domain.lower(), from_domain.lower()
+    return a == b or a.endswith("." + b) or (b.endswith("." + a) and "." in a)
 
 
 # ---------------------------------------------------------------------------------------------

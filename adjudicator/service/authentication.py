@@ -2,8 +2,13 @@
 
 A seat is proven by its personal reply address (``judge+TOKEN@...``: the token is secret and
 stored only as a digest), or by the seat's password in the mail from the seat's registered
-address. Five wrong passwords lock the seat for an hour; the real player is told of every
-failed try (at the registered address, never the sender's) until the lock.
+address (compared without regard to case).
+
+Wrong passwords are counted per seat AND per source (the sending host, ``InboundMail.source``):
+anyone can forge a player's From, so five forged tries lock out the forger's source for an
+hour, not the real player, whose right password from elsewhere still counts. A refusal is one
+mail, which says which cause it was and how to fix it; wrong passwords are answered (at the
+registered address, never elsewhere) once per source and hour, not once per try.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from adjudicator.mail.commands import MailSection
 from adjudicator.security import replied_seat, reply_mac_matches, token_digest, verify_secret
 from adjudicator.service.handling import SectionHandling
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game, Seat
+from adjudicator.storage.models import Game, LoginFailure, Seat
 
 MAX_FAILED_LOGINS = 5
 LOCKOUT = timedelta(hours=1)
@@ -58,10 +63,6 @@ def find_game(
     return games[0] if len(games) == 1 else None
 
 
-def _locked(seat: Seat, handling: SectionHandling) -> bool:
-    return seat.locked_until is not None and seat.locked_until > handling.now
-
-
 def authenticate(
     handling: SectionHandling, section: MailSection, token_seat: Seat | None
 ) -> Seat | None:
@@ -71,42 +72,68 @@ def authenticate(
     if token_seat is not None and token_seat.game_id == game.id:
         return token_seat
     listed = queries.seat_at_address(handling.session, game.id, handling.sender)
-    proven = (
-        listed is not None
-        and section.secret is not None
-        and not _locked(listed, handling)
-        and verify_secret(section.secret, listed.secret_hash)
-    )
-    if proven and listed is not None:
-        listed.failed_logins = 0
-        handling.session.add(listed)
+    if listed is None:
+        _refuse(handling, "not_registered")
+        return None
+    if not section.secret:
+        _refuse(handling, "password_missing", listed)
+        return None
+    failure = _failures(handling, listed)
+    if failure.locked_until is not None and failure.locked_until > handling.now:
+        handling.notes.append(f"refused for game {game.name}: source locked, not answered")
+        return None
+    if verify_secret(section.secret, listed.secret_hash):
+        if failure.id is not None:
+            handling.session.delete(failure)
         return listed
-    _refuse(handling, section, listed)
+    _count_failure(handling, listed, failure)
     return None
 
 
-def _refuse(handling: SectionHandling, section: MailSection, seat: Seat | None) -> None:
+def _failures(handling: SectionHandling, seat: Seat) -> LoginFailure:
+    """This seat's failure count from this mail's source, a new window once the last ended."""
+    assert seat.id is not None
+    source = handling.mail.source or "unknown"
+    failure = queries.login_failure(handling.session, seat.id, source)
+    if failure is None:
+        return LoginFailure(seat_id=seat.id, source=source, first_at=handling.now)
+    ended = failure.locked_until or failure.first_at + LOCKOUT
+    if ended <= handling.now:
+        failure.failures, failure.told, failure.locked_until = 0, False, None
+        failure.first_at = handling.now
+    return failure
+
+
+def _count_failure(handling: SectionHandling, seat: Seat, failure: LoginFailure) -> None:
+    failure.failures += 1
+    if failure.failures >= MAX_FAILED_LOGINS:
+        failure.locked_until = handling.now + LOCKOUT
+    handling.session.add(failure)
+    if failure.told:
+        assert handling.game is not None
+        handling.notes.append(f"refused for game {handling.game.name}: wrong password again")
+        return
+    failure.told = True
+    _refuse(handling, "password_wrong", seat)
+
+
+def _refuse(handling: SectionHandling, cause: str, seat: Seat | None = None) -> None:
+    """One mail to the sender. With a seat, the sender is the seat's registered address: the
+    cause may be told without telling a stranger anything."""
     game = handling.game
     assert game is not None
-    handling.notes.append(f"refused for game {game.name}")
-    if seat is not None and section.secret:
-        if _locked(seat, handling):
-            return  # rate-limited: no more answers until the lock ends
-        seat.failed_logins += 1
-        if seat.failed_logins >= MAX_FAILED_LOGINS:
-            seat.locked_until = handling.now + LOCKOUT
-            seat.failed_logins = 0
-        handling.session.add(seat)
-        handling.reply(
-            "intrusion",
-            seat.address,
-            {
-                "game": game.name,
-                "handle": seat.handle,
-                "sender": handling.mail.sender,
-                "when": handling.now,
-                "locked_until": seat.locked_until,
-            },
-            game_id=game.id,
-        )
-    handling.reply("refusal", handling.sender, {"game": game.name}, game_id=game.id)
+    handling.notes.append(f"refused for game {game.name}: {cause.replace('_', ' ')}")
+    handling.reply(
+        "refusal",
+        handling.sender,
+        {
+            "game": game.name,
+            "cause": cause,
+            "sender": handling.sender,
+            "when": handling.now,
+            "tries": MAX_FAILED_LOGINS,
+            "lockout_minutes": int(LOCKOUT.total_seconds() // 60),
+        },
+        game_id=game.id,
+        seat_id=seat.id if seat is not None else None,
+    )

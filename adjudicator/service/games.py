@@ -14,6 +14,7 @@ from adjudicator.core.errors import SetupError
 from adjudicator.core.game import Setup
 from adjudicator.core.text import is_handle
 from adjudicator.games import UnknownGame, get_rules
+from adjudicator.mail.parse import bare_address
 from adjudicator.readmodel.stored import setup_to_json
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
@@ -64,6 +65,15 @@ def find_game(session: Session, name: str) -> Game:
     return game
 
 
+def checked_address(text: str, *, whose: str) -> str:
+    """A player's or game master's address as given, checked (a bad one would be refused by
+    the mail server at best, and at worst name another recipient), in lower case."""
+    address = bare_address(text.strip())
+    if address is None:
+        raise ServiceError(f"{text!r} is not a usable mail address for {whose}")
+    return address.lower()
+
+
 def create_game(
     session: Session,
     *,
@@ -80,6 +90,8 @@ def create_game(
 ) -> tuple[Game, list[Credentials]]:
     """Create a game and its seats; return the players' credentials (shown once)."""
     name = name.strip().lower()
+    if gm_address:
+        gm_address = checked_address(gm_address, whose="the game master")
     if not is_handle(name):
         raise ServiceError(f"{name!r} is not a usable game name (a letter, then letters or digits)")
     if queries.game_named(session, name) is not None:
@@ -114,7 +126,7 @@ def create_game(
                 game_id=game.id,
                 seat=seat_number,
                 handle=player.handle.lower(),
-                address=player.address.strip().lower(),
+                address=checked_address(player.address, whose=player.handle),
                 secret_hash=hash_secret(secret),
                 reply_token=token_digest(token),
                 time_zone=check_time_zone(player.time_zone) if player.time_zone else None,

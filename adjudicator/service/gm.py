@@ -22,7 +22,7 @@ from adjudicator.security import hash_secret, new_secret, new_token, token_diges
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import Credentials, active_seats, seats_of
+from adjudicator.service.games import Credentials, active_seats, checked_address, seats_of
 from adjudicator.service.replies import (
     base_context,
     deadline_attachment,
@@ -235,7 +235,7 @@ def add_player(
         game_id=game.id,
         seat=max((s.seat for s in seats), default=-1) + 1,
         handle=handle,
-        address=address.strip().lower(),
+        address=checked_address(address, whose=handle),
         secret_hash=hash_secret(secret),
         reply_token=token_digest(token),
     )
@@ -255,11 +255,12 @@ def replace_player(
     welcome mail with the current deadline."""
     seat = _seat(session, game, handle)
     secret, token = new_secret(), new_token()
-    seat.address = address.strip().lower()
+    seat.address = checked_address(address, whose=handle)
     seat.secret_hash, seat.reply_token = hash_secret(secret), token_digest(token)
     seat.missed_rounds, seat.failed_logins, seat.locked_until = 0, 0, None
     seat.unreachable, seat.active = False, True
     session.add(seat)
+    queries.clear_login_failures(session, seat.id)  # the newcomer starts with a clean slate
     session.flush()
     credentials = Credentials(seat.handle, seat.address, secret, token)
     queue_welcome(
@@ -304,7 +305,7 @@ def remove_player(session: Session, game: Game, handle: str) -> None:
 def change_address(session: Session, game: Game, handle: str, address: str) -> None:
     """A player's new address; clears the unreachable mark set by a bounce."""
     seat = _seat(session, game, handle)
-    seat.address, seat.unreachable = address.strip().lower(), False
+    seat.address, seat.unreachable = checked_address(address, whose=handle), False
     session.add(seat)
 
 

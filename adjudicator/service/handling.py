@@ -86,9 +86,12 @@ class SectionHandling:
         """Unique to this section of this mail: ``<submission id>:<section index>``."""
         return f"{self.submission.id}:{self.index}"
 
-    def reply(self, kind: str, to: str, context: dict[str, Any], **ids: Any) -> None:
-        """Answer with ``templates/mail/<kind>``; at most one mail of each kind a section."""
-        replies.queue_reply(
+    def reply(
+        self, kind: str, to: str, context: dict[str, Any], *, proven: bool = False, **ids: Any
+    ) -> None:
+        """Answer with ``templates/mail/<kind>``; at most one mail of each kind a section.
+        An answer held back (``throttle.py``) leaves a note."""
+        queued = replies.queue_reply(
             self.session,
             ctx=self.ctx,
             kind=kind,
@@ -97,13 +100,23 @@ class SectionHandling:
             mail=self.mail,
             context=context,
             now=self.now,
+            proven=proven,
             **ids,
         )
+        if to and not queued:
+            self.notes.append(f"{kind} to {to} held back (rate limit or loop)")
 
     def reply_to_seat(self, kind: str, context: dict[str, Any], **ids: Any) -> None:
-        """Answer the proven seat at its registered address (never the sender's)."""
+        """Answer the proven seat at its registered address (never the sender's); never held
+        back by the answer limits (``throttle.py``)."""
         assert self.game is not None
         assert self.seat is not None
         self.reply(
-            kind, self.seat.address, context, game_id=self.game.id, seat_id=self.seat.id, **ids
+            kind,
+            self.seat.address,
+            context,
+            proven=True,
+            game_id=self.game.id,
+            seat_id=self.seat.id,
+            **ids,
         )

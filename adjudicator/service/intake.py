@@ -10,7 +10,8 @@ for (``conversation.queue_answer``); orders keep their own confirmation per game
 
 A crash before that transaction commits leaves the submission ``received`` and it is processed
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
-re-scan, a mail server retrying a pipe) is recognised by the digest and ignored.
+re-scan, a mail server retrying a pipe) is recognised by the digest and ignored; a copy with
+other bytes (one more Received line, a replay) by its Message-ID, and ignored with a note.
 
 ``batch_intake.py`` runs these steps a batch at a time (one transaction for many mails).
 """
@@ -58,6 +59,15 @@ from adjudicator.service.reports import Asker, answer_requests
 from adjudicator.storage import queries
 from adjudicator.storage.models import Seat, Submission, SubmissionStatus
 
+MAX_SECTIONS = 5
+"""Game sections read in one mail. Each section may be answered, and a forged mail with
+thousands of GAME lines would otherwise make thousands of answers to whoever it names as
+sender (reply amplification) and hold the intake for seconds: the sections past the limit
+are not read, and one mail says how many were left out."""
+
+LISTED_LEFT_OUT = 10
+"""Games named in that mail; the others are counted."""
+
 
 def digest_of(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
@@ -98,6 +108,8 @@ def process_claimed(
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}; {outcome}"
     elif mail.kind != MailKind.ORDINARY:
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}"
+    elif (first := _first_copy(session, mail, submission)) is not None:
+        status, note = SubmissionStatus.IGNORED, f"replay of submission {first} (same Message-ID)"
     else:
         accepted, notes = _answer(session, ctx, mail, submission, now)
         status = SubmissionStatus.ACCEPTED if accepted else SubmissionStatus.REJECTED
@@ -111,6 +123,14 @@ def process_claimed(
     submission.status, submission.note = status, note or None
     session.add(submission)
     return status
+
+
+def _first_copy(session: Session, mail: InboundMail, submission: Submission) -> int | None:
+    """The earlier submission processed with this mail's Message-ID, if any: a copy with other
+    bytes (one more Received line, a relay's rewrite, a replay) is the same mail."""
+    if not mail.message_id:
+        return None
+    return queries.processed_with_message_id(session, mail.message_id, before=submission.id or 0)
 
 
 Handler = Callable[[SectionHandling, Sequence[Command], Sequence[CommandProblem]], bool]
@@ -170,13 +190,18 @@ def _answer(
     submission: Submission,
     now: datetime,
 ) -> tuple[bool, list[str]]:
-    """Answer every game section of an ordinary mail; whether any was accepted, and notes."""
+    """Answer the game sections of an ordinary mail (at most ``MAX_SECTIONS``); whether any
+    was accepted, and notes."""
     recipients = (*mail.to, *mail.cc, *mail.delivered_to)
     token_seat = seat_from_token(session, recipients, key=ctx.receipt_key)
     accepted, notes = False, []
     answer = MailAnswer()
     handling = None
-    for index, section in enumerate(read_commands(mail)):
+    sections = read_commands(mail)
+    if len(sections) > MAX_SECTIONS:  # told first: answers to a sender are limited too
+        past = SectionHandling(session, ctx, mail, submission, now, MAX_SECTIONS, answer=answer)
+        notes.append(_leave_out(past, sections[MAX_SECTIONS:]))
+    for index, section in enumerate(sections[:MAX_SECTIONS]):
         handling = SectionHandling(session, ctx, mail, submission, now, index, answer=answer)
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
@@ -185,6 +210,17 @@ def _answer(
             session, ctx=ctx, handling=handling, answer=answer, submission=submission, now=now
         )
     return accepted, notes
+
+
+def _leave_out(handling: SectionHandling, left: Sequence[MailSection]) -> str:
+    """One mail for the sections past the limit, naming the first few of their games."""
+    names = [section.game or "(no game)" for section in left]
+    handling.reply(
+        "too_many_sections",
+        handling.sender,
+        {"limit": MAX_SECTIONS, "left_out": len(names), "named": names[:LISTED_LEFT_OUT]},
+    )
+    return f"{len(names)} section(s) past the limit of {MAX_SECTIONS} left out"
 
 
 def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat | None) -> bool:

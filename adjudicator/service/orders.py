@@ -4,6 +4,7 @@ confirmed (or every bad line named), and the round closed early when the last or
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 from adjudicator.mail.commands import Command, Orders
 from adjudicator.readmodel.stored import game_state, rules_of
@@ -12,7 +13,20 @@ from adjudicator.service import replies
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
-from adjudicator.storage.models import OrderSet
+from adjudicator.storage.models import OrderSet, Round
+
+STALE_AFTER = timedelta(minutes=5)
+"""How long before a round opened a mail may be dated and still count for it: a player's clock
+may be a little slow."""
+
+
+def _written_before(handling: SectionHandling, round_: Round) -> bool:
+    """Whether the mail was written before this round opened, so for an earlier round: a mail
+    resent, delayed or replayed after its round closed must not become the next round's orders.
+    The Date field is what every mail client writes when the mail is sent (RFC 5322 3.6.1) and
+    what a forwarded or resent copy keeps; a mail without one is not judged."""
+    written = handling.mail.written_at
+    return written is not None and written < round_.opened_at - STALE_AFTER
 
 
 def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
@@ -27,6 +41,17 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     if round_ is None or not takes_orders(game, round_, handling.now):
         handling.reply_to_seat("late", base)
         handling.notes.append(f"late for game {game.name}")
+        return False
+    if _written_before(handling, round_):
+        handling.reply_to_seat(
+            "stale",
+            {
+                **base,
+                "written": replies.local_time(handling.mail.written_at, base["time_zone"]),
+                "opened": replies.local_time(round_.opened_at, base["time_zone"]),
+            },
+        )
+        handling.notes.append(f"written before round {round_.number} of game {game.name} opened")
         return False
     rules, state = rules_of(game), game_state(game)
     movers = rules.to_move(state)

@@ -86,6 +86,35 @@ def claim_due(session: Session, *, now: datetime, limit: int) -> list[OutboxMail
     return queries.due_mails(session, now=now, limit=limit)
 
 
+SECRET_KINDS = frozenset({"welcome"})
+"""Mails whose body holds a player's password and reply token: once sent (or given up), only
+their header fields are kept, so that the outbox never keeps a secret readable."""
+
+DROPPED = b"[The body of this mail held a player's password; it was dropped once sent.]\r\n"
+
+
+_SECRET_FIELDS = (b"reply-to:",)
+"""Header fields of such a mail that hold a secret too: the seat's personal reply address."""
+
+
+def header_section(message: bytes) -> bytes:
+    """A message's header fields without those that carry a secret, and the blank line."""
+    head = message
+    for end in (b"\r\n\r\n", b"\n\n"):
+        at = message.find(end)
+        if at >= 0:
+            head = message[: at + len(end) // 2]
+            break
+    kept: list[bytes] = []
+    keep = True
+    for line in head.splitlines(keepends=True):
+        if line[:1] not in (b" ", b"\t"):  # a field starts; folded lines follow their field
+            keep = not line.lower().startswith(_SECRET_FIELDS)
+        if keep:
+            kept.append(line)
+    return b"".join(kept) + b"\r\n"
+
+
 def record_results(
     session: Session, mails: list[OutboxMail], results: list[SendResult], *, now: datetime
 ) -> None:
@@ -98,6 +127,8 @@ def record_results(
         else:
             mail.next_attempt_at = now + retry_delay(mail.attempts)
             mail.last_error = _detail(result)
+        if mail.status != OutboxStatus.PENDING and mail.kind in SECRET_KINDS:
+            mail.message = header_section(mail.message) + DROPPED
         session.add(mail)
 
 

@@ -11,6 +11,7 @@ written once; every player's mail then only renders two templates.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -23,7 +24,7 @@ from adjudicator.games import game_title, kind_of
 from adjudicator.mail.calendar import deadline_event, event_uid
 from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
 from adjudicator.mail.images import InlineImage, inline_images
-from adjudicator.mail.parse import InboundMail
+from adjudicator.mail.parse import AuthResult, InboundMail, aligned
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import rules_of
@@ -34,8 +35,11 @@ from adjudicator.service.outbox import PendingMail, queue_pending
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.settings import settings_of
+from adjudicator.service.throttle import answer_refused
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
+
+log = logging.getLogger(__name__)
 
 
 def local_time(moment: datetime | None, zone: str) -> str:
@@ -65,10 +69,24 @@ def mail_policy_problem(game: Game, mail: InboundMail) -> str | None:
     required = settings_of(game).require_auth
     # The topmost Authentication-Results field is the one our own receiving server added.
     top = mail.auth_results[0] if mail.auth_results else None
-    failed = [m for m in required if top is None or getattr(top, m, None) != "pass"]
+    failed = [m for m in required if top is None or not _passed(top, m, mail.sender or "")]
     if not failed:
         return None
     return "your mail server's " + " and ".join(m.upper() for m in failed) + " check did not pass"
+
+
+def _passed(result: AuthResult, method: str, sender: str) -> bool:
+    """A pass that vouches for the From address: DMARC's own, or a DKIM signature or SPF check
+    of the From's domain (aligned, RFC 7489). A pass for some other domain proves nothing:
+    anyone can sign their own mail and put another's address in From."""
+    if getattr(result, method, None) != "pass":
+        return False
+    from_domain = sender.rpartition("@")[2]
+    if method == "dkim":
+        return any(aligned(domain, from_domain) for domain in result.dkim_domains)
+    if method == "spf":
+        return aligned(result.spf_domain, from_domain)
+    return True  # dmarc: alignment is part of its pass
 
 
 @dataclass(frozen=True)
@@ -226,14 +244,26 @@ def queue_reply(
     template: str | None = None,
     attachments: Sequence[Attachment] = (),
     images: Sequence[InlineImage] = (),
-) -> None:
+    proven: bool = False,
+) -> bool:
     """Answer an inbound mail (threaded under it and under its game, marked ``auto-replied``)
-    with ``templates/mail/<template or kind>``.
+    with ``templates/mail/<template or kind>``; True when queued. An answer the address may
+    not get now (``throttle.py``: too many, a loop) is not queued, and logged; an answer to a
+    ``proven`` seat (its password or reply address checked) is never held back: only a mail
+    that proves nothing can be forged in bulk.
 
     An answer to a player of the game (``context["handle"]``) goes out with the seat's bounce
     address; ``seat_id`` saves looking the seat up."""
     if not to:
-        return
+        return False
+    refused = (
+        None
+        if proven
+        else answer_refused(session, to=to, mail=mail, domain=ctx.identity.domain, now=now)
+    )
+    if refused is not None:
+        log.info("%s (%s to %s)", refused, kind, to)
+        return False
     references = [*mail.references, mail.message_id] if mail.message_id else [*mail.references]
     game = session.get(Game, game_id) if game_id is not None else None
     if game is not None:
@@ -262,6 +292,7 @@ def queue_reply(
         attachments=attachments,
         images=images,
     )
+    return True
 
 
 # --- deadlines in calendars --------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,12 +31,24 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _private_file(path: Path) -> None:
+    """Create the database file readable by its owner only (it holds raw mail, which may hold
+    a player's password), and take away others' access to one made earlier. SQLite gives its
+    -wal and -shm files the database file's permissions."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600, exist_ok=True)
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError, PermissionError):
+            if name.stat().st_mode & 0o077:
+                name.chmod(0o600)
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; a SQLite file's folder is created if missing."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            _private_file(Path(path))
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine

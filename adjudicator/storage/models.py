@@ -100,6 +100,21 @@ class Seat(SQLModel, table=True):
     )
 
 
+class LoginFailure(SQLModel, table=True):
+    """Wrong passwords for one seat from one source (``authentication.py``): a forger's tries
+    lock out the forger's source, not the real player."""
+
+    __table_args__ = (UniqueConstraint("seat_id", "source"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    seat_id: int = Field(foreign_key="seat.id", index=True)
+    source: str = Field(description="where the tries come from: the sending host's address")
+    failures: int = 0
+    first_at: datetime = Field(description="the first failure of the current window")
+    locked_until: datetime | None = None
+    told: bool = Field(default=False, description="the real player was told in this window")
+
+
 class Round(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("game_id", "number"),
@@ -181,6 +196,12 @@ class RoundResult(SQLModel, table=True):
 
 class OutboxMail(SQLModel, table=True):
     """A mail waiting to be sent, committed with the change that caused it."""
+
+    __table_args__ = (
+        # Answers per recipient and per hour are counted (``service/throttle.py``).
+        Index("ix_outboxmail_recipient_created", "recipient", "created_at"),
+        Index("ix_outboxmail_created_at", "created_at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, description="idempotency key: queuing twice is a no-op")

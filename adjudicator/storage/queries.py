@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, func, or_, select
 
 from adjudicator.storage.models import (
     Game,
     GameStatus,
+    LoginFailure,
     Observer,
     OrderSet,
     OutboxMail,
@@ -53,7 +55,7 @@ def running_games_seating(session: Session, address: str) -> list[Game]:
         session.exec(
             select(Game)
             .join(Seat, col(Seat.game_id) == col(Game.id))
-            .where(Seat.address == address, Game.status == GameStatus.RUNNING)
+            .where(func.lower(Seat.address) == address.lower(), Game.status == GameStatus.RUNNING)
             .order_by(col(Game.id))
         )
     )
@@ -88,9 +90,21 @@ def seat_with_token(session: Session, digest: str) -> Seat | None:
 
 
 def seat_at_address(session: Session, game_id: int | None, address: str) -> Seat | None:
-    """The seat of a game registered under ``address`` (proof of nothing by itself)."""
+    """The seat of a game registered under ``address``, in any case (proof of nothing by
+    itself): ``Alice@Example.org`` is the player registered as ``alice@example.org``."""
     return session.exec(
-        select(Seat).where(Seat.game_id == game_id, Seat.address == address)
+        select(Seat).where(Seat.game_id == game_id, func.lower(Seat.address) == address.lower())
+    ).first()
+
+
+def clear_login_failures(session: Session, seat_id: int | None) -> None:
+    for failure in session.exec(select(LoginFailure).where(LoginFailure.seat_id == seat_id)):
+        session.delete(failure)
+
+
+def login_failure(session: Session, seat_id: int, source: str) -> LoginFailure | None:
+    return session.exec(
+        select(LoginFailure).where(LoginFailure.seat_id == seat_id, LoginFailure.source == source)
     ).first()
 
 
@@ -277,6 +291,72 @@ def stored_pngs(session: Session, digests: Sequence[str]) -> dict[str, bytes]:
 def stored_digests(session: Session, digests: Sequence[str]) -> set[str]:
     """Which of these raw-mail digests are stored already."""
     return set(session.exec(select(Submission.digest).where(col(Submission.digest).in_(digests))))
+
+
+def received_with_digests(session: Session, digests: Sequence[str]) -> list[int]:
+    """The submissions with these raw-mail digests that are stored but not processed."""
+    rows = session.exec(
+        select(Submission.id).where(
+            col(Submission.digest).in_(digests),
+            Submission.status == SubmissionStatus.RECEIVED,
+        )
+    )
+    return sorted(i for i in rows if i is not None)
+
+
+def processed_with_message_id(session: Session, message_id: str, *, before: int) -> int | None:
+    """The first submission before ``before`` with this Message-ID that was processed."""
+    done = (SubmissionStatus.ACCEPTED, SubmissionStatus.REJECTED, SubmissionStatus.IGNORED)
+    return session.exec(
+        select(Submission.id)
+        .where(
+            Submission.message_id == message_id,
+            col(Submission.id) < before,
+            col(Submission.status).in_(done),
+        )
+        .order_by(col(Submission.id))
+    ).first()
+
+
+ANSWER_KEYS = ("reply:%", "report:%", "history:%", "request_problem:%")
+"""Outbox keys of answers to inbound mail (``SectionHandling.key``, ``reports.py``)."""
+
+
+def _is_answer() -> Any:
+    return or_(*(col(OutboxMail.key).like(pattern) for pattern in ANSWER_KEYS))
+
+
+def answers_to(session: Session, recipient: str, *, since: datetime) -> int:
+    """Answers to inbound mail queued for ``recipient`` since a moment."""
+    count = session.exec(
+        select(func.count(col(OutboxMail.id))).where(
+            OutboxMail.recipient == recipient,
+            _is_answer(),
+            OutboxMail.created_at > since,
+        )
+    ).one()
+    return int(count)
+
+
+def answers_to_strangers(session: Session, *, since: datetime) -> int:
+    """Answers queued since a moment to addresses that have no seat in any game."""
+    seated = select(func.lower(Seat.address))
+    count = session.exec(
+        select(func.count(col(OutboxMail.id))).where(
+            _is_answer(),
+            OutboxMail.created_at > since,
+            func.lower(OutboxMail.recipient).not_in(seated),
+        )
+    ).one()
+    return int(count)
+
+
+def address_has_seat(session: Session, address: str) -> bool:
+    """Whether ``address`` (any case) is registered for a seat of any game."""
+    found = session.exec(
+        select(Seat.id).where(func.lower(Seat.address) == address.lower()).limit(1)
+    ).first()
+    return found is not None
 
 
 def due_mails(session: Session, *, now: datetime, limit: int) -> list[OutboxMail]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from email.utils import format_datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -86,13 +87,17 @@ def make_service(tmp_path: Path) -> App:
     return app
 
 
-def order_mail(game: str, player: str, secret: str, lines: list[str], number: int) -> bytes:
+def order_mail(
+    game: str, player: str, secret: str, lines: list[str], number: int, *, written: datetime
+) -> bytes:
+    """A player's mail, dated when it is written (``written``): a mail dated before its round
+    opened would be taken for one written for an earlier round."""
     message = EmailMessage()
     message["From"] = f"{player}@example.org"
     message["To"] = SERVICE
     message["Subject"] = f"[{game}] orders"
     message["Message-ID"] = f"<{player}-{number}@example.org>"
-    message["Date"] = "Mon, 02 Mar 2026 12:00:00 +0000"
+    message["Date"] = format_datetime(written)
     message.set_content("\n".join([f"PASSWORD {secret}", *lines]) + "\n")
     return message.as_bytes()
 
@@ -131,7 +136,10 @@ def play(record_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     if sequential:  # the second seat writes before the first has moved: not their turn
         waiting = record.players[1]
         lines = [record.rounds[0].orders[0].text]
-        app.ingest(order_mail(tag, waiting, secrets[waiting], lines, next(number)), channel="test")
+        app.ingest(
+            order_mail(tag, waiting, secrets[waiting], lines, next(number), written=clock()),
+            channel="test",
+        )
     full = record_path.stem == FULL.get(record_path.parent.name)
     asker = record.players[0]
     for index, round_ in enumerate(record.rounds):
@@ -141,20 +149,30 @@ def play(record_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         for player, lines in grouped.items():
             clock.now += timedelta(hours=1)
             app.ingest(
-                order_mail(tag, player, secrets[player], lines, next(number)), channel="test"
+                order_mail(tag, player, secrets[player], lines, next(number), written=clock()),
+                channel="test",
             )
         if not sequential:
             clock.now += timedelta(hours=72)
             _close_open_round(app, tag)
         if full and index == 0:  # a player asks for reports while the game is on
             asked = ["REPORT 1", "HISTORY", "REPORT 9"]
-            app.ingest(order_mail(tag, asker, secrets[asker], asked, next(number)), channel="test")
+            app.ingest(
+                order_mail(tag, asker, secrets[asker], asked, next(number), written=clock()),
+                channel="test",
+            )
     clock.now += timedelta(hours=1)
     # A mail after the end is answered as late; a game master is told of what needs a human.
-    app.ingest(order_mail(tag, asker, secrets[asker], ["hello"], next(number)), channel="test")
+    app.ingest(
+        order_mail(tag, asker, secrets[asker], ["hello"], next(number), written=clock()),
+        channel="test",
+    )
     if full:  # and the reports of a finished game
         asked = ["REPORT", "HISTORY"]
-        app.ingest(order_mail(tag, asker, secrets[asker], asked, next(number)), channel="test")
+        app.ingest(
+            order_mail(tag, asker, secrets[asker], asked, next(number), written=clock()),
+            channel="test",
+        )
     _gm_notices(app, tag)
     return outbox(app)
 

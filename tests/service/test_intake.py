@@ -171,10 +171,14 @@ def test_the_from_header_alone_is_not_trusted(app: App, creds: dict[str, Credent
 def test_a_wrong_password_is_refused_and_the_real_player_told(
     app: App, creds: dict[str, Credentials]
 ) -> None:
+    """One mail per refusal (two once came: a refusal and a warning, to the same address),
+    saying the password was wrong and what to do if it was not the player who wrote."""
     raw = make_mail("PASSWORD guessed\nGIVE 3 TO bob")
     assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
-    kinds = {(kind, to) for kind, to, _ in outbox(app)}
-    assert kinds == {("refusal", "alice@example.org"), ("intrusion", "alice@example.org")}
+    [(kind, to, text)] = outbox(app)
+    assert (kind, to) == ("refusal", "alice@example.org")
+    assert "wrong password" in " ".join(text.split())
+    assert "If it was not you" in text
     assert stored_orders(app) == []
 
 
@@ -184,7 +188,9 @@ def test_a_right_password_from_another_address_is_refused(
     raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob", sender="eve@evil.test")
     assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
     assert stored_orders(app) == []
-    assert [(k, t) for k, t, _ in outbox(app)] == [("refusal", "eve@evil.test")]
+    [(kind, to, text)] = outbox(app)
+    assert (kind, to) == ("refusal", "eve@evil.test")
+    assert "has no seat in that game" in " ".join(text.split())
 
 
 def test_repeated_failures_are_rate_limited(app: App, creds: dict[str, Credentials]) -> None:

@@ -241,7 +241,8 @@ def test_a_player_gets_so_many_answers_an_hour_and_is_told_when_the_limit_is_rea
 ) -> None:
     forget_outbox(app)
     for number in range(ANSWERS_PER_HOUR // 2):  # each mail gets two answers
-        ask(app, played, "REPORT 1\nHISTORY", number=number)
+        # Message-IDs of their own: a mail with one seen before is a replay (not answered).
+        ask(app, played, "REPORT 1\nHISTORY", number=1000 + number)
     assert len(sent(app)) == ANSWERS_PER_HOUR
     ask(app, played, "REPORT 2\nHISTORY")
     [problem] = sent(app, "request_problem")

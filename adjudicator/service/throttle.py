@@ -1,0 +1,60 @@
+"""How many answers one address may get: the intake answers mail, and anyone can write mail in
+anyone's name. Without a limit a forger makes the service mail a victim without end (400 of 400
+forged mails were answered), and a robot that answers every mail (a vacation notice without
+auto-reply headers, another service) loops with it for ever.
+
+Every answer to a mail that proved no seat (``replies.queue_reply``) asks
+:func:`answer_refused` first; a refused answer is not queued, and the submission's note says
+why. Answers to a proven seat (confirmations, rejections of its orders) cannot be forged in bulk
+and are never held back; neither are results, reminders and other mail the game sends on its
+own.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlmodel import Session
+
+from adjudicator.mail.parse import InboundMail
+from adjudicator.storage import queries
+
+HOUR = timedelta(hours=1)
+ANSWERS_PER_HOUR = 30
+"""Answers one address gets in an hour: a player fixing orders in a hurry stays far below.
+Above the reports' own limit (``reports.ANSWERS_PER_HOUR``), whose last answer says so."""
+STRANGER_ANSWERS_PER_HOUR = 3
+"""Answers in an hour to an address with no seat in any game (forged senders: backscatter)."""
+STRANGERS_PER_HOUR = 100
+"""Answers in an hour to all such addresses together (forged mails from many addresses)."""
+LOOP_WINDOW = timedelta(minutes=10)
+LOOP_ANSWERS = 5
+"""Answers in ``LOOP_WINDOW`` after which a mail that replies to one of ours is taken for a
+robot answering our answers (a loop), and not answered."""
+
+
+def answers_ours(mail: InboundMail, domain: str) -> bool:
+    """Whether the mail replies to a mail of ours (its In-Reply-To or References name one)."""
+    ours = f"@{domain.lower()}>"
+    cited = [mail.in_reply_to or "", *mail.references]
+    return any(ref.lower().endswith(ours) for ref in cited)
+
+
+def answer_refused(
+    session: Session, *, to: str, mail: InboundMail, domain: str, now: datetime
+) -> str | None:
+    """Why an answer to ``to`` must not be sent now, or None when it may."""
+    recent = queries.answers_to(session, to, since=now - HOUR)
+    if recent >= ANSWERS_PER_HOUR:
+        return f"not answered: {recent} answers to {to} in the last hour"
+    if answers_ours(mail, domain):
+        looping = queries.answers_to(session, to, since=now - LOOP_WINDOW)
+        if looping >= LOOP_ANSWERS:
+            return f"not answered: a loop ({looping} answers to {to} in {LOOP_WINDOW})"
+    if not queries.address_has_seat(session, to):
+        if recent >= STRANGER_ANSWERS_PER_HOUR:
+            return f"not answered: {recent} answers to {to}, who has no seat, in the last hour"
+        strangers = queries.answers_to_strangers(session, since=now - HOUR)
+        if strangers >= STRANGERS_PER_HOUR:
+            return f"not answered: {strangers} answers to addresses without a seat this hour"
+    return None

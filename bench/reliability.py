@@ -1,0 +1,891 @@
+"""Reliability under hostile mail and attacks, measured through the real intake.
+
+Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
+     [--big-mb 10,50] [--parts hostile,attacks]
+
+1. Hostile mail: ``--mails`` generated and mutated mails (valid orders and their mutations:
+   broken MIME, wrong and unknown charsets, 8-bit and RFC 2047 garbage in headers, deep
+   multipart and message/rfc822 nesting, bodies of ``--big-mb`` MB, 100,000 header fields, HTML
+   bombs, zip and TNEF attachments, NUL bytes, binary junk, random byte flips, cuts and
+   repeats) go one at a time through ``App.ingest`` (the function ``serve`` and ``receive``
+   call: store, commit, process, queue the answer) on a fresh SQLite database. Counted:
+   crashes (an exception out of the intake, or a mail left ``failed``), mails not stored, mails
+   left unprocessed, mails accepted or rejected with neither an answer nor the reason it was
+   held back, mails ignored without a reason; the slowest mail (its generator); peak RSS of
+   this process. Floor, same run: the standard library's parser alone on the same mails.
+2. Attacks: each attack of issue 16 tried against a fresh database through the same intake,
+   and whether it succeeded (an order applied that should not be, an answer that should not
+   go, a player locked out, a header or envelope broken).
+
+3. Kills: ``adjudicate serve`` (a real process on a SQLite file, Maildir in, the local outbox
+   Maildir out) started and killed with SIGKILL ``--kills`` times at random moments (0.3-3 s
+   into its life) while ``--kill-mails`` order mails for ``--kill-games`` games arrive in
+   waves; then ``serve --once`` finishes. Orders lost or applied twice, confirmations missing
+   or sent twice (at most one per kill during sending is expected).
+
+4. Outages: ``serve`` runs while another program holds the SQLite write lock for
+   ``--lock-seconds`` (longer than the 10 s busy timeout) and 20 order mails arrive: it must
+   stay up, log its waits and catch up; ``adjudicate receive`` under the lock must exit 75 (the
+   mail server retries) and its retry be taken. Not in ``--short``.
+
+Not measured here: rounds closing during the kills, IMAP, SMTP and PostgreSQL outages, disk full,
+and the time checks; the existing fault tests cover parts of them (tests/mail/test_crash_*.py,
+tests/test_serve_outages.py).
+
+``--short`` is the mode the test suite runs (tests/test_reliability_bench.py): 300 mails, small
+big bodies, every attack. The last line printed is a JSON object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from email.utils import format_datetime
+from pathlib import Path
+
+from sqlmodel import Session, col, select
+
+from adjudicator.app import App, make_app
+from adjudicator.config import Config, ServiceConfig
+from adjudicator.mail.maildir import deliver
+from adjudicator.service.closing import close_and_adjudicate
+from adjudicator.service.games import Credentials, PlayerSpec, create_game
+from adjudicator.service.gm import replace_player
+from adjudicator.service.intake import MAX_SECTIONS, digest_of
+from adjudicator.service.rounds import start_game
+from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
+from adjudicator.storage.db import make_engine, session_scope
+from adjudicator.storage.models import (
+    Game,
+    OrderSet,
+    OutboxMail,
+    Submission,
+    SubmissionStatus,
+)
+
+SERVICE = "judge@pbem.test"
+PLAYERS = ("alice", "bob", "carol")
+START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@dataclass
+class World:
+    """A fresh service: one running Giveaway game ``gw1`` (and ``gw2``) of three players."""
+
+    app: App
+    folder: Path
+    creds: dict[str, Credentials]
+    clock: Clock = field(default_factory=Clock)
+
+    @classmethod
+    def make(cls) -> World:
+        folder = Path(tempfile.mkdtemp(prefix="reliability-"))
+        app = make_app(Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE)))
+        clock = Clock()
+        app.clock = clock
+        creds: dict[str, Credentials] = {}
+        with session_scope(app.engine) as session:
+            for name in ("gw1", "gw2"):
+                game, credentials = create_game(
+                    session,
+                    name=name,
+                    kind="giveaway",
+                    schedule="72h",
+                    settings={"early_close": False},
+                    players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
+                    options={},
+                    now=clock(),
+                )
+                start_game(session, game, now=clock())
+                if name == "gw1":
+                    creds = {c.handle: c for c in credentials}
+        return cls(app, folder, creds, clock)
+
+    def close(self) -> None:
+        self.app.engine.dispose()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def order_count(self) -> int:
+        with Session(self.app.engine) as session:
+            return len(session.exec(select(OrderSet.id)).all())
+
+    def outbox(self) -> list[OutboxMail]:
+        with Session(self.app.engine) as session:
+            return list(session.exec(select(OutboxMail).order_by(col(OutboxMail.id))))
+
+
+def mail(
+    body: str | bytes,
+    *,
+    sender: str = "alice@example.org",
+    subject: str = "[gw1] orders",
+    to: str = SERVICE,
+    number: int = 0,
+    date: datetime = START,
+    **headers: str,
+) -> bytes:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Message-ID"] = f"<r{number}-{random.getrandbits(48)}@example.org>"
+    message["Date"] = format_datetime(date)
+    for name, value in headers.items():
+        message[name.replace("_", "-")] = value
+    if isinstance(body, bytes):
+        message.set_content(body, maintype="application", subtype="octet-stream")
+    else:
+        message.set_content(body)
+    return message.as_bytes()
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Hostile mail
+
+
+def _valid(rng: random.Random, secret: str) -> bytes:
+    other = rng.choice(("bob", "carol"))
+    return mail(f"Hi\n\nPASSWORD {secret}\nGIVE 3 TO {other}\n", number=rng.getrandbits(32))
+
+
+def _head(extra: str, body: bytes = b"GIVE 3 TO bob\n") -> bytes:
+    return f"From: alice@example.org\nTo: {SERVICE}\nSubject: [gw1] x\n{extra}\n\n".encode() + body
+
+
+def hostile_kinds(
+    big_mb: list[int], short: bool
+) -> dict[str, Callable[[random.Random, str], bytes]]:
+    """Each generator of hostile mail, by name."""
+    depth = 30 if short else 200
+    headers = 2_000 if short else 100_000
+
+    def broken_mime(rng: random.Random, _s: str) -> bytes:
+        return _head('Content-Type: multipart/mixed; boundary="b"', b"--b\nno end\n--c--\n")
+
+    def unknown_charset(rng: random.Random, s: str) -> bytes:
+        cs = rng.choice(("x-unknown", "utf-7", "koi8-r", "iso-2022-jp", "\x00", "utf-8 bad"))
+        return _head(
+            f'Content-Type: text/plain; charset="{cs}"',
+            f"PASSWORD {s}\n".encode() + bytes(rng.randrange(256) for _ in range(200)),
+        )
+
+    def header_garbage(rng: random.Random, _s: str) -> bytes:
+        junk = bytes(rng.randrange(128, 256) for _ in range(60))
+        return (
+            b"From: =?utf-8?B?"
+            + junk
+            + b"?= <alice@example.org>\nSubject: =?x-bad?Q?=FF=00?= "
+            + junk
+            + b"\nTo: "
+            + SERVICE.encode()
+            + b"\n\nGIVE 3 TO bob\n"
+        )
+
+    def deep_multipart(rng: random.Random, _s: str) -> bytes:
+        parts = "".join(
+            f'Content-Type: multipart/mixed; boundary="b{i}"\n\n--b{i}\n' for i in range(depth)
+        )
+        return _head("MIME-Version: 1.0", parts.encode() + b"text\n")
+
+    def nested_rfc822(rng: random.Random, s: str) -> bytes:
+        inner = _valid(rng, s)
+        for _ in range(depth // 3):
+            inner = _head("Content-Type: message/rfc822", inner)
+        return inner
+
+    def many_headers(rng: random.Random, _s: str) -> bytes:
+        return _head("".join(f"X-H{i}: v\n" for i in range(headers)).rstrip("\n"))
+
+    def html_bomb(rng: random.Random, _s: str) -> bytes:
+        nest = 50 if short else 400
+        html = "<ul><li>" * nest + "GIVE 3 TO bob" + "</li></ul>" * nest
+        return _head("Content-Type: text/html", html.encode())
+
+    def zip_attachment(rng: random.Random, s: str) -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("orders.txt", "0" * 1_000_000)
+        message = message_from_bytes(_valid(rng, s), policy=policy.default)
+        assert isinstance(message, EmailMessage)
+        message.add_attachment(
+            buffer.getvalue(), maintype="application", subtype="zip", filename="a.zip"
+        )
+        message.add_attachment(
+            bytes(rng.randrange(256) for _ in range(500)),
+            maintype="application",
+            subtype="ms-tnef",
+            filename="winmail.dat",
+        )
+        return message.as_bytes()
+
+    def nul_bytes(rng: random.Random, s: str) -> bytes:
+        raw = bytearray(_valid(rng, s))
+        for _ in range(5):
+            raw.insert(rng.randrange(len(raw)), 0)
+        return bytes(raw)
+
+    def binary_junk(rng: random.Random, _s: str) -> bytes:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 4000)))
+
+    def mutated(rng: random.Random, s: str) -> bytes:
+        raw = bytearray(_valid(rng, s))
+        for _ in range(rng.randrange(1, 8)):
+            at = rng.randrange(len(raw))
+            action = rng.randrange(3)
+            if action == 0:
+                raw[at] = rng.randrange(256)
+            elif action == 1:
+                del raw[at : at + rng.randrange(1, 40)]
+            else:
+                raw[at:at] = raw[at : at + rng.randrange(1, 200)]
+        return bytes(raw)
+
+    kinds: dict[str, Callable[[random.Random, str], bytes]] = {
+        "valid": _valid,
+        "broken-mime": broken_mime,
+        "unknown-charset": unknown_charset,
+        "header-garbage": header_garbage,
+        "deep-multipart": deep_multipart,
+        "nested-rfc822": nested_rfc822,
+        "html-bomb": html_bomb,
+        "zip-tnef": zip_attachment,
+        "nul-bytes": nul_bytes,
+        "binary-junk": binary_junk,
+        "mutated": mutated,
+    }
+    rare: dict[str, Callable[[random.Random, str], bytes]] = {"many-headers": many_headers}
+    for size in big_mb:
+        rare[f"body-{size}mb"] = lambda rng, s, size=size: _head(
+            "", b"GIVE 3 TO bob\n" * (size * 2**20 // 14)
+        )
+    return kinds | rare
+
+
+RARE = ("many-headers", "body-")
+"""Generators too slow to run often: each runs a few times per run."""
+
+
+def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, object]:
+    rng = random.Random(seed)
+    world = World.make()
+    secret = world.creds["alice"].secret
+    kinds = hostile_kinds(big_mb, short)
+    common = [k for k in kinds if not k.startswith(RARE)]
+    rare = [k for k in kinds if k.startswith(RARE)]
+    plan = [k for k in rare for _ in range(2)]
+    plan += [rng.choice(common) for _ in range(max(0, count - len(plan)))]
+    rng.shuffle(plan)
+    crashes, slowest, times, floor = 0, ("", 0.0), [], 0.0
+    tried: Counter[str] = Counter()
+    digests: set[str] = set()
+    try:
+        for number, kind in enumerate(plan):
+            raw = kinds[kind](rng, secret)
+            tried[kind] += 1
+            digests.add(digest_of(raw))
+            world.clock.now = START + timedelta(seconds=number * 30)  # limits per hour apply
+            began = time.perf_counter()
+            try:
+                world.app.ingest(raw, channel="bench")
+            except Exception:  # the figure: an exception out of the intake
+                crashes += 1
+            took = time.perf_counter() - began
+            times.append(took)
+            if took > slowest[1]:
+                slowest = (kind, took)
+            began = time.perf_counter()
+            message_from_bytes(raw, policy=policy.compat32)
+            floor += time.perf_counter() - began
+        figures = _hostile_outcomes(world, digests)
+    finally:
+        world.close()
+    total = sum(times)
+    return {
+        "mails": len(plan),
+        "distinct": len(digests),  # some generators repeat their bytes: the copies are dropped
+        "kinds": dict(sorted(tried.items())),
+        "crashes": crashes + int(figures.pop("failed")),
+        **figures,
+        "seconds": round(total, 2),
+        "mails_per_second": round(len(plan) / total, 1) if total else None,
+        "median_ms": round(statistics.median(times) * 1000, 2) if times else None,
+        "slowest_kind": slowest[0],
+        "slowest_seconds": round(slowest[1], 3),
+        "floor_stdlib_parse_seconds": round(floor, 2),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def _hostile_outcomes(world: World, digests: set[str]) -> dict[str, int]:
+    with Session(world.app.engine) as session:
+        rows = session.exec(
+            select(Submission.id, Submission.digest, Submission.status, Submission.note)
+        ).all()
+        answered = {
+            int(key.split(":")[1])
+            for key in session.exec(select(OutboxMail.key))
+            if key.startswith("reply:")
+        }
+    stored = {digest for _, digest, _, _ in rows}
+    status = Counter(s for _, _, s, _ in rows)
+    silent = [
+        id_
+        for id_, _, s, note in rows
+        if s in (SubmissionStatus.ACCEPTED, SubmissionStatus.REJECTED)
+        and id_ not in answered
+        and not any(w in (note or "") for w in ("held back", "source locked", "password again"))
+    ]
+    return {
+        "not_stored": len(digests - stored),
+        "unprocessed": status[SubmissionStatus.RECEIVED],
+        "failed": status[SubmissionStatus.FAILED],
+        "accepted": status[SubmissionStatus.ACCEPTED],
+        "rejected": status[SubmissionStatus.REJECTED],
+        "ignored": status[SubmissionStatus.IGNORED],
+        "ignored_without_reason": sum(
+            1 for _, _, s, note in rows if s == SubmissionStatus.IGNORED and not note
+        ),
+        "unanswered_without_reason": len(silent),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Attacks: each returns True when the attack succeeded
+
+
+ATTACKS: dict[str, Callable[[World], bool]] = {}
+
+
+def attack(name: str) -> Callable[[Callable[[World], bool]], Callable[[World], bool]]:
+    def register(function: Callable[[World], bool]) -> Callable[[World], bool]:
+        ATTACKS[name] = function
+        return function
+
+    return register
+
+
+def _ingest(world: World, raw: bytes) -> SubmissionStatus | None:
+    return world.app.ingest(raw, channel="bench")
+
+
+@attack("amplification: 2,000 GAME lines")
+def _amplification(world: World) -> bool:
+    body = "\n".join(f"GAME g{i}\nGIVE 1 TO bob" for i in range(2000))
+    _ingest(world, mail(body, sender="victim@example.net", subject="x"))
+    return len(world.outbox()) > MAX_SECTIONS + 1
+
+
+@attack("spoofed From, no password")
+def _spoofed_from(world: World) -> bool:
+    _ingest(world, mail("GIVE 3 TO bob"))
+    return world.order_count() > 0
+
+
+@attack("spoofed Reply-To of a player")
+def _spoofed_reply_to(world: World) -> bool:
+    _ingest(world, mail("GIVE 3 TO bob", sender="eve@evil.example", Reply_To="alice@example.org"))
+    return world.order_count() > 0 or any(
+        m.recipient == "alice@example.org" for m in world.outbox()
+    )
+
+
+@attack("display name holding a player's address")
+def _display_name(world: World) -> bool:
+    _ingest(world, mail("GIVE 3 TO bob", sender='"alice@example.org" <eve@evil.example>'))
+    return world.order_count() > 0
+
+
+@attack("another seat's password")
+def _other_seat_password(world: World) -> bool:
+    _ingest(world, mail(f"PASSWORD {world.creds['bob'].secret}\nGIVE 3 TO bob"))
+    return world.order_count() > 0
+
+
+@attack("one game's token for another game")
+def _other_game_token(world: World) -> bool:
+    token = world.creds["alice"].reply_token
+    _ingest(
+        world,
+        mail("GAME gw2\nGIVE 3 TO bob", sender="eve@evil.example", to=f"judge+{token}@pbem.test"),
+    )
+    return world.order_count() > 0
+
+
+@attack("token and password after a replacement")
+def _after_replacement(world: World) -> bool:
+    old = world.creds["alice"]
+    with session_scope(world.app.engine) as session:
+        game = session.exec(select(Game).where(Game.name == "gw1")).one()
+        replace_player(
+            session, game, "alice", "alice2@example.org", ctx=world.app.ctx, now=world.clock()
+        )
+    _ingest(world, mail("GIVE 3 TO bob", to=f"judge+{old.reply_token}@pbem.test", number=1))
+    _ingest(world, mail(f"PASSWORD {old.secret}\nGIVE 3 TO carol", number=2))
+    return world.order_count() > 0
+
+
+@attack("guessed passwords from one address: player told once")
+def _guessing(world: World) -> bool:
+    for n in range(20):
+        _ingest(world, mail(f"PASSWORD guess{n}\nGIVE 3 TO bob", number=n))
+    told = [m for m in world.outbox() if m.recipient == "alice@example.org"]
+    return world.order_count() > 0 or len(told) > 1
+
+
+@attack("forged tries lock out the real player")
+def _lockout(world: World) -> bool:
+    for n in range(8):
+        raw = b"Received: from x (x [203.0.113.66]) by mx.pbem.test\n" + mail(
+            f"PASSWORD g{n}\nGIVE 3 TO bob", number=n
+        )
+        _ingest(world, raw)
+    right = b"Received: from y (y [198.51.100.7]) by mx.pbem.test\n" + mail(
+        f"PASSWORD {world.creds['alice'].secret}\nGIVE 3 TO carol", number=99
+    )
+    return _ingest(world, right) != SubmissionStatus.ACCEPTED
+
+
+@attack("replay with one more Received line")
+def _replay(world: World) -> bool:
+    secret = world.creds["alice"].secret
+    first = mail(f"PASSWORD {secret}\nGIVE 3 TO bob", number=1)
+    _ingest(world, first)
+    _ingest(world, mail(f"PASSWORD {secret}\nGIVE 3 TO carol", number=2))
+    _ingest(world, b"Received: from relay by mx; Mon, 2 Mar 2026 12:00:00 +0000\n" + first)
+    return world.order_count() != 2
+
+
+@attack("old order mail after its round closed")
+def _old_round(world: World) -> bool:
+    """Starship Combat: SHIELD is a valid order in round 1 and in round 2 alike."""
+    with session_scope(world.app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="sc1",
+            kind="starship-combat",
+            schedule="72h",
+            settings={"early_close": False},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob")],
+            options={},
+            now=world.clock(),
+        )
+        round_ = start_game(session, game, now=world.clock())
+        assert round_.id is not None
+        world.clock.now += timedelta(days=4)
+        close_and_adjudicate(session, round_.id, ctx=world.app.ctx, now=world.clock(), force=True)
+    before = world.order_count()
+    old = mail(f"PASSWORD {credentials[0].secret}\nSHIELD", subject="[sc1] orders", number=5)
+    _ingest(world, old)  # dated START, when round 1 was open
+    return world.order_count() > before
+
+
+@attack("forwarded old confirmation")
+def _forwarded_confirmation(world: World) -> bool:
+    body = "> Your orders for round 1 were stored:\n>   GIVE 3 TO bob\n> Receipt: ABCD-EF01\n"
+    _ingest(world, mail(body, subject="Fwd: [gw1] Orders accepted"))
+    return world.order_count() > 0
+
+
+@attack("loop with a robot answering our answers")
+def _loop(world: World) -> bool:
+    last = "<first@example.org>"
+    for n in range(40):
+        _ingest(world, mail(f"I am away ({n}).", subject="Re: [gw1] x", In_Reply_To=last, number=n))
+        world.clock.now += timedelta(seconds=15)
+        mails = world.outbox()
+        if mails:
+            last = str(message_from_bytes(mails[-1].message)["Message-ID"])
+    return len(world.outbox()) > LOOP_ANSWERS
+
+
+VACATION = (
+    "Automatic reply",
+    "Automatische Antwort",
+    "Réponse automatique",
+    "Respuesta automática",
+    "Risposta automatica",
+    "Automatisch antwoord",
+    "Resposta automática",
+    "Autosvar",
+    "Automatisk svar",
+    "Fravær",
+    "Automaattinen vastaus",
+    "Automatyczna odpowiedź",
+    "Автоматический ответ",
+    "自動応答",
+    "自动回复",
+)
+
+
+@attack("vacation notices in 15 languages")
+def _vacation(world: World) -> bool:
+    for n, prefix in enumerate(VACATION):
+        _ingest(
+            world, mail("I am away.", subject=f"{prefix}: [gw1] orders", sender=f"v{n}@example.net")
+        )
+    return len(world.outbox()) > 0
+
+
+FLOOD = {"strangers": 400, "victim": 400}
+"""Forged mails of the two floods (fewer in ``--short``: just past the limits)."""
+
+
+@attack("forged mails from many addresses")
+def _strangers(world: World) -> bool:
+    for n in range(FLOOD["strangers"]):
+        _ingest(world, mail("GIVE 3 TO bob", sender=f"s{n}@example.net", number=n))
+    return len(world.outbox()) > STRANGERS_PER_HOUR
+
+
+@attack("forged mails naming one victim")
+def _one_victim(world: World) -> bool:
+    for n in range(FLOOD["victim"]):
+        _ingest(world, mail("GIVE 3 TO bob", sender="victim@example.net", number=n))
+    return len(world.outbox()) > 3
+
+
+@attack("header injection through Message-ID, References, Subject")
+def _header_injection(world: World) -> bool:
+    bad = ("<a\x00b@x.org>", "<a\x0cb@x.org>", "<a\u2028b@x.org>", "<" + "x" * 5000 + "@x.org>")
+    for n, value in enumerate(bad):
+        raw = mail("GIVE 3 TO bob", sender=f"h{n}@example.net", subject="[gw1] INJECT", number=n)
+        raw = raw.replace(b"INJECT", ("a\u2028Bcc: x@y.org", "a\rBcc: x@y.org")[n % 2].encode())
+        raw = raw.replace(
+            b"Message-ID:", f"In-Reply-To: {value}\nReferences: {value}\nMessage-ID:".encode(), 1
+        )
+        _ingest(world, raw)
+    for sent in world.outbox():
+        head = sent.message.replace(b"\r\n", b"\n").split(b"\n\n", 1)[0]
+        lines = head.split(b"\n")
+        if any(len(line) > 998 for line in lines) or any(
+            c in head for c in (b"\x00", b"\x0c", "\u2028".encode())
+        ):
+            return True
+        if any(line.lower().startswith(b"bcc:") for line in lines):
+            return True
+    return False
+
+
+@attack("envelope injection through From (root>x@evil)")
+def _envelope(world: World) -> bool:
+    _ingest(world, mail("GIVE 3 TO bob", sender="root>x@evil.example"))
+    return any(">" in m.recipient or "<" in m.recipient for m in world.outbox())
+
+
+@attack("DKIM and SPF pass of another domain under require_auth")
+def _unaligned(world: World) -> bool:
+    with session_scope(world.app.engine) as session:
+        game = session.exec(select(Game).where(Game.name == "gw1")).one()
+        game.settings = {**game.settings, "require_auth": ["dkim", "spf"]}
+        session.add(game)
+    results = "mx.pbem.test; dkim=pass header.d=evil.example; spf=pass smtp.mailfrom=e@evil.example"
+    raw = mail(
+        f"PASSWORD {world.creds['alice'].secret}\nGIVE 3 TO bob", Authentication_Results=results
+    )
+    return _ingest(world, raw) == SubmissionStatus.ACCEPTED
+
+
+def attacks() -> dict[str, object]:
+    outcome: dict[str, bool] = {}
+    for name, run in ATTACKS.items():
+        world = World.make()
+        try:
+            outcome[name] = run(world)
+        finally:
+            world.close()
+    return {
+        "tried": len(outcome),
+        "succeeded": sum(outcome.values()),
+        "succeeded_names": [name for name, won in outcome.items() if won],
+        "each": outcome,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Kills: ``adjudicate serve`` killed with SIGKILL at random moments while order mails arrive
+
+
+ADJUDICATE = Path(sys.executable).parent / "adjudicate"
+
+
+def _order_mail(cred: Credentials, game: str, other: str, number: int) -> bytes:
+    return mail(
+        f"PASSWORD {cred.secret}\nGIVE 3 TO {other}\n",
+        sender=cred.address,
+        subject=f"[{game}] orders",
+        number=number,
+        date=datetime.now(UTC),
+    )
+
+
+def kills(count: int, mails: int, games: int, seed: int) -> dict[str, object]:
+    """Seed ``games`` games, put ``mails`` order mails in the Maildir in waves, and start and
+    SIGKILL ``serve`` ``count`` times at random moments; then one ``serve --once`` finishes.
+    Every mail must end accepted once, with one order set and one confirmation sent."""
+    rng = random.Random(seed)
+    folder = Path(tempfile.mkdtemp(prefix="reliability-kills-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ADJUDICATOR_", "NOTIFY_"))}
+    env |= {"ADJUDICATOR_DATA_DIR": str(folder), "ADJUDICATOR_ADDRESS": SERVICE}
+    app = make_app(Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE)))
+    seats: list[tuple[str, Credentials, str]] = []
+    with session_scope(app.engine) as session:
+        for g in range(games):
+            name = f"k{g}"
+            handles = [f"p{g}x{i}" for i in range(3)]
+            game, credentials = create_game(
+                session,
+                name=name,
+                kind="giveaway",
+                schedule="72h",
+                settings={"early_close": False},
+                players=[PlayerSpec(h, f"{h}@example.org") for h in handles],
+                options={},
+                now=datetime.now(UTC),
+            )
+            start_game(session, game, now=datetime.now(UTC))
+            seats += [(name, c, handles[(i + 1) % 3]) for i, c in enumerate(credentials)]
+    app.engine.dispose()
+    raws = [
+        _order_mail(seats[n % len(seats)][1], seats[n % len(seats)][0], seats[n % len(seats)][2], n)
+        for n in range(mails)
+    ]
+    waves = [raws[i :: count + 1] for i in range(count + 1)]
+    began = time.perf_counter()
+    killed = 0
+    try:
+        for wave in waves[:-1]:
+            for raw in wave:
+                deliver(folder / "maildir", raw)
+            process = subprocess.Popen(
+                [str(ADJUDICATE), "serve"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            time.sleep(rng.uniform(0.3, 3.0))  # a random moment of its life
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            killed += 1
+        for raw in waves[-1]:
+            deliver(folder / "maildir", raw)
+        last = subprocess.run(
+            [str(ADJUDICATE), "serve", "--once"], env=env, capture_output=True, check=False
+        )
+        figures = _kill_outcomes(folder, mails)
+        figures["final_run_exit"] = last.returncode
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "kills": killed,
+        "mails": mails,
+        "games": games,
+        **figures,
+        "seconds": round(time.perf_counter() - began, 1),
+    }
+
+
+def _kill_outcomes(folder: Path, mails: int) -> dict[str, object]:
+    engine = make_engine(f"sqlite:///{folder / 'adjudicator.db'}")
+    try:
+        with Session(engine) as session:
+            statuses = Counter(session.exec(select(Submission.status)).all())
+            per_mail = Counter(
+                s for s in session.exec(select(OrderSet.submission_id)).all() if s is not None
+            )
+            confirmations = session.exec(
+                select(OutboxMail).where(OutboxMail.kind == "confirmation")
+            ).all()
+            ids = [str(message_from_bytes(m.message)["Message-ID"]) for m in confirmations]
+    finally:
+        engine.dispose()
+    delivered: Counter[str] = Counter()
+    outbox = folder / "outbox-maildir" / "new"
+    if outbox.exists():
+        for path in outbox.iterdir():
+            delivered[str(message_from_bytes(path.read_bytes())["Message-ID"])] += 1
+    return {
+        "stored": sum(statuses.values()),
+        "statuses": {str(k): v for k, v in statuses.items()},
+        "orders_lost": mails - len(per_mail),
+        "orders_applied_twice": sum(1 for n in per_mail.values() if n > 1),
+        "confirmations_queued": len(confirmations),
+        "confirmations_missing": sum(1 for i in ids if delivered[i] == 0),
+        "confirmations_sent_twice": sum(1 for i in ids if delivered[i] > 1),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Outages: the SQLite file locked by another program for longer than the busy timeout
+
+
+def outages(lock_seconds: float, mails: int) -> dict[str, object]:
+    """``serve`` runs while another program holds SQLite's write lock for ``lock_seconds`` and
+    ``mails`` order mails arrive; then ``adjudicate receive`` is piped a mail under the lock
+    (it must exit 75 so that the mail server retries) and the retry after it."""
+    folder = Path(tempfile.mkdtemp(prefix="reliability-outage-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ADJUDICATOR_", "NOTIFY_"))}
+    env |= {"ADJUDICATOR_DATA_DIR": str(folder), "ADJUDICATOR_ADDRESS": SERVICE}
+    app = make_app(Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE)))
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="o1",
+            kind="giveaway",
+            schedule="72h",
+            settings={"early_close": False},
+            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
+            options={},
+            now=datetime.now(UTC),
+        )
+        start_game(session, game, now=datetime.now(UTC))
+    app.engine.dispose()
+    database = folder / "adjudicator.db"
+    raws = [
+        _order_mail(credentials[n % 3], "o1", PLAYERS[(n + 1) % 3], n) for n in range(mails + 1)
+    ]
+    process = subprocess.Popen(
+        [str(ADJUDICATE), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    locker = sqlite3.connect(database, isolation_level=None, timeout=60)
+    try:
+        time.sleep(3)  # serving
+        locker.execute("BEGIN IMMEDIATE")
+        for raw in raws[:-1]:
+            deliver(folder / "maildir", raw)
+        time.sleep(lock_seconds)
+        alive = process.poll() is None
+        locker.execute("ROLLBACK")
+        released = time.perf_counter()
+        caught_up = None
+        while time.perf_counter() - released < 120:
+            if _accepted(database) == mails:
+                caught_up = round(time.perf_counter() - released, 1)
+                break
+            time.sleep(0.2)
+        locker.execute("BEGIN IMMEDIATE")
+        piped = subprocess.run(
+            [str(ADJUDICATE), "receive"], input=raws[-1], env=env, capture_output=True, check=False
+        )
+        locker.execute("ROLLBACK")
+        retried = subprocess.run(
+            [str(ADJUDICATE), "receive"], input=raws[-1], env=env, capture_output=True, check=False
+        )
+        process.send_signal(signal.SIGTERM)
+        stopped = process.wait(timeout=60)
+        final = _accepted(database)
+    finally:
+        locker.close()
+        if process.poll() is None:
+            process.kill()
+        _, stderr = process.communicate(timeout=30)
+        shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "lock_seconds": lock_seconds,
+        "mails": mails + 1,
+        "serve_alive_through_lock": alive,
+        "serve_logged_waits": stderr.count(b"database unavailable"),
+        "seconds_to_catch_up": caught_up,
+        "serve_exit_on_sigterm": stopped,
+        "receive_exit_while_locked": piped.returncode,
+        "receive_exit_on_retry": retried.returncode,
+        "accepted_in_the_end": final,
+    }
+
+
+def _accepted(database: Path) -> int:
+    with sqlite3.connect(database, timeout=60) as connection:
+        row = connection.execute(
+            "SELECT count(*) FROM submission WHERE status = 'accepted'"
+        ).fetchone()
+    return int(row[0])
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _table(rows: Iterator[tuple[str, object]]) -> None:
+    for label, value in rows:
+        print(f"  {label:<48} {value}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mails", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--big-mb", default="10,50")
+    parser.add_argument("--parts", default="hostile,attacks,kills,outages")
+    parser.add_argument("--kills", type=int, default=50)
+    parser.add_argument("--lock-seconds", type=float, default=15.0)
+    parser.add_argument("--kill-mails", type=int, default=1000)
+    parser.add_argument("--kill-games", type=int, default=50)
+    parser.add_argument("--short", action="store_true", help="the test suite's quick run")
+    args = parser.parse_args()
+    big = [int(x) for x in args.big_mb.split(",") if x]
+    parts = set(args.parts.split(","))
+    if args.short:
+        args.mails, big = 200, [1]
+        FLOOD.update(strangers=STRANGERS_PER_HOUR + 5, victim=10)
+        args.kills, args.kill_mails, args.kill_games = 3, 60, 5
+        parts.discard("outages")  # a lock must outlast the 10 s busy timeout: too slow here
+    figures: dict[str, object] = {"short": args.short, "seed": args.seed}
+    if "hostile" in parts:
+        found = hostile(args.mails, args.seed, big, args.short)
+        figures["hostile"] = found
+        print("Hostile mail through the real intake (App.ingest, SQLite)")
+        _table((k, v) for k, v in found.items() if k != "kinds")
+        print(f"  kinds: {found['kinds']}")
+    if "attacks" in parts:
+        found = attacks()
+        figures["attacks"] = found
+        print("Attacks")
+        each = found["each"]
+        assert isinstance(each, dict)
+        _table((name, "SUCCEEDED" if won else "refused") for name, won in each.items())
+        print(f"  tried {found['tried']}, succeeded {found['succeeded']}")
+    if "kills" in parts:
+        found = kills(args.kills, args.kill_mails, args.kill_games, args.seed)
+        figures["kills"] = found
+        print("serve killed with SIGKILL at random moments (Maildir in, local outbox out)")
+        _table(found.items())
+    if "outages" in parts:
+        found = outages(args.lock_seconds, 20)
+        figures["outages"] = found
+        print(f"SQLite locked by another program for {args.lock_seconds:.0f} s")
+        _table(found.items())
+    figures["not_measured"] = [
+        "rounds closing during the kills (only order mails arrive)",
+        "IMAP, SMTP and PostgreSQL outages, disk full",
+        "deadlines across DST and leap days",
+    ]
+    print(json.dumps(figures, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""The reliability harness's quick run (``bench/reliability.py --short``): hostile mail through
+the real intake, every attack of issue 16, and ``serve`` killed a few times. A regression (a crash, a mail lost or left
+unanswered without a reason, an attack that succeeds again) fails here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).parent.parent / "bench" / "reliability.py"
+
+
+@pytest.mark.slow
+def test_hostile_mail_and_attacks_find_nothing() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--short"],
+        capture_output=True,
+        timeout=900,
+        check=False,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    hostile, attacks = figures["hostile"], figures["attacks"]
+    assert hostile["mails"] >= 200
+    for figure in (
+        "crashes",
+        "not_stored",
+        "unprocessed",
+        "ignored_without_reason",
+        "unanswered_without_reason",
+    ):
+        assert hostile[figure] == 0, (figure, hostile)
+    assert attacks["tried"] >= 19
+    assert attacks["succeeded_names"] == []
+    kills = figures["kills"]
+    assert kills["kills"] >= 3
+    assert kills["statuses"] == {"accepted": kills["mails"]}
+    assert kills["orders_lost"] == kills["orders_applied_twice"] == 0
+    assert kills["confirmations_missing"] == 0

@@ -1,0 +1,143 @@
+"""``adjudicate serve`` when the database is locked or a mail was left half done: it waits,
+retries with backoff, says so in its log and metrics, and carries on with nothing lost.
+
+The service runs as a real process on a real SQLite file and Maildir folder; the lock is a
+real writer's lock, taken by the test on the same file."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sqlite3
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from mailservers import free_port
+from prometheus_client.parser import text_string_to_metric_families
+from sqlmodel import Session, select
+from test_serve_signals import ADJUDICATE, _environment, _order_mail, _seed
+
+from adjudicator import runner
+from adjudicator.app import make_app
+from adjudicator.config import Config, ServiceConfig
+from adjudicator.mail.maildir import deliver
+from adjudicator.runner import Service
+from adjudicator.service.intake import store_raw
+from adjudicator.storage.db import make_engine, session_scope
+from adjudicator.storage.models import Submission, SubmissionStatus
+
+ADDRESS = "judge@pbem.test"
+
+
+def _retries(port: int) -> float | None:
+    """The service's count of database waits, or None while its metrics do not answer."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+            text = reply.read().decode()
+    except OSError:
+        return None
+    for family in text_string_to_metric_families(text):
+        if family.name == "adjudicator_database_retries":
+            return sum(s.value for s in family.samples if s.name.endswith("_total"))
+    return None
+
+
+def _statuses(path: Path) -> list[SubmissionStatus]:
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        with Session(engine) as session:
+            return list(session.exec(select(Submission.status)).all())
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+def test_serve_waits_out_a_locked_database_and_then_takes_the_mail(tmp_path: Path) -> None:
+    """A mail arrives while another program holds the SQLite write lock longer than the busy
+    timeout: the service once exited (code 1); now it logs, counts, waits and takes the mail."""
+    credentials = _seed(tmp_path)
+    port = free_port()
+    env = _environment(tmp_path, ADJUDICATOR_METRICS_PORT=str(port))
+    process = subprocess.Popen(
+        [str(ADJUDICATE), "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    locker = sqlite3.connect(tmp_path / "adjudicator.db", isolation_level=None, timeout=30)
+    try:
+        deadline = time.monotonic() + 60
+        while _retries(port) is None and time.monotonic() < deadline:
+            time.sleep(0.1)  # until it serves
+        locker.execute("BEGIN IMMEDIATE")  # the write lock, held
+        deliver(tmp_path / "maildir", _order_mail(credentials[0], credentials[1].handle, 1))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            if (_retries(port) or 0) >= 1:
+                break
+            time.sleep(0.2)
+        assert process.poll() is None, "serve exited while the database was locked"
+        assert (_retries(port) or 0) >= 1
+        locker.execute("ROLLBACK")
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and _statuses(tmp_path / "adjudicator.db") != [
+            SubmissionStatus.ACCEPTED
+        ]:
+            time.sleep(0.2)
+        assert _statuses(tmp_path / "adjudicator.db") == [SubmissionStatus.ACCEPTED]
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    finally:
+        locker.close()
+        if process.poll() is None:
+            process.kill()
+        _, stderr = process.communicate(timeout=30)
+    assert b"database unavailable" in stderr, stderr.decode()[-2000:]
+
+
+def test_a_stored_mail_left_unprocessed_is_taken_by_the_running_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A piped mail whose ``adjudicate receive`` was killed after storing it once waited for
+    the next restart; the running service's sweep takes it."""
+    credentials = _seed(tmp_path)
+    monkeypatch.setattr(runner, "PENDING_SECONDS", 0.2)
+    app = make_app(Config(service=ServiceConfig(data_dir=str(tmp_path), address=ADDRESS)))
+    raw = _order_mail(credentials[0], credentials[1].handle, 1)
+
+    async def scenario() -> list[SubmissionStatus]:
+        service = Service(app)
+        running = asyncio.ensure_future(service.run())
+        await asyncio.sleep(0.5)  # serving: the start's recovery pass is over
+        with session_scope(app.engine) as session:
+            store_raw(session, raw, channel="pipe", now=app.clock())  # then killed
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            statuses = await asyncio.to_thread(_statuses, tmp_path / "adjudicator.db")
+            if statuses != [SubmissionStatus.RECEIVED]:
+                break
+            await asyncio.sleep(0.1)
+        service.request_stop()
+        await running
+        return statuses
+
+    try:
+        assert asyncio.run(scenario()) == [SubmissionStatus.ACCEPTED]
+    finally:
+        app.engine.dispose()
+
+
+def test_the_redelivery_of_a_mail_left_unprocessed_is_processed(tmp_path: Path) -> None:
+    """The mail server retries a pipe whose process was killed after storing the mail: the
+    retry was once dropped as a copy; it is processed now, once."""
+    credentials = _seed(tmp_path)
+    app = make_app(Config(service=ServiceConfig(data_dir=str(tmp_path), address=ADDRESS)))
+    raw = _order_mail(credentials[0], credentials[1].handle, 1)
+    try:
+        with session_scope(app.engine) as session:
+            store_raw(session, raw, channel="pipe", now=app.clock())  # then killed
+        assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+        assert app.ingest(raw, channel="pipe") is None  # processed: now a mere copy
+        assert _statuses(tmp_path / "adjudicator.db") == [SubmissionStatus.ACCEPTED]
+    finally:
+        app.engine.dispose()
