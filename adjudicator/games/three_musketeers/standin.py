@@ -43,7 +43,7 @@ EXACT_MEN = 12
 """The exact search is tried only with this many men or fewer: before, it never finishes."""
 TABLE_LIMIT = 400_000
 """Solved positions kept between moves; the table is emptied beyond this."""
-HEURISTIC_DEPTH = 4
+HEURISTIC_DEPTH = 5
 
 _NEIGHBOURS = tuple(tuple(GRID.orthogonal_neighbours[s]) for s in GRID.squares())
 _RANK = tuple(GRID.rank_of(s) for s in GRID.squares())
