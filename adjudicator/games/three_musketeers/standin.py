@@ -12,8 +12,8 @@ is exact for good.
 Before that (the opening and middle game, more than a few hundred thousand positions ahead;
 the whole game has 526,871,061 up to symmetry, out of reach of pure Python in a second) the
 stand-in plays a depth-limited alpha-beta search with an evaluation of its own: the Cardinal
-wants the Musketeers on few ranks and files and with few captures, the Musketeers the
-opposite. That part is not exact, and says so (:attr:`Choice.exact`).
+wants the Musketeers on few ranks and files and with many men next to them, the
+Musketeers the opposite. That part is not exact, and says so (:attr:`Choice.exact`).
 
 Positions are bitmasks: bit ``s`` is square ``s`` (``a1`` is 0, see
 :mod:`adjudicator.core.squares`).
@@ -43,7 +43,7 @@ EXACT_MEN = 12
 """The exact search is tried only with this many men or fewer: before, it never finishes."""
 TABLE_LIMIT = 400_000
 """Solved positions kept between moves; the table is emptied beyond this."""
-HEURISTIC_DEPTH = 4
+HEURISTIC_DEPTH = 5
 
 _NEIGHBOURS = tuple(tuple(GRID.orthogonal_neighbours[s]) for s in GRID.squares())
 _RANK = tuple(GRID.rank_of(s) for s in GRID.squares())
@@ -145,14 +145,14 @@ def solve(pos: Position, budget: list[int]) -> int:
 
 
 def _evaluate(pos: Position) -> int:
-    """The heuristic worth of a position for the Musketeers: spread over ranks and files, and
-    men to capture (a Musketeer without a capture nearby is a step towards the Cardinal's
-    line)."""
+    """The heuristic worth of a position for the Musketeers: spread over ranks and files (the
+    Cardinal needs them on one line), and few men to capture (with none next to them, the
+    Musketeers cannot move and win)."""
     m, c, _ = pos
     squares = _squares(m)
     spread = len({_RANK[s] for s in squares}) + len({_FILE[s] for s in squares})
     captures = sum(1 for s in squares for t in _NEIGHBOURS[s] if c & _BIT[t])
-    return 10 * spread + 3 * captures
+    return 10 * spread - 3 * captures
 
 
 def _alphabeta(pos: Position, depth: int, alpha: int, beta: int) -> int:
