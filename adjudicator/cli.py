@@ -37,10 +37,9 @@ from adjudicator.runner import serve
 from adjudicator.security import load_or_create_key
 from adjudicator.service import ServiceError
 from adjudicator.service.announcements import tell_created
-from adjudicator.service.closing import close_and_adjudicate
+from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rerun import find_round, pick_game, rerun_round
-from adjudicator.service.rounds import start_game
 from adjudicator.service.status import status_lines
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import make_engine, migrate, session_scope
@@ -313,7 +312,7 @@ def game_create(
                 gm_address=gm,
                 now=now,
             )
-            first = start_game(session, game, now=now) if start else None
+            first = begin_game(session, game, ctx=application.ctx, now=now) if start else None
             queue_welcome(
                 session,
                 ctx=application.ctx,

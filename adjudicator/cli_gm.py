@@ -16,10 +16,10 @@ from adjudicator.cli_support import app_from_config, fail, local_moment
 from adjudicator.core.schedule import ScheduleError, parse_duration
 from adjudicator.service import ServiceError, gm
 from adjudicator.service.announcements import tell_started
+from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import find_game
 from adjudicator.service.replies import local_time
-from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game
 
@@ -58,7 +58,7 @@ def start(name: GameName) -> None:
     told, with the players and the deadline."""
 
     def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> str:
-        round_ = start_game(session, game, now=now)
+        round_ = begin_game(session, game, ctx=ctx, now=now)
         session.flush()
         tell_started(session, ctx=ctx, game=game, first_round=round_, now=now)
         if round_.deadline is None:
@@ -163,6 +163,26 @@ def remove(game_name: GameName, handle: Handle) -> None:
     game's no-orders rule and gets no more mail."""
     _run(game_name, lambda session, game, ctx, now: gm.remove_player(session, game, handle))
     typer.echo(f"game {game_name}: {handle} removed")
+
+
+@player_app.command("stand-in")
+def stand_in(
+    game_name: GameName,
+    handle: Handle,
+    off: Annotated[bool, typer.Option("--off", help="Give the seat back to its player.")] = False,
+) -> None:
+    """Let the computer play a seat (docs/stand-ins.md) until --off or a replacement; its
+    orders are stored like a player's, and every result says which seats it played."""
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> list[str]:
+        return gm.put_stand_in(session, game, handle, on=not off, ctx=ctx, now=now)
+
+    moved = _run(game_name, action)
+    if off:
+        typer.echo(f"game {game_name}: {handle} plays their own seat again")
+    else:
+        played = "; it has sent its orders for the open round" if moved else ""
+        typer.echo(f"game {game_name}: a stand-in plays {handle}'s seat{played}")
 
 
 @player_app.command("address")

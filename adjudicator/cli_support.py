@@ -61,7 +61,7 @@ def pairs(values: list[str], what: str) -> dict[str, str]:
     return result
 
 
-LIST_SETTINGS = ("reminders", "require_auth")
+LIST_SETTINGS = ("reminders", "require_auth", "stand_ins")
 INT_SETTINGS = ("missed_rounds_limit",)
 BOOL_SETTINGS = ("early_close", "private_press", "anonymous_press", "signup")
 BOOLEANS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}

@@ -62,7 +62,8 @@ def round_is_due(app: App, round_id: int, now: datetime) -> Closed | None:
     if closed is None:
         return None
     if closed.adjudicated is not None:
-        report_round(app.engine, round_id, ctx=app.ctx, now=now)
+        for adjudicated in (round_id, *closed.chained):  # and those stand-ins closed after it
+            report_round(app.engine, adjudicated, ctx=app.ctx, now=now)
     return Closed.of(closed)
 
 

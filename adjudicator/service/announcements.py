@@ -9,6 +9,7 @@ nothing twice.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session
 
@@ -22,12 +23,14 @@ from adjudicator.service.replies import (
     queue_templated,
 )
 from adjudicator.service.rounds import Adjudicated
+from adjudicator.service.stand_ins import stand_in_seats
 from adjudicator.storage.models import Game, Round
 
 
-def _players(session: Session, game: Game) -> list[dict[str, str]]:
+def _players(session: Session, game: Game) -> list[dict[str, Any]]:
+    computer = stand_in_seats(game)
     return [
-        {"handle": seat.handle, "address": seat.address}
+        {"handle": seat.handle, "address": seat.address, "stand_in": seat.handle in computer}
         for seat in seats_of(session, game)
         if seat.active
     ]

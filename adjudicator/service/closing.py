@@ -10,7 +10,7 @@ and does nothing.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
@@ -40,8 +40,11 @@ from adjudicator.service.rounds import (
     adjudicate_round,
     close_round,
     closes_at,
+    open_round_of,
+    start_game,
 )
 from adjudicator.service.settings import GameSettings, settings_of
+from adjudicator.service.stand_ins import play_stand_ins, set_stand_in
 from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
@@ -58,6 +61,12 @@ class ClosingOutcome:
     adjudicated: Adjudicated | None
     error: str | None = None
     waiting_until: datetime | None = None  # a grace period started instead
+    chained: tuple[int, ...] = ()  # rounds closed after it at once: stand-ins moved in them
+
+
+CHAIN_LIMIT = 20
+"""Rounds closed one after the other in one closing, while stand-ins are the only ones to move
+(two stand-ins playing each other go on at the next deadline)."""
 
 
 def close_and_adjudicate(
@@ -66,7 +75,29 @@ def close_and_adjudicate(
     """Close a round whose time has come (or any open round with ``force``) and adjudicate it;
     its result mails are queued after the commit (``reporting.py``). At the deadline, a game
     with a grace period and orders missing waits instead (``ClosingOutcome.waiting_until``).
-    ``None`` when there was nothing to do."""
+    ``None`` when there was nothing to do.
+
+    When the next round waits only for stand-ins (``stand_ins.py``), which move as it opens,
+    it is closed at once too, and so on (``ClosingOutcome.chained``, at most ``CHAIN_LIMIT``)."""
+    outcome = _close_one(session, round_id, ctx=ctx, now=now, force=force)
+    if outcome is None or outcome.adjudicated is None:
+        return outcome
+    chained: list[int] = []
+    following = outcome.adjudicated.next_round
+    while following is not None and following.id is not None and len(chained) < CHAIN_LIMIT:
+        if not _closes_early(session, following):
+            break
+        more = _close_one(session, following.id, ctx=ctx, now=now, force=True)
+        if more is None or more.adjudicated is None:
+            break
+        chained.append(following.id)
+        following = more.adjudicated.next_round
+    return replace(outcome, chained=tuple(chained))
+
+
+def _close_one(
+    session: Session, round_id: int, *, ctx: ServiceContext, now: datetime, force: bool
+) -> ClosingOutcome | None:
     context = RoundContext.load(session, round_id)
     if context is None:
         return None
@@ -90,6 +121,7 @@ def close_and_adjudicate(
         session.refresh(round_)
     if round_.state != RoundState.CLOSING:
         return None
+    play_stand_ins(session, game, round_, now=now)  # a stand-in put in since the round opened
     waiting = waiting_for(session, game, state=context.state)
     adjudicated = adjudicate_round(session, context, now=now)
     crash_point("adjudicated")
@@ -116,6 +148,8 @@ def close_and_adjudicate(
         winners=list(adjudicated.outcome.winners) if adjudicated.outcome else [],
     )
     _count_missed(session, adjudicated, waiting, ctx=ctx, now=now, settings=context.settings)
+    if adjudicated.next_round is not None:
+        play_stand_ins(session, game, adjudicated.next_round, now=now)
     if adjudicated.outcome is not None:
         tell_game_over(session, ctx=ctx, adjudicated=adjudicated, now=now)
     if not force and close is not None and now - close > CLOSED_LATE:
@@ -166,6 +200,9 @@ def _count_missed(
         )
         session.add(seat)
         if seat.missed_rounds == missed_limit:
+            if settings.absent_stand_in:
+                set_stand_in(game, seat.handle, on=True)
+                session.add(game)
             queue_gm_notice(
                 session,
                 ctx=ctx,
@@ -177,6 +214,7 @@ def _count_missed(
                 player=seat.handle,
                 address=seat.address,
                 missed=seat.missed_rounds,
+                stand_in=settings.absent_stand_in,
             )
 
 
@@ -188,20 +226,34 @@ def close_if_complete(
     ``early_close`` setting unless a player asked for the full time (``SET WAIT``). Never
     while the game is paused."""
     round_ = session.get(Round, round_id)
-    if round_ is None or round_.state != RoundState.OPEN:
+    if round_ is None or not _closes_early(session, round_):
         return None
+    return close_and_adjudicate(session, round_id, ctx=ctx, now=now, force=True)
+
+
+def begin_game(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> Round:
+    """Open round 1 (``rounds.start_game``); when it waits only for stand-ins, which move as
+    it opens (the computer moves first), it closes at once. The round open now."""
+    first = start_game(session, game, now=now)
+    assert first.id is not None
+    close_if_complete(session, first.id, ctx=ctx, now=now)
+    return open_round_of(session, game) or first
+
+
+def _closes_early(session: Session, round_: Round) -> bool:
+    """Whether the open ``round_`` has every order in and its game closes rounds early."""
+    if round_.state != RoundState.OPEN:
+        return False
     game = session.get(Game, round_.game_id)
     assert game is not None
     if game.status != GameStatus.RUNNING:
-        return None
+        return False
     sequential = rules_of(game).sequential
     if not (sequential or settings_of(game).early_close):
-        return None
+        return False
     if not sequential and any(s.wait for s in active_seats(session, game)):
-        return None  # a player asked for the full time (SET WAIT)
-    if missing_seats(session, game, round_):
-        return None
-    return close_and_adjudicate(session, round_id, ctx=ctx, now=now, force=True)
+        return False  # a player asked for the full time (SET WAIT)
+    return not missing_seats(session, game, round_)
 
 
 def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[ClosingOutcome]:
@@ -222,7 +274,8 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
         if done is not None:
             closed.append(done)
             if done.adjudicated is not None:
-                report_round(engine, round_id, ctx=ctx, now=now)
+                for adjudicated in (round_id, *done.chained):
+                    report_round(engine, adjudicated, ctx=ctx, now=now)
     for round_id in reminders:
         with session_scope(engine) as session:
             round_ = session.get(Round, round_id)

@@ -98,8 +98,13 @@ def create_game(
         raise ServiceError(f"a game called {name!r} exists already")
     try:
         rules = get_rules(kind)
-        read_settings(kind, schedule, check_time_zone(time_zone), settings or {})
+        read = read_settings(kind, schedule, check_time_zone(time_zone), settings or {})
         handles = [p.handle.lower() for p in players]
+        strangers = sorted(set(read.stand_ins) - set(handles))
+        if strangers:
+            raise ServiceError(
+                f"setting 'stand_ins' names {strangers[0]!r}, who is not a player of the game"
+            )
         state = rules.start(handles, options=options, setup=setup)
     except (UnknownGame, SetupError) as error:
         raise ServiceError(str(error)) from None

@@ -16,7 +16,7 @@ from sqlmodel import Session, col
 from adjudicator.core.errors import SetupError
 from adjudicator.core.schedule import duration_in_words
 from adjudicator.core.text import is_handle
-from adjudicator.games import kind_of
+from adjudicator.games import game_title, kind_of
 from adjudicator.readmodel.stored import game_state, rules_of, start_state
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
@@ -32,6 +32,7 @@ from adjudicator.service.replies import (
 )
 from adjudicator.service.rerun import find_round, state_before
 from adjudicator.service.rounds import closes_at, open_round, open_round_of
+from adjudicator.service.stand_ins import play_stand_ins, set_stand_in, stand_in_seats
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage import queries
 from adjudicator.storage.models import (
@@ -260,6 +261,9 @@ def replace_player(
     seat.missed_rounds, seat.failed_logins, seat.locked_until = 0, 0, None
     seat.unreachable, seat.active = False, True
     session.add(seat)
+    if seat.handle in stand_in_seats(game):  # a stand-in kept the seat until now
+        set_stand_in(game, seat.handle, on=False)
+        session.add(game)
     queries.clear_login_failures(session, seat.id)  # the newcomer starts with a clean slate
     session.flush()
     credentials = Credentials(seat.handle, seat.address, secret, token)
@@ -300,6 +304,25 @@ def remove_player(session: Session, game: Game, handle: str) -> None:
                 col(OrderSet.round_id) == round_.id, col(OrderSet.seat_id) == seat.id
             )
         )
+
+
+def put_stand_in(
+    session: Session, game: Game, handle: str, *, on: bool, ctx: ServiceContext, now: datetime
+) -> list[str]:
+    """Let the computer play a seat (``stand_ins.py``), or give it back (``on=False``). In a
+    running game the stand-in moves at once if the open round waits for it, and the round
+    closes if that was the last order; the handles that moved."""
+    seat = _seat(session, game, handle)
+    if on and kind_of(game.kind).stand_in is None:
+        raise ServiceError(f"{game_title(game.kind)} has no stand-in player")
+    set_stand_in(game, seat.handle, on=on)
+    session.add(game)
+    round_ = open_round_of(session, game)
+    if not on or round_ is None or round_.id is None or game.status != GameStatus.RUNNING:
+        return []
+    moved = play_stand_ins(session, game, round_, now=now)
+    close_if_complete(session, round_.id, ctx=ctx, now=now)
+    return moved
 
 
 def change_address(session: Session, game: Game, handle: str, address: str) -> None:

@@ -48,7 +48,9 @@ def queue_gm_notice(
     if notice not in NOTICES:
         raise ValueError(f"unknown game master notice {notice!r}")
     if not game.gm_address:
-        log.warning("game %s has no game master address; notice %s: %s", game.name, notice, details)
+        log.info(
+            "game %s has no game master address: the %s notice goes to nobody", game.name, notice
+        )
         return False
     queue_templated(
         session,

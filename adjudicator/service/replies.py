@@ -35,6 +35,7 @@ from adjudicator.service.outbox import PendingMail, queue_pending
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.settings import settings_of
+from adjudicator.service.stand_ins import stand_ins_of_round
 from adjudicator.service.throttle import answer_refused
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
@@ -392,6 +393,7 @@ def result_context(
     pictures: list[dict[str, Any]],
     calendar: bool = False,
     round_link: str | None = None,
+    stand_ins: Sequence[str] = (),
 ) -> dict[str, Any]:
     """What one player's result mail may show: everything public, plus their own private
     report, result codes and any of their orders that could not be applied. ``round_link``
@@ -415,6 +417,7 @@ def result_context(
         "pictures": pictures,
         "calendar": calendar,  # whether the mail carries the next deadline as an .ics file
         "round_link": round_link,
+        "stand_ins": list(stand_ins),  # seats the computer played this round
         # A report asked for again (service/reports.py) says so, and where the game is now.
         "requested": False,
         "first_sent": None,
@@ -446,6 +449,7 @@ def round_result_mails(
     players = [seat.handle for seat in seats]
     movers = set(rules_of(game).to_move(adjudicated.state))
     round_link = ctx.archive_link(game.name, round_file(round_.number))
+    stand_ins = stand_ins_of_round(session, round_.id)
     mails = []
     for seat in seats:
         assert seat.id is not None
@@ -464,6 +468,7 @@ def round_result_mails(
             pictures=pictures,
             calendar=bool(calendar),
             round_link=round_link,
+            stand_ins=stand_ins,
         )
         mail = templated_mail(
             session,

@@ -19,6 +19,10 @@ Settings live in ``Game.settings`` (JSON), all optional:
 - ``signup``: a game not started yet is open for sign-up: listed by ``LIST``, joined by
   ``JOIN`` (default off). A number instead of true: the game starts by itself once it has that
   many players.
+- ``stand_ins``: the handles of the seats the computer plays (``stand_ins.py``; default none).
+- ``absent``: what becomes of a seat whose player missed ``missed_rounds_limit`` rounds in a
+  row: ``no-orders`` (the game's no-orders rule goes on applying; the default) or ``stand-in``
+  (a stand-in plays the seat until the game master turns it off or replaces the player).
 """
 
 from __future__ import annotations
@@ -50,7 +54,10 @@ SETTINGS = (
     "private_press",
     "anonymous_press",
     "signup",
+    "stand_ins",
+    "absent",
 )
+ABSENT = ("no-orders", "stand-in")
 AUTH_CHECKS = ("dkim", "spf", "dmarc")
 
 
@@ -65,6 +72,8 @@ class GameSettings:
     require_auth: tuple[str, ...] = ()
     private_press: bool = True
     anonymous_press: bool = False
+    stand_ins: tuple[str, ...] = ()
+    absent_stand_in: bool = False
 
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
@@ -119,6 +128,14 @@ def read_settings(
         for name, value in press.items():
             if not isinstance(value, bool):
                 raise ServiceError(f"setting {name!r} is true or false")
+        stand_ins = settings.get("stand_ins", [])
+        if not isinstance(stand_ins, list | tuple) or not all(
+            isinstance(h, str) for h in stand_ins
+        ):
+            raise ServiceError("setting 'stand_ins' is a list of handles, e.g. [\"cat\"]")
+        absent = settings.get("absent", "no-orders")
+        if absent not in ABSENT:
+            raise ServiceError(f"setting 'absent' is one of {', '.join(ABSENT)}")
         return GameSettings(
             schedule=parsed,
             time_zone=time_zone,
@@ -129,6 +146,8 @@ def read_settings(
             require_auth=tuple(required),
             private_press=press["private_press"],
             anonymous_press=press["anonymous_press"],
+            stand_ins=tuple(h.strip().lower() for h in stand_ins),
+            absent_stand_in=absent == "stand-in",
         )
     except ScheduleError as error:
         raise ServiceError(str(error)) from None

@@ -22,10 +22,10 @@ from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import join_code
 from adjudicator.service import ServiceError, conversation
 from adjudicator.service.announcements import tell_started
+from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.gm import add_player
 from adjudicator.service.handling import SectionHandling
-from adjudicator.service.rounds import start_game
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus
 
@@ -108,7 +108,7 @@ def _start_when_full(session: Session, *, ctx: ServiceContext, game: Game, now: 
     seats = queries.seats_of(session, game.id)
     if isinstance(wanted, bool) or not isinstance(wanted, int) or len(seats) < wanted:
         return False
-    first = start_game(session, game, now=now)
+    first = begin_game(session, game, ctx=ctx, now=now)
     session.flush()
     tell_started(session, ctx=ctx, game=game, first_round=first, now=now)
     return True

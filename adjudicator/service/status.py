@@ -8,6 +8,7 @@ from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.games import find_game, seats_of
 from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import open_round_of, orders_in_force
+from adjudicator.service.stand_ins import stand_in_seats
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, RoundResult
 
@@ -44,6 +45,7 @@ def _game_lines(session: Session, game: Game) -> list[str]:
             f"  in its grace period until {local_time(round_.grace_until, game.time_zone)}"
         )
     ordered = orders_in_force(session, round_)
+    computer = stand_in_seats(game)
     waiting_for = set(rules_of(game).to_move(game_state(game)))
     lines.append(f"    {'player':<16} {'orders':<8} {'missed':>6}  address")
     for seat in seats_of(session, game):
@@ -54,6 +56,8 @@ def _game_lines(session: Session, game: Game) -> list[str]:
         else:
             mark = "in" if seat.id in ordered else "MISSING"
         flags = " (unreachable: mail bounced)" if seat.unreachable else ""
+        if seat.handle in computer:
+            flags += " (played by a stand-in)"
         lines.append(
             f"    {seat.handle:<16} {mark:<8} {seat.missed_rounds:>6}  {seat.address}{flags}"
         )

@@ -1,0 +1,156 @@
+"""Seats the computer plays (``service/stand_ins.py``): a human against the computer by mail,
+the computer moving first, a stand-in for a player who keeps missing rounds, and the game
+master's command. The stand-in's orders are stored like a player's and every result says which
+seats it played."""
+
+from __future__ import annotations
+
+import random
+from itertools import count
+
+from playing import add_orders, close_open_round, plain, player_mail, queued
+from sqlmodel import Session, col, select
+
+from adjudicator.app import App
+from adjudicator.games import kind_of
+from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service.closing import begin_game
+from adjudicator.service.games import PlayerSpec, create_game, find_game
+from adjudicator.service.gm import put_stand_in, replace_player
+from adjudicator.service.stand_ins import STAND_IN, stand_in_seats
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import Game, OrderSet, Round, RoundState, Seat
+
+_numbers = count(1)
+
+
+def _create(
+    app: App, name: str, kind: str, handles: list[str], **settings: object
+) -> dict[str, str]:
+    """A started game; the players' passwords by handle."""
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name=name,
+            kind=kind,
+            players=[PlayerSpec(h, f"{h}@example.org") for h in handles],
+            options={},
+            schedule="72h",
+            settings={"reminders": [], **settings},
+            gm_address="gm@example.org",
+            now=app.clock(),
+        )
+        begin_game(session, game, ctx=app.ctx, now=app.clock())
+    return {c.handle: c.secret for c in credentials}
+
+
+def _rounds(app: App, name: str) -> list[Round]:
+    with Session(app.engine) as session:
+        game = find_game(session, name)
+        return list(
+            session.exec(select(Round).where(Round.game_id == game.id).order_by(col(Round.number)))
+        )
+
+
+def _orders_of(app: App, round_id: int | None) -> list[tuple[str, list[str], str]]:
+    """(handle, lines, receipt) of every order set of a round."""
+    with Session(app.engine) as session:
+        rows = session.exec(
+            select(Seat.handle, OrderSet.lines, OrderSet.receipt)
+            .join(Seat, col(Seat.id) == col(OrderSet.seat_id))
+            .where(OrderSet.round_id == round_id)
+        )
+        return [(handle, list(lines), receipt) for handle, lines, receipt in rows]
+
+
+def _a_legal_move(app: App, name: str, handle: str) -> list[str]:
+    """Some move the game accepts from ``handle`` now (drawn by the game's own stand-in)."""
+    with Session(app.engine) as session:
+        game = find_game(session, name)
+        stand_in = kind_of(game.kind).stand_in
+        assert stand_in is not None
+        return stand_in(game_state(game), handle, random.Random(7))
+
+
+def test_a_human_plays_the_computer_by_mail_and_the_computer_answers_each_move_at_once(
+    app: App,
+) -> None:
+    # docs/rules/three-musketeers.md: the first seat plays the Musketeers, who move first.
+    secrets = _create(app, "duel", "three-musketeers", ["ann", "cpu"], stand_ins=["cpu"])
+    (first,) = _rounds(app, "duel")
+    assert first.state == RoundState.OPEN  # waiting for ann: the computer does not move first
+
+    move = _a_legal_move(app, "duel", "ann")
+    body = f"PASSWORD {secrets['ann']}\n" + "\n".join(move) + "\n"
+    app.ingest(player_mail("duel", "ann", body, number=next(_numbers)), channel="pipe")
+
+    rounds = _rounds(app, "duel")
+    assert [r.state for r in rounds] == [RoundState.REPORTED, RoundState.REPORTED, RoundState.OPEN]
+    (answer,) = _orders_of(app, rounds[1].id)
+    handle, lines, receipt = answer
+    assert (handle, receipt) == ("cpu", STAND_IN)
+    assert len(lines) == 1  # one move, as a player writes it
+    with Session(app.engine) as session:
+        game = find_game(session, "duel")
+        # the Cardinal's move was legal in the position after ann's move (the replayed record
+        # would refuse it otherwise), and the open round waits for ann again
+        assert rules_of(game).to_move(game_state(game)) == ("ann",)
+    results = [m for m in queued(app, "result") if m["To"] == "ann@example.org"]
+    assert len(results) == 2
+    assert "Played by a stand-in (the computer) this round: cpu." in plain(results[1])
+    assert "stand-in" not in plain(results[0])  # round 1 was ann's own move
+
+
+def test_when_the_computer_moves_first_its_round_closes_as_the_game_starts(app: App) -> None:
+    _create(app, "duel", "three-musketeers", ["cpu", "bea"], stand_ins=["cpu"])
+    rounds = _rounds(app, "duel")
+    assert [r.state for r in rounds] == [RoundState.ADJUDICATED, RoundState.OPEN]
+    assert [(h, r) for h, _, r in _orders_of(app, rounds[0].id)] == [("cpu", STAND_IN)]
+
+
+def test_a_player_who_keeps_missing_rounds_gets_a_stand_in_and_the_game_master_is_told(
+    app: App,
+) -> None:
+    _create(
+        app,
+        "gw",
+        "giveaway",
+        ["alice", "bob", "carol"],
+        absent="stand-in",
+        missed_rounds_limit=1,
+        early_close=False,
+    )
+    add_orders(app, "gw", "alice", "GIVE 3 TO bob")
+    add_orders(app, "gw", "bob", "GIVE 3 TO alice")
+    close_open_round(app, "gw")  # carol sent nothing: one missed round is the limit here
+
+    with Session(app.engine) as session:
+        assert stand_in_seats(find_game(session, "gw")) == ("carol",)
+    second = _rounds(app, "gw")[1]
+    assert [(h, r) for h, _, r in _orders_of(app, second.id)] == [("carol", STAND_IN)]
+    (notice,) = queued(app, "gm:missed_rounds")
+    assert "a stand-in (the computer) plays the seat" in plain(notice)
+
+    # A replacement takes the seat back from the stand-in.
+    with session_scope(app.engine) as session:
+        game = session.exec(select(Game).where(Game.name == "gw")).one()
+        replace_player(session, game, "carol", "cara@example.org", ctx=app.ctx, now=app.clock())
+        assert stand_in_seats(game) == ()
+
+
+def test_the_game_master_puts_a_stand_in_in_the_last_missing_seat_and_the_round_closes(
+    app: App,
+) -> None:
+    _create(app, "gw", "giveaway", ["alice", "bob", "carol"])  # early close: the default
+    add_orders(app, "gw", "alice", "GIVE 3 TO bob")
+    add_orders(app, "gw", "bob", "GIVE 3 TO carol")
+    with session_scope(app.engine) as session:
+        game = session.exec(select(Game).where(Game.name == "gw")).one()
+        moved = put_stand_in(session, game, "carol", on=True, ctx=app.ctx, now=app.clock())
+    assert moved == ["carol"]
+    first = _rounds(app, "gw")[0]
+    assert first.state == RoundState.ADJUDICATED  # every order in: closed at once
+    with session_scope(app.engine) as session:
+        game = session.exec(select(Game).where(Game.name == "gw")).one()
+        put_stand_in(session, game, "carol", on=False, ctx=app.ctx, now=app.clock())
+        assert stand_in_seats(game) == ()
