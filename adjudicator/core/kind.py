@@ -93,6 +93,9 @@ class GameKind:
     """Whether the game's rules forbid private talk: the service then relays press only to
     every player (SiSSYFiGHT, docs/rules/sissyfight.md "Talk"); otherwise a game allows private
     press unless its game master turns it off."""
+    seat_titles: tuple[str, ...] = ()
+    """What each seat plays, in seat order and in the game's words ("the Musketeers"), for the
+    mails that tell a player their side; empty where every seat plays alike."""
     terminations: frozenset[str] = frozenset()
     """Every ``Outcome.termination`` code the game can end with (templates word each one)."""
     problem_codes: frozenset[str] = frozenset()

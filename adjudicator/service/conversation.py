@@ -160,7 +160,7 @@ def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:
         rules, state = rules_of(game), game_state(game)
         waiting = seat.handle in rules.to_move(state)
         if waiting:
-            example = _example(game, seat.handle)
+            example = example_orders(game, seat.handle)
     kind = game.kind
     syntax = f"mail/answer/syntax/{kind}.txt.j2"
     return {
@@ -176,7 +176,7 @@ def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:
     }
 
 
-def _example(game: Game, handle: str) -> list[str]:
+def example_orders(game: Game, handle: str) -> list[str]:
     """Orders the game accepts from ``handle`` now, in canonical form: the shortest of a few
     random legal sets (seeded by the game, seat and round: the same question gets the same
     example)."""

@@ -4,10 +4,14 @@ deadline. The secrets exist in clear only here, on their way into the outbox."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session
 
+from adjudicator.games import kind_of
+from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.context import ServiceContext
+from adjudicator.service.conversation import example_orders
 from adjudicator.service.games import Credentials, seats_of
 from adjudicator.service.replies import (
     base_context,
@@ -16,6 +20,26 @@ from adjudicator.service.replies import (
     queue_templated,
 )
 from adjudicator.storage.models import Game, Round
+
+
+def _how_to_play(
+    ctx: ServiceContext, game: Game, handle: str, *, seat_index: int, started: bool
+) -> dict[str, Any]:
+    """What a newcomer needs to write round 1's orders: what their seat plays, the board of a
+    board game, the game's order syntax, who moves first in a game of turns, and orders valid
+    now for a player the first round waits for."""
+    syntax = f"mail/answer/syntax/{game.kind}.txt.j2"
+    kind, rules, state = kind_of(game.kind), rules_of(game), game_state(game)
+    movers = list(rules.to_move(state)) if started else []
+    titles, diagram = kind.seat_titles, kind.text_diagram
+    return {
+        "board": diagram(rules.public_state(state)) if diagram and started else None,
+        "plays": titles[seat_index] if seat_index < len(titles) else None,
+        "syntax": syntax if ctx.renderer.exists(syntax) else None,
+        "sequential": rules.sequential,
+        "movers": movers,
+        "example": example_orders(game, handle) if handle in movers else [],
+    }
 
 
 def queue_welcome(
@@ -48,8 +72,14 @@ def queue_welcome(
             "secret": cred.secret,
             "reply_address": reply_address,
             "service_address": ctx.identity.address,
-            "rules_page": f"docs/rules/{game.kind}.md",
             "calendar": calendar is not None,
+            **_how_to_play(
+                ctx,
+                game,
+                cred.handle,
+                seat_index=seat.seat if seat else number - 1,
+                started=first_round is not None,
+            ),
         }
         queue_templated(
             session,

@@ -78,6 +78,7 @@ KIND = GameKind(
     pictures=board_after_last_move(rsp.text_diagram, rsp.svg_diagram),
     stand_in=stand_in,
     text_diagram=rsp.text_diagram,
+    seat_titles=("White", "Black"),  # docs/rules/rock-scissors-paper.md: the first seat is White
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,
 )

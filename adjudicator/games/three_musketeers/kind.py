@@ -41,6 +41,10 @@ KIND = GameKind(
     pictures=board_after_last_move(tm.text_diagram, tm.svg_diagram),
     stand_in=stand_in,
     text_diagram=tm.text_diagram,
+    seat_titles=(
+        "the Musketeers",
+        "the Cardinal's men",
+    ),  # docs/rules/three-musketeers.md: the first seat plays the Musketeers
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,
 )
