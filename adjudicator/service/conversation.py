@@ -171,7 +171,6 @@ def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:
         "your_turn": waiting,
         "example": example,
         "syntax": syntax if handling.ctx.renderer.exists(syntax) else None,
-        "rules_link": handling.ctx.archive_link("rules", f"{kind}.html"),
         "sequential": kind_of(kind).rules.sequential,
     }
 
