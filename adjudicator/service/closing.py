@@ -232,10 +232,11 @@ def close_if_complete(
 
 
 def begin_game(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> Round:
-    """Open round 1 (``rounds.start_game``); when it waits only for stand-ins, which move as
-    it opens (the computer moves first), it closes at once. The round open now."""
+    """Open round 1 (``rounds.start_game``) and let the seats the computer plays move; when
+    it waits only for them (the computer moves first), it closes at once. The round open now."""
     first = start_game(session, game, now=now)
     assert first.id is not None
+    play_stand_ins(session, game, first, now=now)
     close_if_complete(session, first.id, ctx=ctx, now=now)
     return open_round_of(session, game) or first
 

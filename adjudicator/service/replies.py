@@ -449,7 +449,7 @@ def round_result_mails(
     players = [seat.handle for seat in seats]
     movers = set(rules_of(game).to_move(adjudicated.state))
     round_link = ctx.archive_link(game.name, round_file(round_.number))
-    stand_ins = stand_ins_of_round(session, round_.id)
+    stand_ins = stand_ins_of_round(session, round_)
     mails = []
     for seat in seats:
         assert seat.id is not None

@@ -22,7 +22,6 @@ from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import ServiceError
 from adjudicator.service.games import seats_of
 from adjudicator.service.settings import GameSettings, settings_of
-from adjudicator.service.stand_ins import play_stand_ins
 from adjudicator.storage import queries
 from adjudicator.storage.models import (
     Game,
@@ -113,9 +112,7 @@ def start_game(session: Session, game: Game, *, now: datetime) -> Round:
     if game.status != GameStatus.SETUP:
         raise ServiceError(f"game {game.name!r} has started already ({game.status})")
     game.status = GameStatus.RUNNING
-    first = open_round(session, game, now=now)
-    play_stand_ins(session, game, first, now=now)  # seats the computer plays from the start
-    return first
+    return open_round(session, game, now=now)
 
 
 def _step(session: Session, round_id: int, old: RoundState, new: RoundState, **values: Any) -> bool:

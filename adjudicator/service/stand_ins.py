@@ -22,6 +22,7 @@ from sqlmodel import Session
 
 from adjudicator.games import kind_of
 from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service.rounds import orders_in_force
 from adjudicator.service.settings import settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, OrderSet, Round, RoundState
@@ -50,7 +51,7 @@ def play_stand_ins(session: Session, game: Game, round_: Round, *, now: datetime
     if not playing or stand_in is None or not open_ or round_.id is None:
         return []
     rules, state = rules_of(game), game_state(game)
-    have = {order_set.seat_id for order_set in queries.order_sets_of(session, round_.id)}
+    have = orders_in_force(session, round_)
     moved = []
     for seat in queries.seats_of(session, game.id):
         if seat.handle not in playing or seat.id in have or not seat.active:
@@ -76,13 +77,9 @@ def play_stand_ins(session: Session, game: Game, round_: Round, *, now: datetime
     return moved
 
 
-def stand_ins_of_round(session: Session, round_id: int | None) -> list[str]:
+def stand_ins_of_round(session: Session, round_: Round) -> list[str]:
     """The handles whose orders in force in the round a stand-in sent, in seat order."""
-    newest: dict[int, OrderSet] = {}
-    for order_set in queries.order_sets_of(session, round_id):
-        newest[order_set.seat_id] = order_set
-    played = {seat_id for seat_id, order_set in newest.items() if order_set.receipt == STAND_IN}
-    round_ = session.get(Round, round_id)
-    if not played or round_ is None:
-        return []
+    played = {
+        seat_id for seat_id, o in orders_in_force(session, round_).items() if o.receipt == STAND_IN
+    }
     return [s.handle for s in queries.seats_of(session, round_.game_id) if s.id in played]
