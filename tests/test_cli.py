@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from sqlmodel import Session, select
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from adjudicator.cli import app
 from adjudicator.storage.db import make_engine
@@ -81,24 +81,35 @@ def test_a_malformed_record_exits_2_naming_the_line(tmp_path: Path) -> None:
     assert runner.invoke(app, ["replay", str(tmp_path / "missing.record")]).exit_code == 2
 
 
+def _create_duel(*extra: str) -> Result:
+    """``game create`` of a Starship Combat duel between ann and ben, 48 h a round."""
+    players = ["--player", "ann=ann@example.org", "--player", "ben=ben@example.org"]
+    create = ["game", "create", "duel", "--kind", "starship-combat", *players]
+    return runner.invoke(app, [*create, "--schedule", "48h", *extra])
+
+
+def _ann_fires(env: Path) -> None:
+    """ann's orders (FIRE) through the pipe, with the password from her welcome mail."""
+    with Session(engine_of(env)) as session:
+        welcome = session.exec(
+            select(OutboxMail).where(
+                OutboxMail.recipient == "ann@example.org", OutboxMail.kind == "welcome"
+            )
+        ).one()
+    secret = welcome.message.decode().split("PASSWORD ", 1)[1].split()[0]
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = (
+        "ann@example.org",
+        "judge@pbem.test",
+        "[duel]",
+    )
+    message.set_content(f"PASSWORD {secret}\nfire\n")
+    assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
+
+
 def test_a_game_master_runs_a_game_from_the_command_line(env: Path) -> None:
     assert runner.invoke(app, ["init"]).exit_code == 0
-    result = runner.invoke(
-        app,
-        [
-            "game",
-            "create",
-            "duel",
-            "--kind",
-            "starship-combat",
-            "--player",
-            "ann=ann@example.org",
-            "--player",
-            "ben=ben@example.org",
-            "--schedule",
-            "48h",
-        ],
-    )
+    result = _create_duel()
     assert result.exit_code == 0, result.output
     with Session(engine_of(env)) as session:
         welcomes = session.exec(select(OutboxMail).where(OutboxMail.kind == "welcome")).all()
@@ -108,16 +119,7 @@ def test_a_game_master_runs_a_game_from_the_command_line(env: Path) -> None:
     assert _row(status.output, "ann")[:2] == ["ann", "MISSING"]
 
     # ann sends orders through the pipe, with the password from her welcome mail
-    welcome = next(m for m in welcomes if m.recipient == "ann@example.org").message.decode()
-    secret = welcome.split("PASSWORD ", 1)[1].split()[0]
-    message = EmailMessage()
-    message["From"], message["To"], message["Subject"] = (
-        "ann@example.org",
-        "judge@pbem.test",
-        "[duel]",
-    )
-    message.set_content(f"PASSWORD {secret}\nfire\n")
-    assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
+    _ann_fires(env)
     assert _row(runner.invoke(app, ["status", "duel"]).output, "ann")[:2] == ["ann", "in"]
 
     # a dry run shows the result in words and stores nothing: ann's missile (one of her three)
@@ -155,25 +157,7 @@ def test_the_game_master_hears_of_creation_start_and_end_and_the_players_of_the_
     env: Path,
 ) -> None:
     runner.invoke(app, ["init"])
-    created = runner.invoke(
-        app,
-        [
-            "game",
-            "create",
-            "duel",
-            "--kind",
-            "starship-combat",
-            "--player",
-            "ann=ann@example.org",
-            "--player",
-            "ben=ben@example.org",
-            "--gm",
-            "gm@example.org",
-            "--schedule",
-            "48h",
-            "--no-start",
-        ],
-    )
+    created = _create_duel("--gm", "gm@example.org", "--no-start")
     assert created.exit_code == 0, created.output
     assert "summary mailed to the game master gm@example.org" in created.output
     (summary,) = _mails(env, "gm:created")
@@ -193,20 +177,7 @@ def test_the_game_master_hears_of_creation_start_and_end_and_the_players_of_the_
         assert "  ben\n" in _plain(mail)
     assert len(_mails(env, "gm:started")) == 1
 
-    with Session(engine_of(env)) as session:
-        welcome = session.exec(
-            select(OutboxMail).where(OutboxMail.recipient == "ann@example.org")
-        ).first()
-        assert welcome is not None
-    secret = welcome.message.decode().split("PASSWORD ", 1)[1].split()[0]
-    message = EmailMessage()
-    message["From"], message["To"], message["Subject"] = (
-        "ann@example.org",
-        "judge@pbem.test",
-        "[duel]",
-    )
-    message.set_content(f"PASSWORD {secret}\nfire\n")
-    assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
+    _ann_fires(env)
     assert runner.invoke(app, ["--round", "1", "--game", "duel"]).exit_code == 0
     # ann fired and ben did not shield: ben is destroyed, ann has won
     (over,) = _mails(env, "gm:game_over")
