@@ -104,11 +104,22 @@ def test_a_stored_mail_left_unprocessed_is_taken_by_the_running_service(
     monkeypatch.setattr(runner, "PENDING_SECONDS", 0.2)
     app = make_app(Config(service=ServiceConfig(data_dir=str(tmp_path), address=ADDRESS)))
     raw = _order_mail(credentials[0], credentials[1].handle, 1)
+    passes: list[int] = []  # what each pass over stored-but-unprocessed mail took up
+    take_pending = app.process_pending
+
+    def counted() -> int:
+        passes.append(take_pending())
+        return passes[-1]
+
+    monkeypatch.setattr(app, "process_pending", counted)
 
     async def scenario() -> list[SubmissionStatus]:
         service = Service(app)
         running = asyncio.ensure_future(service.run())
-        await asyncio.sleep(0.5)  # serving: the start's recovery pass is over
+        deadline = time.monotonic() + 30
+        while not passes and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)  # until the start's recovery pass is over
+        assert passes == [0]
         with session_scope(app.engine) as session:
             store_raw(session, raw, channel="pipe", now=app.clock())  # then killed
         deadline = time.monotonic() + 30
@@ -125,6 +136,8 @@ def test_a_stored_mail_left_unprocessed_is_taken_by_the_running_service(
         assert asyncio.run(scenario()) == [SubmissionStatus.ACCEPTED]
     finally:
         app.engine.dispose()
+    assert passes[0] == 0  # the start found nothing: a later pass of the running service
+    assert sum(passes[1:]) == 1  # took the mail, once
 
 
 def test_the_redelivery_of_a_mail_left_unprocessed_is_processed(tmp_path: Path) -> None:
