@@ -1,18 +1,21 @@
-"""Helpers for tests that play games through the service: the fixture clock, orders stored for
-a player, the open round closed, the mails queued."""
+"""Helpers for tests that play games through the service: the fixture clock, a game created
+and started, orders stored for a player, the open round closed, the mails queued."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from typing import Any
 
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
-from adjudicator.service.closing import close_and_adjudicate
-from adjudicator.service.games import find_game
+from adjudicator.service.closing import begin_game, close_and_adjudicate
+from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.rounds import open_round_of
+from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OrderSet, OutboxMail, Seat
 
@@ -58,6 +61,43 @@ def player_mail(game: str, sender: str, body: str, *, number: int = 0) -> bytes:
     message["Message-ID"] = f"<{sender}-{number}@example.org>"
     message.set_content(body)
     return message.as_bytes()
+
+
+def new_game(
+    app: App,
+    players: Sequence[str],
+    *,
+    name: str = "gw1",
+    kind: str = "giveaway",
+    settings: Mapping[str, Any] | None = None,
+    gm_address: str | None = None,
+    welcome: bool = False,
+) -> dict[str, Credentials]:
+    """A game of ``players`` (handles, at example.org), 72 h a round, started (the seats the
+    computer plays move); ``welcome`` queues the welcome mails too. The credentials by handle."""
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name=name,
+            kind=kind,
+            players=[PlayerSpec(p, f"{p}@example.org") for p in players],
+            options={},
+            schedule="72h",
+            settings=dict(settings or {}),
+            gm_address=gm_address,
+            now=app.clock(),
+        )
+        first = begin_game(session, game, ctx=app.ctx, now=app.clock())
+        if welcome:
+            queue_welcome(
+                session,
+                ctx=app.ctx,
+                game=game,
+                credentials=credentials,
+                first_round=first,
+                now=app.clock(),
+            )
+    return {c.handle: c for c in credentials}
 
 
 def add_orders(app: App, game: str, handle: str, *lines: str) -> None:

@@ -11,6 +11,7 @@ from email import message_from_bytes
 from email.utils import format_datetime
 
 import pytest
+from playing import new_game
 from sqlmodel import Session, col, select
 from test_intake import creds, make_mail, outbox, stored_orders
 
@@ -19,7 +20,6 @@ from adjudicator.service import ServiceError
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.intake import MAX_SECTIONS
-from adjudicator.service.rounds import start_game
 from adjudicator.service.throttle import (
     ANSWERS_PER_HOUR,
     LOOP_ANSWERS,
@@ -287,19 +287,7 @@ def test_a_game_master_address_is_checked_when_given(app: App, address: str) -> 
 
 
 def _seed(app: App) -> dict[str, Credentials]:
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw1",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            options={},
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    return {c.handle: c for c in credentials}
+    return new_game(app, ["alice", "bob", "carol"], settings={"early_close": False})
 
 
 def test_the_limits_hold_on_postgresql(pg_app: App) -> None:

@@ -8,12 +8,11 @@ from email import message_from_bytes, policy
 from pathlib import Path
 
 import pytest
+from playing import new_game
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
-from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
-from adjudicator.storage.db import session_scope
+from adjudicator.service.games import Credentials
 from adjudicator.storage.models import OrderSet, OutboxMail, SubmissionStatus
 
 PLAYERS = ["alice", "bob", "carol"]
@@ -21,22 +20,7 @@ PLAYERS = ["alice", "bob", "carol"]
 
 @pytest.fixture
 def creds(app: App) -> dict[str, Credentials]:
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw1",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
-            options={},
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    with session_scope(app.engine) as session:  # the welcome mails are not tested here
-        for mail in session.exec(select(OutboxMail)):
-            session.delete(mail)
-    return {c.handle: c for c in credentials}
+    return new_game(app, PLAYERS, settings={"early_close": False})  # no welcome mails
 
 
 def answers(app: App) -> list[tuple[str, str]]:

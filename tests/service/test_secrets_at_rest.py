@@ -6,40 +6,20 @@ import asyncio
 import stat
 from pathlib import Path
 
+from playing import new_game
 from sqlmodel import Session, select
 
 from adjudicator.app import App
 from adjudicator.mail.smtp import LocalMaildirSender
 from adjudicator.security import hash_password, verify_secret
-from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.outbox import send_due
-from adjudicator.service.rounds import start_game
-from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage.db import make_engine, session_scope
+from adjudicator.storage.db import make_engine
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 
 def test_a_sent_welcome_mail_keeps_no_password_in_the_outbox(app: App, tmp_path: Path) -> None:
     """Welcome mails stayed in the outbox table, password and reply token readable."""
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw1",
-            kind="giveaway",
-            schedule="72h",
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            options={},
-            now=app.clock(),
-        )
-        first_round = start_game(session, game, now=app.clock())
-        queue_welcome(
-            session,
-            ctx=app.ctx,
-            game=game,
-            credentials=credentials,
-            first_round=first_round,
-            now=app.clock(),
-        )
+    credentials = new_game(app, ["alice", "bob", "carol"], welcome=True)
     folder = tmp_path / "sent"
     sent = asyncio.run(
         send_due(
@@ -52,7 +32,7 @@ def test_a_sent_welcome_mail_keeps_no_password_in_the_outbox(app: App, tmp_path:
         welcomes = session.exec(select(OutboxMail).where(OutboxMail.kind == "welcome")).all()
         assert {m.status for m in welcomes} == {OutboxStatus.SENT}
         kept = b"".join(m.message for m in welcomes)
-    for cred in credentials:
+    for cred in credentials.values():
         assert cred.secret.encode() in delivered  # the player got it
         assert cred.secret.encode() not in kept
         assert cred.reply_token.encode() not in kept

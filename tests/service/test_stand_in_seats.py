@@ -8,14 +8,13 @@ from __future__ import annotations
 import random
 from itertools import count
 
-from playing import add_orders, close_open_round, plain, player_mail, queued
+from playing import add_orders, close_open_round, new_game, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
 from adjudicator.games import kind_of
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service.closing import begin_game
-from adjudicator.service.games import PlayerSpec, create_game, find_game
+from adjudicator.service.games import find_game
 from adjudicator.service.gm import put_stand_in, replace_player
 from adjudicator.service.stand_ins import STAND_IN, stand_in_seats
 from adjudicator.storage.db import session_scope
@@ -27,21 +26,16 @@ _numbers = count(1)
 def _create(
     app: App, name: str, kind: str, handles: list[str], **settings: object
 ) -> dict[str, str]:
-    """A started game; the players' passwords by handle."""
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name=name,
-            kind=kind,
-            players=[PlayerSpec(h, f"{h}@example.org") for h in handles],
-            options={},
-            schedule="72h",
-            settings={"reminders": [], **settings},
-            gm_address="gm@example.org",
-            now=app.clock(),
-        )
-        begin_game(session, game, ctx=app.ctx, now=app.clock())
-    return {c.handle: c.secret for c in credentials}
+    """A started game with a game master; the players' passwords by handle."""
+    credentials = new_game(
+        app,
+        handles,
+        name=name,
+        kind=kind,
+        settings={"reminders": [], **settings},
+        gm_address="gm@example.org",
+    )
+    return {handle: c.secret for handle, c in credentials.items()}
 
 
 def _rounds(app: App, name: str) -> list[Round]:

@@ -6,36 +6,16 @@ from __future__ import annotations
 
 import re
 
-from playing import plain, queued
+from playing import new_game, plain, queued
 
 from adjudicator.app import App
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service.closing import begin_game
-from adjudicator.service.games import PlayerSpec, create_game, find_game
-from adjudicator.service.welcome import queue_welcome
+from adjudicator.service.games import find_game
 from adjudicator.storage.db import session_scope
 
 
 def _welcomes(app: App, kind: str, handles: list[str]) -> dict[str, str]:
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="g1",
-            kind=kind,
-            players=[PlayerSpec(h, f"{h}@example.org") for h in handles],
-            options={},
-            schedule="72h",
-            now=app.clock(),
-        )
-        first = begin_game(session, game, ctx=app.ctx, now=app.clock())
-        queue_welcome(
-            session,
-            ctx=app.ctx,
-            game=game,
-            credentials=credentials,
-            first_round=first,
-            now=app.clock(),
-        )
+    new_game(app, handles, kind=kind, welcome=True)
     return {str(m["To"]).split("@")[0]: plain(m) for m in queued(app, "welcome")}
 
 
@@ -59,7 +39,7 @@ def test_the_welcome_of_a_board_game_says_the_side_the_board_and_who_moves_first
     assert "You move first." in first
     assert "athos moves first" in second
     with session_scope(app.engine) as session:
-        game = find_game(session, "g1")
+        game = find_game(session, "gw1")
         checked = rules_of(game).check(game_state(game), "athos", _example(first))
     assert checked.ok
     assert len(checked.orders) == 1
@@ -70,7 +50,7 @@ def test_the_welcome_of_a_simultaneous_game_has_orders_valid_for_the_first_round
 ) -> None:
     welcomes = _welcomes(app, "giveaway", ["alice", "bob", "carol"])
     with session_scope(app.engine) as session:
-        game = find_game(session, "g1")
+        game = find_game(session, "gw1")
         rules, state = rules_of(game), game_state(game)
         for handle, text in welcomes.items():
             assert "Round 1 waits for your orders." in text

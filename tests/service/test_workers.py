@@ -7,35 +7,27 @@ from __future__ import annotations
 import threading
 
 import pytest
+from playing import new_game
 from sqlmodel import Session, col, func, select
 
 from adjudicator.app import App
 from adjudicator.faults import ENVIRONMENT_VARIABLE
 from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.service.closing import sweep
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
-from adjudicator.storage.db import session_scope
+from adjudicator.service.games import find_game
+from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState
 from adjudicator.workers import RoundWorkers
 
 
 def _duel(app: App, name: str) -> int:
-    with session_scope(app.engine) as session:
-        game, _ = create_game(
-            session,
-            name=name,
-            kind="starship-combat",
-            players=[
-                PlayerSpec(f"{name}a", f"{name}a@example.org"),
-                PlayerSpec(f"{name}b", f"{name}b@example.org"),
-            ],
-            options={},
-            schedule="1h",
-            settings={"reminders": []},
-            now=app.clock(),
-        )
-        round_ = start_game(session, game, now=app.clock())
+    """A started Starship Combat duel; its open round's id."""
+    new_game(
+        app, [f"{name}a", f"{name}b"], name=name, kind="starship-combat", settings={"reminders": []}
+    )
+    with Session(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, name))
+        assert round_ is not None
         assert round_.id is not None
         return round_.id
 
@@ -65,7 +57,7 @@ def any_app(request: pytest.FixtureRequest) -> App:
 def test_workers_close_several_due_rounds_at_once_each_exactly_once(any_app: App) -> None:
     app = any_app
     rounds = [_duel(app, f"duel{n}") for n in range(4)]
-    app.clock.advance(hours=1)  # type: ignore[attr-defined]
+    app.clock.advance(hours=72)  # type: ignore[attr-defined]
     workers = RoundWorkers(app.config, 2)
     try:
         scheduler = DeadlineScheduler(app, workers=workers)
@@ -88,7 +80,7 @@ def test_a_worker_killed_mid_round_loses_nothing_and_the_sweeper_finishes_it(
 ) -> None:
     app = any_app
     first, second = _duel(app, "first"), _duel(app, "second")
-    app.clock.advance(hours=1)  # type: ignore[attr-defined]
+    app.clock.advance(hours=72)  # type: ignore[attr-defined]
     # The worker kills itself (SIGKILL) right after the closing transaction commits, before
     # the round's results are queued.
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, "committed")
