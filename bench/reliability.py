@@ -82,17 +82,11 @@ from adjudicator.storage.models import (
     SubmissionStatus,
 )
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from playing import START, Clock
+
 SERVICE = "judge@pbem.test"
 PLAYERS = ("alice", "bob", "carol")
-START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @dataclass
