@@ -33,11 +33,11 @@ pytestmark = pytest.mark.real_pictures  # the service as it runs, pictures and a
 PLAYERS = ("alice", "bob", "carol")
 
 
-def order_mail(sender: str, body: str, *, message_id: str) -> bytes:
+def order_mail(sender: str, body: str, *, message_id: str, game: str = "gw7") -> bytes:
     message = EmailMessage()
     message["From"] = f"{sender}@example.org"
     message["To"] = "judge@pbem.test"
-    message["Subject"] = "Re: [gw7] orders"
+    message["Subject"] = f"Re: [{game}] orders"
     message["Message-ID"] = message_id
     message.set_content(body)
     return message.as_bytes()
@@ -227,13 +227,9 @@ def test_a_round_closed_early_by_the_last_orders_is_reported_while_the_mail_goes
     try:
         smtp_sink.wait_for(3, timeout=15)  # gw7's welcomes
         for giver, taker in zip(PLAYERS, PLAYERS[1:] + PLAYERS[:1], strict=True):
-            message = EmailMessage()
-            message["From"] = f"{giver}@example.org"
-            message["To"] = "judge@pbem.test"
-            message["Subject"] = "[quick] orders"
-            message["Message-ID"] = f"<{giver}-quick@example.org>"
-            message.set_content(f"PASSWORD {secrets[giver]}\nGIVE 3 TO {taker}\n")
-            dovecot.append(imap_user, message.as_bytes())
+            body = f"PASSWORD {secrets[giver]}\nGIVE 3 TO {taker}\n"
+            mail = order_mail(giver, body, message_id=f"<{giver}-quick@example.org>", game="quick")
+            dovecot.append(imap_user, mail)
         # Three confirmations and three results, in whatever order they are sent.
         mails = smtp_sink.wait_for(9, timeout=30)[3:]
         subjects = [str(message_from_bytes(m.content)["Subject"]) for m in mails]
