@@ -14,7 +14,7 @@ from sqlmodel import Session
 from adjudicator.app import App
 from adjudicator.cli_support import app_from_config, fail, local_moment
 from adjudicator.core.schedule import ScheduleError, parse_duration
-from adjudicator.service import ServiceError, gm
+from adjudicator.service import ServiceError, gm, gm_news
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext
@@ -161,8 +161,15 @@ def replace(game_name: GameName, handle: Handle, address: Address) -> None:
 def remove(game_name: GameName, handle: Handle) -> None:
     """Remove a player: before the start, the seat goes; later, the seat stays under the
     game's no-orders rule and gets no more mail."""
-    _run(game_name, lambda session, game, ctx, now: gm.remove_player(session, game, handle))
-    typer.echo(f"game {game_name}: {handle} removed")
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> int:
+        gm.remove_player(session, game, handle)
+        return gm_news.tell_change(
+            session, game, change="removed", handle=handle.lower(), ctx=ctx, now=now
+        )
+
+    told = _run(game_name, action)
+    typer.echo(f"game {game_name}: {handle} removed; {told} player(s) told")
 
 
 @player_app.command("stand-in")
@@ -175,7 +182,10 @@ def stand_in(
     orders are stored like a player's, and every result says which seats it played."""
 
     def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> list[str]:
-        return gm.put_stand_in(session, game, handle, on=not off, ctx=ctx, now=now)
+        moved = gm.put_stand_in(session, game, handle, on=not off, ctx=ctx, now=now)
+        change = "stand_in_off" if off else "stand_in"
+        gm_news.tell_change(session, game, change=change, handle=handle.lower(), ctx=ctx, now=now)
+        return moved
 
     moved = _run(game_name, action)
     if off:

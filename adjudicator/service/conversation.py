@@ -99,6 +99,8 @@ def queue_answer(
             "handle": next(iter(handles)) if len(handles) == 1 else None,
             "service_address": ctx.identity.address,
         }
+        # The game master's answer carries the game master's reply address (``gm_mail.py``).
+        reply_to = {p.reply_to for p in parts if p.reply_to}
         replies.queue_reply(
             session,
             ctx=ctx,
@@ -110,6 +112,8 @@ def queue_answer(
             now=now,
             game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
             seat_id=seat.id if seat is not None else None,
+            reply_to=next(iter(reply_to)) if seat is None and len(reply_to) == 1 else None,
+            proven=any(p.proven for p in parts),
         )
 
 
