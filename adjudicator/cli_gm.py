@@ -14,7 +14,7 @@ from sqlmodel import Session
 from adjudicator.app import App
 from adjudicator.cli_support import app_from_config, fail, local_moment
 from adjudicator.core.schedule import ScheduleError, parse_duration
-from adjudicator.service import ServiceError, gm, gm_news
+from adjudicator.service import ServiceError, gm, gm_mail, gm_news
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext
@@ -51,6 +51,7 @@ def register(game_app: typer.Typer) -> None:
     game_app.command("resume")(resume)
     game_app.command("extend")(extend)
     game_app.command("rollback")(rollback)
+    game_app.command("gm")(game_master)
 
 
 def start(name: GameName) -> None:
@@ -131,6 +132,23 @@ def rollback(
         )
 
     typer.echo(f"game {name}: {_run(name, action)}")
+
+
+def game_master(
+    name: GameName,
+    address: Annotated[
+        str | None, typer.Argument(help="A new game master's address (default: the same).")
+    ] = None,
+) -> None:
+    """Give the game master a new reply address (and, if given, a new mail address): the
+    addresses in earlier mails no longer run the game by mail. The game master is mailed the
+    new one."""
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> str:
+        return gm_mail.renew_game_master(session, game, address=address, ctx=ctx, now=now)
+
+    to = _run(name, action)
+    typer.echo(f"game {name}: new game master's address mailed to {to}; the old one is void")
 
 
 @player_app.command("add")

@@ -13,13 +13,20 @@ changes nothing and is answered with why, and the others of the mail still run. 
 are told of each change as the command line tells them. Everything done is answered to the
 game master's registered address (never to the sender), with the reply address again, in the
 mail's one answer.
+
+``adjudicate game gm GAME [ADDRESS]`` (:func:`renew_game_master`) gives the game a new GM
+token, voiding every reply address given before (a leaked one, or a game master who hands
+the game over), and mails the game master the new one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
+
+from sqlmodel import Session
 
 from adjudicator.mail.commands import (
     Announce,
@@ -33,9 +40,13 @@ from adjudicator.mail.commands import (
     Resume,
     StandIn,
 )
+from adjudicator.security import new_gm_token, token_digest
 from adjudicator.service import ServiceError, gm, gm_news
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.games import checked_address
 from adjudicator.service.handling import AnswerPart, SectionHandling
-from adjudicator.service.notices import gm_reply_to
+from adjudicator.service.notices import gm_reply_to, queue_gm_notice
+from adjudicator.service.press import MAX_CHARACTERS, clean_text
 from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import closes_at, open_round_of
 from adjudicator.storage import queries
@@ -77,6 +88,32 @@ def run_gm_commands(
     failed = sum(1 for item in done if item.get("error"))
     handling.notes.append(f"game master: {len(done) - failed} command(s) done, {failed} refused")
     return failed == 0
+
+
+def renew_game_master(
+    session: Session, game: Game, *, address: str | None, ctx: ServiceContext, now: datetime
+) -> str:
+    """A new GM token for ``game`` (and a new game master's address, when given): every reply
+    address given before stops running the game. The game master gets the new one in a mail
+    of its own; the address it went to."""
+    if address:
+        game.gm_address = checked_address(address, whose="the game master")
+    if not game.gm_address:
+        raise ServiceError(f"game {game.name} has no game master: give the address")
+    game.gm_token = token_digest(new_gm_token())
+    session.add(game)
+    session.flush()
+    queue_gm_notice(
+        session,
+        ctx=ctx,
+        game=game,
+        notice="game_master",
+        key=f"{game.id}:{game.gm_token}",
+        now=now,
+        round_=open_round_of(session, game),
+        moved=bool(address),
+    )
+    return game.gm_address
 
 
 def _refusal(handling: SectionHandling, game: Game | None) -> str | None:
@@ -132,17 +169,20 @@ def _apply(handling: SectionHandling, game: Game, command: Command) -> dict[str,
         gm_news.tell_change(session, game, change=change, handle=command.handle, ctx=ctx, now=now)
         return {"command": change, "handle": command.handle, "moved": bool(moved)}
     if isinstance(command, Announce):
-        if not command.text.strip():
+        text = clean_text(command.text)  # as press: line breaks of every kind, no controls
+        if not text.strip():
             raise ServiceError("write the announcement on the lines after ANNOUNCE")
+        if len(text) > MAX_CHARACTERS:
+            raise ServiceError(f"the message has {len(text)} characters; at most {MAX_CHARACTERS}")
         told = gm_news.announce(
             session,
             game,
-            command.text,
+            text,
             key=f"{handling.key}:{command.line.number}",
             ctx=ctx,
             now=now,
         )
-        return {"command": "announce", "told": told, "lines": command.text.splitlines()}
+        return {"command": "announce", "told": told, "lines": text.splitlines()}
     assert isinstance(command, CopyResults)
     game.gm_copy = command.on
     session.add(game)

@@ -33,6 +33,7 @@ NOTICES = (
     "adjudication_failed",
     "closed_late",
     "resigned",
+    "game_master",
 )
 """The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
 

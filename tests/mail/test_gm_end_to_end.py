@@ -266,7 +266,7 @@ def test_announce_copy_and_a_round_adjudicated_again_after_a_rollback(gm_table: 
     results = [m for m in results if m.to != "watcher@example.net"]
     for result in results:
         assert "replaces the earlier result" in result.subject
-        assert "this result replaces the one mailed to you on" in result.flat
+        assert "this result replaces the one mailed to you for that round on" in result.flat
     assert "replaces the one mailed on" in _by_recipient(again)["watcher@example.net"][0].flat
 
 
