@@ -250,7 +250,8 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
     game = handling.game = find_game(handling, section, token_seat)
     if not section.needs_seat:
         return bool(_run_handlers(handling, section, seated=False))
-    if game is not None and token_seat is None and handling.gm_game is game:
+    gm_game = handling.gm_game
+    if game is not None and token_seat is None and gm_game is not None and gm_game.id == game.id:
         return _game_master_section(handling, section)
     if game is None:
         handling.notes.append("no game")
