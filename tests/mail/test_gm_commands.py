@@ -175,3 +175,9 @@ def test_no_game_master_command_asks_for_a_seat() -> None:
     section = read("PAUSE", "EXTEND 24h", "REMOVE cat", "ANNOUNCE", "hi")
     assert all(isinstance(c, GmCommand) for c in commands(section))
     assert not section.needs_seat
+
+
+@pytest.mark.parametrize(("text", "meant"), [("PAUS", "PAUSE"), ("resum", "RESUME")])
+def test_a_mistyped_game_master_command_is_answered_with_the_closest(text: str, meant: str) -> None:
+    (problem,) = read(text).problems
+    assert f"did you mean {meant}?" in problem.message
