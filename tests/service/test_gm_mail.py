@@ -103,3 +103,22 @@ def test_lines_only_a_player_may_send_are_named_in_the_game_masters_answer(app: 
     assert "this is not a game master's command" in text
     assert answer["To"] == "gm@example.org"
     assert SERVICE.split("@")[0] in str(answer["Reply-To"])
+
+
+def test_help_to_the_game_masters_address_lists_the_game_masters_commands(app: App) -> None:
+    new_game(app, ["ann", "ben", "cat"], gm_address="gm@example.org")
+    with session_scope(app.engine) as session:
+        renew_game_master(
+            session, find_game(session, "gw1"), address=None, ctx=app.ctx, now=app.clock()
+        )
+    reply_to = str(queued(app, "gm:game_master")[0]["Reply-To"])
+    app.ingest(_gm_mail(reply_to, "HELP", 1), channel="test")
+    (answer,) = queued(app, "answer")  # the general help and the game master's, in one mail
+    text = plain(answer)
+    assert "As the game master of gw1" in text
+    for command in ("PAUSE", "EXTEND UNTIL", "REPLACE", "STAND-IN", "ANNOUNCE", "COPY ON"):
+        assert command in text
+    assert answer["Reply-To"] == reply_to
+
+    app.ingest(_gm_mail("judge@pbem.test", "HELP", 2), channel="test")
+    assert "As the game master" not in plain(queued(app, "answer")[1])  # proves nothing
