@@ -14,7 +14,7 @@ from sqlmodel import Session
 from adjudicator.app import App
 from adjudicator.cli_support import app_from_config, fail, local_moment
 from adjudicator.core.schedule import ScheduleError, parse_duration
-from adjudicator.service import ServiceError, gm
+from adjudicator.service import ServiceError, gm, gm_mail, gm_news
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext
@@ -51,6 +51,7 @@ def register(game_app: typer.Typer) -> None:
     game_app.command("resume")(resume)
     game_app.command("extend")(extend)
     game_app.command("rollback")(rollback)
+    game_app.command("gm")(game_master)
 
 
 def start(name: GameName) -> None:
@@ -133,6 +134,23 @@ def rollback(
     typer.echo(f"game {name}: {_run(name, action)}")
 
 
+def game_master(
+    name: GameName,
+    address: Annotated[
+        str | None, typer.Argument(help="A new game master's address (default: the same).")
+    ] = None,
+) -> None:
+    """Give the game master a new reply address (and, if given, a new mail address): the
+    addresses in earlier mails no longer run the game by mail. The game master is mailed the
+    new one."""
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> str:
+        return gm_mail.renew_game_master(session, game, address=address, ctx=ctx, now=now)
+
+    to = _run(name, action)
+    typer.echo(f"game {name}: new game master's address mailed to {to}; the old one is void")
+
+
 @player_app.command("add")
 def add(game_name: GameName, handle: Handle, address: Address) -> None:
     """Add a player to a game that has not started; they get a welcome mail."""
@@ -161,8 +179,15 @@ def replace(game_name: GameName, handle: Handle, address: Address) -> None:
 def remove(game_name: GameName, handle: Handle) -> None:
     """Remove a player: before the start, the seat goes; later, the seat stays under the
     game's no-orders rule and gets no more mail."""
-    _run(game_name, lambda session, game, ctx, now: gm.remove_player(session, game, handle))
-    typer.echo(f"game {game_name}: {handle} removed")
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> int:
+        gm.remove_player(session, game, handle)
+        return gm_news.tell_change(
+            session, game, change="removed", handle=handle.lower(), ctx=ctx, now=now
+        )
+
+    told = _run(game_name, action)
+    typer.echo(f"game {game_name}: {handle} removed; {told} player(s) told")
 
 
 @player_app.command("stand-in")
@@ -175,7 +200,10 @@ def stand_in(
     orders are stored like a player's, and every result says which seats it played."""
 
     def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> list[str]:
-        return gm.put_stand_in(session, game, handle, on=not off, ctx=ctx, now=now)
+        moved = gm.put_stand_in(session, game, handle, on=not off, ctx=ctx, now=now)
+        change = "stand_in_off" if off else "stand_in"
+        gm_news.tell_change(session, game, change=change, handle=handle.lower(), ctx=ctx, now=now)
+        return moved
 
     moved = _run(game_name, action)
     if off:

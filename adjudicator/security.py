@@ -34,6 +34,12 @@ def new_token() -> str:
     return new_secret(16)
 
 
+def new_gm_token() -> str:
+    """The random token a game master's reply address is bound to (only its digest is kept:
+    nobody needs to type it)."""
+    return secrets.token_hex(16)
+
+
 def token_digest(token: str) -> str:
     """How a reply token is stored: tokens are long and random, so an unsalted hash suffices
     and still lets the intake look a token up."""
@@ -173,6 +179,33 @@ def _reply_mac(key: bytes, seat_id: int, token_digest: str | None) -> str:
 
 
 _REPLY = re.compile(r"^[^+@]+\+r(\d{1,12})-([0-9a-f]{16})@")
+
+
+def gm_reply_address(key: bytes, service_address: str, game_id: int, gm_token: str | None) -> str:
+    """The game master's own address for a game, ``local+g<game>-<mac>@domain``, the Reply-To
+    of every mail the game master gets. Only a mail to it may run the game (``PAUSE``...): it
+    proves the game master as a seat's reply address proves the seat. The MAC covers the
+    game's GM token (stored as a digest): a new token voids every address given before."""
+    local, _, domain = service_address.partition("@")
+    return f"{local}+g{game_id}-{_gm_mac(key, game_id, gm_token)}@{domain}"
+
+
+def replied_gm(address: str) -> tuple[int, str] | None:
+    """The game id and MAC a game master's reply address carries, or None."""
+    match = _GM_REPLY.match(address.strip().strip("<>").lower())
+    return (int(match.group(1)), match.group(2)) if match else None
+
+
+def gm_mac_matches(key: bytes, game_id: int, gm_token: str | None, mac: str) -> bool:
+    return hmac.compare_digest(mac, _gm_mac(key, game_id, gm_token))
+
+
+def _gm_mac(key: bytes, game_id: int, gm_token: str | None) -> str:
+    message = f"gm:{game_id}:{gm_token or ''}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:20]
+
+
+_GM_REPLY = re.compile(r"^[^+@]+\+g(\d{1,12})-([0-9a-f]{20})@")
 
 
 def _bounce_mac(key: bytes, seat_id: int) -> str:

@@ -340,3 +340,39 @@ def test_bad_settings_and_schedules_are_refused_at_creation(env: Path) -> None:
         )
         assert result.exit_code != 0
         assert says in result.output
+
+
+def test_removing_a_player_or_putting_a_stand_in_is_told_to_the_players(env: Path) -> None:
+    """From the command line as by mail: every player still in the game hears of the change."""
+    runner.invoke(app, ["init"])
+    _create("--schedule", "72h")
+    removed = runner.invoke(app, ["player", "remove", "gw", "cat"])
+    assert removed.exit_code == 0, removed.output
+    assert "2 player(s) told" in removed.output
+    told = _mails(env, "game_change")
+    assert sorted(m["To"] for m in told) == ["ann@example.org", "ben@example.org"]
+    assert all(m["Subject"] == "[gw] cat is out of the game" for m in told)
+
+    assert runner.invoke(app, ["player", "stand-in", "gw", "ann"]).exit_code == 0
+    assert runner.invoke(app, ["player", "stand-in", "gw", "ann", "--off"]).exit_code == 0
+    subjects = sorted(str(m["Subject"]) for m in _mails(env, "game_change")[2:])
+    assert subjects == [
+        "[gw] The computer now plays ann",
+        "[gw] The computer now plays ann",
+        "[gw] ann plays their own seat again",
+        "[gw] ann plays their own seat again",
+    ]
+
+
+def test_the_game_master_gets_a_new_reply_address_and_the_old_one_is_void(env: Path) -> None:
+    runner.invoke(app, ["init"])
+    _create("--schedule", "72h", "--gm", "gm@example.org")
+    (created,) = _mails(env, "gm:created")
+    renewed = runner.invoke(app, ["game", "gm", "gw", "new.gm@example.org"])
+    assert renewed.exit_code == 0, renewed.output
+    assert "mailed to new.gm@example.org" in renewed.output
+    (notice,) = _mails(env, "gm:game_master")
+    assert notice["To"] == "new.gm@example.org"
+    assert notice["Reply-To"] != created["Reply-To"]
+    assert str(notice["Reply-To"]).startswith("judge+g")
+    assert runner.invoke(app, ["game", "gm", "nope"]).exit_code == 3

@@ -13,6 +13,11 @@ after it to ``ENDPRESS``, the next ``PRESS`` line or the end of the section. A l
 like a mistyped command (``HLEP``, ``STAUTS``) is a :class:`CommandProblem` of
 :class:`Unknown`, answered with the list of commands and the closest one. Pure: lines in,
 values out.
+
+The game master's commands (:class:`GmCommand`: PAUSE, RESUME, EXTEND, REPLACE, REMOVE,
+STAND-IN, ANNOUNCE, COPY) need no seat but the game master's proof, which their handler
+checks (``service/gm_mail.py``). ``ANNOUNCE`` spans lines as ``PRESS`` does, up to
+``ENDANNOUNCE``.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import ClassVar
 
+from adjudicator.core.schedule import ScheduleError, parse_duration
 from adjudicator.core.text import normalise_line
 from adjudicator.mail import requests
 from adjudicator.mail.orderlike import COMMAND_WORDS
@@ -168,6 +175,81 @@ class Press(Command):
 
     to: tuple[str, ...]
     text: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class GmCommand(Command):
+    """A command only the game's game master may give: no seat is proven for it; its handler
+    checks that the mail went to the game master's own reply address."""
+
+    needs_seat: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
+class Pause(GmCommand):
+    """``PAUSE``: no round closes until RESUME."""
+
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Resume(GmCommand):
+    """``RESUME``: the game runs again; the deadline moves by the length of the pause."""
+
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Extend(GmCommand):
+    """``EXTEND 24h`` (later by a duration) or ``EXTEND UNTIL 2026-11-25 21:00`` (a wall-clock
+    time in the game's time zone; ``EARLIER`` after it allows bringing the deadline forward)."""
+
+    by: timedelta | None
+    until: datetime | None  # naive: the game's time zone applies
+    earlier: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class ReplacePlayer(GmCommand):
+    """``REPLACE cat new@example.org``: a new person takes over the seat."""
+
+    handle: str
+    address: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class RemovePlayer(GmCommand):
+    """``REMOVE cat``: the seat is out of the game from now on."""
+
+    handle: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class StandIn(GmCommand):
+    """``STAND-IN cat``: the computer plays the seat; ``STAND-IN cat OFF``: no more."""
+
+    handle: str
+    on: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Announce(GmCommand):
+    """``ANNOUNCE``, then the message's lines: to every player and observer."""
+
+    text: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class CopyResults(GmCommand):
+    """``COPY ON``: the game master gets every round's public result; ``COPY OFF``: no more."""
+
+    on: bool
     line: SectionLine
 
 
@@ -345,6 +427,112 @@ def _resign(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
     return [Resign(match.group(1).upper() if match.group(1) else None, line)]
 
 
+_PAUSE = re.compile(r"pause(?:\s+(?:the\s+)?game)?", re.I)
+_RESUME = re.compile(r"resume(?:\s+(?:the\s+)?game)?|unpause", re.I)
+_EXTEND = re.compile(r"extend\b\s*(.*)", re.I)
+_UNTIL = re.compile(r"(?:until|to)\s+(\d{4}-\d{2}-\d{2})[ t](\d{1,2}:\d{2})(?:\s+(earlier))?", re.I)
+_BY = re.compile(r"(?:by\s+)?(\d[\dhdm ]*)", re.I)
+_REPLACE = re.compile(
+    r"replace\b(?:\s+(?:player\s+)?(\S+))?(?:\s+(?:with\s+|by\s+)?(\S+))?(.*)", re.I
+)
+_REMOVE = re.compile(r"remove\b(?:\s+(?:player\s+)?(\S+))?(.*)", re.I)
+_STAND_IN = re.compile(r"stand[\s-]?in\b(?:\s+(?:for\s+)?(\S+))?(?:\s+(on|off))?(.*)", re.I)
+_COPY = re.compile(r"copy\b(?:\s+(\S+))?(.*)", re.I)
+_ANNOUNCE = re.compile(r"announce(?:ment)?", re.I)
+_END_ANNOUNCE = re.compile(r"end\s*announce(?:ment)?|announce(?:ment)?\s+end", re.I)
+_HANDLE = re.compile(r"[a-z][a-z0-9_-]{0,31}", re.I)
+_MAIL_ADDRESS = re.compile(r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?", re.I)
+GM_LINE_WORDS = 4
+"""A line that starts with a game master's command word but is not well formed is taken for
+a wrong command (and answered) only up to this many words: longer, it is prose ("Replace my
+orders with these:") and left for the game."""
+
+
+def _wrong_gm(
+    command: type[Command], text: str, line: SectionLine, usage: str
+) -> list[Command | CommandProblem] | None:
+    if len(text.split()) > GM_LINE_WORDS:
+        return None
+    return [CommandProblem(command, line, usage)]
+
+
+def _pause(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    if _PAUSE.fullmatch(text):
+        return [Pause(line)]
+    return [Resume(line)] if _RESUME.fullmatch(text) else None
+
+
+def _extend(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _EXTEND.fullmatch(text)
+    if match is None:
+        return None
+    usage = (
+        "write EXTEND and how much longer (EXTEND 24h, EXTEND 2d) or until when, in the "
+        "game's time zone (EXTEND UNTIL 2026-11-25 21:00)"
+    )
+    value = (match.group(1) or "").strip()
+    until = _UNTIL.fullmatch(value)
+    if until is not None:
+        written = f"{until.group(1)} {until.group(2).zfill(5)}"
+        try:
+            moment = datetime.fromisoformat(written)
+        except ValueError:
+            return [CommandProblem(Extend, line, f"{written} is no date and time; {usage}")]
+        return [Extend(None, moment, bool(until.group(3)), line)]
+    by = _BY.fullmatch(value)
+    try:
+        duration = parse_duration(by.group(1)) if by is not None else None
+    except ScheduleError:
+        duration = None
+    if duration is None:
+        return _wrong_gm(Extend, text, line, usage)
+    return [Extend(duration, None, False, line)]
+
+
+def _replace(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _REPLACE.fullmatch(text)
+    if match is None:
+        return None
+    handle, address, rest = match.group(1), match.group(2), match.group(3).strip()
+    found = _MAIL_ADDRESS.fullmatch(address or "")
+    if handle is None or not _HANDLE.fullmatch(handle) or found is None or rest:
+        usage = "write REPLACE, the player's handle and the new address: REPLACE cat a@example.org"
+        return _wrong_gm(ReplacePlayer, text, line, usage)
+    return [ReplacePlayer(handle.lower(), found.group(1).lower(), line)]
+
+
+def _remove(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _REMOVE.fullmatch(text)
+    if match is None:
+        return None
+    handle, rest = match.group(1), match.group(2).strip()
+    if handle is None or not _HANDLE.fullmatch(handle) or rest:
+        usage = "write REMOVE and the player's handle: REMOVE cat"
+        return _wrong_gm(RemovePlayer, text, line, usage)
+    return [RemovePlayer(handle.lower(), line)]
+
+
+def _stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _STAND_IN.fullmatch(text)
+    if match is None:
+        return None
+    handle, switch, rest = match.group(1), match.group(2), match.group(3).strip()
+    if handle is None or not _HANDLE.fullmatch(handle) or rest:
+        usage = "write STAND-IN and the player's handle (STAND-IN cat), or STAND-IN cat OFF"
+        return _wrong_gm(StandIn, text, line, usage)
+    return [StandIn(handle.lower(), (switch or "on").lower() == "on", line)]
+
+
+def _copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _COPY.fullmatch(text)
+    if match is None:
+        return None
+    switch, rest = (match.group(1) or "").lower(), match.group(2).strip()
+    if switch not in ("on", "off") or rest:
+        return _wrong_gm(CopyResults, text, line, "write COPY ON or COPY OFF alone on a line")
+    return [CopyResults(switch == "on", line)]
+
+
 def _mistyped(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     """A short line whose first word is a near miss of a command word (``HLEP``)."""
     match = _FIRST_WORD.match(text)
@@ -376,6 +564,12 @@ READERS: tuple[LineReader, ...] = (
     _resign,
     _observe,
     _join,
+    _pause,
+    _extend,
+    _replace,
+    _remove,
+    _stand_in,
+    _copy,
     _mistyped,
 )
 """Every one-line command but orders, tried in this order on each line (``PRESS`` takes the
@@ -429,7 +623,10 @@ def read_section(section: Section) -> MailSection:
         if press is not None:
             commands.append(_read_press(press.group(1), line, lines))
             continue
-        if _END_PRESS.fullmatch(text):
+        if _ANNOUNCE.fullmatch(text):
+            commands.append(Announce(_read_message(lines, end=_END_ANNOUNCE), line))
+            continue
+        if _END_PRESS.fullmatch(text) or _END_ANNOUNCE.fullmatch(text):
             continue  # a stray end of press: nothing to read as orders
         found = next((r for r in (reader(text, line) for reader in READERS) if r is not None), None)
         if found is None:
@@ -447,20 +644,26 @@ def read_section(section: Section) -> MailSection:
 
 def _read_press(targets: str | None, line: SectionLine, lines: list[SectionLine]) -> Press:
     """The press that starts at ``line``: takes its message's lines out of ``lines``."""
+    return Press(press_targets(targets or ""), _read_message(lines, end=_END_PRESS), line)
+
+
+def _read_message(lines: list[SectionLine], *, end: re.Pattern[str]) -> str:
+    """A message's lines, taken out of ``lines``: up to a line ``end`` matches, the next PRESS
+    or ANNOUNCE line, or the end; blank lines around it dropped."""
     body: list[str] = []
     while lines:
         text = normalise_line(lines[0].text)
-        if _PRESS.fullmatch(text):
-            break  # the next press starts: this one ends here
+        if _PRESS.fullmatch(text) or _ANNOUNCE.fullmatch(text):
+            break  # the next message starts: this one ends here
         following = lines.pop(0)
-        if _END_PRESS.fullmatch(text):
+        if end.fullmatch(text):
             break
         body.append(following.text.rstrip())
     while body and not body[0].strip():
         body.pop(0)
     while body and not body[-1].strip():
         body.pop()
-    return Press(press_targets(targets or ""), "\n".join(body), line)
+    return "\n".join(body)
 
 
 def _limit_reports(

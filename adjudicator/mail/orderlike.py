@@ -41,6 +41,11 @@ COMMAND_WORDS = (
     "observe",
     "unobserve",
     "join",
+    "pause",
+    "resume",
+    "extend",
+    "announce",
+    "endannounce",
 )
 """The words commands start with (``commands.py``): a line that starts with one and has a few
 words after it (``JOIN sf9 4F2A09C1``) is a command, never a signature's phone number; a line

@@ -115,5 +115,12 @@ def tell_game_over(
         round_=adjudicated.round,
         winners=list(outcome.winners),
         draw=outcome.draw,
+        termination=outcome.termination,
+        # The timeout rule of a sequential game: the player who did not move loses.
+        forfeited=[
+            p["handle"] for p in _players(session, game) if p["handle"] not in outcome.winners
+        ]
+        if outcome.termination == "forfeit"
+        else [],
         archive_link=ctx.archive_link(game.name, "index.html"),
     )

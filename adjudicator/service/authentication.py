@@ -20,7 +20,14 @@ from datetime import timedelta
 from sqlmodel import Session
 
 from adjudicator.mail.commands import MailSection
-from adjudicator.security import replied_seat, reply_mac_matches, token_digest, verify_secret
+from adjudicator.security import (
+    gm_mac_matches,
+    replied_gm,
+    replied_seat,
+    reply_mac_matches,
+    token_digest,
+    verify_secret,
+)
 from adjudicator.service.handling import SectionHandling
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, LoginFailure, Seat
@@ -49,16 +56,31 @@ def seat_from_token(session: Session, recipients: Iterable[str], *, key: bytes) 
     return None
 
 
+def game_from_gm_address(session: Session, recipients: Iterable[str], *, key: bytes) -> Game | None:
+    """The game whose game master's reply address (``security.gm_reply_address``) is among
+    ``recipients``: the proof that the mail is the game master's (``gm_mail.py``)."""
+    for address in recipients:
+        replied = replied_gm(address)
+        if replied is None:
+            continue
+        game = session.get(Game, replied[0])
+        if game is not None and gm_mac_matches(key, replied[0], game.gm_token, replied[1]):
+            return game
+    return None
+
+
 def find_game(
     handling: SectionHandling, section: MailSection, token_seat: Seat | None
 ) -> Game | None:
-    """The game a section is about: named in it, the reply token's, or the only running game
-    the sender has a seat in."""
+    """The game a section is about: named in it, the reply token's, the game master's reply
+    address's, or the only running game the sender has a seat in."""
     session = handling.session
     if section.game:
         return queries.game_named(session, section.game)
     if token_seat is not None:
         return session.get(Game, token_seat.game_id)
+    if handling.gm_game is not None:
+        return handling.gm_game
     games = queries.running_games_seating(session, handling.sender)
     return games[0] if len(games) == 1 else None
 

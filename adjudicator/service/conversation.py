@@ -27,6 +27,7 @@ from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
+from adjudicator.service.notices import gm_reply_to
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission
@@ -99,6 +100,8 @@ def queue_answer(
             "handle": next(iter(handles)) if len(handles) == 1 else None,
             "service_address": ctx.identity.address,
         }
+        # The game master's answer carries the game master's reply address (``gm_mail.py``).
+        reply_to = {p.reply_to for p in parts if p.reply_to}
         replies.queue_reply(
             session,
             ctx=ctx,
@@ -110,6 +113,8 @@ def queue_answer(
             now=now,
             game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
             seat_id=seat.id if seat is not None else None,
+            reply_to=next(iter(reply_to)) if seat is None and len(reply_to) == 1 else None,
+            proven=any(p.proven for p in parts),
         )
 
 
@@ -148,8 +153,21 @@ def answer_help(
             handling.answer_sender("help", {"commands": command_list(), "unknown_game": name})
             continue
         handling.answer_sender("help_game", _game_help(handling, game))
+    _game_master_help(handling)
     handling.notes.append("help sent")
     return True
+
+
+def _game_master_help(handling: SectionHandling) -> None:
+    """HELP sent to the game master's own address: the game master's commands too, to the
+    game master's registered address (``gm_mail.py``)."""
+    game = handling.gm_game
+    if game is None or not game.gm_address:
+        return
+    reply_to = gm_reply_to(handling.ctx, game)
+    context = {"game": game.name, "time_zone": game.time_zone}
+    part = AnswerPart("gm_help", context, game.name, game.id, reply_to=reply_to, proven=True)
+    handling.answer.add(game.gm_address, part)
 
 
 def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:

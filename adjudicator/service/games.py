@@ -16,7 +16,7 @@ from adjudicator.core.text import is_handle
 from adjudicator.games import UnknownGame, get_rules
 from adjudicator.mail.parse import bare_address
 from adjudicator.readmodel.stored import setup_to_json
-from adjudicator.security import hash_secret, new_secret, new_token, token_digest
+from adjudicator.security import hash_secret, new_gm_token, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.settings import read_settings
 from adjudicator.storage import queries
@@ -115,6 +115,7 @@ def create_game(
         setup=setup_to_json(setup),
         settings=dict(settings or {}),
         gm_address=gm_address,
+        gm_token=token_digest(new_gm_token()) if gm_address else None,
         time_zone=check_time_zone(time_zone),
         schedule=schedule,
         state=rules.dump(state),

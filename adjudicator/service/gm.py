@@ -348,13 +348,19 @@ def rollback(
     """Back to the start of round ``number``: the results of it and every later round are
     discarded, the orders of later rounds too; the orders already sent for round ``number``
     stand. Round ``number`` opens again with a fresh deadline, and unsent mails of the discarded
-    rounds are cancelled. The players get the new deadline."""
+    rounds are cancelled. The players get the new deadline, and each new result of a round
+    whose result was mailed says that it replaces that one."""
     target = find_round(session, game, number)
     if target.state == RoundState.OPEN:
         raise ServiceError(f"round {number} of {game.name} is open: nothing to roll back")
     state = state_before(session, game, target)
     later = queries.rounds_from(session, game.id, number)
     ids = [r.id for r in later if r.id is not None]
+    # Each result mailed for these rounds is replaced by the one the round gets again; its
+    # mail says so, with the date of the one it replaces.
+    replaced = dict(game.replaced_results or {})
+    replaced |= {str(r.number): r.reported_at.isoformat() for r in later if r.reported_at}
+    game.replaced_results = replaced
     cancelled = session.execute(
         update(OutboxMail)
         .where(col(OutboxMail.round_id).in_(ids), col(OutboxMail.status) == OutboxStatus.PENDING)

@@ -35,6 +35,8 @@ class AnswerPart:
     game: str | None = None
     game_id: int | None = None
     seat_id: int | None = None
+    reply_to: str | None = None  # for a recipient with no seat: the game master's address
+    proven: bool = False  # for the proven game master: never held back (``throttle.py``)
 
 
 @dataclass
@@ -60,6 +62,7 @@ class SectionHandling:
     seat: Seat | None = None
     named: str | None = None  # the game the section names (not the one guessed for it)
     token_seat: Seat | None = None  # the seat whose personal reply address the mail went to
+    gm_game: Game | None = None  # the game whose game master's reply address the mail went to
     notes: list[str] = field(default_factory=list)
     answer: MailAnswer = field(default_factory=MailAnswer)
 

@@ -26,8 +26,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from adjudicator.mail.commands import (
+    Announce,
     Command,
     CommandProblem,
+    CopyResults,
+    Extend,
     Forgot,
     Help,
     History,
@@ -36,22 +39,33 @@ from adjudicator.mail.commands import (
     MailSection,
     Observe,
     Orders,
+    Pause,
     Press,
+    RemovePlayer,
+    ReplacePlayer,
     Report,
     Resign,
+    Resume,
     SetAddress,
     SetPassword,
     SetTimeZone,
     SetWait,
+    StandIn,
     Status,
     Unknown,
     read_commands,
 )
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
 from adjudicator.service import account, conversation, observers, replies, signup
-from adjudicator.service.authentication import authenticate, find_game, seat_from_token
+from adjudicator.service.authentication import (
+    authenticate,
+    find_game,
+    game_from_gm_address,
+    seat_from_token,
+)
 from adjudicator.service.bounces import record_bounce
 from adjudicator.service.context import ServiceContext
+from adjudicator.service.gm_mail import run_gm_commands
 from adjudicator.service.handling import MailAnswer, SectionHandling
 from adjudicator.service.orders import take_orders
 from adjudicator.service.press import send_press
@@ -176,6 +190,10 @@ HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
     ((SetTimeZone, SetPassword, SetAddress, SetWait), account.set_account),
     ((Press,), send_press),
     ((Resign,), account.resign),
+    (
+        (Pause, Resume, Extend, ReplacePlayer, RemovePlayer, StandIn, Announce, CopyResults),
+        run_gm_commands,
+    ),
     ((Unknown,), conversation.answer_problems),
 )
 """Every command type and its handler, in the order handlers run: orders first (a STATUS in
@@ -194,6 +212,7 @@ def _answer(
     was accepted, and notes."""
     recipients = (*mail.to, *mail.cc, *mail.delivered_to)
     token_seat = seat_from_token(session, recipients, key=ctx.receipt_key)
+    gm_game = game_from_gm_address(session, recipients, key=ctx.receipt_key)
     accepted, notes = False, []
     answer = MailAnswer()
     handling = None
@@ -203,6 +222,7 @@ def _answer(
         notes.append(_leave_out(past, sections[MAX_SECTIONS:]))
     for index, section in enumerate(sections[:MAX_SECTIONS]):
         handling = SectionHandling(session, ctx, mail, submission, now, index, answer=answer)
+        handling.gm_game = gm_game
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
     if handling is not None:
@@ -230,6 +250,9 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
     game = handling.game = find_game(handling, section, token_seat)
     if not section.needs_seat:
         return bool(_run_handlers(handling, section, seated=False))
+    gm_game = handling.gm_game
+    if game is not None and token_seat is None and gm_game is not None and gm_game.id == game.id:
+        return _game_master_section(handling, section)
     if game is None:
         handling.notes.append("no game")
         if _run_handlers(handling, section, seated=False) is None:
@@ -244,6 +267,28 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
         return bool(_run_handlers(handling, section, seated=None))
     _run_handlers(handling, section, seated=False)  # what needs no seat is answered still
     return False
+
+
+def _game_master_section(handling: SectionHandling, section: MailSection) -> bool:
+    """A section sent to the game master's reply address that holds more than the game
+    master's commands: those run, and the lines only a player may send are named (the game
+    master has no seat to send them for)."""
+    accepted = bool(_run_handlers(handling, section, seated=False))
+    why = (
+        "this is not a game master's command; orders and players' commands go from a "
+        "player's own address"
+    )
+    lines: list[SectionLine] = []
+    for command in section.asks:
+        if isinstance(command, Orders):
+            lines += command.lines
+        elif command.needs_seat and isinstance(getattr(command, "line", None), SectionLine):
+            lines.append(command.line)  # type: ignore[attr-defined]
+    lines += [p.line for p in section.problems if p.command.needs_seat]
+    if lines:
+        stray = [CommandProblem(Orders, line, why) for line in sorted(lines)]
+        conversation.answer_problems(handling, [], stray)
+    return accepted
 
 
 def _without_game(section: MailSection, *, orders: bool) -> list[CommandProblem]:

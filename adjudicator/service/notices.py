@@ -4,6 +4,9 @@ could not be adjudicated or closed late).
 
 A game without ``gm_address`` has nobody to tell; the notice is then only logged. Each notice has
 an idempotency key, so that a notice repeated by a retry or a second instance is sent once.
+
+Every mail to the game master carries the game master's own reply address as Reply-To
+(:func:`gm_reply_to`): answering any of them reaches the game's controls (``gm_mail.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from adjudicator.security import gm_reply_address
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.replies import base_context, game_thread, queue_templated
 from adjudicator.storage.models import Game, Round
@@ -29,6 +33,7 @@ NOTICES = (
     "adjudication_failed",
     "closed_late",
     "resigned",
+    "game_master",
 )
 """The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
 
@@ -61,8 +66,14 @@ def queue_gm_notice(
         to=game.gm_address,
         key=f"gm:{notice}:{key}",
         now=now,
-        threading=game_thread(game, ctx),
+        threading=game_thread(game, ctx, reply_to=gm_reply_to(ctx, game)),
         game_id=game.id,
         round_id=round_.id if round_ else None,
     )
     return True
+
+
+def gm_reply_to(ctx: ServiceContext, game: Game) -> str:
+    """The game master's reply address for ``game`` (``security.gm_reply_address``)."""
+    assert game.id is not None
+    return gm_reply_address(ctx.receipt_key, ctx.identity.address, game.id, game.gm_token)

@@ -21,7 +21,9 @@ from adjudicator.security import observe_code
 from adjudicator.service import conversation, replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import SectionHandling
+from adjudicator.service.notices import gm_reply_to
 from adjudicator.service.outbox import PendingMail
+from adjudicator.service.replies import replaced_result
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.storage import queries
 from adjudicator.storage.models import GameStatus, Observer
@@ -78,11 +80,12 @@ def observe(
 def observer_result_mails(
     session: Session, *, ctx: ServiceContext, adjudicated: Adjudicated, now: datetime
 ) -> list[PendingMail]:
-    """The round's public result for each observer of its game, rendered (reads only): queued
-    with the players' results."""
+    """The round's public result for each observer of its game, and for its game master after
+    COPY ON (``gm_mail.py``), rendered (reads only): queued with the players' results."""
     game, round_, result = adjudicated.game, adjudicated.round, adjudicated.result
     observers = queries.observers_of(session, game.id)
-    if not observers or round_.id is None:
+    gm_copy = game.gm_copy and bool(game.gm_address)
+    if not (observers or gm_copy) or round_.id is None:
         return []
     next_round = adjudicated.next_round
     extras = replies.round_extras(
@@ -106,8 +109,10 @@ def observer_result_mails(
         "draw": result.draw,
         "pictures": extras.picture_context(),
         "round_link": ctx.archive_link(game.name, round_file(round_.number)),
+        "replaces": replaced_result(game, round_.number),
+        "gm_copy": False,
     }
-    return [
+    mails = [
         replies.templated_mail(
             session,
             ctx=ctx,
@@ -124,3 +129,20 @@ def observer_result_mails(
         )
         for observer in observers
     ]
+    if gm_copy and game.gm_address:
+        mail = replies.templated_mail(
+            session,
+            ctx=ctx,
+            template="observed",
+            context=context | {"gm_copy": True},
+            kind="gm:copy",
+            to=game.gm_address,
+            key=f"gm:copy:{round_.id}",
+            now=now,
+            threading=replies.game_thread(game, ctx, reply_to=gm_reply_to(ctx, game)),
+            game_id=game.id,
+            round_id=round_.id,
+            images=extras.images,
+        )
+        mails.append(mail)
+    return mails

@@ -246,6 +246,7 @@ def queue_reply(
     attachments: Sequence[Attachment] = (),
     images: Sequence[InlineImage] = (),
     proven: bool = False,
+    reply_to: str | None = None,
 ) -> bool:
     """Answer an inbound mail (threaded under it and under its game, marked ``auto-replied``)
     with ``templates/mail/<template or kind>``; True when queued. An answer the address may
@@ -273,7 +274,10 @@ def queue_reply(
         if seat_id is None and context.get("handle"):
             seat_id = queries.seat_id_of(session, game_id, context["handle"])
     threading = Threading(
-        in_reply_to=mail.message_id, references=tuple(references), auto="auto-replied"
+        in_reply_to=mail.message_id,
+        references=tuple(references),
+        auto="auto-replied",
+        reply_to=reply_to,
     )
     if mail.decoding:  # a charset that did not fit: the answer says how the mail was read
         context = {"decoding": mail.decoding, **context}
@@ -325,6 +329,15 @@ def deadline_attachment(
 
 
 # --- round results -----------------------------------------------------------------------
+
+
+def replaced_result(game: Game, number: int) -> str | None:
+    """When the result of round ``number`` mailed before was sent, if a rollback discarded it
+    (``gm.rollback``): the new result says it replaces that one. In the game's time zone."""
+    sent = (game.replaced_results or {}).get(str(number))
+    if not sent:
+        return None
+    return local_time(datetime.fromisoformat(sent), game.time_zone)
 
 
 @dataclass(frozen=True)
@@ -418,6 +431,8 @@ def result_context(
         "calendar": calendar,  # whether the mail carries the next deadline as an .ics file
         "round_link": round_link,
         "stand_ins": list(stand_ins),  # seats the computer played this round
+        # A round adjudicated again after a rollback: when the result it replaces was mailed.
+        "replaces": replaced_result(game, round_.number),
         # A report asked for again (service/reports.py) says so, and where the game is now.
         "requested": False,
         "first_sent": None,

@@ -70,6 +70,20 @@ class Game(SQLModel, table=True):
     finished_at: datetime | None = None
     gm_address: str | None = Field(default=None, description="where game master notices go")
     paused_at: datetime | None = Field(default=None, description="set while the game is paused")
+    gm_token: str | None = Field(
+        default=None,
+        description="digest of a random token the game master's reply address is bound to: "
+        "a new one voids every earlier reply address (security.gm_reply_address)",
+    )
+    gm_copy: bool = Field(
+        default=False, description="COPY ON: the game master gets every round's public result"
+    )
+    replaced_results: dict[str, str] = Field(
+        default_factory=dict,
+        sa_column=Column(JSON, nullable=False, server_default="{}"),
+        description="round number -> when its result, discarded by a rollback, was mailed: "
+        "the new result says it replaces that one",
+    )
 
 
 class Seat(SQLModel, table=True):

@@ -76,6 +76,7 @@ def _fixed_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     counter = itertools.count(1)
     monkeypatch.setattr("adjudicator.service.games.new_secret", lambda: f"secret{next(counter)}")
     monkeypatch.setattr("adjudicator.service.games.new_token", lambda: f"token{next(counter):0>10}")
+    monkeypatch.setattr("adjudicator.service.games.new_gm_token", lambda: "gm-token")
 
 
 def make_service(tmp_path: Path) -> App:

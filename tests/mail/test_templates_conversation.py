@@ -53,6 +53,7 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     counter = itertools.count(1)
     monkeypatch.setattr("adjudicator.service.games.new_secret", lambda: f"secret{next(counter)}")
     monkeypatch.setattr("adjudicator.service.games.new_token", lambda: f"token{next(counter):0>10}")
+    monkeypatch.setattr("adjudicator.service.games.new_gm_token", lambda: "gm-token")
     app = make_service(tmp_path)
     players = PLAYERS[kind]
     with session_scope(app.engine) as session:

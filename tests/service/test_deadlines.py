@@ -246,6 +246,12 @@ def test_a_missed_move_deadline_starts_a_grace_period_then_forfeits(app: App) ->
     assert len(result) == 2
     # ann plays the Musketeers and stayed silent: she forfeits, the Cardinal's player wins.
     assert all(subject.endswith("game over: ben wins") for _, subject in result)
+    # The game master hears of the forfeit, and whose it was.
+    assert _mails(app, "gm:game_over") == [
+        ("gm@example.org", "[g1] Game over in round 1: won by ben (forfeit)")
+    ]
+    (notice,) = queued(app, "gm:game_over")
+    assert "by forfeit: ann sent no move" in " ".join(plain(notice).split())
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,94 @@
+"""What the game master did, told to the game: a player taken out or played by the computer,
+and the game master's own announcements (``ANNOUNCE``).
+
+Pausing, resuming, moving a deadline and replacing a player tell the players themselves
+(``gm.py``); the command line and the game master's mail call these for the rest, so that
+every change is told the same way whichever way it was made. An announcement's text is the
+game master's: it goes in the body only, never in a header.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session
+
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.games import active_seats
+from adjudicator.service.replies import base_context, game_thread, queue_templated
+from adjudicator.service.rounds import open_round_of
+from adjudicator.storage import queries
+from adjudicator.storage.models import Game
+
+CHANGES = ("removed", "stand_in", "stand_in_off")
+"""The changes ``templates/mail/game_change.txt.j2`` words."""
+
+
+def tell_change(
+    session: Session,
+    game: Game,
+    *,
+    change: str,
+    handle: str,
+    ctx: ServiceContext,
+    now: datetime,
+) -> int:
+    """Tell every player still in the game (the one concerned too, unless taken out) that
+    ``change`` happened to ``handle``'s seat; how many were told."""
+    if change not in CHANGES:
+        raise ValueError(f"unknown change {change!r}")
+    round_ = open_round_of(session, game)
+    seats = active_seats(session, game)
+    for seat in seats:
+        queue_templated(
+            session,
+            ctx=ctx,
+            template="game_change",
+            context={**base_context(game, seat, round_), "change": change, "player": handle},
+            kind="game_change",
+            to=seat.address,
+            key=f"change:{game.id}:{change}:{handle}:{seat.id}:{now.timestamp():.0f}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+            seat_id=seat.id,
+        )
+    return len(seats)
+
+
+def announce(
+    session: Session, game: Game, text: str, *, key: str, ctx: ServiceContext, now: datetime
+) -> int:
+    """The game master's message to every player still in the game and every observer, under
+    "the game master"; ``key`` makes it once only. How many it went to."""
+    round_ = open_round_of(session, game)
+    seats = active_seats(session, game)
+    for seat in seats:
+        queue_templated(
+            session,
+            ctx=ctx,
+            template="announcement",
+            context={**base_context(game, seat, round_), "text": text, "observer": False},
+            kind="announcement",
+            to=seat.address,
+            key=f"announce:{key}:{seat.id}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+            seat_id=seat.id,
+        )
+    observers = queries.observers_of(session, game.id)
+    for observer in observers:
+        queue_templated(
+            session,
+            ctx=ctx,
+            template="announcement",
+            context={**base_context(game, None, round_), "text": text, "observer": True},
+            kind="announcement",
+            to=observer.address,
+            key=f"announce:{key}:o{observer.id}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+        )
+    return len(seats) + len(observers)
