@@ -370,6 +370,10 @@ def rollback(
         update(OutboxMail).where(col(OutboxMail.round_id).in_(ids)).values(round_id=None)
     )
     kept = queries.order_sets_of(session, target.id)
+    missed = _missed_before(session, game, number)
+    for seat in seats_of(session, game):
+        seat.missed_rounds = missed.get(seat.handle, 0)
+        session.add(seat)
     session.execute(delete(RoundResult).where(col(RoundResult.round_id).in_(ids)))
     session.execute(delete(OrderSet).where(col(OrderSet.round_id).in_(ids)))
     session.execute(delete(Round).where(col(Round.id).in_(ids)))
@@ -396,3 +400,25 @@ def rollback(
             session, game, round_, round_.deadline, ctx=ctx, now=now, reason="rolled_back", old=None
         )
     return RolledBack(round_, len(ids), int(getattr(cancelled, "rowcount", 0)))
+
+
+def _missed_before(session: Session, game: Game, number: int) -> dict[str, int]:
+    """Each seat's missed rounds in a row at the start of round ``number``, counted again from
+    the rounds that stay (the counts of the discarded rounds would tell the game master of
+    misses that no longer happened): going back from the round before, a round in which the
+    game waited for the seat adds one when none of its orders were adjudicated, and ends the
+    count when some were; a round that did not wait for it (another's turn) changes nothing."""
+    rules = rules_of(game)
+    missed: dict[str, int] = {}
+    counted_out: set[str] = set()
+    for earlier in range(number - 1, 0, -1):
+        result = queries.result_of_round_numbered(session, game.id, earlier)
+        if result is None:
+            break
+        movers = set(rules.to_move(state_before(session, game, find_round(session, game, earlier))))
+        for handle in movers - counted_out:
+            if handle in result.orders:
+                counted_out.add(handle)
+            else:
+                missed[handle] = missed.get(handle, 0) + 1
+    return missed

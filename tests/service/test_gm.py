@@ -307,6 +307,11 @@ def test_rollback_discards_later_results_and_keeps_the_round_orders(
         kept = session.exec(select(OrderSet).where(OrderSet.round_id == done.round.id)).all()
         assert [o.lines for o in kept] == [["NOTHING"]]
     assert _open(app).deadline == START + timedelta(hours=150 + 48)
+    with Session(app.engine) as session:
+        # ben sent nothing in rounds 1-3: three misses in a row before, one (round 1) now that
+        # rounds 2 and 3 are undone, so the game master is not told of misses undone.
+        missed = {s.handle: s.missed_rounds for s in session.exec(select(Seat))}
+        assert missed == {"ann": 0, "ben": 1}
     sweep(app.engine, ctx=app.ctx, now=_clock(app, hours=200))  # round 2 again
     assert len(_mails(app, "result")) == before + 2  # mailed again: new keys, not swallowed
     with pytest.raises(ServiceError, match="is open: nothing to roll back"):
