@@ -20,6 +20,7 @@ from adjudicator.core.schedule import duration_in_words
 from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
+from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
@@ -107,6 +108,12 @@ def _close_one(
         if not force:
             if close is None or close > now:
                 return None
+            waits_until = wait_for_absent(session, context, ctx=ctx, now=now)
+            if waits_until is not None:
+                events.info(
+                    "round.absence", game=game.name, round=round_.number, until=str(waits_until)
+                )
+                return ClosingOutcome(round_id, None, waiting_until=waits_until)
             if start_grace(session, context, ctx=ctx, now=now):
                 events.info(
                     "round.grace",
@@ -194,7 +201,10 @@ def _count_missed(
     """Count missed rounds in a row; at the game's limit the game master is told."""
     game, round_ = adjudicated.game, adjudicated.round
     missed_limit = settings.missed_rounds_limit
+    away = queries.absent_at(session, game.id, now)  # an announced absence is not a missed round
     for seat in waiting:
+        if seat.id in away and seat.handle not in adjudicated.result.orders:
+            continue
         seat.missed_rounds = (
             0 if seat.handle in adjudicated.result.orders else seat.missed_rounds + 1
         )
