@@ -33,7 +33,7 @@ from adjudicator.service.deadlines import missing_seats
 from adjudicator.service.games import active_seats
 from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
 from adjudicator.service.rounds import RoundContext, closes_at
-from adjudicator.service.settings import GameSettings
+from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.db import insert_new
 from adjudicator.storage.models import Absence, Game, Round, RoundState, Seat
@@ -42,6 +42,25 @@ from adjudicator.storage.models import Absence, Game, Round, RoundState, Seat
 def days_left(session: Session, settings: GameSettings, seat_id: int | None) -> int:
     spent = sum(a.days for a in queries.absences_of(session, seat_id))
     return max(settings.absence_days - spent, 0)
+
+
+def absence_status(session: Session, game: Game, seat: Seat) -> dict[str, Any] | None:
+    """What STATUS says of a seat's absences in ``game`` (None: the game has none)."""
+    settings = settings_of(game)
+    if not settings.absence_days:
+        return None
+    zone = seat.time_zone or game.time_zone
+    windows = [
+        {"starts": local_time(a.starts_at, zone), "ends": local_time(a.ends_at, zone)}
+        for a in queries.absences_of(session, seat.id)
+        if not a.automatic and a.ends_at > a.starts_at
+    ]
+    return {
+        "allowance": settings.absence_days,
+        "left": days_left(session, settings, seat.id),
+        "windows": windows,
+        "wait": settings.absence_wait,
+    }
 
 
 def record_absence(
