@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from adjudicator.core.away import AwayError, Window, absence_window, days_used, weekend_text
+from adjudicator.core.schedule import DAYS
 from adjudicator.mail.commands import Command, CommandProblem, SetAbsence, SetQuiet, SetWeekend
 from adjudicator.service import conversation
 from adjudicator.service.absence import announce, days_left, record_absence
@@ -26,6 +27,8 @@ from adjudicator.service.rounds import open_round_of
 from adjudicator.service.settings import settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import Absence, Game, GameStatus, Seat
+
+DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def set_absence(
@@ -189,6 +192,7 @@ def set_quiet_times(
         context = {
             "quiet": seat.quiet_hours,
             "weekend": seat.weekend,
+            "weekend_words": _day_names(seat.weekend),
             "zone": zone,
             "games": [game.name for _, game in seats],
         }
@@ -208,3 +212,9 @@ def _seats_of_person(handling: SectionHandling, seat: Seat) -> list[tuple[Seat, 
             found.append((other, game))
     found.sort(key=lambda pair: pair[0].id != seat.id)
     return found
+
+
+def _day_names(weekend: str | None) -> str:
+    """``sat,sun`` as a player says it: ``Saturdays and Sundays``."""
+    names = [f"{DAY_NAMES[DAYS.index(d)]}s" for d in (weekend or "").split(",") if d in DAYS]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)

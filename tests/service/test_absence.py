@@ -303,7 +303,7 @@ def test_a_reminder_in_quiet_hours_goes_out_before_them_and_only_once(app: App) 
 def test_weekend_days_and_off(app: App) -> None:
     creds = _game(app)
     _send(app, creds, "cat", "SET WEEKEND sat,sun")
-    assert "No reminders reach you on sat, sun (UTC)" in _answer(app)
+    assert "No reminders reach you on Saturdays and Sundays (UTC)" in _answer(app)
     _send(app, creds, "cat", "SET WEEKEND OFF")
     assert "Reminders reach you at any hour and on any day again" in _answer(app)
     with Session(app.engine) as session:
