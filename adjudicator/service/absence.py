@@ -36,7 +36,7 @@ from adjudicator.service.rounds import RoundContext, closes_at
 from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.db import insert_new
-from adjudicator.storage.models import Absence, Game, Round, RoundState, Seat
+from adjudicator.storage.models import Absence, Game, GameStatus, Round, RoundState, Seat
 
 
 def days_left(session: Session, settings: GameSettings, seat_id: int | None) -> int:
@@ -99,7 +99,7 @@ def wait_for_absent(
     close = closes_at(round_)
     if not (settings.absence_wait and settings.absence_days) or close is None or close > now:
         return None
-    if round_.id is None or game.id is None:
+    if round_.id is None or game.id is None or game.status != GameStatus.RUNNING:
         return None
     missing = missing_seats(session, game, round_, state=context.state)
     if not missing:

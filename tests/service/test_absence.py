@@ -206,9 +206,13 @@ def test_a_deadline_without_orders_takes_a_day_a_time_until_the_allowance_is_spe
     assert (
         subject == "[g1] Round 1 waits for cat: the deadline is now Friday 06 March 2026, 12:00 UTC"
     )
-    assert "one day of the absence allowance taken, as no orders came; 1 day left" in " ".join(
-        plain(queued(app, "absence")[0]).split()
-    )
+    to_ann = next(m for m in queued(app, "absence") if m["To"] == "ann@example.org")
+    text = " ".join(plain(to_ann).split())
+    assert "came without orders from cat" in text
+    assert "one day is taken from the allowance and the round waits a day" in text
+    assert "cat: 1 day of absence left after this one" in text
+    to_cat = next(m for m in queued(app, "absence") if m["To"] == "cat@example.org")
+    assert "We still have no orders from you: send them before the new deadline" in plain(to_cat)
     _at(app, hours=96)
     assert _round(app).deadline == DEADLINE + timedelta(days=2)
     assert _absences(app) == [("cat", 1, True), ("cat", 1, True)]
