@@ -271,10 +271,13 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
     """Close every due round and send every due reminder, each in its own transaction."""
     with session_scope(engine) as session:
         work = queries.due_rounds(session, now=now)
+        quiet = queries.quiet_seats(session)
         reminders = [
             r.id
             for r in queries.open_rounds(session)
-            if r.id is not None and r.id not in work and reminder_pending(session, r, now)
+            if r.id is not None
+            and r.id not in work
+            and reminder_pending(session, r, now, quiet=quiet)
         ]
     report_adjudicated(engine, ctx=ctx, now=now)  # left adjudicated by a crash
     closed = []
@@ -312,4 +315,5 @@ def wake_plan(
     """(round id, times) of every open round: what the scheduler plans. With ``of_rounds``,
     only the open rounds of those rounds' games (what closing them opened or moved)."""
     rounds = queries.open_rounds(session, of_rounds=of_rounds)
-    return [(r.id, wake_times(session, r)) for r in rounds if r.id is not None]
+    quiet = queries.quiet_seats(session, {r.game_id for r in rounds})
+    return [(r.id, wake_times(session, r, quiet=quiet)) for r in rounds if r.id is not None]

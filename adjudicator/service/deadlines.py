@@ -48,15 +48,22 @@ Reminder = tuple[timedelta, datetime]
 (earlier, or later but before the deadline, when it would fall in the player's quiet time)."""
 
 
-def seat_reminders(pace: GameSettings, round_: Round, seat: Seat, zone: str) -> list[Reminder]:
-    """The reminders ``seat`` gets in ``round_`` (``zone``: the seat's, or the game's); those
-    that would fall before the round opened are skipped (``core/away.py`` moves them out of
-    quiet hours and weekend days)."""
+def seat_reminders(
+    pace: GameSettings,
+    round_: Round,
+    *,
+    zone: str,
+    quiet_hours: str | None = None,
+    weekend: str | None = None,
+) -> list[Reminder]:
+    """The reminders of a player with these quiet times (as a seat stores them, read in
+    ``zone``) in ``round_``; those that would fall before the round opened are skipped
+    (``core/away.py`` moves them out of quiet hours and weekend days)."""
     deadline = round_.deadline
     if deadline is None:
         return []
-    quiet = parse_quiet(seat.quiet_hours) if seat.quiet_hours else None
-    weekend = parse_weekend(seat.weekend) if seat.weekend else frozenset()
+    quiet = parse_quiet(quiet_hours) if quiet_hours else None
+    days = parse_weekend(weekend) if weekend else frozenset()
     found = []
     for before in pace.reminders:
         due = deadline - before
@@ -68,33 +75,44 @@ def seat_reminders(pace: GameSettings, round_: Round, seat: Seat, zone: str) -> 
             deadline=deadline,
             zone=zone,
             quiet=quiet,
-            weekend=weekend,
+            weekend=days,
         )
         if moment is not None:
             found.append((before, moment))
     return found
 
 
-def reminder_plan(session: Session, game: Game, round_: Round) -> dict[int, list[Reminder]]:
-    """Each active seat's reminders in ``round_``, by seat id (worked out once for the seats
-    that share a zone, quiet hours and weekend days: in most games, all of them)."""
+ReminderPlan = dict[int | None, list[Reminder]]
+"""The reminders of a round by seat id, for the seats with quiet times; under None, those of
+every other seat (their usual times)."""
+QuietSeats = dict[int, list[Seat]]
+"""The active seats with quiet hours or weekend days, by game id (``queries.quiet_seats``)."""
+
+
+def reminder_plan(game: Game, round_: Round, quiet: list[Seat]) -> ReminderPlan:
+    """The reminders of ``round_``: at their usual times, and moved for each seat of ``quiet``
+    (the game's seats with quiet hours or weekend days)."""
     pace = settings_of(game)
-    plans: dict[tuple[str, str | None, str | None], list[Reminder]] = {}
-    found = {}
-    for seat in active_seats(session, game):
-        if seat.id is None:
-            continue
-        zone = seat.time_zone or game.time_zone
-        if not (seat.quiet_hours or seat.weekend):
-            zone = game.time_zone  # the zone moves nothing without quiet times
-        shape = (zone, seat.quiet_hours, seat.weekend)
-        if shape not in plans:
-            plans[shape] = seat_reminders(pace, round_, seat, zone)
-        found[seat.id] = plans[shape]
-    return found
+    plan: ReminderPlan = {None: seat_reminders(pace, round_, zone=game.time_zone)}
+    for seat in quiet:
+        if seat.id is not None:
+            plan[seat.id] = seat_reminders(
+                pace,
+                round_,
+                zone=seat.time_zone or game.time_zone,
+                quiet_hours=seat.quiet_hours,
+                weekend=seat.weekend,
+            )
+    return plan
 
 
-def due_moment(plan: dict[int, list[Reminder]], round_: Round, now: datetime) -> datetime | None:
+def _plan_of(session: Session, game: Game, round_: Round, quiet: QuietSeats | None) -> ReminderPlan:
+    if quiet is None:
+        quiet = queries.quiet_seats(session, [game.id] if game.id is not None else [])
+    return reminder_plan(game, round_, quiet.get(game.id or 0, []))
+
+
+def due_moment(plan: ReminderPlan, round_: Round, now: datetime) -> datetime | None:
     """The latest moment at or before ``now`` when some reminder goes out (after a downtime,
     the latest rather than all that were missed); None before the first and after the
     deadline."""
@@ -104,8 +122,10 @@ def due_moment(plan: dict[int, list[Reminder]], round_: Round, now: datetime) ->
     return max(due) if due else None
 
 
-def reminder_times(session: Session, game: Game, round_: Round) -> list[datetime]:
-    plan = reminder_plan(session, game, round_)
+def reminder_times(
+    session: Session, game: Game, round_: Round, *, quiet: QuietSeats | None = None
+) -> list[datetime]:
+    plan = _plan_of(session, game, round_, quiet)
     return sorted({moment for reminders in plan.values() for _, moment in reminders})
 
 
@@ -119,11 +139,14 @@ def _moment_tag(round_: Round, moment: datetime) -> str:
     return f"{int(round_.deadline.timestamp())}@{int(moment.timestamp())}"
 
 
-def reminder_pending(session: Session, round_: Round, now: datetime) -> bool:
-    """Whether a reminder is due that has not been sent (no mail is built)."""
+def reminder_pending(
+    session: Session, round_: Round, now: datetime, *, quiet: QuietSeats | None = None
+) -> bool:
+    """Whether a reminder is due that has not been sent (no mail is built). ``quiet``: the
+    seats with quiet times of every game concerned, read once for many rounds."""
     game = session.get(Game, round_.game_id)
     assert game is not None
-    moment = due_moment(reminder_plan(session, game, round_), round_, now)
+    moment = due_moment(_plan_of(session, game, round_, quiet), round_, now)
     return moment is not None and round_.reminded_for != _moment_tag(round_, moment)
 
 
@@ -137,7 +160,7 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
     assert round_.id is not None
     if game.status != GameStatus.RUNNING or round_.state != RoundState.OPEN:
         return 0
-    plan = reminder_plan(session, game, round_)
+    plan = _plan_of(session, game, round_, None)
     moment = due_moment(plan, round_, now)
     if moment is None or round_.deadline is None:
         return 0
@@ -153,7 +176,8 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
     away = queries.absent_at(session, game.id, now)
     queued = 0
     for seat in missing_seats(session, game, round_):
-        due = [before for before, at in plan.get(seat.id or 0, []) if at <= now]
+        reminders = plan.get(seat.id, plan[None])
+        due = [before for before, at in reminders if at <= now]
         if not due or seat.id in away:
             continue
         queue_templated(
@@ -226,10 +250,12 @@ def start_grace(
     return True
 
 
-def wake_times(session: Session, round_: Round) -> list[datetime]:
+def wake_times(
+    session: Session, round_: Round, *, quiet: QuietSeats | None = None
+) -> list[datetime]:
     """When the scheduler should look at an open round: its reminders and its close."""
     game = session.get(Game, round_.game_id)
     assert game is not None
-    times = reminder_times(session, game, round_)
+    times = reminder_times(session, game, round_, quiet=quiet)
     close = closes_at(round_)
     return sorted(times + ([close] if close else []))
