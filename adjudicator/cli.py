@@ -341,7 +341,7 @@ def status(
     application = app_from_config()
     with session_scope(application.engine) as session:
         try:
-            lines = status_lines(session, name=name)
+            lines = status_lines(session, name=name, now=application.clock())
         except ServiceError as error:
             fail(error)
     typer.echo("\n".join(lines))

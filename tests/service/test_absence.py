@@ -11,7 +11,7 @@ from itertools import count
 from typing import Any
 
 import pytest
-from playing import START, add_orders, clock_of, plain, player_mail, queued
+from playing import START, add_orders, clock_of, new_game, plain, player_mail, queued
 from sqlmodel import Session, select
 
 from adjudicator.app import App
@@ -20,6 +20,7 @@ from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.rounds import RoundContext, start_game
+from adjudicator.service.status import status_lines
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Absence, GameStatus, Round, RoundState, Seat
 
@@ -318,3 +319,36 @@ def test_quiet_hours_that_cannot_be_read_are_answered_with_the_form(app: App) ->
     creds = _game(app)
     _send(app, creds, "cat", "SET QUIET at night")
     assert "write e.g. 22:00-07:00" in _answer(app)
+
+
+def test_an_absence_in_the_players_zone_spans_the_daylight_saving_change(app: App) -> None:
+    """New York enters summer time on 2026-03-08: an absence to the end of 2026-03-09 (New
+    York) ends at midnight EDT, 04:00 UTC, and the deadline that fell in it waits until then;
+    five days of the allowance, one of them 23 hours long."""
+    creds = _game(app, absence_days=10, absence="wait", reminders=[])
+    _send(app, creds, "cat", "SET TIMEZONE America/New_York\nSET ABSENCE 2026-03-05 2026-03-09")
+    assert "It costs 5 days" in _answer(app)
+    _at(app, hours=72)
+    assert _round(app).deadline == START.replace(day=10, hour=4)
+    assert _absences(app) == [("cat", 5, False)]
+
+
+def test_the_game_masters_status_marks_a_player_away(app: App) -> None:
+    creds = _game(app, absence_days=10)
+    _send(app, creds, "cat", "SET ABSENCE 2d")
+    with Session(app.engine) as session:
+        lines = status_lines(session, name="g1", now=app.clock())
+        later = status_lines(session, name="g1", now=START + timedelta(days=3))
+    (cat,) = [line for line in lines if line.strip().startswith("cat ")]
+    assert cat.endswith("(away until Wednesday 04 March 2026, 12:00 UTC)")
+    assert not any("away until" in line for line in later)
+
+
+def test_the_welcome_tells_each_player_the_allowance_and_how_to_use_it(app: App) -> None:
+    new_game(
+        app, ["ann", "ben"], kind="three-musketeers", settings={"absence_days": 7}, welcome=True
+    )
+    text = " ".join(plain(queued(app, "welcome")[0]).split())
+    assert "You have 7 days of absence in this game: SET ABSENCE 5d" in text
+    assert "the deadlines wait for you" in text
+    assert "A deadline that finds no orders from you takes a day of them by itself" in text
