@@ -31,7 +31,13 @@ from adjudicator.core.away import DAY, Window
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import missing_seats
 from adjudicator.service.games import active_seats
-from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
+from adjudicator.service.replies import (
+    base_context,
+    deadline_attachment,
+    game_thread,
+    local_time,
+    queue_templated,
+)
 from adjudicator.service.rounds import RoundContext, closes_at
 from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import queries
@@ -141,7 +147,7 @@ def wait_for_absent(
         ctx=ctx,
         game=game,
         round_=round_,
-        event="waited",
+        event_name="waited",
         key=f"waited:{round_.id}:{int(until.timestamp())}",
         now=now,
         players=[
@@ -163,14 +169,16 @@ def announce(
     ctx: ServiceContext,
     game: Game,
     round_: Round | None,
-    event: str,
+    event_name: str,
     key: str,
     now: datetime,
     **details: Any,
 ) -> None:
-    """Tell every player of the game, and its game master, of an absence (``event``: ``set``,
-    ``off`` or ``waited``); times in ``details`` are shown in each reader's zone."""
+    """Tell every player of the game, and its game master, of an absence (``event_name``:
+    ``set``, ``off`` or ``waited``); times in ``details`` are shown in each reader's zone."""
     readers: list[tuple[Seat | None, str]] = [(s, s.address) for s in active_seats(session, game)]
+    # A deadline that moved replaces the players' calendar entry, as the game master's does.
+    event = deadline_attachment(ctx, game, round_, now=now) if event_name == "waited" else None
     if game.gm_address:
         readers.append((None, game.gm_address))
     for seat, address in readers:
@@ -186,7 +194,7 @@ def announce(
             context={
                 **base_context(game, seat, round_),
                 **shown,
-                "event": event,
+                "event": event_name,
             },
             kind="absence",
             to=address,
@@ -196,4 +204,5 @@ def announce(
             game_id=game.id,
             round_id=round_.id if round_ else None,
             seat_id=seat.id if seat else None,
+            attachments=[event] if event is not None and seat is not None else [],
         )

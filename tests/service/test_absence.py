@@ -187,6 +187,8 @@ def test_the_deadline_waits_until_an_absent_player_is_back(app: App) -> None:
     text = " ".join(plain(waited).split())
     assert "new deadline: Saturday 07 March 2026, 00:00 UTC" in text
     assert "was: Thursday 05 March 2026, 12:00 UTC" in text
+    (event,) = [p for p in waited.walk() if p.get_content_type() == "text/calendar"]
+    assert "DTSTART:20260307T000000Z" in str(event.get_content())  # the calendar entry moves
     add_orders(app, "g1", "cat", ORDERS["cat"])
     _at(app, hours=84)
     assert _round(app).state == RoundState.OPEN  # full time: early close is a separate matter
