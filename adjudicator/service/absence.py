@@ -28,6 +28,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col
 
 from adjudicator.core.away import DAY, Window
+from adjudicator.faults import crash_point
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import missing_seats
 from adjudicator.service.games import active_seats
@@ -160,6 +161,7 @@ def wait_for_absent(
         ],
         old_deadline=close,
     )
+    crash_point("absence")
     return until
 
 
