@@ -61,7 +61,7 @@ class ClosingOutcome:
     round_id: int
     adjudicated: Adjudicated | None
     error: str | None = None
-    waiting_until: datetime | None = None  # a grace period started instead
+    waiting_until: datetime | None = None  # a grace period or an absence holds it
     chained: tuple[int, ...] = ()  # rounds closed after it at once: stand-ins moved in them
 
 
@@ -74,8 +74,9 @@ def close_and_adjudicate(
     session: Session, round_id: int, *, ctx: ServiceContext, now: datetime, force: bool = False
 ) -> ClosingOutcome | None:
     """Close a round whose time has come (or any open round with ``force``) and adjudicate it;
-    its result mails are queued after the commit (``reporting.py``). At the deadline, a game
-    with a grace period and orders missing waits instead (``ClosingOutcome.waiting_until``).
+    its result mails are queued after the commit (``reporting.py``). At the deadline, with
+    orders missing, a game whose deadlines wait for absent players (``absence.py``), and then
+    a game with a grace period, waits instead (``ClosingOutcome.waiting_until``).
     ``None`` when there was nothing to do.
 
     When the next round waits only for stand-ins (``stand_ins.py``), which move as it opens,
