@@ -4,6 +4,7 @@ days, across daylight-saving changes."""
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
@@ -216,3 +217,10 @@ def test_a_moved_reminder_is_never_quiet_never_late_and_never_before_the_round(
         return
     assert opened < moment < deadline
     assert quiet_span(moment, zone=zone, quiet=NIGHT, weekend=weekend) is None
+
+
+@given(st.text(max_size=40))
+def test_arbitrary_text_raises_nothing_but_the_readers_own_error(text: str) -> None:
+    for reader in (parse_absence, parse_quiet, parse_weekend):
+        with contextlib.suppress(AwayError):
+            reader(text)
