@@ -11,6 +11,7 @@ so the scheduler, the sweeper and a second service instance may all try and only
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -59,27 +60,44 @@ def seat_reminders(
     """The reminders of a player with these quiet times (as a seat stores them, read in
     ``zone``) in ``round_``; those that would fall before the round opened are skipped
     (``core/away.py`` moves them out of quiet hours and weekend days)."""
-    deadline = round_.deadline
-    if deadline is None:
+    if round_.deadline is None:
         return []
+    return list(
+        _reminders(
+            pace.reminders,
+            opened_at=round_.opened_at,
+            deadline=round_.deadline,
+            zone=zone,
+            quiet_hours=quiet_hours,
+            weekend=weekend,
+        )
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _reminders(
+    befores: tuple[timedelta, ...],
+    *,
+    opened_at: datetime,
+    deadline: datetime,
+    zone: str,
+    quiet_hours: str | None,
+    weekend: str | None,
+) -> tuple[Reminder, ...]:
+    """Kept for the sweeps to come: every 30 seconds the sweeper asks the same again."""
     quiet = parse_quiet(quiet_hours) if quiet_hours else None
     days = parse_weekend(weekend) if weekend else frozenset()
     found = []
-    for before in pace.reminders:
+    for before in befores:
         due = deadline - before
-        if due <= round_.opened_at:
+        if due <= opened_at:
             continue
         moment = reminder_moment(
-            due,
-            opened_at=round_.opened_at,
-            deadline=deadline,
-            zone=zone,
-            quiet=quiet,
-            weekend=days,
+            due, opened_at=opened_at, deadline=deadline, zone=zone, quiet=quiet, weekend=days
         )
         if moment is not None:
             found.append((before, moment))
-    return found
+    return tuple(found)
 
 
 ReminderPlan = dict[int | None, list[Reminder]]
