@@ -289,7 +289,7 @@ def game_create(
         typer.Option(
             help="name=value: reminders=24h,2h  grace=12h  early_close=false  "
             "missed_rounds_limit=2  require_auth=dkim,spf  private_press=false  "
-            "anonymous_press=true  signup=true"
+            "anonymous_press=true  signup=true  absence_days=14  absence=wait"
         ),
     ] = None,
     start: Annotated[bool, typer.Option(help="Open round 1 at once.")] = True,
@@ -341,7 +341,7 @@ def status(
     application = app_from_config()
     with session_scope(application.engine) as session:
         try:
-            lines = status_lines(session, name=name)
+            lines = status_lines(session, name=name, now=application.clock())
         except ServiceError as error:
             fail(error)
     typer.echo("\n".join(lines))

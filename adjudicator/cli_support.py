@@ -62,7 +62,7 @@ def pairs(values: list[str], what: str) -> dict[str, str]:
 
 
 LIST_SETTINGS = ("reminders", "require_auth", "stand_ins")
-INT_SETTINGS = ("missed_rounds_limit",)
+INT_SETTINGS = ("missed_rounds_limit", "absence_days")
 BOOL_SETTINGS = ("early_close", "private_press", "anonymous_press", "signup")
 BOOLEANS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 

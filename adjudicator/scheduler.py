@@ -114,7 +114,7 @@ class DeadlineScheduler:
             if item.error:
                 log.error("round %s not adjudicated: %s", item.round_id, item.error)
             elif item.waiting_until:
-                log.info("round %s: grace period until %s", item.round_id, item.waiting_until)
+                log.info("round %s waits until %s", item.round_id, item.waiting_until)
             else:
                 log.info("round %s adjudicated", item.round_id)
         if closed:

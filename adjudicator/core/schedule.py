@@ -160,13 +160,14 @@ def parse_schedule(text: str) -> Schedule:
         )
     return Schedule(
         text=text.strip(),
-        days=_parse_days(words[0]),
+        days=parse_days(words[0]),
         times=_parse_times(words[1]),
         min_lead=min_lead,
     )
 
 
-def _parse_days(text: str) -> frozenset[int]:
+def parse_days(text: str) -> frozenset[int]:
+    """``tue,fri``, ``mon-fri``, ``daily``, ``weekdays`` -> the days (0 = Monday)."""
     if text in ("daily", "everyday"):
         return frozenset(range(7))
     if text == "weekdays":

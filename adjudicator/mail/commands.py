@@ -29,6 +29,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import ClassVar
 
+from adjudicator.core.away import (
+    AbsenceAsked,
+    AwayError,
+    QuietHours,
+    parse_absence,
+    parse_quiet,
+    parse_weekend,
+)
 from adjudicator.core.schedule import ScheduleError, parse_duration
 from adjudicator.core.text import normalise_line
 from adjudicator.mail import requests
@@ -162,6 +170,32 @@ class SetWait(Command):
 
 
 @dataclass(frozen=True)
+class SetAbsence(Command):
+    """``SET ABSENCE 2026-12-20 2026-12-27`` or ``SET ABSENCE 5d``: away from the section's
+    game, within its allowance; ``SET ABSENCE OFF``: back (``asked`` None)."""
+
+    asked: AbsenceAsked | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetQuiet(Command):
+    """``SET QUIET 22:00-07:00``: no reminders in those hours (the player's zone); ``SET QUIET
+    OFF``: reminders at any hour (``hours`` None)."""
+
+    hours: QuietHours | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetWeekend(Command):
+    """``SET WEEKEND sat,sun``: no reminders on those days; ``SET WEEKEND OFF``: none spared."""
+
+    days: frozenset[int]
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class Resign(Command):
     """``RESIGN`` asks for a confirmation code; ``RESIGN <code>`` leaves the game."""
 
@@ -289,7 +323,16 @@ def _report(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 64
-SETTINGS_WORDS = ("timezone", "password", "address", "wait", "nowait")
+SETTINGS_WORDS = (
+    "timezone",
+    "password",
+    "address",
+    "wait",
+    "nowait",
+    "absence",
+    "quiet",
+    "weekend",
+)
 
 _HELP = re.compile(r"help(?:\s+(?:on\s+|for\s+|game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?", re.I)
 _LIST = re.compile(r"list(?:\s+(?:the\s+)?games)?", re.I)
@@ -379,7 +422,7 @@ def _unknown_setting(word: str) -> str:
     hint = f" (did you mean SET {close[0].upper()}?)" if close else ""
     return (
         f"there is no setting {word!r}{hint}: the settings are SET TIMEZONE, SET PASSWORD, "
-        "SET ADDRESS, SET WAIT and SET NOWAIT"
+        "SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, SET QUIET and SET WEEKEND"
     )
 
 
@@ -395,6 +438,33 @@ def _set_password(value: str, line: SectionLine) -> Command | CommandProblem:
             f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters; the old one still holds",
         )
     return SetPassword(value, line)
+
+
+_SET_AWAY = re.compile(
+    r"set\s+(absence|absent|away|vacation|holiday|quiet(?:\s*hours)?|weekends?)\b\s*(.*)", re.I
+)
+_OFF = re.compile(r"off|none|no|clear|back", re.I)
+
+
+def _set_away(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    """SET ABSENCE, SET QUIET and SET WEEKEND (read before the other SET commands)."""
+    match = _SET_AWAY.fullmatch(text)
+    if match is None:
+        return None
+    what, value = match.group(1).lower(), match.group(2).strip()
+    off = bool(_OFF.fullmatch(value))
+    command: type[Command]
+    try:
+        if what.startswith("quiet"):
+            command = SetQuiet
+            return [SetQuiet(None if off else parse_quiet(value), line)]
+        if what.startswith("weekend"):
+            command = SetWeekend
+            return [SetWeekend(frozenset() if off else parse_weekend(value), line)]
+        command = SetAbsence
+        return [SetAbsence(None if off else parse_absence(value), line)]
+    except AwayError as error:
+        return [CommandProblem(command, line, str(error))]
 
 
 def _observe(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
@@ -560,6 +630,7 @@ READERS: tuple[LineReader, ...] = (
     _list,
     _status,
     _forgot,
+    _set_away,
     _set,
     _resign,
     _observe,

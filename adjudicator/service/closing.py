@@ -20,6 +20,7 @@ from adjudicator.core.schedule import duration_in_words
 from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
+from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
@@ -60,7 +61,7 @@ class ClosingOutcome:
     round_id: int
     adjudicated: Adjudicated | None
     error: str | None = None
-    waiting_until: datetime | None = None  # a grace period started instead
+    waiting_until: datetime | None = None  # a grace period or an absence holds it
     chained: tuple[int, ...] = ()  # rounds closed after it at once: stand-ins moved in them
 
 
@@ -73,8 +74,9 @@ def close_and_adjudicate(
     session: Session, round_id: int, *, ctx: ServiceContext, now: datetime, force: bool = False
 ) -> ClosingOutcome | None:
     """Close a round whose time has come (or any open round with ``force``) and adjudicate it;
-    its result mails are queued after the commit (``reporting.py``). At the deadline, a game
-    with a grace period and orders missing waits instead (``ClosingOutcome.waiting_until``).
+    its result mails are queued after the commit (``reporting.py``). At the deadline, with
+    orders missing, a game whose deadlines wait for absent players (``absence.py``), and then
+    a game with a grace period, waits instead (``ClosingOutcome.waiting_until``).
     ``None`` when there was nothing to do.
 
     When the next round waits only for stand-ins (``stand_ins.py``), which move as it opens,
@@ -107,6 +109,12 @@ def _close_one(
         if not force:
             if close is None or close > now:
                 return None
+            waits_until = wait_for_absent(session, context, ctx=ctx, now=now)
+            if waits_until is not None:
+                events.info(
+                    "round.absence", game=game.name, round=round_.number, until=str(waits_until)
+                )
+                return ClosingOutcome(round_id, None, waiting_until=waits_until)
             if start_grace(session, context, ctx=ctx, now=now):
                 events.info(
                     "round.grace",
@@ -194,7 +202,10 @@ def _count_missed(
     """Count missed rounds in a row; at the game's limit the game master is told."""
     game, round_ = adjudicated.game, adjudicated.round
     missed_limit = settings.missed_rounds_limit
+    away = queries.absent_at(session, game.id, now)  # an announced absence is not a missed round
     for seat in waiting:
+        if seat.id in away and seat.handle not in adjudicated.result.orders:
+            continue
         seat.missed_rounds = (
             0 if seat.handle in adjudicated.result.orders else seat.missed_rounds + 1
         )
@@ -261,10 +272,13 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
     """Close every due round and send every due reminder, each in its own transaction."""
     with session_scope(engine) as session:
         work = queries.due_rounds(session, now=now)
+        quiet = queries.quiet_seats(session)
         reminders = [
             r.id
             for r in queries.open_rounds(session)
-            if r.id is not None and r.id not in work and reminder_pending(session, r, now)
+            if r.id is not None
+            and r.id not in work
+            and reminder_pending(session, r, now, quiet=quiet)
         ]
     report_adjudicated(engine, ctx=ctx, now=now)  # left adjudicated by a crash
     closed = []
@@ -302,4 +316,5 @@ def wake_plan(
     """(round id, times) of every open round: what the scheduler plans. With ``of_rounds``,
     only the open rounds of those rounds' games (what closing them opened or moved)."""
     rounds = queries.open_rounds(session, of_rounds=of_rounds)
-    return [(r.id, wake_times(session, r)) for r in rounds if r.id is not None]
+    quiet = queries.quiet_seats(session, {r.game_id for r in rounds})
+    return [(r.id, wake_times(session, r, quiet=quiet)) for r in rounds if r.id is not None]

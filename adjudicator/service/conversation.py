@@ -25,6 +25,7 @@ from adjudicator.mail.commands import (
 )
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import replies
+from adjudicator.service.absence import absence_status
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
 from adjudicator.service.notices import gm_reply_to
@@ -50,6 +51,10 @@ COMMANDS = (
     ("", "with a code mailed there)"),
     ("SET WAIT", "rounds of the game run to their deadline"),
     ("SET NOWAIT", "a round may close once every order is in"),
+    ("SET ABSENCE 5d", "away for 5 days from now, or from one day to"),
+    ("", "another: SET ABSENCE 2026-12-20 2026-12-27; OFF: back"),
+    ("SET QUIET 22:00-07:00", "no reminders in those hours (OFF: any hour)"),
+    ("SET WEEKEND sat,sun", "no reminders on those days (OFF: any day)"),
     ("FORGOT", "your personal reply address, mailed to you"),
     ("RESIGN", "leave a game (confirmed by a second mail)"),
     ("OBSERVE gw42", "game gw42's public results by mail (confirmed"),
@@ -311,6 +316,7 @@ def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
         "moves_now": context.get("moves_now", False),
         "wait": seat.wait,
         "held": any(s.wait for s in queries.seats_of(session, game.id) if s.active),
+        "absence": absence_status(session, game, seat),
     }
 
 

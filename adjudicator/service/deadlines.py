@@ -1,5 +1,9 @@
 """What happens around a deadline before the round closes: reminders and the grace period.
 
+Reminders go to the players without orders, each at its usual time unless it would fall in
+the player's quiet hours or weekend days (``SET QUIET``, ``SET WEEKEND``: then before them,
+``core/away.py``), and never to a player who is away (``SET ABSENCE``).
+
 Both are idempotent and race-safe like the rest of the life cycle: a reminder is claimed by a
 compare-and-set on ``Round.reminded_for`` and a grace period by one on ``Round.grace_until``,
 so the scheduler, the sweeper and a second service instance may all try and only one mails.
@@ -7,12 +11,14 @@ so the scheduler, the sweeper and a second service instance may all try and only
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import update
 from sqlmodel import Session, col, or_
 
+from adjudicator.core.away import parse_quiet, parse_weekend, reminder_moment
 from adjudicator.core.schedule import duration_in_words
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.context import ServiceContext
@@ -20,6 +26,7 @@ from adjudicator.service.games import active_seats
 from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
 from adjudicator.service.rounds import RoundContext, closes_at, orders_in_force
 from adjudicator.service.settings import GameSettings, settings_of
+from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 
 
@@ -37,22 +44,107 @@ def missing_seats(session: Session, game: Game, round_: Round, *, state: Any = N
     return [seat for seat in waiting_for(session, game, state=state) if seat.id not in ordered]
 
 
-def due_reminder(pace: GameSettings, round_: Round, now: datetime) -> timedelta | None:
-    """The reminder due at ``now``: the shortest one whose time has come (after a downtime,
-    one reminder, the latest, rather than all that were missed). None before the first and
-    after the deadline; reminders that would fall before the round opened are skipped."""
-    deadline = round_.deadline
-    if deadline is None or now >= deadline:
-        return None
-    due = [r for r in pace.reminders if round_.opened_at < deadline - r <= now]
-    return min(due) if due else None
+Reminder = tuple[timedelta, datetime]
+"""A reminder as one player gets it: how long before the deadline it is, and when it goes out
+(earlier, or later but before the deadline, when it would fall in the player's quiet time)."""
 
 
-def reminder_times(pace: GameSettings, round_: Round) -> list[datetime]:
-    deadline = round_.deadline
-    if deadline is None:
+def seat_reminders(
+    pace: GameSettings,
+    round_: Round,
+    *,
+    zone: str,
+    quiet_hours: str | None = None,
+    weekend: str | None = None,
+) -> list[Reminder]:
+    """The reminders of a player with these quiet times (as a seat stores them, read in
+    ``zone``) in ``round_``; those that would fall before the round opened are skipped
+    (``core/away.py`` moves them out of quiet hours and weekend days)."""
+    if round_.deadline is None:
         return []
-    return [deadline - r for r in pace.reminders if deadline - r > round_.opened_at]
+    return list(
+        _reminders(
+            pace.reminders,
+            opened_at=round_.opened_at,
+            deadline=round_.deadline,
+            zone=zone,
+            quiet_hours=quiet_hours,
+            weekend=weekend,
+        )
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _reminders(
+    befores: tuple[timedelta, ...],
+    *,
+    opened_at: datetime,
+    deadline: datetime,
+    zone: str,
+    quiet_hours: str | None,
+    weekend: str | None,
+) -> tuple[Reminder, ...]:
+    """Kept for the sweeps to come: every 30 seconds the sweeper asks the same again."""
+    quiet = parse_quiet(quiet_hours) if quiet_hours else None
+    days = parse_weekend(weekend) if weekend else frozenset()
+    found = []
+    for before in befores:
+        due = deadline - before
+        if due <= opened_at:
+            continue
+        moment = reminder_moment(
+            due, opened_at=opened_at, deadline=deadline, zone=zone, quiet=quiet, weekend=days
+        )
+        if moment is not None:
+            found.append((before, moment))
+    return tuple(found)
+
+
+ReminderPlan = dict[int | None, list[Reminder]]
+"""The reminders of a round by seat id, for the seats with quiet times; under None, those of
+every other seat (their usual times)."""
+QuietSeats = dict[int, list[Seat]]
+"""The active seats with quiet hours or weekend days, by game id (``queries.quiet_seats``)."""
+
+
+def reminder_plan(game: Game, round_: Round, quiet: list[Seat]) -> ReminderPlan:
+    """The reminders of ``round_``: at their usual times, and moved for each seat of ``quiet``
+    (the game's seats with quiet hours or weekend days)."""
+    pace = settings_of(game)
+    plan: ReminderPlan = {None: seat_reminders(pace, round_, zone=game.time_zone)}
+    for seat in quiet:
+        if seat.id is not None:
+            plan[seat.id] = seat_reminders(
+                pace,
+                round_,
+                zone=seat.time_zone or game.time_zone,
+                quiet_hours=seat.quiet_hours,
+                weekend=seat.weekend,
+            )
+    return plan
+
+
+def _plan_of(session: Session, game: Game, round_: Round, quiet: QuietSeats | None) -> ReminderPlan:
+    if quiet is None:
+        quiet = queries.quiet_seats(session, [game.id] if game.id is not None else [])
+    return reminder_plan(game, round_, quiet.get(game.id or 0, []))
+
+
+def due_moment(plan: ReminderPlan, round_: Round, now: datetime) -> datetime | None:
+    """The latest moment at or before ``now`` when some reminder goes out (after a downtime,
+    the latest rather than all that were missed); None before the first and after the
+    deadline."""
+    if round_.deadline is None or now >= round_.deadline:
+        return None
+    due = [moment for reminders in plan.values() for _, moment in reminders if moment <= now]
+    return max(due) if due else None
+
+
+def reminder_times(
+    session: Session, game: Game, round_: Round, *, quiet: QuietSeats | None = None
+) -> list[datetime]:
+    plan = _plan_of(session, game, round_, quiet)
+    return sorted({moment for reminders in plan.values() for _, moment in reminders})
 
 
 def _reminder_tag(round_: Round, before: timedelta) -> str:
@@ -60,25 +152,37 @@ def _reminder_tag(round_: Round, before: timedelta) -> str:
     return f"{int(round_.deadline.timestamp())}:{int(before.total_seconds() // 60)}"
 
 
-def reminder_pending(session: Session, round_: Round, now: datetime) -> bool:
-    """Whether a reminder is due that has not been sent (cheap: no mail is built)."""
+def _moment_tag(round_: Round, moment: datetime) -> str:
+    assert round_.deadline is not None
+    return f"{int(round_.deadline.timestamp())}@{int(moment.timestamp())}"
+
+
+def reminder_pending(
+    session: Session, round_: Round, now: datetime, *, quiet: QuietSeats | None = None
+) -> bool:
+    """Whether a reminder is due that has not been sent (no mail is built). ``quiet``: the
+    seats with quiet times of every game concerned, read once for many rounds."""
     game = session.get(Game, round_.game_id)
     assert game is not None
-    before = due_reminder(settings_of(game), round_, now)
-    return before is not None and round_.reminded_for != _reminder_tag(round_, before)
+    moment = due_moment(_plan_of(session, game, round_, quiet), round_, now)
+    return moment is not None and round_.reminded_for != _moment_tag(round_, moment)
 
 
 def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now: datetime) -> int:
-    """Queue the reminder due now to every player without orders; the number queued."""
+    """Queue the reminders due now to the players without orders; the number queued. A player
+    away (``SET ABSENCE``) gets none. Each player's reminder is claimed by the moment it goes out
+    (``Round.reminded_for``) and its mail keyed by the reminder, so a reminder moved earlier for
+    one player's quiet hours is not sent again at its usual time."""
     game = session.get(Game, round_.game_id)
     assert game is not None
     assert round_.id is not None
     if game.status != GameStatus.RUNNING or round_.state != RoundState.OPEN:
         return 0
-    before = due_reminder(settings_of(game), round_, now)
-    if before is None or round_.deadline is None:
+    plan = _plan_of(session, game, round_, None)
+    moment = due_moment(plan, round_, now)
+    if moment is None or round_.deadline is None:
         return 0
-    tag = _reminder_tag(round_, before)
+    tag = _moment_tag(round_, moment)
     claimed = session.execute(
         update(Round)
         .where(col(Round.id) == round_.id, col(Round.state) == RoundState.OPEN)
@@ -87,8 +191,13 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
     )
     if getattr(claimed, "rowcount", 0) != 1:
         return 0
-    missing = missing_seats(session, game, round_)
-    for seat in missing:
+    away = queries.absent_at(session, game.id, now)
+    queued = 0
+    for seat in missing_seats(session, game, round_):
+        reminders = plan.get(seat.id, plan[None])
+        due = [before for before, at in reminders if at <= now]
+        if not due or seat.id in away:
+            continue
         queue_templated(
             session,
             ctx=ctx,
@@ -99,14 +208,15 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
             },
             kind="reminder",
             to=seat.address,
-            key=f"reminder:{round_.id}:{seat.id}:{tag}",
+            key=f"reminder:{round_.id}:{seat.id}:{_reminder_tag(round_, min(due))}",
             now=now,
             threading=game_thread(game, ctx),
             game_id=game.id,
             round_id=round_.id,
             seat_id=seat.id,
         )
-    return len(missing)
+        queued += 1
+    return queued
 
 
 def start_grace(
@@ -158,10 +268,12 @@ def start_grace(
     return True
 
 
-def wake_times(session: Session, round_: Round) -> list[datetime]:
+def wake_times(
+    session: Session, round_: Round, *, quiet: QuietSeats | None = None
+) -> list[datetime]:
     """When the scheduler should look at an open round: its reminders and its close."""
     game = session.get(Game, round_.game_id)
     assert game is not None
-    times = reminder_times(settings_of(game), round_)
+    times = reminder_times(session, game, round_, quiet=quiet)
     close = closes_at(round_)
     return sorted(times + ([close] if close else []))

@@ -46,17 +46,27 @@ from adjudicator.mail.commands import (
     Report,
     Resign,
     Resume,
+    SetAbsence,
     SetAddress,
     SetPassword,
+    SetQuiet,
     SetTimeZone,
     SetWait,
+    SetWeekend,
     StandIn,
     Status,
     Unknown,
     read_commands,
 )
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
-from adjudicator.service import account, conversation, observers, replies, signup
+from adjudicator.service import (
+    absence_mail,
+    account,
+    conversation,
+    observers,
+    replies,
+    signup,
+)
 from adjudicator.service.authentication import (
     authenticate,
     find_game,
@@ -188,6 +198,8 @@ HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
     ((Join,), signup.join),
     ((Report, History), _answer_requests),
     ((SetTimeZone, SetPassword, SetAddress, SetWait), account.set_account),
+    ((SetAbsence,), absence_mail.set_absence),
+    ((SetQuiet, SetWeekend), absence_mail.set_quiet_times),
     ((Press,), send_press),
     ((Resign,), account.resign),
     (

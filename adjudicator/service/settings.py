@@ -23,6 +23,13 @@ Settings live in ``Game.settings`` (JSON), all optional:
 - ``absent``: what becomes of a seat whose player missed ``missed_rounds_limit`` rounds in a
   row: ``no-orders`` (the game's no-orders rule goes on applying; the default) or ``stand-in``
   (a stand-in plays the seat until the game master turns it off or replaces the player).
+- ``absence_days``: each player's absence allowance in this game, in days (default 0: no
+  absences). Spent by ``SET ABSENCE`` and, in games whose deadlines wait, a day at a time when
+  a deadline would pass without the player's orders (``absence.py``).
+- ``absence``: what an absence does: ``wait`` (the round's deadline waits for the absent
+  player) or ``nmr`` (the game's no-orders rule applies to him meanwhile, without reminders or
+  missed rounds counted). Default ``nmr``; sequential games always wait, since their no-orders
+  rule is a forfeit.
 """
 
 from __future__ import annotations
@@ -56,8 +63,11 @@ SETTINGS = (
     "signup",
     "stand_ins",
     "absent",
+    "absence_days",
+    "absence",
 )
 ABSENT = ("no-orders", "stand-in")
+ABSENCE = ("wait", "nmr")
 AUTH_CHECKS = ("dkim", "spf", "dmarc")
 
 
@@ -74,6 +84,8 @@ class GameSettings:
     anonymous_press: bool = False
     stand_ins: tuple[str, ...] = ()
     absent_stand_in: bool = False
+    absence_days: int = 0
+    absence_wait: bool = False  # an absence holds the deadline (else: the no-orders rule)
 
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
@@ -136,6 +148,7 @@ def read_settings(
         absent = settings.get("absent", "no-orders")
         if absent not in ABSENT:
             raise ServiceError(f"setting 'absent' is one of {', '.join(ABSENT)}")
+        absence_days, absence_wait = _absence(settings, sequential=sequential)
         return GameSettings(
             schedule=parsed,
             time_zone=time_zone,
@@ -148,6 +161,27 @@ def read_settings(
             anonymous_press=press["anonymous_press"],
             stand_ins=tuple(h.strip().lower() for h in stand_ins),
             absent_stand_in=absent == "stand-in",
+            absence_days=absence_days,
+            absence_wait=absence_wait,
         )
     except ScheduleError as error:
         raise ServiceError(str(error)) from None
+
+
+def _absence(settings: Mapping[str, Any], *, sequential: bool) -> tuple[int, bool]:
+    """The allowance in days, and whether an absence holds the deadline."""
+    days = settings.get("absence_days", 0)
+    if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= 366:
+        raise ServiceError(
+            "setting 'absence_days' is each player's absence allowance in days, 0 to 366 "
+            "(0: no absences)"
+        )
+    effect = settings.get("absence", "wait" if sequential else "nmr")
+    if effect not in ABSENCE:
+        raise ServiceError(f"setting 'absence' is one of {', '.join(ABSENCE)}")
+    if sequential and effect == "nmr":
+        raise ServiceError(
+            "setting 'absence' must be wait in a game played in turns: its no-orders rule "
+            "is a forfeit, which an absence must never bring"
+        )
+    return days, effect == "wait"

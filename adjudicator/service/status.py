@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlmodel import Session
 
 from adjudicator.readmodel.stored import game_state, rules_of
@@ -19,7 +21,7 @@ def _ending(final: RoundResult) -> str:
     return f"won by {' and '.join(final.winners)}" if final.winners else "nobody wins"
 
 
-def _game_lines(session: Session, game: Game) -> list[str]:
+def _game_lines(session: Session, game: Game, now: datetime | None) -> list[str]:
     schedule = game.schedule or "by hand"
     lines = [
         f"{game.name:<12} {game.kind:<20} {game.status:<9} round {game.current_round:<4} "
@@ -46,6 +48,7 @@ def _game_lines(session: Session, game: Game) -> list[str]:
         )
     ordered = orders_in_force(session, round_)
     computer = stand_in_seats(game)
+    away = queries.absent_at(session, game.id, now) if now is not None else {}
     waiting_for = set(rules_of(game).to_move(game_state(game)))
     lines.append(f"    {'player':<16} {'orders':<8} {'missed':>6}  address")
     for seat in seats_of(session, game):
@@ -58,17 +61,22 @@ def _game_lines(session: Session, game: Game) -> list[str]:
         flags = " (unreachable: mail bounced)" if seat.unreachable else ""
         if seat.handle in computer:
             flags += " (played by a stand-in)"
+        if seat.id in away:
+            flags += f" (away until {local_time(away[seat.id].ends_at, game.time_zone)})"
         lines.append(
             f"    {seat.handle:<16} {mark:<8} {seat.missed_rounds:>6}  {seat.address}{flags}"
         )
     return lines
 
 
-def status_lines(session: Session, *, name: str | None = None) -> list[str]:
+def status_lines(
+    session: Session, *, name: str | None = None, now: datetime | None = None
+) -> list[str]:
+    """``now``: mark the players away at that moment (``SET ABSENCE``)."""
     games = [find_game(session, name)] if name else queries.all_games(session)
     if not games:
         return ["no games yet: create one with `adjudicate game create`"]
     lines: list[str] = []
     for game in games:
-        lines += _game_lines(session, game)
+        lines += _game_lines(session, game, now)
     return lines

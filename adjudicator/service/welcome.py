@@ -19,6 +19,7 @@ from adjudicator.service.replies import (
     game_thread,
     queue_templated,
 )
+from adjudicator.service.settings import settings_of
 from adjudicator.storage.models import Game, Round
 
 
@@ -60,6 +61,7 @@ def queue_welcome(
     seats = {seat.handle: seat for seat in seats_of(session, game)}
     players = list(seats) or [c.handle for c in credentials]
     calendar = deadline_attachment(ctx, game, first_round, now=now)
+    pace = settings_of(game)
     for number, cred in enumerate(credentials, start=1):
         seat = seats.get(cred.handle)
         reply_address = f"{local}+{cred.reply_token}@{domain}"
@@ -73,6 +75,8 @@ def queue_welcome(
             "reply_address": reply_address,
             "service_address": ctx.identity.address,
             "calendar": calendar is not None,
+            "absence_days": pace.absence_days,
+            "absence_wait": pace.absence_wait,
             **_how_to_play(
                 ctx,
                 game,

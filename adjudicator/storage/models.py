@@ -112,6 +112,28 @@ class Seat(SQLModel, table=True):
         description="SET WAIT: the player wants each round to run to its deadline, even when "
         "every order is in early",
     )
+    quiet_hours: str | None = Field(
+        default=None, description="SET QUIET: no reminders then, e.g. '22:00-07:00' (own zone)"
+    )
+    weekend: str | None = Field(
+        default=None, description="SET WEEKEND: days without reminders, e.g. 'sat,sun'"
+    )
+
+
+class Absence(SQLModel, table=True):
+    """A player's time away from one game (``service/absence.py``): asked for by ``SET
+    ABSENCE``, or a day taken from the allowance when a deadline would have passed without the
+    player's orders. ``key`` makes taking it twice (a retry, a second instance) a no-op."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, description="asked:<submission>:<section> or auto:<round>:...")
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat_id: int = Field(foreign_key="seat.id", index=True)
+    starts_at: datetime
+    ends_at: datetime = Field(description="cut to the moment of SET ABSENCE OFF")
+    days: int = Field(description="what it costs of the allowance")
+    automatic: bool = Field(default=False, description="taken by a deadline, not asked for")
+    created_at: datetime
 
 
 class LoginFailure(SQLModel, table=True):

@@ -15,6 +15,7 @@ from typing import Any
 from sqlmodel import Session, col, func, or_, select
 
 from adjudicator.storage.models import (
+    Absence,
     Game,
     GameStatus,
     LoginFailure,
@@ -420,3 +421,36 @@ def observer_at(session: Session, game_id: int | None, address: str) -> Observer
     return session.exec(
         select(Observer).where(Observer.game_id == game_id, Observer.address == address)
     ).first()
+
+
+# Absences and quiet times
+
+
+def quiet_seats(session: Session, game_ids: Collection[int] | None = None) -> dict[int, list[Seat]]:
+    """The active seats with quiet hours or weekend days (of these games), by game id: one
+    query for every open round the sweeper looks at."""
+    query = select(Seat).where(
+        col(Seat.active), or_(col(Seat.quiet_hours).is_not(None), col(Seat.weekend).is_not(None))
+    )
+    if game_ids is not None:
+        query = query.where(col(Seat.game_id).in_(list(game_ids)))
+    found: dict[int, list[Seat]] = {}
+    for seat in session.exec(query):
+        found.setdefault(seat.game_id, []).append(seat)
+    return found
+
+
+def absences_of(session: Session, seat_id: int | None) -> list[Absence]:
+    """A seat's absences, asked for and automatic, the earliest first."""
+    query = select(Absence).where(Absence.seat_id == seat_id).order_by(col(Absence.starts_at))
+    return list(session.exec(query))
+
+
+def absent_at(session: Session, game_id: int | None, moment: datetime) -> dict[int, Absence]:
+    """The absences of a game's players that ``moment`` falls in, by seat id."""
+    query = select(Absence).where(
+        Absence.game_id == game_id,
+        col(Absence.starts_at) <= moment,
+        col(Absence.ends_at) > moment,
+    )
+    return {a.seat_id: a for a in session.exec(query)}

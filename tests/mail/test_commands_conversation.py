@@ -145,7 +145,11 @@ def test_prose_and_orders_are_left_for_the_game(text: str) -> None:
         ("SET PASSWORD", "one word"),
         ("SET TIMEZONE", "IANA"),
         ("SET TIMEZONE not a zone", "IANA"),
-        ("SET COLOUR red", "SET TIMEZONE, SET PASSWORD, SET ADDRESS, SET WAIT and SET NOWAIT"),
+        (
+            "SET COLOUR red",
+            "SET TIMEZONE, SET PASSWORD, SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, "
+            "SET QUIET and SET WEEKEND",
+        ),
         ("SET ADDRESS nowhere", "write the new address"),
         ("SET WAIT please", "SET WAIT or SET NOWAIT alone"),
         ("SET TIMZONE UTC", "did you mean SET TIMEZONE?"),

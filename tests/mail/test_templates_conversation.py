@@ -1,7 +1,8 @@
 """The mails of the conversation commands, as golden files: for every game, the one answer to
 HELP and STATUS (their words differ by game: order syntax, an example valid in the player's
 position, turns or rounds) and a relayed press; once, the general help, a mistyped command,
-the settings, FORGOT, a resignation, and the mails that tell the others and the game master.
+the settings, an absence (and one refused), FORGOT, a resignation, and the mails that tell the
+others and the game master.
 
 Secrets, tokens, the key and the clock are fixed (tests/mail/test_templates.py), so each mail
 comes out the same every time. ``UPDATE_GOLDEN=1`` rewrites the files: read every changed one,
@@ -65,7 +66,7 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
             options={},
             schedule="72h",
             time_zone="Europe/Berlin",
-            settings={"early_close": False},
+            settings={"early_close": False, "absence_days": 14},
             gm_address="gm@example.org",
             now=app.clock(),
         )
@@ -95,6 +96,14 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     kept["settings-press-resign"] = next(s for s in settings if s.kind == "answer")
     kept["address-code"] = next(s for s in settings if s.recipient == "bob@new.example")
     kept["press-private"] = next(s for s in settings if s.kind == "press")
+    away = send(
+        "carol@example.org",
+        f"GAME c1\nPASSWORD {secret['carol']}\nSET ABSENCE 2026-03-10 2026-03-13\n"
+        "SET QUIET 22:00-07:00\nSET WEEKEND sat,sun\nSET ABSENCE 30d\n",
+    )
+    kept["absence-answer"] = next(s for s in away if s.kind == "answer")
+    kept["absence-others"] = next(s for s in away if s.recipient == "bob@example.org")
+    kept["absence-gm"] = next(s for s in away if s.recipient == "gm@example.org")
     (kept["forgot"],) = send("carol@example.org", "FORGOT")
     with session_scope(app.engine) as session:
         seat = session.exec(select(Seat).where(Seat.handle == "carol")).one()

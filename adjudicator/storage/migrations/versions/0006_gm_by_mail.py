@@ -1,7 +1,7 @@
 """the game master by mail: a reply token, a copy of results, results replaced by a rollback
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-11-25 16:40:00
 """
 
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0006"
-down_revision: str | None = "0004"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
