@@ -19,10 +19,11 @@ from adjudicator.service.replies import (
     game_thread,
     queue_templated,
 )
+from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
 from adjudicator.storage.models import Game, Round
 
 
-def _how_to_play(
+def how_to_play(
     ctx: ServiceContext, game: Game, handle: str, *, seat_index: int, started: bool
 ) -> dict[str, Any]:
     """What a newcomer needs to write round 1's orders: what their seat plays, the board of a
@@ -35,6 +36,7 @@ def _how_to_play(
     return {
         "board": diagram(rules.public_state(state)) if diagram and started else None,
         "plays": titles[seat_index] if seat_index < len(titles) else None,
+        **(seat_position(ctx, game, handle) if started else NO_POSITION),
         "syntax": syntax if ctx.renderer.exists(syntax) else None,
         "sequential": rules.sequential,
         "movers": movers,
@@ -73,7 +75,8 @@ def queue_welcome(
             "reply_address": reply_address,
             "service_address": ctx.identity.address,
             "calendar": calendar is not None,
-            **_how_to_play(
+            **rules_reference(ctx, game.kind),
+            **how_to_play(
                 ctx,
                 game,
                 cred.handle,
