@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from adjudicator.archive import update_game
+from adjudicator.archive import update_game, write_rules
 from adjudicator.config import Config
 from adjudicator.storage.models import Game, Round
 
@@ -35,6 +35,7 @@ class ArchiveKeeper:
         self.since: datetime | None = None  # None: everything, on the first pass
         self.archived: dict[int, datetime] = {}  # round id -> reported_at, within the margin
         self.stopping = threading.Event()  # set on shutdown: the pass ends after its game
+        self.rules_written = False  # the rules pages, linked from the first welcome on
 
     def _reported(self) -> list[tuple[int, str, datetime]]:
         query = (
@@ -48,7 +49,14 @@ class ArchiveKeeper:
             return [(i, n, at) for i, n, at in session.exec(query) if i is not None and at]
 
     def run_once(self) -> list[str]:
-        """Rebuild the games with newly reported rounds; their names."""
+        """Rebuild the games with newly reported rounds; their names. The first pass also
+        writes the rules pages, which mails link to before any round is reported."""
+        if not self.rules_written:
+            try:
+                write_rules(self.out_dir)
+                self.rules_written = True
+            except Exception:
+                log.exception("rules pages not written; trying again later")
         fresh = [row for row in self._reported() if row[0] not in self.archived]
         done: list[str] = []
         for name in sorted({name for _, name, _ in fresh}):

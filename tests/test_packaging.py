@@ -38,6 +38,16 @@ def test_the_wheel_holds_every_template_and_migration(wheel: Path) -> None:
     assert all(f"adjudicator/storage/migrations/versions/{m.name}" in names for m in migrations)
 
 
+def test_the_wheel_holds_the_rules_pages_and_their_pictures(wheel: Path) -> None:
+    """The archive publishes docs/rules/ and mails carry it where there is no archive."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    shipped = sorted(
+        p.name for p in (ROOT / "docs" / "rules").iterdir() if p.suffix in (".md", ".png", ".svg")
+    )
+    assert "giveaway.md" in shipped
+    assert [name for name in shipped if f"adjudicator/rules/{name}" not in names] == []
+
+
 def test_mail_renders_from_the_installed_package_alone(wheel: Path, tmp_path: Path) -> None:
     zipfile.ZipFile(wheel).extractall(tmp_path)
     script = (
@@ -45,6 +55,8 @@ def test_mail_renders_from_the_installed_package_alone(wheel: Path, tmp_path: Pa
         f"assert str(c.TEMPLATES).startswith({str(tmp_path)!r}), c.TEMPLATES\n"
         "r = c.Renderer().mail('no_game', {'named': 'gw9'})\n"
         "assert 'gw9' in r.text\n"
+        "from adjudicator.readmodel.rules import rules_markdown\n"
+        "assert rules_markdown('starship-combat').startswith('# Starship Combat')\n"
         "print('ok')\n"
     )
     done = subprocess.run(

@@ -6,7 +6,7 @@ feed. :mod:`.read` is the only module that reads the database, :mod:`.render` tu
 into files, :mod:`.write` puts them in place atomically, :mod:`.build` joins the three.
 """
 
-from adjudicator.archive.build import BuildReport, build_archive, update_game
+from adjudicator.archive.build import BuildReport, build_archive, update_game, write_rules
 from adjudicator.readmodel.read import ArchiveError
 
-__all__ = ["ArchiveError", "BuildReport", "build_archive", "update_game"]
+__all__ = ["ArchiveError", "BuildReport", "build_archive", "update_game", "write_rules"]

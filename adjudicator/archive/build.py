@@ -1,7 +1,9 @@
 """Building the archive: read the database, render the pages, write them atomically.
 
 :func:`build_archive` writes every game; :func:`update_game` writes one game and the index, and
-is what the service calls after each reported round.
+is what the service calls after each reported round. Both write the rules pages too;
+:func:`write_rules` writes only those (the service's first pass, before any round is reported:
+the welcome mails link to them).
 """
 
 from __future__ import annotations
@@ -71,6 +73,13 @@ def build_archive(
         authority=authority,
         renderer=renderer,
     )
+
+
+def write_rules(out_dir: Path, *, renderer: Renderer | None = None) -> BuildReport:
+    """Write the rules page of every game (``rules/<game>.html``) and the style sheet."""
+    archive_renderer = ArchiveRenderer(renderer)
+    pages = [archive_renderer.stylesheet(), *archive_renderer.rules()]
+    return _write(out_dir, pages, ())
 
 
 def update_game(

@@ -17,11 +17,12 @@ from markupsafe import Markup
 
 from adjudicator.archive.chart import legend_marker, line_chart
 from adjudicator.archive.feed import Entry, Feed, atom_document, tag_uri
+from adjudicator.archive.rules import rules_page
 from adjudicator.archive.times import local_time, rfc3339
-from adjudicator.games import kind_of
+from adjudicator.games import GAME_NAMES, kind_of
 from adjudicator.mail.compose import Renderer
 from adjudicator.pictures import Picture
-from adjudicator.readmodel.links import round_file
+from adjudicator.readmodel.links import round_file, rules_file
 from adjudicator.readmodel.model import Archive, GameSummary, GameView, ReportedRound
 from adjudicator.readmodel.record import game_record
 from adjudicator.readmodel.standings import Measure, measures_of, player_standing
@@ -114,8 +115,19 @@ class ArchiveRenderer:
         return Page("style.css", source.encode())
 
     def index(self, summaries: Sequence[GameSummary]) -> Page:
-        html = self._render("index.html.j2", root="", games=summaries)
+        rules = [(kind, rules_file(kind)) for kind in GAME_NAMES]
+        html = self._render("index.html.j2", root="", games=summaries, rules=rules)
         return Page("index.html", html.encode())
+
+    def rules(self) -> list[Page]:
+        """Every game's rules page (``rules/<game>.html``) and the pictures it shows."""
+        pages = []
+        for kind in GAME_NAMES:
+            page = rules_page(kind)
+            html = self._render("rules.html.j2", root="../", page=page)
+            pages.append(Page(rules_file(kind), html.encode()))
+            pages += [Page(f"rules/{name}", data) for name, data in page.pictures]
+        return pages
 
     def report_html(self, game: GameView, round_: ReportedRound) -> Markup:
         """A round's public report in words (the kind's partial, or a plain list of values)."""
@@ -150,6 +162,7 @@ class ArchiveRenderer:
                     standing={p.handle: player_standing(game, p.handle) for p in game.players},
                     latest=figures(game, game.last) if game.last else [],
                     record_file=f"{game.name}.record",
+                    rules_link=f"../{rules_file(game.kind)}",
                 ).encode(),
             ),
             Page(f"{folder}/{game.name}.record", game_record(game).encode()),
@@ -204,7 +217,7 @@ class ArchiveRenderer:
         )
 
     def archive(self, archive: Archive) -> list[Page]:
-        pages = [self.stylesheet(), self.index(archive.index)]
+        pages = [self.stylesheet(), self.index(archive.index), *self.rules()]
         for game in archive.games:
             pages += self.game(game)
         return pages

@@ -46,6 +46,11 @@ class Vocabulary:
 
 Counts = dict[str, int]
 
+SeatPosition = Callable[[Mapping[str, JSON], str], dict[str, JSON]]
+"""What one seat has in a position, from that player's view (``Rules.player_view``) and the
+player's handle: plain codes and numbers (``{"colour": "green", "chips": 10}``), never prose.
+The game's template ``mail/<game>/position.txt.j2`` words them."""
+
 
 @dataclass(frozen=True)
 class Measure:
@@ -96,6 +101,9 @@ class GameKind:
     seat_titles: tuple[str, ...] = ()
     """What each seat plays, in seat order and in the game's words ("the Musketeers"), for the
     mails that tell a player their side; empty where every seat plays alike."""
+    seat_position: SeatPosition = lambda _view, _player: {}
+    """A seat's side or colour and resources in a position, for the welcome (the start) and
+    HELP for a game (now): a newcomer must not learn their colour from a rejection."""
     terminations: frozenset[str] = frozenset()
     """Every ``Outcome.termination`` code the game can end with (templates word each one)."""
     problem_codes: frozenset[str] = frozenset()

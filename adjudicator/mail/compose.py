@@ -204,11 +204,13 @@ def _image(picture: Mapping[str, Any]) -> str:
 
 def _block(lines: list[str]) -> str:
     """A block between blank lines: its runs of indented lines (orders, diagrams, lists)
-    and of flush lines (prose), each rendered for what it is."""
+    and of flush lines (prose), each rendered for what it is. A list item's wrapped lines
+    (indented under its ``-``) stay in the list."""
     runs: list[list[str]] = []
     for line in lines:
         indented = line.startswith("  ")
-        if runs and runs[-1][0].startswith("  ") == indented:
+        same = runs and runs[-1][0].startswith("  ") == indented
+        if same or (runs and indented and _BULLET.match(runs[-1][0])):
             runs[-1].append(line)
         else:
             runs.append([line])

@@ -7,3 +7,8 @@ from __future__ import annotations
 def round_file(number: int) -> str:
     """The page of one reported round."""
     return f"round-{number}.html"
+
+
+def rules_file(kind: str) -> str:
+    """The rules page of a game kind, from the archive's root."""
+    return f"rules/{kind}.html"

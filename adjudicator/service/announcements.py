@@ -24,6 +24,7 @@ from adjudicator.service.replies import (
 )
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.stand_ins import stand_in_seats
+from adjudicator.service.welcome import how_to_play
 from adjudicator.storage.models import Game, Round
 
 
@@ -58,8 +59,9 @@ def tell_created(
 def tell_started(
     session: Session, *, ctx: ServiceContext, game: Game, first_round: Round, now: datetime
 ) -> None:
-    """A game created with ``--no-start`` has started: every player gets the players and the
-    first deadline (their welcome may predate both), and so does the game master."""
+    """A game created with ``--no-start`` has started: every player gets the players, the
+    first deadline and what their welcome could not yet say (their side or colour, the board,
+    an example valid now), and so does the game master."""
     players = _players(session, game)
     calendar = deadline_attachment(ctx, game, first_round, now=now)
     for seat in seats_of(session, game):
@@ -74,6 +76,8 @@ def tell_started(
                 "players": players,
                 "has_deadline": first_round.deadline is not None,
                 "calendar": calendar is not None,
+                "rules_link": ctx.rules_link(game.kind),
+                **how_to_play(ctx, game, seat.handle, seat_index=seat.seat, started=True),
             },
             kind="started",
             to=seat.address,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.images import PictureConverter, PngCache
 from adjudicator.mail.render import VipsConverter
+from adjudicator.readmodel.links import rules_file
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,12 @@ class ServiceContext:
         if not self.archive_url:
             return None
         return f"{self.archive_url.rstrip('/')}/{game}/{page}"
+
+    def rules_link(self, kind: str) -> str | None:
+        """The address of a game kind's rules page in the archive, if published."""
+        if not self.archive_url:
+            return None
+        return f"{self.archive_url.rstrip('/')}/{rules_file(kind)}"
 
     @property
     def own_addresses(self) -> frozenset[str]:

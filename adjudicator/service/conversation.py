@@ -30,6 +30,7 @@ from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
 from adjudicator.service.notices import gm_reply_to
 from adjudicator.service.rounds import open_round_of
+from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission
 
@@ -179,11 +180,13 @@ def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:
     seat = _sender_seat(handling, game)
     example: list[str] = []
     waiting = False
+    position = NO_POSITION
     if seat is not None and game.status in (GameStatus.RUNNING, GameStatus.PAUSED):
         rules, state = rules_of(game), game_state(game)
         waiting = seat.handle in rules.to_move(state)
         if waiting:
             example = example_orders(game, seat.handle)
+        position = seat_position(handling.ctx, game, seat.handle)
     kind = game.kind
     syntax = f"mail/answer/syntax/{kind}.txt.j2"
     return {
@@ -195,6 +198,8 @@ def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:
         "example": example,
         "syntax": syntax if handling.ctx.renderer.exists(syntax) else None,
         "sequential": kind_of(kind).rules.sequential,
+        **position,
+        **rules_reference(handling.ctx, kind),
     }
 
 

@@ -51,15 +51,27 @@ def local_time(moment: datetime | None, zone: str) -> str:
     return local.strftime("%A %d %B %Y, %H:%M %Z")
 
 
+def zoned_time(moment: datetime | None, zone: str) -> str:
+    """A time as the player reads it, naming their time zone once: "Thursday 05 March 2026,
+    13:00 Europe/Berlin time" (the name SET TIMEZONE takes), "..., 13:00 UTC"."""
+    if moment is None:
+        return "no deadline set"
+    local = moment.astimezone(ZoneInfo(zone))
+    name = "UTC" if zone in ("UTC", "Etc/UTC") else f"{zone} time"
+    return f"{local.strftime('%A %d %B %Y, %H:%M')} {name}"
+
+
 def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[str, Any]:
     zone = (seat.time_zone if seat else None) or game.time_zone
+    deadline = round_.deadline if round_ else None
     return {
         "game": game.name,
         "kind": game.kind,
         "game_title": game_title(game.kind),
         "handle": seat.handle if seat else None,
         "round": round_.number if round_ else None,
-        "deadline": local_time(round_.deadline if round_ else None, zone),
+        "deadline": local_time(deadline, zone),
+        "deadline_in_zone": zoned_time(deadline, zone),
         "time_zone": zone,
         "finished": game.status == "finished",
     }

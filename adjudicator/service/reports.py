@@ -188,6 +188,7 @@ def _queue_report(
         "now_round": now_context["now_round"],
         "now_finished": now_context["now_finished"],
         "deadline": now_context["deadline"],
+        "deadline_in_zone": now_context["deadline_in_zone"],
     }
     replies.queue_reply(
         session,

@@ -20,10 +20,11 @@ from adjudicator.service.replies import (
     queue_templated,
 )
 from adjudicator.service.settings import settings_of
+from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
 from adjudicator.storage.models import Game, Round
 
 
-def _how_to_play(
+def how_to_play(
     ctx: ServiceContext, game: Game, handle: str, *, seat_index: int, started: bool
 ) -> dict[str, Any]:
     """What a newcomer needs to write round 1's orders: what their seat plays, the board of a
@@ -36,6 +37,7 @@ def _how_to_play(
     return {
         "board": diagram(rules.public_state(state)) if diagram and started else None,
         "plays": titles[seat_index] if seat_index < len(titles) else None,
+        **(seat_position(ctx, game, handle) if started else NO_POSITION),
         "syntax": syntax if ctx.renderer.exists(syntax) else None,
         "sequential": rules.sequential,
         "movers": movers,
@@ -77,7 +79,8 @@ def queue_welcome(
             "calendar": calendar is not None,
             "absence_days": pace.absence_days,
             "absence_wait": pace.absence_wait,
-            **_how_to_play(
+            **rules_reference(ctx, game.kind),
+            **how_to_play(
                 ctx,
                 game,
                 cred.handle,

@@ -1,5 +1,6 @@
-"""The archive in a real headless Chromium: each page kind loads with its stylesheet, its
-pictures decode, its chart is laid out, and nothing is wider than a 420-pixel phone.
+"""The archive in a real headless Chromium: each page kind (the rules pages too) loads with its
+stylesheet, its pictures decode, its chart is laid out, and nothing is wider than a 420-pixel
+phone.
 
 The archive's pages hold no script; the checks run in a harness page outside the site, which
 frames each page and reads it once everything has loaded (``--allow-file-access-from-files``
@@ -23,6 +24,8 @@ PAGES = {
     "giveaway round": "gw1/round-1.html",
     "board round": "hexes/round-1.html",
     "finished round": "duel/round-4.html",
+    "rules": "rules/rock-scissors-paper.html",  # tables, a wide board, a picture
+    "rules with a picture": "rules/three-musketeers.html",
 }
 WIDTHS = (1100, 420)
 
@@ -114,6 +117,9 @@ def test_every_page_kind_renders_in_chromium(played: Played, tmp_path: Path) -> 
         # Both board games and Giveaway draw pictures of a round.
         assert results[f"board round@{width}"]["images"]
         assert results[f"giveaway round@{width}"]["images"]
+        # The rules pages show their starting position (docs/rules/<game>.md).
+        assert results[f"rules@{width}"]["images"]
+        assert results[f"rules with a picture@{width}"]["images"]
 
 
 def test_chromium_takes_a_screenshot_of_each_page_kind(played: Played, tmp_path: Path) -> None:

@@ -8,7 +8,9 @@ from typing import Any
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
 from adjudicator.games.giveaway import RULES, TERMINATION, retire_player
 from adjudicator.games.giveaway import pictures as gw
+from adjudicator.games.giveaway.scoring import TARGET
 from adjudicator.games.giveaway.standin import stand_in
+from adjudicator.games.giveaway.state import START_HOLDING
 
 PROBLEM_CODES = frozenset(
     {
@@ -60,6 +62,17 @@ def state_line(key: str, value: Any) -> str | None:
     return f"rings: {text or 'none'}"
 
 
+def seat_position(view: Mapping[str, Any], player: str) -> dict[str, Any]:
+    """The points the player holds to give away this round (docs/rules/giveaway.md, "Points":
+    3 at the start), their last score, what every round adds and the score that decides."""
+    return {
+        "points": view.get("holding", 0),
+        "score": view["scores"].get(player.lower(), 0),
+        "each_round": START_HOLDING,
+        "target": TARGET,
+    }
+
+
 KIND = GameKind(
     name="giveaway",
     title="Giveaway",
@@ -70,6 +83,7 @@ KIND = GameKind(
     stand_in=stand_in,
     state_line=state_line,
     retire=retire_player,
+    seat_position=seat_position,
     terminations=frozenset({TERMINATION}),
     problem_codes=PROBLEM_CODES,
 )

@@ -62,6 +62,17 @@ def pieces_on_the_board(state: Mapping[str, Any], players: Sequence[str]) -> Cou
     return counts
 
 
+def seat_position(view: Mapping[str, Any], _player: str) -> dict[str, Any]:
+    """The player's side, their pieces by kind (a Paper stack counts its height) and the flags
+    that end the game (docs/rules/rock-scissors-paper.md, "Setup" and "End of the game")."""
+    side = view.get("side")
+    pieces = {name.lower(): 0 for name in KIND_NAMES.values()}
+    for code in board_from_json(view["board"]):
+        if code and side is not None and SIDES[side_of(code)] == side:
+            pieces[KIND_NAMES[kind_of(code)].lower()] += height_of(code)
+    return {"side": side, "pieces": pieces, "flags": view.get("flags"), "to_move": view["to_move"]}
+
+
 KIND = GameKind(
     name="rock-scissors-paper",
     title="Rock, Scissors, Paper",
@@ -77,6 +88,7 @@ KIND = GameKind(
     ),
     pictures=board_after_last_move(rsp.text_diagram, rsp.svg_diagram),
     stand_in=stand_in,
+    seat_position=seat_position,
     text_diagram=rsp.text_diagram,
     seat_titles=("White", "Black"),  # docs/rules/rock-scissors-paper.md: the first seat is White
     terminations=TERMINATIONS,

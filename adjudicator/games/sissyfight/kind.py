@@ -32,6 +32,24 @@ def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Pictur
     return [Picture("chips", title, sf.chips_text(state, report), sf.chips_svg(state, report))]
 
 
+def seat_position(view: Mapping[str, Any], player: str) -> dict[str, Any]:
+    """The player's colour and chips, and everybody else's (docs/rules/sissyfight.md, "Players
+    and colours": orders name the others by colour)."""
+    out = set(view["out"])
+    you = view.get("you") or {}
+    seats = [
+        {"player": p, "colour": view["colours"][p], "chips": view["chips"][p], "out": p in out}
+        for p in view["colours"]
+    ]
+    mine = next((s for s in seats if s["player"] == you.get("player")), None)
+    return {
+        "colour": mine["colour"] if mine else None,
+        "chips": mine["chips"] if mine else None,
+        "out": bool(mine and mine["out"]),
+        "others": [s for s in seats if s is not mine],
+    }
+
+
 KIND = GameKind(
     name="sissyfight",
     title="SiSSYFiGHT 3000",
@@ -40,6 +58,7 @@ KIND = GameKind(
     measures=(Measure("chips", "Chips", counter("chips")),),
     pictures=pictures,
     stand_in=stand_in,
+    seat_position=seat_position,
     # docs/rules/sissyfight.md, "Talk": communication must be public; no whispering.
     public_press_only=PRESS_POLICY == "public-only",
     terminations=TERMINATIONS,

@@ -24,6 +24,21 @@ def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Pictur
     return [Picture("ships", title, sc.ships_text(state, report), sc.ships_svg(state, report))]
 
 
+def seat_position(view: Mapping[str, Any], player: str) -> dict[str, Any]:
+    """Both ships' missiles and shield power (docs/rules/starship-combat.md, "Ships": 3 and 6
+    at the start) and the round limit."""
+    you = view.get("you") or player
+    opponent = next((p for p in view["missiles"] if p != you), None)
+    return {
+        "missiles": view["missiles"].get(you),
+        "power": view["power"].get(you),
+        "opponent": opponent,
+        "their_missiles": view["missiles"].get(opponent),
+        "their_power": view["power"].get(opponent),
+        "max_rounds": view["max_rounds"],
+    }
+
+
 KIND = GameKind(
     name="starship-combat",
     title="Starship Combat",
@@ -35,6 +50,7 @@ KIND = GameKind(
     ),
     pictures=pictures,
     stand_in=stand_in,
+    seat_position=seat_position,
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,
 )

@@ -8,9 +8,11 @@ from typing import Any
 from adjudicator.core.kind import Counts, GameKind, Measure, Vocabulary
 from adjudicator.games.three_musketeers import pictures as tm
 from adjudicator.games.three_musketeers.board import (
+    CARDINAL,
     KIND_OF_SIDE,
     MAN,
     MUSKETEER,
+    MUSKETEERS,
     SIDES,
     cells_from_rows,
 )
@@ -30,6 +32,21 @@ def pieces_on_the_board(state: Mapping[str, Any], players: Sequence[str]) -> Cou
     return {players[0]: cells.count(MUSKETEER), players[1]: cells.count(MAN)}
 
 
+def seat_position(view: Mapping[str, Any], _player: str) -> dict[str, Any]:
+    """The player's side and how many pieces each side has (docs/rules/three-musketeers.md,
+    "Players and board": three Musketeers against the Cardinal's 22 men)."""
+    cells = cells_from_rows(view["board"])
+    side = view.get("side")
+    counts = {MUSKETEERS: cells.count(MUSKETEER), CARDINAL: cells.count(MAN)}
+    other = next((s for s in SIDES if s != side), None)
+    return {
+        "side": side,
+        "pieces": counts.get(side or "", 0),
+        "their_pieces": counts.get(other or "", 0),
+        "to_move": view["to_move"],
+    }
+
+
 KIND = GameKind(
     name="three-musketeers",
     title="Three Musketeers",
@@ -40,6 +57,7 @@ KIND = GameKind(
     measures=(Measure("pieces", "Pieces on the board", pieces_on_the_board),),
     pictures=board_after_last_move(tm.text_diagram, tm.svg_diagram),
     stand_in=stand_in,
+    seat_position=seat_position,
     text_diagram=tm.text_diagram,
     seat_titles=(
         "the Musketeers",
