@@ -295,7 +295,8 @@ def test_a_game_master_manages_a_running_game(env: Path) -> None:
         kinds = [m.kind for m in session.exec(select(OutboxMail))]
     assert kinds.count("paused") == 3
     assert kinds.count("deadline_changed") == 6  # resumed, then extended
-    assert kinds.count("welcome") == 4  # three at the start, one for the newcomer
+    assert kinds.count("welcome") == 3  # at the start
+    assert kinds.count("takeover") == 1  # the newcomer's: the game so far
 
     assert runner.invoke(app, ["--round", "1", "--game", "gw"]).exit_code == 0
     rolled = runner.invoke(app, ["game", "rollback", "gw", "--round", "1"])

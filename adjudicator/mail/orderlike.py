@@ -41,6 +41,10 @@ COMMAND_WORDS = (
     "observe",
     "unobserve",
     "join",
+    "standby",
+    "take",
+    "approve",
+    "decline",
 )
 """The words commands start with (``commands.py``): a line that starts with one and has a few
 words after it (``JOIN sf9 4F2A09C1``) is a command, never a signature's phone number; a line

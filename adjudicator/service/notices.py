@@ -29,6 +29,9 @@ NOTICES = (
     "adjudication_failed",
     "closed_late",
     "resigned",
+    "replaced",
+    "offered",
+    "join_request",
 )
 """The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
 

@@ -22,7 +22,7 @@ from adjudicator.service.replies import (
 from adjudicator.storage.models import Game, Round
 
 
-def _how_to_play(
+def how_to_play(
     ctx: ServiceContext, game: Game, handle: str, *, seat_index: int, started: bool
 ) -> dict[str, Any]:
     """What a newcomer needs to write round 1's orders: what their seat plays, the board of a
@@ -73,7 +73,7 @@ def queue_welcome(
             "reply_address": reply_address,
             "service_address": ctx.identity.address,
             "calendar": calendar is not None,
-            **_how_to_play(
+            **how_to_play(
                 ctx,
                 game,
                 cred.handle,

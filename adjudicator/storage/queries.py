@@ -28,6 +28,7 @@ from adjudicator.storage.models import (
     RoundResult,
     RoundState,
     Seat,
+    Standby,
     Submission,
     SubmissionStatus,
 )
@@ -420,3 +421,9 @@ def observer_at(session: Session, game_id: int | None, address: str) -> Observer
     return session.exec(
         select(Observer).where(Observer.game_id == game_id, Observer.address == address)
     ).first()
+
+
+def standby_kinds(session: Session, address: str) -> list[str]:
+    """The kinds of game ``address`` waits for a seat in (``STANDBY``)."""
+    rows = session.exec(select(Standby.kind).where(Standby.address == address.strip().lower()))
+    return sorted(rows)
