@@ -5,11 +5,14 @@ missed rounds that offer the seat, and JOIN waiting for the game master's approv
 from __future__ import annotations
 
 import re
+import threading
+import time
 from email.message import EmailMessage
 from itertools import count
 
 import pytest
 from playing import add_orders, close_open_round, new_game, plain, queued
+from sqlalchemy import text
 from sqlmodel import Session, select
 
 from adjudicator.app import App
@@ -205,6 +208,52 @@ def test_taking_is_a_compare_and_set(app: App) -> None:
         done = session.get(SeatOffer, offer_id)
         assert done is not None
         assert done.taken_by == "sam@example.net"
+
+
+def test_two_takers_at_once_on_postgresql_one_waits_and_loses(pg_app: App) -> None:
+    """Two instances claim the same offer at the same time: the second's UPDATE waits for the
+    first's row lock and, once the first commits, finds the offer taken."""
+    new_game(pg_app, ["alice", "bob", "carol"])
+    offer_id = offer(pg_app, "carol")
+    outcome: list[bool] = []
+    with Session(pg_app.engine) as first:
+        mine = first.get(SeatOffer, offer_id)
+        assert mine is not None
+        assert _claim(first, mine, address="sam@example.net", now=pg_app.clock())
+
+        def second_taker() -> None:
+            with Session(pg_app.engine) as second:
+                theirs = second.get(SeatOffer, offer_id)
+                assert theirs is not None
+                outcome.append(
+                    _claim(second, theirs, address="tia@example.net", now=pg_app.clock())
+                )
+                second.commit()
+
+        thread = threading.Thread(target=second_taker)
+        thread.start()
+        _wait_until_a_query_waits_for_a_lock(pg_app)
+        first.commit()
+    thread.join(30)
+    assert outcome == [False]
+    with Session(pg_app.engine) as session:
+        done = session.get(SeatOffer, offer_id)
+        assert done is not None
+        assert done.taken_by == "sam@example.net"
+
+
+def _wait_until_a_query_waits_for_a_lock(app: App) -> None:
+    """A bounded poll: the second taker is blocked on the first's row lock."""
+    query = text(
+        "SELECT count(*) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    )
+    for _ in range(300):
+        with app.engine.connect() as connection:
+            if connection.execute(query).scalar_one() > 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError("the second taker never waited for the first's lock")
 
 
 def test_standby_joined_later_gets_the_seats_on_offer_now(app: App) -> None:
