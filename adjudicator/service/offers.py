@@ -70,6 +70,8 @@ def offer_seat(
     waiting = [a for a in standby_addresses(session, game.kind) if a not in taken]
     for address in waiting:
         _mail_offer(session, ctx=ctx, offer=offer, game=game, seat=seat, to=address, now=now)
+    if seat.active:  # a player who has not resigned hears it from us first
+        _tell_holder(session, ctx=ctx, offer=offer, game=game, seat=seat, now=now)
     queue_gm_notice(
         session,
         ctx=ctx,
@@ -132,6 +134,35 @@ def _mail_offer(
         now=now,
         threading=replies.game_thread(game, ctx),
         game_id=game.id,
+    )
+
+
+def _tell_holder(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    offer: SeatOffer,
+    game: Game,
+    seat: Seat,
+    now: datetime,
+) -> None:
+    round_ = open_round_of(session, game)
+    replies.queue_templated(
+        session,
+        ctx=ctx,
+        template="seat_offered",
+        context={
+            **replies.base_context(game, seat, round_),
+            "reason": offer.reason,
+            "missed": seat.missed_rounds,
+        },
+        kind="seat_offered",
+        to=seat.address,
+        key=f"seat_offered:{offer.id}",
+        now=now,
+        threading=replies.game_thread(game, ctx),
+        game_id=game.id,
+        seat_id=seat.id,
     )
 
 

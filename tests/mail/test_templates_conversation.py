@@ -24,7 +24,9 @@ from test_templates import Sent, _HtmlCheck, make_service, outbox, readable
 from adjudicator.app import App
 from adjudicator.games import GAME_NAMES
 from adjudicator.security import join_code, resign_code, standby_code, take_code
-from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.games import PlayerSpec, create_game, find_game
+from adjudicator.service.handover import find_seat
+from adjudicator.service.offers import offer_seat
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Seat, SeatOffer
@@ -145,6 +147,17 @@ def seat_taken_over(
     (kept["passed-on"],) = send(
         "carol@example.org", f"GAME c1\nPASSWORD {secret}\nGIVE 1 TO alice\n"
     )
+    with session_scope(app.engine) as session:  # the game master offers a player's seat
+        game = find_game(session, "c1")
+        offer_seat(
+            session,
+            game,
+            find_seat(session, game, "alice"),
+            ctx=app.ctx,
+            now=app.clock(),
+            reason="gm",
+        )
+    kept["seat-offered-holder"] = next(s for s in outbox(app) if s.kind == "seat_offered")
     return kept
 
 

@@ -305,11 +305,14 @@ def session_offer_id(app: App) -> int:
         return found.id
 
 
-def test_missed_rounds_offer_the_seat_under_absent_offer(app: App) -> None:
+@pytest.mark.parametrize("absent", ["offer", "stand-in,offer"])
+def test_missed_rounds_offer_the_seat_under_absent_offer(app: App, absent: str) -> None:
+    """#15: after missed_rounds_limit rounds the seat is offered (its player told); with
+    stand-in,offer the computer plays it while the offer is open, until a newcomer takes it."""
     new_game(
         app,
         ["alice", "bob", "carol"],
-        settings={"absent": "offer", "missed_rounds_limit": 2},
+        settings={"absent": absent, "missed_rounds_limit": 2},
         gm_address="gm@example.org",
     )
     on_standby(app, "sam@example.net")
@@ -325,6 +328,19 @@ def test_missed_rounds_offer_the_seat_under_absent_offer(app: App) -> None:
     assert "missed too many rounds" in plain(offered)
     notice = plain(queued(app, "gm:missed_rounds")[0])
     assert "offered to the players on the standby list" in " ".join(notice.split())
+    (holder,) = queued(app, "seat_offered")
+    assert holder["To"] == "carol@example.org"
+    assert "the seat is still yours" in plain(holder)
+    with Session(app.engine) as session:
+        game = find_game(session, "gw1")
+        assert ("carol" in game.settings.get("stand_ins", [])) == (absent != "offer")
+    offer_id = session_offer_id(app)
+    take = take_code(app.ctx.receipt_key, offer_id, "sam@example.net")
+    app.ingest(mail("sam@example.net", f"TAKE gw1 {take}\n"), channel="pipe")
+    with Session(app.engine) as session:
+        game = find_game(session, "gw1")
+        assert "carol" not in game.settings.get("stand_ins", [])  # the newcomer plays it
+    assert seat(app, "carol").address == "sam@example.net"
 
 
 @pytest.mark.parametrize(
