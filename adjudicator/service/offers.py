@@ -53,7 +53,8 @@ def offer_seat(
     reason: str,
 ) -> SeatOffer:
     """Offer ``seat`` to the standby list of its game's kind (an open offer of the seat is
-    kept, and mailed to nobody again); the game master is told."""
+    kept, and mailed to nobody again); its player, if still in the seat, and the game master
+    are told (of a resignation, the game master's notice of it says so)."""
     if game.status not in (GameStatus.RUNNING, GameStatus.PAUSED):
         raise ServiceError(
             f"game {game.name} is {game.status}: only a seat of a game under way is offered"
@@ -72,6 +73,8 @@ def offer_seat(
         _mail_offer(session, ctx=ctx, offer=offer, game=game, seat=seat, to=address, now=now)
     if seat.active:  # a player who has not resigned hears it from us first
         _tell_holder(session, ctx=ctx, offer=offer, game=game, seat=seat, now=now)
+    if reason == "resigned":
+        return offer  # the game master's notice of the resignation says it is offered
     queue_gm_notice(
         session,
         ctx=ctx,

@@ -129,7 +129,6 @@ def seat_taken_over(
     late, carol's later mail is answered with where her seat went."""
     kept: dict[str, Sent] = {}
     kept["seat-offer"] = next(s for s in resigned if s.kind == "seat_offer")
-    kept["offered-gm"] = next(s for s in resigned if s.kind == "gm:offered")
     with session_scope(app.engine) as session:
         offer = session.exec(select(SeatOffer)).one()
         assert offer.id is not None
@@ -158,6 +157,7 @@ def seat_taken_over(
             reason="gm",
         )
     kept["seat-offered-holder"] = next(s for s in outbox(app) if s.kind == "seat_offered")
+    kept["offered-gm"] = next(s for s in outbox(app) if s.kind == "gm:offered")
     return kept
 
 
