@@ -23,6 +23,7 @@ from adjudicator.service.games import find_game
 from adjudicator.service.handover import find_seat
 from adjudicator.service.offers import offer_seat
 from adjudicator.service.replies import local_time
+from adjudicator.service.signup import close_waiting_joins
 from adjudicator.service.standby import standby_addresses
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game
@@ -65,6 +66,7 @@ def start(name: GameName) -> None:
         round_ = begin_game(session, game, ctx=ctx, now=now)
         session.flush()
         tell_started(session, ctx=ctx, game=game, first_round=round_, now=now)
+        close_waiting_joins(session, ctx=ctx, game=game, now=now)
         if round_.deadline is None:
             return f"no deadline: close it with adjudicate --round 1 --game {game.name}"
         return f"deadline {local_time(round_.deadline, game.time_zone)}"

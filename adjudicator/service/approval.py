@@ -76,10 +76,12 @@ def decide(
         )
         add_player(session, game, handle, request.address, ctx=ctx, now=now)
         request.handle = handle
-        started = start_when_full(session, ctx=ctx, game=game, now=now)
     request.status = "approved" if approve else "declined"
     request.decided_at = now
     session.add(request)
+    session.flush()  # decided before a start closes the requests still waiting
+    if approve:
+        started = start_when_full(session, ctx=ctx, game=game, now=now)
     replies.queue_templated(
         session,
         ctx=ctx,

@@ -22,7 +22,7 @@ from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Join
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import approval_code, join_code
-from adjudicator.service import ServiceError, conversation
+from adjudicator.service import ServiceError, conversation, replies
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext
@@ -153,4 +153,36 @@ def start_when_full(session: Session, *, ctx: ServiceContext, game: Game, now: d
     first = begin_game(session, game, ctx=ctx, now=now)
     session.flush()
     tell_started(session, ctx=ctx, game=game, first_round=first, now=now)
+    close_waiting_joins(session, ctx=ctx, game=game, now=now)
     return True
+
+
+def close_waiting_joins(
+    session: Session, *, ctx: ServiceContext, game: Game, now: datetime
+) -> None:
+    """A game that starts takes no more players: every JOIN still waiting for the game master
+    is closed, and its sender told."""
+    waiting = session.exec(
+        select(JoinRequest).where(JoinRequest.game_id == game.id, JoinRequest.status == "waiting")
+    )
+    for request in waiting:
+        request.status, request.decided_at = "closed", now
+        session.add(request)
+        replies.queue_templated(
+            session,
+            ctx=ctx,
+            template="join_decided",
+            context={
+                **replies.base_context(game, None, None),
+                "approved": False,
+                "closed": True,
+                "player": request.handle,
+                "started": True,
+            },
+            kind="join_decided",
+            to=request.address,
+            key=f"join_decided:{request.id}",
+            now=now,
+            threading=replies.game_thread(game, ctx),
+            game_id=game.id,
+        )

@@ -434,7 +434,35 @@ def test_a_declined_join_is_told_and_the_command_line_decides_too(app: App) -> N
             now=app.clock(),
         )
     assert started
+    app.ingest(mail("lou@elsewhere.example", "JOIN sf9\n"), channel="pipe")
+    assert "not open for sign-up" in last_answer(app, "lou@elsewhere.example")
     with Session(app.engine) as session:
         handles = {s.handle for s in session.exec(select(Seat))}
     assert "kim" in handles
     assert "jane" not in handles
+
+
+def test_a_join_still_waiting_when_the_game_starts_is_closed_and_told(app: App) -> None:
+    _signup_game(app)
+    _join(app, "jane@elsewhere.example")
+    _join(app, "kim@elsewhere.example")
+    with session_scope(app.engine) as session:
+        game = find_game(session, "sf9")
+        decide(
+            session,
+            game,
+            request_of(session, game, "jane@elsewhere.example"),
+            approve=True,
+            ctx=app.ctx,
+            now=app.clock(),
+        )  # four players: the game starts
+    told = {m["To"]: plain(m) for m in queued(app, "join_decided")}
+    assert "has let you in" in told["jane@elsewhere.example"]
+    assert "has started before its game master answered" in " ".join(
+        told["kim@elsewhere.example"].split()
+    )
+    with Session(app.engine) as session:
+        kim = session.exec(
+            select(JoinRequest).where(JoinRequest.address == "kim@elsewhere.example")
+        ).one()
+    assert kim.status == "closed"
