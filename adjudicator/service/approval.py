@@ -21,7 +21,7 @@ from adjudicator.security import approval_code
 from adjudicator.service import ServiceError, conversation, replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.gm import add_player
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.signup import handle_for, seats_wanted, start_when_full
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, JoinRequest
@@ -142,16 +142,21 @@ def _answer_one(handling: SectionHandling, command: Approve) -> str | None:
         )
     except ServiceError as error:
         return str(error)
-    handling.answer_sender(
-        "approve",
-        {
-            "game": game.name,
-            "game_title": game_title(game.kind),
-            "approved": command.approve,
-            "player": request.handle,
-            "address": request.address,
-            "started": started,
-        },
+    handling.answer.add(
+        handling.sender,
+        AnswerPart(
+            "approve",
+            {
+                "game": game.name,
+                "game_title": game_title(game.kind),
+                "approved": command.approve,
+                "player": request.handle,
+                "address": request.address,
+                "started": started,
+            },
+            game.name,
+            game.id,
+        ),
     )
     handling.notes.append(
         f"{request.address} {'approved' if command.approve else 'declined'} for {game.name}"

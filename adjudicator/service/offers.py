@@ -26,7 +26,7 @@ from adjudicator.mail.commands import Command, CommandProblem, Take
 from adjudicator.security import take_code
 from adjudicator.service import ServiceError, conversation, replies
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.handover import hand_over
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of
@@ -236,16 +236,21 @@ def _take_one(handling: SectionHandling, command: Take) -> str | None:
     if mine is not None and mine.active:
         return f"you play {mine.handle} in game {game.name} already"
     if offer.taken_at is not None or not _claim(session, offer, address=address, now=handling.now):
-        handling.answer_sender("take", context | {"step": "taken"})
+        _answer(handling, game, context | {"step": "taken"})
         handling.notes.append(f"{seat.handle} of {game.name} was taken before")
         return None
     try:
         hand_over(session, game, seat, address, ctx=handling.ctx, now=handling.now, how="offer")
     except ServiceError as error:
         return str(error)
-    handling.answer_sender("take", context | {"step": "yours"})
+    _answer(handling, game, context | {"step": "yours"})
     handling.notes.append(f"{address} took {seat.handle} of {game.name}")
     return None
+
+
+def _answer(handling: SectionHandling, game: Game, context: dict[str, Any]) -> None:
+    """To the sender, under the game's tag (its subject names the game)."""
+    handling.answer.add(handling.sender, AnswerPart("take", context, game.name, game.id))
 
 
 def _claim(session: Session, offer: SeatOffer, *, address: str, now: datetime) -> bool:
