@@ -61,6 +61,8 @@ def hand_over(
     how: str = "gm",
 ) -> Credentials:
     """``seat`` passes to the person at ``address``; every mail it takes is queued here."""
+    if how not in HOW:
+        raise ValueError(f"unknown way for a seat to change hands: {how!r}")
     new_address = checked_address(address, whose=seat.handle)
     if game.status == GameStatus.FINISHED:
         raise ServiceError(f"game {game.name} is over: its seats stay with their players")

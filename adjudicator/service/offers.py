@@ -35,6 +35,7 @@ from adjudicator.storage.models import Game, GameStatus, Seat, SeatOffer
 from adjudicator.storage.models import Standby as StandbyEntry
 
 REASONS = ("gm", "absent", "resigned")
+"""Why a seat is offered: the game master, missed rounds (``absent=offer``), a resignation."""
 
 
 def open_offer(session: Session, seat: Seat) -> SeatOffer | None:
@@ -55,6 +56,8 @@ def offer_seat(
     """Offer ``seat`` to the standby list of its game's kind (an open offer of the seat is
     kept, and mailed to nobody again); its player, if still in the seat, and the game master
     are told (of a resignation, the game master's notice of it says so)."""
+    if reason not in REASONS:
+        raise ValueError(f"unknown reason to offer a seat: {reason!r}")
     if game.status not in (GameStatus.RUNNING, GameStatus.PAUSED):
         raise ServiceError(
             f"game {game.name} is {game.status}: only a seat of a game under way is offered"
