@@ -1,6 +1,6 @@
 """The game master's commands on running games: ``adjudicate game pause|resume|extend|start|
-rollback`` and ``adjudicate player add|replace|remove|address``. Thin: each opens one
-transaction, calls ``service.gm`` and says what happened."""
+rollback`` and ``adjudicate player add|replace|remove|offer|approve|decline|address``. Thin:
+each opens one transaction, calls the service and says what happened."""
 
 from __future__ import annotations
 
@@ -16,10 +16,15 @@ from adjudicator.cli_support import app_from_config, fail, local_moment
 from adjudicator.core.schedule import ScheduleError, parse_duration
 from adjudicator.service import ServiceError, gm, gm_mail, gm_news
 from adjudicator.service.announcements import tell_started
+from adjudicator.service.approval import decide, request_of
 from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import find_game
+from adjudicator.service.handover import find_seat
+from adjudicator.service.offers import offer_seat
 from adjudicator.service.replies import local_time
+from adjudicator.service.signup import close_waiting_joins
+from adjudicator.service.standby import standby_addresses
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game
 
@@ -62,6 +67,7 @@ def start(name: GameName) -> None:
         round_ = begin_game(session, game, ctx=ctx, now=now)
         session.flush()
         tell_started(session, ctx=ctx, game=game, first_round=round_, now=now)
+        close_waiting_joins(session, ctx=ctx, game=game, now=now)
         if round_.deadline is None:
             return f"no deadline: close it with adjudicate --round 1 --game {game.name}"
         return f"deadline {local_time(round_.deadline, game.time_zone)}"
@@ -211,6 +217,45 @@ def stand_in(
     else:
         played = "; it has sent its orders for the open round" if moved else ""
         typer.echo(f"game {game_name}: a stand-in plays {handle}'s seat{played}")
+
+
+@player_app.command("offer")
+def offer(game_name: GameName, handle: Handle) -> None:
+    """Offer a seat to the players on the standby list for the game's kind: the first to
+    accept by mail takes it over, and everybody is told."""
+
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> int:
+        seat = find_seat(session, game, handle)
+        offer_seat(session, game, seat, ctx=ctx, now=now, reason="gm")
+        return len(standby_addresses(session, game.kind))
+
+    waiting = _run(game_name, action)
+    typer.echo(f"game {game_name}: {handle}'s seat offered; {waiting} address(es) on standby")
+
+
+@player_app.command("approve")
+def approve(game_name: GameName, address: Address) -> None:
+    """Let in a player whose JOIN waits for you (setting join=approve); he is told."""
+    _decide(game_name, address, approve=True)
+
+
+@player_app.command("decline")
+def decline(game_name: GameName, address: Address) -> None:
+    """Turn away a player whose JOIN waits for you (setting join=approve); he is told."""
+    _decide(game_name, address, approve=False)
+
+
+def _decide(game_name: str, address: str, *, approve: bool) -> None:
+    def action(session: Session, game: Game, ctx: ServiceContext, now: datetime) -> bool:
+        request = request_of(session, game, address)
+        return decide(session, game, request, approve=approve, ctx=ctx, now=now)
+
+    started = _run(game_name, action)
+    done = "let in" if approve else "turned away"
+    typer.echo(
+        f"game {game_name}: {address} {done} and told"
+        + ("; the game has started" if started else "")
+    )
 
 
 @player_app.command("address")

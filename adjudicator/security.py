@@ -108,6 +108,26 @@ def join_code(key: bytes, game: str, address: str) -> str:
     return hmac.new(key, message, hashlib.sha256).hexdigest()[:8].upper()
 
 
+def standby_code(key: bytes, kind: str, address: str) -> str:
+    """The code that confirms a STANDBY: mailed to the address that asked."""
+    message = f"standby:{kind}:{address.strip().lower()}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:8].upper()
+
+
+def take_code(key: bytes, offer_id: int, address: str) -> str:
+    """The code of one seat offer for one standby address: mailed only there, so that a TAKE
+    with it proves its sender reads that mailbox."""
+    message = f"take:{offer_id}:{address.strip().lower()}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:8].upper()
+
+
+def approval_code(key: bytes, game: str, request_id: int, address: str) -> str:
+    """The code of one JOIN waiting for approval: mailed only to the game master, so that an
+    APPROVE or DECLINE with it proves it came through the game master's mailbox."""
+    message = f"approve:{game}:{request_id}:{address.strip().lower()}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:8].upper()
+
+
 def resign_code(key: bytes, seat_id: int, token_digest: str | None) -> str:
     """The code that confirms a seat's resignation: fixed for the seat (so a repeated RESIGN
     gets the same code), and void once the seat changes hands (a new reply token)."""

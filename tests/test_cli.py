@@ -295,7 +295,8 @@ def test_a_game_master_manages_a_running_game(env: Path) -> None:
         kinds = [m.kind for m in session.exec(select(OutboxMail))]
     assert kinds.count("paused") == 3
     assert kinds.count("deadline_changed") == 6  # resumed, then extended
-    assert kinds.count("welcome") == 4  # three at the start, one for the newcomer
+    assert kinds.count("welcome") == 3  # at the start
+    assert kinds.count("takeover") == 1  # the newcomer's: the game so far
 
     assert runner.invoke(app, ["--round", "1", "--game", "gw"]).exit_code == 0
     rolled = runner.invoke(app, ["game", "rollback", "gw", "--round", "1"])
@@ -376,3 +377,58 @@ def test_the_game_master_gets_a_new_reply_address_and_the_old_one_is_void(env: P
     assert notice["Reply-To"] != created["Reply-To"]
     assert str(notice["Reply-To"]).startswith("judge+g")
     assert runner.invoke(app, ["game", "gm", "nope"]).exit_code == 3
+
+
+def _mail_in(sender: str, subject: str, body: str) -> None:
+    """A mail through the pipe, as the mail server hands it over."""
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = sender, "judge@pbem.test", subject
+    message["Message-ID"] = f"<{abs(hash((sender, body)))}@example.org>"
+    message.set_content(body)
+    assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
+
+
+def _kinds(env: Path) -> list[tuple[str, str]]:
+    with Session(engine_of(env)) as session:
+        return [(m.kind, m.recipient) for m in session.exec(select(OutboxMail))]
+
+
+def test_the_game_master_offers_a_seat_and_decides_a_join_from_the_command_line(env: Path) -> None:
+    """player offer: the standby list gets the offer; player approve|decline: a JOIN waiting
+    under join=approve is let in or turned away, and the joiner is told."""
+    runner.invoke(app, ["init"])
+    assert _create_duel("--gm", "gm@example.org").exit_code == 0
+    _mail_in("sam@elsewhere.example", "standby", "STANDBY starship-combat")
+    with Session(engine_of(env)) as session:
+        answer = session.exec(select(OutboxMail).where(OutboxMail.kind == "answer")).one()
+    code = answer.message.decode().split("STANDBY starship-combat ", 1)[1].split()[0]
+    _mail_in("sam@elsewhere.example", "standby", f"STANDBY starship-combat {code}")
+    offered = runner.invoke(app, ["player", "offer", "duel", "ben"])
+    assert offered.exit_code == 0, offered.output
+    assert "1 address(es) on standby" in offered.output
+    assert ("seat_offer", "sam@elsewhere.example") in _kinds(env)
+    assert runner.invoke(app, ["player", "offer", "duel", "zed"]).exit_code == 3
+
+    players = [f"--player={p}={p}@example.org" for p in ("amy", "bo", "cy")]
+    create = ["game", "create", "sf", "--kind", "sissyfight", *players, "--no-start"]
+    settings = ["--setting", "signup=5", "--setting", "join=approve", "--gm", "gm@example.org"]
+    assert runner.invoke(app, [*create, *settings]).exit_code == 0
+    for joiner in ("dee@elsewhere.example", "eve@elsewhere.example"):
+        _mail_in(joiner, "join", "JOIN sf")
+        with Session(engine_of(env)) as session:
+            asked = [m for m in session.exec(select(OutboxMail)) if m.recipient == joiner]
+        code = asked[-1].message.decode().split("JOIN sf ", 1)[1].split()[0]
+        _mail_in(joiner, "join", f"JOIN sf {code}")
+    assert [k for k in _kinds(env) if k[0] == "gm:join_request"] == [
+        ("gm:join_request", "gm@example.org")
+    ] * 2
+    approved = runner.invoke(app, ["player", "approve", "sf", "dee@elsewhere.example"])
+    assert approved.exit_code == 0, approved.output
+    declined = runner.invoke(app, ["player", "decline", "sf", "eve@elsewhere.example"])
+    assert declined.exit_code == 0, declined.output
+    again = runner.invoke(app, ["player", "approve", "sf", "eve@elsewhere.example"])
+    assert again.exit_code == 3
+    decided = [r for kind, r in _kinds(env) if kind == "join_decided"]
+    assert sorted(decided) == ["dee@elsewhere.example", "eve@elsewhere.example"]
+    assert ("welcome", "dee@elsewhere.example") in _kinds(env)
+    assert ("welcome", "eve@elsewhere.example") not in _kinds(env)

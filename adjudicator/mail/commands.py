@@ -126,6 +126,41 @@ class Join(Command):
 
 
 @dataclass(frozen=True)
+class Standby(Command):
+    """``STANDBY giveaway`` (a code comes back), ``STANDBY giveaway CODE``: offered a seat in
+    games of that kind when one is free; ``STANDBY OFF`` (every kind) or ``STANDBY OFF
+    giveaway``: no more offers."""
+
+    needs_seat: ClassVar[bool] = False
+    kind: str | None
+    code: str | None
+    stop: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Take(Command):
+    """``TAKE gw42 CODE``: the seat game gw42 offered to this address, if nobody was first."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Approve(Command):
+    """``APPROVE gw42 CODE`` or ``DECLINE gw42 CODE``: the game master's answer to a JOIN that
+    waits for it; the code (mailed only to the game master) is the proof."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str
+    approve: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class Forgot(Command):
     """``FORGOT`` (or ``PASSWORD`` alone, ``LOST PASSWORD``): a new password, mailed only to the
     registered address."""
@@ -351,6 +386,13 @@ _JOIN = re.compile(
     r"(?:\s+(?:as\s+)?([a-z][a-z0-9_-]{0,31}))?",
     re.I,
 )
+_STANDBY = re.compile(
+    r"stand-?by(?:\s+(off|stop))?(?:\s+([a-z][a-z-]{0,40}))?(?:\s+([0-9a-f]{8}))?", re.I
+)
+_TAKE = re.compile(r"take(?:\s+(?:game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?\s+([0-9a-f]{8})", re.I)
+_APPROVE = re.compile(
+    r"(approve|decline)(?:\s+(?:game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?\s+([0-9a-f]{8})", re.I
+)
 _RESIGN = re.compile(r"resign(?:\s+(\S+))?", re.I)
 _PRESS = re.compile(r"press(?:\s+to\b\s*(.*))?", re.I)
 _END_PRESS = re.compile(r"end\s*press|press\s+end", re.I)
@@ -485,6 +527,37 @@ def _join(text: str, line: SectionLine) -> list[Command | CommandProblem] | None
             game.lower() if game else None,
             code.upper() if code else None,
             handle.lower() if handle else None,
+            line,
+        )
+    ]
+
+
+def _standby(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _STANDBY.fullmatch(text)
+    if match is None:
+        return None
+    stop, kind, code = bool(match.group(1)), match.group(2), match.group(3)
+    return [Standby(kind.lower() if kind else None, code.upper() if code else None, stop, line)]
+
+
+def _take(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _TAKE.fullmatch(text)
+    if match is None:
+        return None
+    game, code = match.group(1), match.group(2)
+    return [Take(game.lower() if game else None, code.upper(), line)]
+
+
+def _approve(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _APPROVE.fullmatch(text)
+    if match is None:
+        return None
+    verb, game, code = match.group(1).lower(), match.group(2), match.group(3)
+    return [
+        Approve(
+            game.lower() if game else None,
+            code.upper(),
+            verb == "approve",
             line,
         )
     ]
@@ -641,6 +714,9 @@ READERS: tuple[LineReader, ...] = (
     _remove,
     _stand_in,
     _copy,
+    _standby,
+    _take,
+    _approve,
     _mistyped,
 )
 """Every one-line command but orders, tried in this order on each line (``PRESS`` takes the

@@ -46,10 +46,12 @@ COMMAND_WORDS = (
     "extend",
     "announce",
     "endannounce",
+    "standby",
 )
 """The words commands start with (``commands.py``): a line that starts with one and has a few
 words after it (``JOIN sf9 4F2A09C1``) is a command, never a signature's phone number; a line
-that starts with a near miss is a mistyped command."""
+that starts with a near miss is a mistyped command. TAKE, APPROVE and DECLINE are not among
+them: "Take care," is a common sign-off, and their lines are read by their code anyway."""
 MAX_COMMAND_WORDS = 6
 
 

@@ -9,8 +9,8 @@ section's game only. ``FORGOT`` needs no proof and changes nothing: it mails eac
 personal reply address (which needs no password) to the registered address only, so a forged
 request only reminds the real player of it. ``RESIGN`` takes effect only with the code its
 first answer gives, in a second mail; the seat is then taken out as the game master's
-``player remove`` does (the game's no-orders and removal rules apply), and the other players
-and the game master are told.
+``player remove`` does (the game's no-orders rule applies) and, in a game under way, offered to
+the players waiting for a seat (``offers.py``); the other players and the game master are told.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from adjudicator.service.games import active_seats
 from adjudicator.service.gm import remove_player
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.notices import queue_gm_notice
+from adjudicator.service.offers import offer_seat
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat
@@ -259,7 +260,12 @@ def _resign_seat(
 ) -> None:
     """Take the seat out and tell the game: the others, and the game master."""
     handle, address, seat_id = seat.handle, seat.address, seat.id
-    remove_player(session, game, handle)
+    # A seat of a game under way is offered to the standby list (offers.py): it is not retired
+    # under the game's rule for a player taken out while a newcomer may take it over.
+    offered = game.status in (GameStatus.RUNNING, GameStatus.PAUSED)
+    remove_player(session, game, handle, retire=not offered)
+    if offered:
+        offer_seat(session, game, seat, ctx=ctx, now=now, reason="resigned")
     round_ = open_round_of(session, game)
     for other in active_seats(session, game):
         if other.id == seat_id:
@@ -268,7 +274,11 @@ def _resign_seat(
             session,
             ctx=ctx,
             template="resigned",
-            context={**replies.base_context(game, other, round_), "player": handle},
+            context={
+                **replies.base_context(game, other, round_),
+                "player": handle,
+                "offered": offered,
+            },
             kind="resigned",
             to=other.address,
             key=f"resigned:{game.id}:{seat_id}:{other.id}:{now.timestamp():.0f}",
@@ -287,6 +297,7 @@ def _resign_seat(
         round_=round_,
         player=handle,
         address=address,
+        offered=offered,
     )
     if round_ is not None and round_.id is not None:
         # A round that waited only for the resigned player closes now (where it may early).

@@ -29,6 +29,7 @@ from adjudicator.security import (
     verify_secret,
 )
 from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handover import answer_passed_on, passed_on_from
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, LoginFailure, Seat
 
@@ -95,7 +96,11 @@ def authenticate(
         return token_seat
     listed = queries.seat_at_address(handling.session, game.id, handling.sender)
     if listed is None:
-        _refuse(handling, "not_registered")
+        former = passed_on_from(handling.session, game, handling.sender)
+        if former is not None:  # his seat passed on: say so, in this game's name
+            answer_passed_on(handling, former)
+        else:
+            _refuse(handling, "not_registered")
         return None
     if not section.secret:
         _refuse(handling, "password_missing", listed)

@@ -33,6 +33,7 @@ from adjudicator.service.deadlines import (
 )
 from adjudicator.service.games import active_seats
 from adjudicator.service.notices import queue_gm_notice
+from adjudicator.service.offers import offer_seat
 from adjudicator.service.replies import local_time
 from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.service.rounds import (
@@ -214,6 +215,8 @@ def _count_missed(
             if settings.absent_stand_in:
                 set_stand_in(game, seat.handle, on=True)
                 session.add(game)
+            if settings.absent_offer and game.status == GameStatus.RUNNING:
+                offer_seat(session, game, seat, ctx=ctx, now=now, reason="absent")
             queue_gm_notice(
                 session,
                 ctx=ctx,
@@ -226,6 +229,7 @@ def _count_missed(
                 address=seat.address,
                 missed=seat.missed_rounds,
                 stand_in=settings.absent_stand_in,
+                offered=settings.absent_offer,
             )
 
 

@@ -58,6 +58,9 @@ COMMANDS = (
     ("SET WEEKEND sat,sun", "no reminders on those days (OFF: any day)"),
     ("FORGOT", "your personal reply address, mailed to you"),
     ("RESIGN", "leave a game (confirmed by a second mail)"),
+    ("STANDBY giveaway", "be offered a seat in a giveaway game when one"),
+    ("", "is free (confirmed by a second mail); STANDBY OFF"),
+    ("TAKE gw42 CODE", "take the seat an offer mail gave you the code for"),
     ("OBSERVE gw42", "game gw42's public results by mail (confirmed"),
     ("", "by a second mail); UNOBSERVE gw42 stops them"),
 )
@@ -257,7 +260,8 @@ def answer_list(
                     "active": seat.active,
                 }
             )
-    handling.answer_sender("list", {"open_games": open_games, "my_games": mine})
+    standby = queries.standby_kinds(session, handling.sender)
+    handling.answer_sender("list", {"open_games": open_games, "my_games": mine, "standby": standby})
     handling.notes.append("list sent")
     return True
 

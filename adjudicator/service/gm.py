@@ -23,6 +23,7 @@ from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import Credentials, active_seats, checked_address, seats_of
+from adjudicator.service.handover import hand_over
 from adjudicator.service.replies import (
     base_context,
     deadline_attachment,
@@ -32,7 +33,7 @@ from adjudicator.service.replies import (
 )
 from adjudicator.service.rerun import find_round, state_before
 from adjudicator.service.rounds import closes_at, open_round, open_round_of
-from adjudicator.service.stand_ins import play_stand_ins, set_stand_in, stand_in_seats
+from adjudicator.service.stand_ins import play_stand_ins, set_stand_in
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage import queries
 from adjudicator.storage.models import (
@@ -252,36 +253,17 @@ def replace_player(
     session: Session, game: Game, handle: str, address: str, *, ctx: ServiceContext, now: datetime
 ) -> Credentials:
     """A new person takes over a seat (its handle names the position in the game): new address,
-    new secret and reply address, the missed-round count and marks cleared. The newcomer gets a
-    welcome mail with the current deadline."""
+    new secret and reply address, the missed-round count and marks cleared. The newcomer gets
+    the game so far, the others and the replaced player are told (``handover.py``)."""
     seat = _seat(session, game, handle)
-    secret, token = new_secret(), new_token()
-    seat.address = checked_address(address, whose=handle)
-    seat.secret_hash, seat.reply_token = hash_secret(secret), token_digest(token)
-    seat.missed_rounds, seat.failed_logins, seat.locked_until = 0, 0, None
-    seat.unreachable, seat.active = False, True
-    session.add(seat)
-    if seat.handle in stand_in_seats(game):  # a stand-in kept the seat until now
-        set_stand_in(game, seat.handle, on=False)
-        session.add(game)
-    queries.clear_login_failures(session, seat.id)  # the newcomer starts with a clean slate
-    session.flush()
-    credentials = Credentials(seat.handle, seat.address, secret, token)
-    queue_welcome(
-        session,
-        ctx=ctx,
-        game=game,
-        credentials=[credentials],
-        first_round=open_round_of(session, game),
-        now=now,
-        key_suffix=f":{now.timestamp():.0f}",
-    )
-    return credentials
+    return hand_over(session, game, seat, address, ctx=ctx, now=now, how="gm")
 
 
-def remove_player(session: Session, game: Game, handle: str) -> None:
+def remove_player(session: Session, game: Game, handle: str, *, retire: bool = True) -> None:
     """Before the start the seat goes; in a running game it stays in the game (its orders are
-    missing from now on, under the game's no-orders rule) but gets no more mail."""
+    missing from now on, under the game's no-orders rule) but gets no more mail. ``retire``
+    False keeps the game's rule for a player taken out (e.g. Giveaway's) from applying yet: the
+    seat is offered to a new player (``offers.py``)."""
     seat = _seat(session, game, handle)
     if game.status == GameStatus.SETUP:
         session.delete(seat)
@@ -290,10 +272,10 @@ def remove_player(session: Session, game: Game, handle: str) -> None:
         return
     seat.active = False
     session.add(seat)
-    retire = kind_of(game.kind).retire
-    if retire is not None:  # e.g. a Giveaway player may no longer be given anything, nor win
+    retired = kind_of(game.kind).retire if retire else None
+    if retired is not None:  # e.g. a Giveaway player may no longer be given anything, nor win
         rules = rules_of(game)
-        game.state = rules.dump(retire(game_state(game), seat.handle))
+        game.state = rules.dump(retired(game_state(game), seat.handle))
         session.add(game)
     # Orders it sent for the open round no longer count (its mail stays stored): the round
     # adjudicates, and re-runs, without them.

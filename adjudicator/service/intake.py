@@ -27,6 +27,7 @@ from sqlmodel import Session
 
 from adjudicator.mail.commands import (
     Announce,
+    Approve,
     Command,
     CommandProblem,
     CopyResults,
@@ -53,8 +54,10 @@ from adjudicator.mail.commands import (
     SetTimeZone,
     SetWait,
     SetWeekend,
+    Standby,
     StandIn,
     Status,
+    Take,
     Unknown,
     read_commands,
 )
@@ -62,10 +65,14 @@ from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
 from adjudicator.service import (
     absence_mail,
     account,
+    approval,
     conversation,
+    handover,
     observers,
+    offers,
     replies,
     signup,
+    standby,
 )
 from adjudicator.service.authentication import (
     authenticate,
@@ -81,7 +88,7 @@ from adjudicator.service.orders import take_orders
 from adjudicator.service.press import send_press
 from adjudicator.service.reports import Asker, answer_requests
 from adjudicator.storage import queries
-from adjudicator.storage.models import Seat, Submission, SubmissionStatus
+from adjudicator.storage.models import Game, Seat, Submission, SubmissionStatus
 
 MAX_SECTIONS = 5
 """Game sections read in one mail. Each section may be answered, and a forged mail with
@@ -196,6 +203,9 @@ HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
     ((Forgot,), account.forgot),
     ((Observe,), observers.observe),
     ((Join,), signup.join),
+    ((Approve,), approval.approve),
+    ((Standby,), standby.standby),
+    ((Take,), offers.take),
     ((Report, History), _answer_requests),
     ((SetTimeZone, SetPassword, SetAddress, SetWait), account.set_account),
     ((SetAbsence,), absence_mail.set_absence),
@@ -225,6 +235,9 @@ def _answer(
     recipients = (*mail.to, *mail.cc, *mail.delivered_to)
     token_seat = seat_from_token(session, recipients, key=ctx.receipt_key)
     gm_game = game_from_gm_address(session, recipients, key=ctx.receipt_key)
+    former = None
+    if token_seat is None:  # an old reply address of a seat that passed on?
+        former = handover.former_seat(session, recipients, key=ctx.receipt_key)
     accepted, notes = False, []
     answer = MailAnswer()
     handling = None
@@ -235,6 +248,8 @@ def _answer(
     for index, section in enumerate(sections[:MAX_SECTIONS]):
         handling = SectionHandling(session, ctx, mail, submission, now, index, answer=answer)
         handling.gm_game = gm_game
+        if former is not None and _passed_on(handling, section, former):
+            continue
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
     if handling is not None:
@@ -242,6 +257,17 @@ def _answer(
             session, ctx=ctx, handling=handling, answer=answer, submission=submission, now=now
         )
     return accepted, notes
+
+
+def _passed_on(handling: SectionHandling, section: MailSection, former: Seat) -> bool:
+    """Answer a section of a mail to a former player's old reply address that needs the seat
+    (in the seat's own game) with where the seat went; whether it was."""
+    game = handling.session.get(Game, former.game_id)
+    if game is None or not section.needs_seat or section.game not in (None, game.name):
+        return False
+    handling.game = game
+    handover.answer_passed_on(handling, former)
+    return True
 
 
 def _leave_out(handling: SectionHandling, left: Sequence[MailSection]) -> str:

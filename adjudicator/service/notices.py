@@ -34,6 +34,9 @@ NOTICES = (
     "closed_late",
     "resigned",
     "game_master",
+    "replaced",
+    "offered",
+    "join_request",
 )
 """The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
 

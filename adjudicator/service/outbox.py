@@ -86,7 +86,7 @@ def claim_due(session: Session, *, now: datetime, limit: int) -> list[OutboxMail
     return queries.due_mails(session, now=now, limit=limit)
 
 
-SECRET_KINDS = frozenset({"welcome"})
+SECRET_KINDS = frozenset({"welcome", "takeover"})
 """Mails whose body holds a player's password and reply token: once sent (or given up), only
 their header fields are kept, so that the outbox never keeps a secret readable."""
 

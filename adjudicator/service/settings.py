@@ -21,8 +21,12 @@ Settings live in ``Game.settings`` (JSON), all optional:
   many players.
 - ``stand_ins``: the handles of the seats the computer plays (``stand_ins.py``; default none).
 - ``absent``: what becomes of a seat whose player missed ``missed_rounds_limit`` rounds in a
-  row: ``no-orders`` (the game's no-orders rule goes on applying; the default) or ``stand-in``
-  (a stand-in plays the seat until the game master turns it off or replaces the player).
+  row: ``no-orders`` (the game's no-orders rule goes on applying; the default), ``stand-in``
+  (a stand-in plays the seat until the game master turns it off or replaces the player),
+  ``offer`` (the seat is offered to the standby list, ``offers.py``) or ``stand-in,offer``
+  (both: the stand-in plays while the offer is open).
+- ``join``: ``open`` (a JOIN with its code takes a seat; the default) or ``approve`` (each
+  JOIN waits for the game master's APPROVE or DECLINE, ``approval.py``).
 - ``absence_days``: each player's absence allowance in this game, in days (default 0: no
   absences). Spent by ``SET ABSENCE`` and, in games whose deadlines wait, a day at a time when
   a deadline would pass without the player's orders (``absence.py``).
@@ -65,9 +69,11 @@ SETTINGS = (
     "absent",
     "absence_days",
     "absence",
+    "join",
 )
-ABSENT = ("no-orders", "stand-in")
+ABSENT = ("no-orders", "stand-in", "offer")
 ABSENCE = ("wait", "nmr")
+JOIN = ("open", "approve")
 AUTH_CHECKS = ("dkim", "spf", "dmarc")
 
 
@@ -86,6 +92,8 @@ class GameSettings:
     absent_stand_in: bool = False
     absence_days: int = 0
     absence_wait: bool = False  # an absence holds the deadline (else: the no-orders rule)
+    absent_offer: bool = False
+    join_approve: bool = False
 
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
@@ -145,10 +153,11 @@ def read_settings(
             isinstance(h, str) for h in stand_ins
         ):
             raise ServiceError("setting 'stand_ins' is a list of handles, e.g. [\"cat\"]")
-        absent = settings.get("absent", "no-orders")
-        if absent not in ABSENT:
-            raise ServiceError(f"setting 'absent' is one of {', '.join(ABSENT)}")
+        absent = _absent(settings.get("absent", "no-orders"))
         absence_days, absence_wait = _absence(settings, sequential=sequential)
+        join = settings.get("join", "open")
+        if join not in JOIN:
+            raise ServiceError(f"setting 'join' is one of {', '.join(JOIN)}")
         return GameSettings(
             schedule=parsed,
             time_zone=time_zone,
@@ -160,7 +169,9 @@ def read_settings(
             private_press=press["private_press"],
             anonymous_press=press["anonymous_press"],
             stand_ins=tuple(h.strip().lower() for h in stand_ins),
-            absent_stand_in=absent == "stand-in",
+            absent_stand_in="stand-in" in absent,
+            absent_offer="offer" in absent,
+            join_approve=join == "approve",
             absence_days=absence_days,
             absence_wait=absence_wait,
         )
@@ -185,3 +196,13 @@ def _absence(settings: Mapping[str, Any], *, sequential: bool) -> tuple[int, boo
             "is a forfeit, which an absence must never bring"
         )
     return days, effect == "wait"
+
+
+def _absent(value: Any) -> frozenset[str]:
+    """``absent``: one of :data:`ABSENT`, or ``stand-in,offer`` (the stand-in plays the seat
+    while it is on offer)."""
+    parts = value if isinstance(value, list | tuple) else str(value).replace("+", ",").split(",")
+    chosen = frozenset(str(p).strip().lower() for p in parts if str(p).strip())
+    if not chosen or not chosen <= set(ABSENT) or ("no-orders" in chosen and len(chosen) > 1):
+        raise ServiceError(f"setting 'absent' is one of {', '.join(ABSENT)}, or stand-in,offer")
+    return chosen

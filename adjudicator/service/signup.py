@@ -5,6 +5,8 @@ signs up somebody else). The seat is added as the game master's ``player add`` d
 welcome mail (password and personal reply address). A game whose ``signup`` setting is a number
 starts by itself when it has that many players, and every player is told; otherwise the game
 master starts it (``adjudicate game start``). The game master is told of every new player.
+Under the setting ``join=approve`` a confirmed JOIN waits for the game master instead
+(``approval.py``).
 """
 
 from __future__ import annotations
@@ -13,21 +15,23 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from adjudicator.core.text import is_handle
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Join
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import join_code
-from adjudicator.service import ServiceError, conversation
+from adjudicator.security import approval_code, join_code
+from adjudicator.service import ServiceError, conversation, replies
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.gm import add_player
 from adjudicator.service.handling import SectionHandling
+from adjudicator.service.notices import queue_gm_notice
+from adjudicator.service.settings import settings_of
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game, GameStatus
+from adjudicator.storage.models import Game, GameStatus, JoinRequest
 
 
 def join(
@@ -56,7 +60,7 @@ def _join_one(handling: SectionHandling, command: Join) -> str | None:
     seats = queries.seats_of(session, game.id)
     if any(seat.address == address for seat in seats):
         return f"you have a seat in game {game.name} already"
-    wanted = _seats_wanted(game)
+    wanted = seats_wanted(game)
     if wanted is not None and len(seats) >= wanted:
         return f"game {game.name} is full"
     context = {"game": game.name, "game_title": game_title(game.kind)}
@@ -68,14 +72,16 @@ def _join_one(handling: SectionHandling, command: Join) -> str | None:
         return (
             f"that is not the code mailed to this address; write JOIN {game.name} alone to get one"
         )
-    handle = command.handle or _handle_for(address, [s.handle for s in seats])
+    handle = command.handle or handle_for(address, [s.handle for s in seats])
     if not is_handle(handle) or handle in (s.handle for s in seats):
         return f"the name {handle!r} is taken or not usable: write JOIN {game.name} {code} NAME"
+    if settings_of(game).join_approve:
+        return _ask_approval(handling, game, handle, context)
     try:
         add_player(session, game, handle, address, ctx=handling.ctx, now=handling.now)
     except ServiceError as error:
         return str(error)
-    started = _start_when_full(session, ctx=handling.ctx, game=game, now=handling.now)
+    started = start_when_full(session, ctx=handling.ctx, game=game, now=handling.now)
     handling.answer_sender(
         "join", context | {"step": "joined", "handle": handle, "started": started}
     )
@@ -83,7 +89,43 @@ def _join_one(handling: SectionHandling, command: Join) -> str | None:
     return None
 
 
-def _seats_wanted(game: Game) -> int | None:
+def _ask_approval(
+    handling: SectionHandling, game: Game, handle: str, context: dict[str, str]
+) -> str | None:
+    """Under ``join=approve``: the JOIN waits for the game master, who is mailed the request
+    with a code of its own (``approval.py`` reads his answer); the joiner is told it waits."""
+    session, address = handling.session, handling.sender.strip().lower()
+    assert game.id is not None
+    request = session.exec(
+        select(JoinRequest).where(JoinRequest.game_id == game.id, JoinRequest.address == address)
+    ).first()
+    if request is not None and request.status == "declined":
+        return f"the game master of {game.name} has declined your request to join"
+    if request is None:
+        request = JoinRequest(
+            game_id=game.id, address=address, handle=handle, created_at=handling.now
+        )
+        session.add(request)
+        session.flush()
+        assert request.id is not None
+        queue_gm_notice(
+            session,
+            ctx=handling.ctx,
+            game=game,
+            notice="join_request",
+            key=f"{game.id}:join:{request.id}",
+            now=handling.now,
+            player=handle,
+            address=address,
+            seats=len(queries.seats_of(session, game.id)),
+            code=approval_code(handling.ctx.receipt_key, game.name, request.id, address),
+        )
+        handling.notes.append(f"{address} asks to join {game.name}: the game master decides")
+    handling.answer_sender("join", context | {"step": "waiting", "handle": request.handle})
+    return None
+
+
+def seats_wanted(game: Game) -> int | None:
     """The seats the game fills before it starts: the ``signup`` number, or the game's most."""
     signup = game.settings.get("signup")
     if isinstance(signup, int) and not isinstance(signup, bool):
@@ -91,7 +133,7 @@ def _seats_wanted(game: Game) -> int | None:
     return rules_of(game).max_players
 
 
-def _handle_for(address: str, taken: Sequence[str]) -> str:
+def handle_for(address: str, taken: Sequence[str]) -> str:
     """A handle made from the address (``Jane.Doe@...``: ``janedoe``), numbered if taken."""
     base = re.sub(r"[^a-z0-9]", "", address.partition("@")[0].lower())[:24]
     if not base or not base[0].isalpha():
@@ -102,7 +144,7 @@ def _handle_for(address: str, taken: Sequence[str]) -> str:
     return handle
 
 
-def _start_when_full(session: Session, *, ctx: ServiceContext, game: Game, now: datetime) -> bool:
+def start_when_full(session: Session, *, ctx: ServiceContext, game: Game, now: datetime) -> bool:
     """Start a game whose ``signup`` number of players is reached, and tell every player."""
     wanted = game.settings.get("signup")
     seats = queries.seats_of(session, game.id)
@@ -111,4 +153,36 @@ def _start_when_full(session: Session, *, ctx: ServiceContext, game: Game, now: 
     first = begin_game(session, game, ctx=ctx, now=now)
     session.flush()
     tell_started(session, ctx=ctx, game=game, first_round=first, now=now)
+    close_waiting_joins(session, ctx=ctx, game=game, now=now)
     return True
+
+
+def close_waiting_joins(
+    session: Session, *, ctx: ServiceContext, game: Game, now: datetime
+) -> None:
+    """A game that starts takes no more players: every JOIN still waiting for the game master
+    is closed, and its sender told."""
+    waiting = session.exec(
+        select(JoinRequest).where(JoinRequest.game_id == game.id, JoinRequest.status == "waiting")
+    )
+    for request in waiting:
+        request.status, request.decided_at = "closed", now
+        session.add(request)
+        replies.queue_templated(
+            session,
+            ctx=ctx,
+            template="join_decided",
+            context={
+                **replies.base_context(game, None, None),
+                "approved": False,
+                "closed": True,
+                "player": request.handle,
+                "started": True,
+            },
+            kind="join_decided",
+            to=request.address,
+            key=f"join_decided:{request.id}",
+            now=now,
+            threading=replies.game_thread(game, ctx),
+            game_id=game.id,
+        )

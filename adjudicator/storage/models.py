@@ -303,3 +303,56 @@ class Observer(SQLModel, table=True):
     game_id: int = Field(foreign_key="game.id", index=True)
     address: str
     created_at: datetime
+
+
+class Standby(SQLModel, table=True):
+    """An address that wants a seat in a game of ``kind`` when one is offered (``STANDBY``,
+    confirmed with a code mailed to the address): it gets every seat offer of that kind."""
+
+    __table_args__ = (UniqueConstraint("kind", "address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(index=True, description="a game name of docs/record-format.md")
+    address: str
+    created_at: datetime
+
+
+class SeatOffer(SQLModel, table=True):
+    """A seat offered for replacement to the standby list of its game's kind; taken once, by
+    compare-and-set on ``taken_at`` (two takers, one seat)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat_id: int = Field(foreign_key="seat.id", index=True)
+    reason: str = Field(description="gm, absent or resigned")
+    opened_at: datetime
+    taken_at: datetime | None = None
+    taken_by: str | None = Field(default=None, description="the address that took the seat")
+
+
+class SeatHandover(SQLModel, table=True):
+    """A seat that passed to a new person: the old holder's address and reply token (digest),
+    so that his later mails are answered with where the seat went, in its own game's name."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat_id: int = Field(foreign_key="seat.id", index=True)
+    old_address: str = Field(index=True)
+    old_reply_token: str | None = Field(default=None, index=True)
+    created_at: datetime
+
+
+class JoinRequest(SQLModel, table=True):
+    """A JOIN waiting for the game master's approval (setting ``join=approve``)."""
+
+    __table_args__ = (UniqueConstraint("game_id", "address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    address: str
+    handle: str
+    status: str = Field(
+        default="waiting", sa_type=String(16), description="waiting, approved, declined"
+    )
+    created_at: datetime
+    decided_at: datetime | None = None

@@ -29,6 +29,7 @@ from adjudicator.storage.models import (
     RoundResult,
     RoundState,
     Seat,
+    Standby,
     Submission,
     SubmissionStatus,
 )
@@ -454,3 +455,9 @@ def absent_at(session: Session, game_id: int | None, moment: datetime) -> dict[i
         col(Absence.ends_at) > moment,
     )
     return {a.seat_id: a for a in session.exec(query)}
+
+
+def standby_kinds(session: Session, address: str) -> list[str]:
+    """The kinds of game ``address`` waits for a seat in (``STANDBY``)."""
+    rows = session.exec(select(Standby.kind).where(Standby.address == address.strip().lower()))
+    return sorted(rows)

@@ -6,11 +6,14 @@ from __future__ import annotations
 import pytest
 
 from adjudicator.mail.commands import (
+    Approve,
     Command,
     History,
     MailSection,
     Orders,
     Report,
+    Standby,
+    Take,
     read_section,
 )
 from adjudicator.mail.parse import Section, SectionLine
@@ -125,3 +128,32 @@ def test_every_command_so_far_needs_a_seat_and_orders_come_last() -> None:
         for c in (Orders(), Report(1, SectionLine(1, "")), History(SectionLine(1, "")))
     )
     assert read().commands == (Orders(),)
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("STANDBY giveaway", Standby("giveaway", None, False, SectionLine(1, "STANDBY giveaway"))),
+        ("stand-by Giveaway 0a1b2c3d", Standby("giveaway", "0A1B2C3D", False, SectionLine(1, "x"))),
+        ("STANDBY OFF", Standby(None, None, True, SectionLine(1, "x"))),
+        (
+            "standby off three-musketeers",
+            Standby("three-musketeers", None, True, SectionLine(1, "x")),
+        ),
+        ("TAKE gw42 0A1B2C3D", Take("gw42", "0A1B2C3D", SectionLine(1, "x"))),
+        ("take 0a1b2c3d", Take(None, "0A1B2C3D", SectionLine(1, "x"))),
+        ("APPROVE gw42 0A1B2C3D", Approve("gw42", "0A1B2C3D", True, SectionLine(1, "x"))),
+        ("decline game gw42 0a1b2c3d", Approve("gw42", "0A1B2C3D", False, SectionLine(1, "x"))),
+    ],
+)
+def test_seat_commands_are_read_with_their_game_and_code(text: str, command: Command) -> None:
+    section = read(text)
+    (found,) = [c for c in section.commands if not isinstance(c, Orders)]
+    assert found == type(command)(**{**vars(command), "line": SectionLine(1, text)})
+    assert not found.needs_seat  # a stranger (a standby player, the game master) may send it
+
+
+@pytest.mark.parametrize("text", ["Take care", "take it easy", "I decline", "Approve of it"])
+def test_prose_near_the_seat_commands_is_left_with_the_orders(text: str) -> None:
+    section = read(text)
+    assert section.commands == (Orders((SectionLine(1, text),)),)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
+from collections.abc import Callable
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -20,12 +22,15 @@ import pytest
 from sqlmodel import select
 from test_templates import Sent, _HtmlCheck, make_service, outbox, readable
 
+from adjudicator.app import App
 from adjudicator.games import GAME_NAMES
-from adjudicator.security import resign_code
-from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.security import join_code, resign_code, standby_code, take_code
+from adjudicator.service.games import PlayerSpec, create_game, find_game
+from adjudicator.service.handover import find_seat
+from adjudicator.service.offers import offer_seat
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Seat
+from adjudicator.storage.models import Seat, SeatOffer
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "conversation"
 SERVICE = "judge@pbem.test"
@@ -55,6 +60,10 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     monkeypatch.setattr("adjudicator.service.games.new_secret", lambda: f"secret{next(counter)}")
     monkeypatch.setattr("adjudicator.service.games.new_token", lambda: f"token{next(counter):0>10}")
     monkeypatch.setattr("adjudicator.service.games.new_gm_token", lambda: "gm-token")
+    monkeypatch.setattr("adjudicator.service.handover.new_secret", lambda: f"secret{next(counter)}")
+    monkeypatch.setattr(
+        "adjudicator.service.handover.new_token", lambda: f"token{next(counter):0>10}"
+    )
     app = make_service(tmp_path)
     players = PLAYERS[kind]
     with session_scope(app.engine) as session:
@@ -105,6 +114,11 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     kept["absence-others"] = next(s for s in away if s.recipient == "bob@example.org")
     kept["absence-gm"] = next(s for s in away if s.recipient == "gm@example.org")
     (kept["forgot"],) = send("carol@example.org", "FORGOT")
+    for waiting in ("sam@example.net", "tia@example.net"):  # the standby list for giveaway
+        (asked,) = send(waiting, "STANDBY giveaway")
+        code = standby_code(app.ctx.receipt_key, "giveaway", waiting)
+        (started,) = send(waiting, f"STANDBY giveaway {code}")
+    kept["standby-confirm"], kept["standby-started"] = asked, started
     with session_scope(app.engine) as session:
         seat = session.exec(select(Seat).where(Seat.handle == "carol")).one()
         assert seat.id is not None
@@ -113,6 +127,76 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     kept["resigned-answer"] = next(s for s in resigned if s.kind == "answer")
     kept["resigned-others"] = next(s for s in resigned if s.kind == "resigned")
     kept["resigned-gm"] = next(s for s in resigned if s.kind == "gm:resigned")
+    kept |= seat_taken_over(app, send, resigned, secret["carol"])
+    kept |= join_with_approval(app, send)
+    return kept
+
+
+def seat_taken_over(
+    app: App, send: Callable[[str, str], list[Sent]], resigned: list[Sent], secret: str
+) -> dict[str, Sent]:
+    """carol's resignation offered her seat to the standby list: sam takes it, tia is too
+    late, carol's later mail is answered with where her seat went."""
+    kept: dict[str, Sent] = {}
+    kept["seat-offer"] = next(s for s in resigned if s.kind == "seat_offer")
+    with session_scope(app.engine) as session:
+        offer = session.exec(select(SeatOffer)).one()
+        assert offer.id is not None
+        takes = {
+            a: take_code(app.ctx.receipt_key, offer.id, a)
+            for a in ("sam@example.net", "tia@example.net")
+        }
+    took = send("sam@example.net", f"TAKE c1 {takes['sam@example.net']}")
+    kept["take-answer"] = next(s for s in took if s.kind == "answer")
+    kept["takeover"] = next(s for s in took if s.kind == "takeover")
+    kept["seat-taken"] = next(s for s in took if s.kind == "seat_taken")
+    kept["seat-passed-on"] = next(s for s in took if s.kind == "seat_passed_on")
+    kept["replaced-gm"] = next(s for s in took if s.kind == "gm:replaced")
+    (kept["take-too-late"],) = send("tia@example.net", f"TAKE c1 {takes['tia@example.net']}")
+    (kept["passed-on"],) = send(
+        "carol@example.org", f"GAME c1\nPASSWORD {secret}\nGIVE 1 TO alice\n"
+    )
+    with session_scope(app.engine) as session:  # the game master offers a player's seat
+        game = find_game(session, "c1")
+        offer_seat(
+            session,
+            game,
+            find_seat(session, game, "alice"),
+            ctx=app.ctx,
+            now=app.clock(),
+            reason="gm",
+        )
+    kept["seat-offered-holder"] = next(s for s in outbox(app) if s.kind == "seat_offered")
+    kept["offered-gm"] = next(s for s in outbox(app) if s.kind == "gm:offered")
+    return kept
+
+
+def join_with_approval(app: App, send: Callable[[str, str], list[Sent]]) -> dict[str, Sent]:
+    """A JOIN that waits for the game master (join=approve): the request to him, his APPROVE,
+    what the joiner is told."""
+    with session_scope(app.engine) as session:
+        create_game(
+            session,
+            name="c2",
+            kind="sissyfight",
+            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
+            options={},
+            schedule="72h",
+            settings={"signup": 4, "join": "approve"},
+            gm_address="gm@example.org",
+            now=app.clock(),
+        )
+    kept: dict[str, Sent] = {}
+    with session_scope(app.engine) as session:
+        code = join_code(app.ctx.receipt_key, "c2", "jane@elsewhere.example")
+    joined = send("jane@elsewhere.example", f"JOIN c2 {code} jane")
+    kept["join-waiting"] = next(s for s in joined if s.kind == "answer")
+    kept["join-request-gm"] = request = next(s for s in joined if s.kind == "gm:join_request")
+    approve = re.search(r"APPROVE c2 ([0-9A-F]{8})", readable(request)[0])
+    assert approve is not None
+    decided = send("gm@example.org", f"APPROVE c2 {approve[1]}")
+    kept["approve-answer"] = next(s for s in decided if s.kind == "answer")
+    kept["join-decided"] = next(s for s in decided if s.kind == "join_decided")
     return kept
 
 

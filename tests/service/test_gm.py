@@ -207,9 +207,9 @@ def test_a_replacement_player_takes_over_the_seat_with_new_secrets(app: App) -> 
     assert seat.address == "bea@example.org"
     assert (seat.missed_rounds, seat.unreachable) == (0, False)
     assert verify_secret(credentials.secret, seat.secret_hash)
-    welcome = _mails(app, "welcome")
-    assert [m.recipient for m in welcome] == ["bea@example.org"]
-    assert "Wednesday 04 March 2026, 12:00 UTC" in _text(welcome[0])  # the current deadline
+    takeover = _mails(app, "takeover")  # the game so far, not a first welcome
+    assert [m.recipient for m in takeover] == ["bea@example.org"]
+    assert "Wednesday 04 March 2026, 12:00 UTC" in _text(takeover[0])  # the current deadline
 
 
 def test_a_removed_player_stays_in_the_game_under_the_no_orders_rule(app: App) -> None:

@@ -23,6 +23,10 @@ TABLES = {
     "roundresult",
     "outboxmail",
     "mailboxcursor",
+    "standby",
+    "seatoffer",
+    "seathandover",
+    "joinrequest",
     "alembic_version",
 }
 
