@@ -108,6 +108,8 @@ def hand_over(
         _tell_others(session, ctx=ctx, game=game, seat=seat, how=how, now=now)
     if old_address != new_address:
         _tell_replaced(session, ctx=ctx, game=game, seat=seat, to=old_address, how=how, now=now)
+    if how == "gm":  # the game master did it: the command line or his mail's answer says so
+        return credentials
     queue_gm_notice(
         session,
         ctx=ctx,

@@ -197,16 +197,28 @@ def test_extend_by_a_duration_or_until_a_time_and_an_earlier_time_only_when_said
 
 def test_replace_remove_and_stand_in_are_told_to_the_game(gm_table: GmTable) -> None:
     """One mail, four commands: each is done or refused on its own, and one answer says which;
-    the new player gets a welcome, the others hear who left and who the computer plays."""
+    the new player gets the game so far, the others (the former player too) hear who took the
+    seat, who left and who the computer plays."""
     g = gm_table
     g.gm_sends("REPLACE bob bob2@example.org\nREMOVE carol\nSTAND-IN alice\nREMOVE zed\n")
     mails = g.t.expect()
     by = _by_recipient(mails)
-    assert set(by) == {GM, "bob2@example.org", "alice@example.org"}
+    # carol hears of bob's new player before she is out herself; bob of his seat passing on
+    assert set(by) == {
+        GM,
+        "bob2@example.org",
+        "alice@example.org",
+        "bob@example.org",
+        "carol@example.org",
+    }
     answer = _answer(mails)
     assert answer.text.count("Done:") == 3
     assert "no player 'zed'" in answer.text
-    assert any("Welcome" in m.subject for m in by["bob2@example.org"])
+    assert any("You take over the seat bob" in m.subject for m in by["bob2@example.org"])
+    assert [m.subject for m in by["bob@example.org"]] == [
+        "[gw7] Your seat bob has passed to a new player"
+    ]
+    assert [m.subject for m in by["carol@example.org"]] == ["[gw7] A new player plays bob"]
     for player in ("alice@example.org", "bob2@example.org"):
         subjects = " | ".join(m.subject for m in by[player])
         assert "carol is out of the game" in subjects

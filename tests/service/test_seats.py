@@ -107,7 +107,8 @@ def test_a_replacement_gets_the_game_so_far_and_everybody_is_told(app: App) -> N
     (passed,) = queued(app, "seat_passed_on")
     assert passed["To"] == "carol@example.org"
     assert "no longer work" in plain(passed)
-    assert [m["To"] for m in queued(app, "gm:replaced")] == ["gm@example.org"]
+    # The game master replaced him himself: the command's own answer says so, no notice too.
+    assert queued(app, "gm:replaced") == []
 
 
 def test_a_replaced_player_is_answered_in_the_name_of_his_old_game(app: App) -> None:
@@ -189,6 +190,7 @@ def test_an_offered_seat_goes_to_the_first_taker_and_the_second_is_told(app: App
     ]
     assert [m["To"] for m in queued(app, "seat_passed_on")] == ["carol@example.org"]
     assert [m["To"] for m in queued(app, "gm:offered")] == ["gm@example.org"]
+    assert [m["To"] for m in queued(app, "gm:replaced")] == ["gm@example.org"]  # taken: told
 
 
 def test_taking_is_a_compare_and_set(app: App) -> None:
