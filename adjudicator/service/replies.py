@@ -62,6 +62,8 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
         "deadline": local_time(round_.deadline if round_ else None, zone),
         "time_zone": zone,
         "finished": game.status == "finished",
+        # Played in turns: a move is applied at once, so no mail may speak of changing orders.
+        "sequential": kind_of(game.kind).rules.sequential,
     }
 
 
