@@ -28,6 +28,7 @@ from test_templates import (
     _fixed_secrets,
     make_service,
     outbox,
+    play,
     readable,
 )
 
@@ -170,3 +171,29 @@ def test_a_simultaneous_game_keeps_its_wording(deadline_mails: dict[str, list[Se
     sent = deadline_mails["giveaway"]
     assert "forfeit" not in " ".join(_text(s) for s in sent)
     assert "you may still change them" in _text(_first(sent, "grace_wait"))
+
+
+def test_each_move_is_confirmed_as_applied_and_the_last_as_the_end_of_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round of a game played in turns is one move, applied as soon as it is checked
+    (docs/rules/three-musketeers.md): each confirmation says so and names whose turn it is
+    now, the other player; the move that ends the game is confirmed with the end and
+    the winner, and no confirmation invites changing the orders."""
+    record_path = GOLDEN / "three-musketeers" / f"{FULL['three-musketeers']}.record"
+    record = read_record(record_path.read_text(encoding="utf-8"))
+    confirmations = [
+        s for s in play(record_path, tmp_path, monkeypatch) if s.kind == "confirmation"
+    ]
+    assert confirmations, "no move was confirmed"
+    for sent in confirmations[:-1]:  # the sides take turns: the other player moves next
+        (following,) = [p for p in record.players if f"{p}@example.org" != sent.recipient]
+        text = _text(sent)
+        assert "was applied" in str(sent.message["Subject"])
+        assert f"It is now {following}'s turn" in text
+        assert "any number of times" not in text
+    last = _text(confirmations[-1])
+    assert "GAME OVER: richelieu wins" in last  # the Musketeers in line: the Cardinal wins
+    assert "game over: richelieu wins" in str(confirmations[-1].message["Subject"])
+    assert "'s turn" not in last
+    assert "any number of times" not in last
