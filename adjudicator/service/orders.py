@@ -109,7 +109,8 @@ def _turn_after_move(handling: SectionHandling, moved_in: Round) -> dict[str, An
     session.refresh(moved_in)
     turn: dict[str, Any] = {
         "sequential": True,
-        "applied": moved_in.state != RoundState.OPEN,
+        # Not applied: the game is paused, or adjudicating failed (the game master is told).
+        "applied": moved_in.state in (RoundState.ADJUDICATED, RoundState.REPORTED),
         "finished": game.status == GameStatus.FINISHED,
         "winners": [],
         "draw": False,
