@@ -367,7 +367,8 @@ def test_a_forgotten_password_is_answered_only_at_the_registered_address(
     table: tuple[Table, dict[str, Credentials]],
 ) -> None:
     """FORGOT mails the seat's personal reply address to the registered address; a reply to
-    that mail needs no password. Nothing is sent anywhere else."""
+    that mail needs no password (its orders and STATUS get one answer). Nothing is sent
+    anywhere else."""
     t, _ = table
     t.send("Carol <carol@example.org>", "FORGOT")
     mail = t.one("Answer")
@@ -375,8 +376,9 @@ def test_a_forgotten_password_is_answered_only_at_the_registered_address(
     personal = re.search(r"judge\+r\d+-[0-9a-f]{16}@pbem\.test", mail.text)
     assert personal is not None
     t.send("carol@example.org", "STATUS\nGIVE 3 TO alice\n", subject="Re: x", to=personal[0])
-    mails = t.expect(2)
-    assert any("Orders received" in m.subject for m in mails)
+    answer = t.one("Orders received")  # the orders and STATUS: one answer
+    assert answer.to == "carol@example.org"
+    assert "GIVE 3 TO alice" in answer.text
 
     t.send("nobody@elsewhere.example", "I forgot my password\nFORGOT\n")
     none = t.one()
