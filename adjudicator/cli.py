@@ -38,6 +38,7 @@ from adjudicator.security import load_or_create_key
 from adjudicator.service import ServiceError
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate
+from adjudicator.service.dry_run import ShownMail, result_mails_in_words, worth_showing
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rerun import find_round, pick_game, rerun_round
 from adjudicator.service.status import status_lines
@@ -99,6 +100,22 @@ def _show(
         typer.echo("  game over: " + ("a draw" if draw else " and ".join(winners) or "nobody wins"))
 
 
+def _show_mails(mails: list[ShownMail]) -> None:
+    """The result mails a dry run would send: the first player's, and each one that holds a
+    player's own report."""
+    shown = worth_showing(mails)
+    others = len(mails) - len(shown)
+    for mail in shown:
+        typer.echo("")
+        typer.echo(f"----- the result mail to {mail.handle} <{mail.address}> -----")
+        typer.echo(f"Subject: {mail.subject}")
+        typer.echo("")
+        typer.echo(mail.text.rstrip("\n"))
+    if others:
+        typer.echo("")
+        typer.echo(f"({others} more player(s) get the same report, each in their time zone)")
+
+
 def _round(number: int, game_name: str | None, *, dry_run: bool) -> None:
     application = app_from_config()
     now = application.clock()
@@ -120,6 +137,9 @@ def _round(number: int, game_name: str | None, *, dry_run: bool) -> None:
                     raise typer.Exit(EXIT_DIFFERENT)
                 if not dry_run:
                     typer.echo("identical to the archived result")
+                    return
+                _show_mails(result_mails_in_words(session, round_, ctx=application.ctx, now=now))
+                session.rollback()  # the round closed to render its mails: stored nothing
                 return
             closed = close_and_adjudicate(
                 session, round_.id, ctx=application.ctx, now=now, force=True

@@ -17,7 +17,7 @@ from typer.testing import CliRunner, Result
 
 from adjudicator.cli import app
 from adjudicator.storage.db import make_engine
-from adjudicator.storage.models import OutboxMail, Round, RoundState, Submission
+from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState, Submission
 
 GOLDEN = Path(__file__).parent / "golden"
 runner = CliRunner()
@@ -198,6 +198,34 @@ def _plain(message: EmailMessage) -> str:
     body = message.get_body(preferencelist=("plain",))
     assert body is not None
     return str(body.get_content())
+
+
+def test_a_dry_run_shows_the_result_mail_the_players_then_get(env: Path) -> None:
+    """``--round N --dry-run`` prints the result mail in words, stores nothing and mails
+    nothing; closing the round for real then mails the players the same text."""
+    runner.invoke(app, ["init"])
+    assert _create_duel().exit_code == 0
+    _ann_fires(env)
+    dry = runner.invoke(app, ["--round", "1", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "----- the result mail to ann <ann@example.org> -----" in dry.output
+    assert _mails(env, "result") == []  # nothing queued
+    assert _mails(env, "gm:game_over") == []
+    with Session(engine_of(env)) as session:
+        assert session.exec(select(Round)).one().state == RoundState.OPEN
+        assert session.exec(select(RoundResult)).all() == []
+
+    assert runner.invoke(app, ["--round", "1"]).exit_code == 0
+    results = {str(m["To"]): m for m in _mails(env, "result")}
+    assert sorted(results) == ["ann@example.org", "ben@example.org"]
+    ann = results["ann@example.org"]
+    assert f"Subject: {ann['Subject']}" in dry.output
+    assert _plain(ann).rstrip("\n") in dry.output
+    # ben's mail is shown too when it holds something of his own; else it is counted
+    shown_ben = "----- the result mail to ben <ben@example.org> -----" in dry.output
+    assert shown_ben or "(1 more player(s) get the same report" in dry.output
+    if shown_ben:
+        assert _plain(results["ben@example.org"]).rstrip("\n") in dry.output
 
 
 def test_round_errors_have_clear_messages_and_codes(env: Path) -> None:

@@ -23,10 +23,13 @@ def board_after_last_move(
     text_diagram: Diagram, svg_diagram: Diagram
 ) -> Callable[[Mapping[str, Any], Mapping[str, Any]], list[Picture]]:
     """The pictures of a board game: one, the board after the round's move (the report's
-    ``last_move``, marked on the board), as monospace text and as SVG."""
+    ``last_move``, marked on the board), as monospace text and as SVG. After the move that
+    ended the game (the report's ``result``, its termination) no side is shown to move."""
 
     def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
         last = report.get("last_move")
+        if report.get("result"):  # the move ended the game: nobody is to move any more
+            state = {key: value for key, value in state.items() if key != "to_move"}
         title = "The board" + (f" after {last}" if last else "")
         text = text_diagram(state, last_move=last)
         return [Picture("board", title, text, svg_diagram(state, last_move=last))]

@@ -88,43 +88,103 @@ def queue_answer(
     submission: Submission,
     now: datetime,
 ) -> None:
-    """One mail to each recipient with every part of the answer meant for them."""
+    """One mail to each recipient with every part of the answer meant for them, in the order
+    of the mail's sections. A part that is a whole mail (a confirmation) alone keeps its own
+    mail, key and kind; with other parts it becomes a section under its own subject.
+
+    The outbox keys name the submission, and the mail is processed in one transaction: a
+    crash before its commit queues nothing, and processing it again queues the same keys."""
     for number, (to, unmerged) in enumerate(answer.parts.items()):
+        parts = _merged(unmerged)
+        proven = any(p.proven for p in parts)
+        if len(parts) == 1 and parts[0].whole:
+            _queue_whole(session, ctx=ctx, handling=handling, to=to, part=parts[0], now=now)
+            continue
+        whole = [p for p in parts if p.whole]
         since = now - timedelta(hours=1)
-        if queries.mails_to_since(session, kind="answer", recipient=to, since=since) >= (
-            ANSWERS_PER_HOUR
-        ):
+        if not proven and queries.mails_to_since(
+            session, kind="answer", recipient=to, since=since
+        ) >= (ANSWERS_PER_HOUR):
             handling.notes.append(f"answer to {to} left out: {ANSWERS_PER_HOUR} in the last hour")
             continue
-        parts = _merged(unmerged)
         games = sorted({p.game for p in parts if p.game})
         seats = {p.seat_id for p in parts if p.seat_id is not None}
         game_ids = {p.game_id for p in parts if p.game_id is not None}
         seat = session.get(Seat, next(iter(seats))) if len(seats) == 1 else None
         handles = {s.handle for s in (session.get(Seat, i) for i in seats) if s is not None}
+        shown = [_shown(ctx, p) for p in parts]
         context = {
-            "parts": [{**p.context, "template": p.kind} for p in parts],
+            "parts": shown,
             "games": games,
+            "subjects": [p["heading"] for p in shown if p["whole"]],
             # The name the player goes by, when all the seats answered share it.
             "handle": next(iter(handles)) if len(handles) == 1 else None,
             "service_address": ctx.identity.address,
         }
         # The game master's answer carries the game master's reply address (``gm_mail.py``).
         reply_to = {p.reply_to for p in parts if p.reply_to}
-        replies.queue_reply(
+        # With a game's answer in it, it counts as an answer to the mail (``throttle.py``).
+        key = (
+            f"reply:{submission.id}:mail:{number}" if whole else f"answer:{submission.id}:{number}"
+        )
+        queued = replies.queue_reply(
             session,
             ctx=ctx,
             kind="answer",
             to=to,
-            key=f"answer:{submission.id}:{number}",
+            key=key,
             mail=handling.mail,
             context=context,
             now=now,
             game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
             seat_id=seat.id if seat is not None else None,
             reply_to=next(iter(reply_to)) if seat is None and len(reply_to) == 1 else None,
-            proven=any(p.proven for p in parts),
+            proven=proven,
         )
+        if not queued:
+            handling.notes += [f"{p.kind} to {to} held back (rate limit or loop)" for p in whole]
+
+
+def _queue_whole(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    handling: SectionHandling,
+    to: str,
+    part: AnswerPart,
+    now: datetime,
+) -> None:
+    """The one answer to ``to`` is a mail of its own (``templates/mail/<kind>.txt.j2``)."""
+    queued = replies.queue_reply(
+        session,
+        ctx=ctx,
+        kind=part.kind,
+        to=to,
+        key=f"reply:{handling.submission.id}:{part.section}:{part.kind}",
+        mail=handling.mail,
+        context=part.context,
+        now=now,
+        proven=part.proven,
+        game_id=part.game_id,
+        seat_id=part.seat_id,
+        round_id=part.round_id,
+    )
+    if not queued:
+        handling.notes.append(f"{part.kind} to {to} held back (rate limit or loop)")
+
+
+def _shown(ctx: ServiceContext, part: AnswerPart) -> dict[str, Any]:
+    """A part as the one answer's template shows it: a command's answer with its own
+    template; a whole mail rendered, as a section headed by its subject, without its greeting
+    and its footer (the one answer has its own)."""
+    if not part.whole:
+        return {**part.context, "template": part.kind, "whole": False}
+    rendered = ctx.renderer.mail(part.kind, part.context, html=False)
+    body = rendered.text.partition("\n-- \n")[0].strip("\n")
+    greeting, blank, rest = body.partition("\n\n")
+    if blank and greeting.startswith("Hello"):
+        body = rest
+    return {"whole": True, "heading": rendered.subject, "text": body[:1].upper() + body[1:]}
 
 
 def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:

@@ -205,6 +205,7 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
             context={
                 **base_context(game, seat, round_),
                 "time_left": duration_in_words(round_.deadline - now),
+                **_timeout(session, game, seat, round_),
             },
             kind="reminder",
             to=seat.address,
@@ -255,6 +256,7 @@ def start_grace(
                 **base_context(game, seat, round_),
                 "grace_until": local_time(until, seat.time_zone or game.time_zone),
                 "missing": [s.handle for s in missing],
+                **_timeout(session, game, seat, round_),
             },
             kind=template,
             to=seat.address,
@@ -266,6 +268,23 @@ def start_grace(
             seat_id=seat.id,
         )
     return True
+
+
+def _timeout(session: Session, game: Game, seat: Seat, round_: Round) -> dict[str, Any]:
+    """What a reminder or grace notice says of a game played in turns (``sequential``): a
+    player who has not moved by the end of the grace period (or the deadline, without one)
+    forfeits, and the others win (docs/rules/three-musketeers.md, docs/rules/
+    rock-scissors-paper.md: option ``timeout=forfeit``). ``forfeit_at`` is in the seat's zone."""
+    if not rules_of(game).sequential:
+        return {"sequential": False}
+    end = settings_of(game).grace_end(round_.deadline) or round_.deadline
+    others = [s.handle for s in active_seats(session, game) if s.id != seat.id]
+    return {
+        "sequential": True,
+        "forfeit_at": local_time(end, seat.time_zone or game.time_zone),
+        "has_grace": round_.deadline is not None and end != round_.deadline,
+        "others": others,
+    }
 
 
 def wake_times(

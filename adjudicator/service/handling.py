@@ -5,11 +5,13 @@ answer's outbox key names it, so that a crash never answers a section twice), th
 once proven, the seat. Handlers answer through :meth:`SectionHandling.reply` and leave notes
 for the submission's log.
 
-Commands (HELP, STATUS, SET ..., PRESS ...) are answered together: each handler adds its part
-to the mail's one :class:`MailAnswer` (shared by all its sections), which is queued as one mail
-per recipient once every section is handled (``conversation.queue_answer``). A part goes to the
-address its handler chooses: the sender for what a stranger may ask, a seat's registered
-address for anything about a seat.
+Everything a mail is answered with goes out together: each handler adds its part to the mail's
+one :class:`MailAnswer` (shared by all its sections), which is queued as one mail per recipient
+once every section is handled (``conversation.queue_answer``): the confirmation or rejection of
+each game's orders (a part that is a whole mail of its own, ``templates/mail/<kind>.txt.j2``)
+and the answers to commands (HELP, STATUS, SET ..., PRESS ...; ``templates/mail/answer/``). A
+part goes to the address its handler chooses: the sender for what a stranger may ask, a seat's
+registered address for anything about a seat.
 """
 
 from __future__ import annotations
@@ -21,14 +23,15 @@ from typing import Any
 from sqlmodel import Session
 
 from adjudicator.mail.parse import InboundMail
-from adjudicator.service import replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.storage.models import Game, Seat, Submission
 
 
 @dataclass(frozen=True)
 class AnswerPart:
-    """One command's answer: ``templates/mail/answer/<kind>.txt.j2`` with its context."""
+    """One command's answer: ``templates/mail/answer/<kind>.txt.j2`` with its context; or,
+    ``whole``, an answer that is a mail of its own when nothing else goes to its recipient
+    (``templates/mail/<kind>.txt.j2``: a confirmation, a rejection, a refusal)."""
 
     kind: str
     context: dict[str, Any]
@@ -36,18 +39,27 @@ class AnswerPart:
     game_id: int | None = None
     seat_id: int | None = None
     reply_to: str | None = None  # for a recipient with no seat: the game master's address
-    proven: bool = False  # for the proven game master: never held back (``throttle.py``)
+    whole: bool = False
+    proven: bool = False  # a proven seat or game master: never held back by the answer limits
+    section: int = 0  # the game section of the mail it answers
+    round_id: int | None = None
 
 
 @dataclass
 class MailAnswer:
-    """The answers to one mail's commands, by recipient, in the order they were written."""
+    """The answers to one mail, by recipient, in the order they were written."""
 
     parts: dict[str, list[AnswerPart]] = field(default_factory=dict)
 
     def add(self, to: str, part: AnswerPart) -> None:
-        if to:
-            self.parts.setdefault(to.strip().lower(), []).append(part)
+        if not to:
+            return
+        parts = self.parts.setdefault(to.strip().lower(), [])
+        if part.whole and any(
+            p.whole and p.kind == part.kind and p.section == part.section for p in parts
+        ):
+            return  # at most one answer of each kind a section
+        parts.append(part)
 
 
 @dataclass
@@ -92,22 +104,25 @@ class SectionHandling:
     def reply(
         self, kind: str, to: str, context: dict[str, Any], *, proven: bool = False, **ids: Any
     ) -> None:
-        """Answer with ``templates/mail/<kind>``; at most one mail of each kind a section.
-        An answer held back (``throttle.py``) leaves a note."""
-        queued = replies.queue_reply(
-            self.session,
-            ctx=self.ctx,
-            kind=kind,
-            to=to,
-            key=f"reply:{self.key}:{kind}",
-            mail=self.mail,
-            context=context,
-            now=self.now,
-            proven=proven,
-            **ids,
+        """Answer with ``templates/mail/<kind>``: a part of the mail's one answer to ``to``, a
+        mail of its own when nothing else goes there; at most one of each kind a section. An
+        answer held back (``throttle.py``) leaves a note when the answer is queued."""
+        game_id = ids.get("game_id")
+        game = self.session.get(Game, game_id) if game_id is not None else None
+        self.answer.add(
+            to,
+            AnswerPart(
+                kind,
+                context,
+                game.name if game else None,
+                game_id,
+                ids.get("seat_id"),
+                whole=True,
+                proven=proven,
+                section=self.index,
+                round_id=ids.get("round_id"),
+            ),
         )
-        if to and not queued:
-            self.notes.append(f"{kind} to {to} held back (rate limit or loop)")
 
     def reply_to_seat(self, kind: str, context: dict[str, Any], **ids: Any) -> None:
         """Answer the proven seat at its registered address (never the sender's); never held

@@ -5,8 +5,9 @@ Processing reads the mail into typed commands per game section (``mail/commands.
 the seat only where a command needs one (``authentication.py``), and hands each command to its
 handler from one table, :data:`HANDLERS`. Commands that need no seat (HELP, LIST, STATUS,
 FORGOT, OBSERVE, JOIN) are answered even when the section names no game or its seat is not
-proven; the answers to every command of the mail go out as one mail to each address they are
-for (``conversation.queue_answer``); orders keep their own confirmation per game.
+proven. A mail gets one answer to each address it concerns (``conversation.queue_answer``):
+the confirmation or rejection of each game section's orders and the answer to every command,
+in the order written.
 
 A crash before that transaction commits leaves the submission ``received`` and it is processed
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
@@ -253,9 +254,11 @@ def _answer(
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
     if handling is not None:
+        noted = len(handling.notes)
         conversation.queue_answer(
             session, ctx=ctx, handling=handling, answer=answer, submission=submission, now=now
         )
+        notes += handling.notes[noted:]  # answers held back
     return accepted, notes
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 from adjudicator.mail.commands import Command, Orders
 from adjudicator.readmodel.stored import game_state, rules_of
@@ -13,7 +14,7 @@ from adjudicator.service import replies
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
-from adjudicator.storage.models import OrderSet, Round
+from adjudicator.storage.models import GameStatus, OrderSet, Round, RoundState
 
 STALE_AFTER = timedelta(minutes=5)
 """How long before a round opened a mail may be dated and still count for it: a player's clock
@@ -89,6 +90,47 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     )
     session.flush()
     context |= {"stored": lines, "previous": previous.lines if previous else None, "receipt": code}
-    handling.reply_to_seat("confirmation", context, round_id=round_.id)
+    # Closed first: in a game played in turns the move is applied at once, and its
+    # confirmation says so (docs/rules/<game>.md: a round is one move).
     close_if_complete(session, round_.id, ctx=handling.ctx, now=handling.now)
+    if rules.sequential:
+        context |= _turn_after_move(handling, round_)
+    handling.reply_to_seat("confirmation", context, round_id=round_.id)
     return True
+
+
+def _turn_after_move(handling: SectionHandling, moved_in: Round) -> dict[str, Any]:
+    """What a confirmation of a move in a game played in turns says beside the move: whether
+    it was applied, and then whether it ended the game (and who won) or whose turn it is now
+    and until when, in the mover's time zone."""
+    game, seat, session = handling.game, handling.seat, handling.session
+    assert game is not None
+    assert seat is not None
+    session.refresh(moved_in)
+    turn: dict[str, Any] = {
+        "sequential": True,
+        # Not applied: the game is paused, or adjudicating failed (the game master is told).
+        "applied": moved_in.state in (RoundState.ADJUDICATED, RoundState.REPORTED),
+        "finished": game.status == GameStatus.FINISHED,
+        "winners": [],
+        "draw": False,
+        "movers": [],
+        "your_turn": False,
+        "next_round": None,
+        "next_deadline": None,
+    }
+    if not turn["applied"]:
+        return turn
+    rules, state = rules_of(game), game_state(game)
+    outcome = rules.outcome(state)
+    if outcome is not None:
+        return turn | {"winners": list(outcome.winners), "draw": outcome.draw}
+    following = open_round_of(session, game)
+    movers = list(rules.to_move(state))
+    zone = seat.time_zone or game.time_zone
+    return turn | {
+        "movers": movers,
+        "your_turn": seat.handle in movers,
+        "next_round": following.number if following else None,
+        "next_deadline": replies.local_time(following.deadline if following else None, zone),
+    }

@@ -74,6 +74,8 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
         "deadline_in_zone": zoned_time(deadline, zone),
         "time_zone": zone,
         "finished": game.status == "finished",
+        # Played in turns: a move is applied at once, so no mail may speak of changing orders.
+        "sequential": kind_of(game.kind).rules.sequential,
     }
 
 

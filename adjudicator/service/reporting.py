@@ -34,7 +34,7 @@ from adjudicator.storage.write_lock import sqlite_write_lock
 events = events_of("adjudicator.rounds")
 
 
-def _adjudicated(session: Session, round_id: int) -> Adjudicated | None:
+def adjudicated_round(session: Session, round_id: int) -> Adjudicated | None:
     """What the closing produced, read back: the round, its result, the game, the next round."""
     round_ = session.get(Round, round_id)
     game = session.get(Game, round_.game_id) if round_ is not None else None
@@ -52,7 +52,7 @@ def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: dat
     open), then mark it reported and queue the mails (one short transaction). False when it
     was not waiting to be reported."""
     with Session(engine) as session:  # reads: SQLite's write lock is not taken
-        waiting = _adjudicated(session, round_id)
+        waiting = adjudicated_round(session, round_id)
         if waiting is None or waiting.round.state != RoundState.ADJUDICATED:
             return False
         result = waiting.result

@@ -214,9 +214,10 @@ def test_help_for_a_game_shows_an_order_valid_in_the_players_position(
 def test_a_mail_mixing_commands_and_orders_for_two_games(
     table: tuple[Table, dict[str, Credentials]],
 ) -> None:
-    """Orders for two games and commands in one mail: each game's orders are confirmed, and
-    every command is answered in ONE mail; STATUS shows the orders this very mail stored, the
-    deadline, and whom the round waits for, by handle and never by address."""
+    """Orders for two games and commands in one mail get ONE answer: each game's orders
+    confirmed (with their receipt) and every command answered, section by section in the order
+    written; STATUS shows the orders this very mail stored, the deadline, and whom the round
+    waits for, by handle and never by address. Replying to it reaches the service."""
     t, creds = table
     body = (
         "Hello,\n"
@@ -231,21 +232,23 @@ def test_a_mail_mixing_commands_and_orders_for_two_games(
         "Help\n"
     )
     t.send("alice@example.org", body)
-    mails = t.expect(3)
-    kinds = sorted(m.subject for m in mails)
-    assert [s for s in kinds if "Orders received" in s] == [
-        "[gw7] Orders received for round 1",
-        "[sf8] Orders received for round 1",
-    ]
-    (answer,) = [m for m in mails if "Answer" in m.subject]
+    (answer,) = t.expect(1)
     assert answer.to == "alice@example.org"
+    assert "gw7" in answer.subject
+    assert "sf8" in answer.subject
     text = answer.text
-    assert "GIVE 2 TO bob" in text
-    assert "GIVE 1 TO carol" in text
-    assert re.search(r"waits for: bob, carol\b", text)
+    gw7 = text.index("== [gw7] Orders received for round 1 ==")
+    sf8 = text.index("== [sf8] Orders received for round 1 ==")
+    assert gw7 < sf8  # the sections in the order of the mail
+    assert text.count("Receipt: ") == 2
+    assert "GIVE 2 TO bob" in text[gw7:sf8]
+    assert "GIVE 1 TO carol" in text[gw7:sf8]
+    assert "SOLO" in text[sf8:]
+    assert re.search(r"waits for: bob, carol\b", text[gw7:sf8])  # STATUS, in gw7's section
     assert "@" not in text.split("-- ")[0].replace(SERVICE, "")  # handles, never addresses
     assert "Deadline:" in text
-    assert "SOLO <colour>" in text  # HELP inside the sf8 section: that game's orders
+    assert "SOLO <colour>" in text[sf8:]  # HELP inside the sf8 section: that game's orders
+    assert answer.message["Auto-Submitted"] == "auto-replied"
 
 
 def test_press_to_everybody_and_to_one_player_cannot_inject_headers_or_markup(
@@ -364,7 +367,8 @@ def test_a_forgotten_password_is_answered_only_at_the_registered_address(
     table: tuple[Table, dict[str, Credentials]],
 ) -> None:
     """FORGOT mails the seat's personal reply address to the registered address; a reply to
-    that mail needs no password. Nothing is sent anywhere else."""
+    that mail needs no password (its orders and STATUS get one answer). Nothing is sent
+    anywhere else."""
     t, _ = table
     t.send("Carol <carol@example.org>", "FORGOT")
     mail = t.one("Answer")
@@ -372,8 +376,9 @@ def test_a_forgotten_password_is_answered_only_at_the_registered_address(
     personal = re.search(r"judge\+r\d+-[0-9a-f]{16}@pbem\.test", mail.text)
     assert personal is not None
     t.send("carol@example.org", "STATUS\nGIVE 3 TO alice\n", subject="Re: x", to=personal[0])
-    mails = t.expect(2)
-    assert any("Orders received" in m.subject for m in mails)
+    answer = t.one("Orders received")  # the orders and STATUS: one answer
+    assert answer.to == "carol@example.org"
+    assert "GIVE 3 TO alice" in answer.text
 
     t.send("nobody@elsewhere.example", "I forgot my password\nFORGOT\n")
     none = t.one()

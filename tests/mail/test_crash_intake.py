@@ -3,7 +3,8 @@ times over, on a real Dovecot and a real SMTP receiver. After each restart and a
 
 * every mail appended to the INBOX is stored exactly once, and processed;
 * every accepted mail's orders are applied exactly once (one order set per accepted mail);
-* every answer is queued exactly once (its outbox key is unique) and sent at least once;
+* every answer is queued exactly once (its outbox key is unique) and sent at least once; a mail
+  with orders and a command gets one answer that holds both;
 * nothing is lost: every INBOX message ends flagged as handled, every answer reaches the
   receiver.
 
@@ -22,6 +23,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
+from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -61,11 +63,12 @@ class Sent:
     message_id: str
     raw: bytes
     expect: SubmissionStatus
+    asks_help: bool = False  # orders and HELP: one answer holds the confirmation and the help
 
 
 def order_mail(number: int, player: Credentials, others: list[str]) -> Sent:
     """Mostly valid orders; every 7th gives too much (rejected), every 11th is an auto-reply
-    (ignored, never answered)."""
+    (ignored, never answered), every 5th asks for HELP too."""
     message = EmailMessage()
     message["From"] = player.address
     message["To"] = JUDGE
@@ -79,8 +82,10 @@ def order_mail(number: int, player: Credentials, others: list[str]) -> Sent:
     elif number % 7 == 6:
         amount, expect = 5, SubmissionStatus.REJECTED
     target = others[number % len(others)]
-    message.set_content(f"PASSWORD {player.secret}\nGIVE {amount} TO {target}\n")
-    return Sent(message_id, message.as_bytes(), expect)
+    asks_help = number % 5 == 2
+    help_line = "HELP\n" if asks_help else ""
+    message.set_content(f"PASSWORD {player.secret}\nGIVE {amount} TO {target}\n{help_line}")
+    return Sent(message_id, message.as_bytes(), expect, asks_help)
 
 
 class Mails:
@@ -248,6 +253,8 @@ def check_invariants(engine: object, mails: Mails, sink: SmtpSink, *, final: boo
     assert len(by_message_id) == len(submissions), "a mail without its Message-ID was stored"
     assert max(by_message_id.values(), default=1) == 1, "a mail was stored twice"
     expected = {mail.message_id: mail.expect for mail in mails.sent}
+    helped = {mail.message_id for mail in mails.sent if mail.asks_help}
+    by_key = {mail.key: mail for mail in outbox}
     assert set(by_message_id) <= set(expected)
 
     keys = Counter(mail.key for mail in outbox)
@@ -264,6 +271,16 @@ def check_invariants(engine: object, mails: Mails, sink: SmtpSink, *, final: boo
         assert order_sets[submission.id] == (1 if accepted else 0)
         answers = [k for k in keys if k.startswith(f"reply:{submission.id}:")]
         wanted = {"accepted": ["confirmation"], "rejected": ["rejection"]}.get(submission.status)
+        if found.group(1).decode() in helped and wanted:
+            # One answer: the orders' confirmation (or rejection) and the help, together.
+            assert answers == [f"reply:{submission.id}:mail:0"]
+            answer = message_from_bytes(by_key[answers[0]].message, policy=policy.default)
+            plain = answer.get_body(preferencelist=("plain",))
+            assert plain is not None
+            text = str(plain.get_content())
+            assert text.count("Receipt: ") == (1 if accepted else 0)
+            assert "HELP" in text
+            continue
         assert sorted(k.rsplit(":", 1)[1] for k in answers) == (wanted or [])
 
     # Sent at least once: every mail the outbox calls sent reached the receiver.

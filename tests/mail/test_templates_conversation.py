@@ -1,7 +1,8 @@
 """The mails of the conversation commands, as golden files: for every game, the one answer to
 HELP and STATUS (their words differ by game: order syntax, an example valid in the player's
-position, turns or rounds) and a relayed press; once, the general help, a mistyped command,
-the settings, an absence (and one refused), FORGOT, a resignation, and the mails that tell the
+position, turns or rounds), a relayed press, and the one answer to orders with HELP; once,
+the general help, a mistyped command, the settings, an absence (and one refused), FORGOT, a
+resignation, a seat offered and taken over, a JOIN approved, and the mails that tell the
 others and the game master.
 
 Secrets, tokens, the key and the clock are fixed (tests/mail/test_templates.py), so each mail
@@ -25,12 +26,13 @@ from test_templates import Sent, _HtmlCheck, make_service, outbox, readable
 from adjudicator.app import App
 from adjudicator.games import GAME_NAMES
 from adjudicator.security import join_code, resign_code, standby_code, take_code
+from adjudicator.service.conversation import example_orders
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.handover import find_seat
 from adjudicator.service.offers import offer_seat
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Seat, SeatOffer
+from adjudicator.storage.models import Game, Seat, SeatOffer
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "conversation"
 SERVICE = "judge@pbem.test"
@@ -95,7 +97,7 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     pressed = send(f"{first}@example.org", f"GAME c1\nPASSWORD {secret[first]}\nPRESS\nHello!\n")
     kept["press"] = next(s for s in pressed if s.kind == "press")
     if kind != "giveaway":
-        return kept
+        return kept | _orders_and_help(app, send, first, secret[first])
     kept["help-general"] = send("stranger@elsewhere.example", "Hello\nHELP\nLSIT\n")[0]
     settings = send(
         f"{second}@example.org",
@@ -127,6 +129,7 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     kept["resigned-answer"] = next(s for s in resigned if s.kind == "answer")
     kept["resigned-others"] = next(s for s in resigned if s.kind == "resigned")
     kept["resigned-gm"] = next(s for s in resigned if s.kind == "gm:resigned")
+    kept |= _orders_and_help(app, send, first, secret[first])
     kept |= seat_taken_over(app, send, resigned, secret["carol"])
     kept |= join_with_approval(app, send)
     return kept
@@ -198,6 +201,23 @@ def join_with_approval(app: App, send: Callable[[str, str], list[Sent]]) -> dict
     kept["approve-answer"] = next(s for s in decided if s.kind == "answer")
     kept["join-decided"] = next(s for s in decided if s.kind == "join_decided")
     return kept
+
+
+def _orders_and_help(
+    app: App, send: Callable[[str, str], list[Sent]], player: str, secret: str
+) -> dict[str, Sent]:
+    """Orders valid in the player's position and HELP in one mail: one answer holds the
+    confirmation (in a game played in turns: the move applied) and the help."""
+    with session_scope(app.engine) as session:
+        game = session.exec(select(Game).where(Game.name == "c1")).one()
+        orders = example_orders(game, player)
+    assert orders, f"no valid orders for {player}"
+    sent = send(
+        f"{player}@example.org", "\n".join(["GAME c1", f"PASSWORD {secret}", *orders, "HELP"])
+    )
+    answers = [s for s in sent if s.recipient == f"{player}@example.org" and s.kind != "result"]
+    assert [s.kind for s in answers] == ["answer"]
+    return {"orders-and-help": answers[0]}
 
 
 @pytest.mark.parametrize("kind", GAME_NAMES)

@@ -234,10 +234,18 @@ def test_a_missed_move_deadline_starts_a_grace_period_then_forfeits(app: App) ->
     starts a grace period; a player still silent at the end of grace forfeits the game." """
     _game(app, kind="three-musketeers", schedule="48h", settings={"reminders": []})
     _at(app, hours=48)
+    # The sequential default grace: 24 h. The late player is told he forfeits at its end,
+    # the waiting one that the opponent is late, and what then happens.
     assert _mails(app, "grace_late") == [
-        ("ann@example.org", "[g1] Round 1: deadline passed, grace period for your orders")
-    ]  # the sequential default grace: 24 h
+        (
+            "ann@example.org",
+            "[g1] Round 1: move by Thursday 05 March 2026, 12:00 UTC or you forfeit",
+        )
+    ]
+    assert "you forfeit the game and\nben wins" in _body(app, "grace_late")
     assert [to for to, _ in _mails(app, "grace_wait")] == ["ben@example.org"]
+    assert "ann forfeits the game and you win" in _body(app, "grace_wait")
+    assert "change them" not in _body(app, "grace_wait")
     _at(app, hours=72)
     with Session(app.engine) as session:
         game = find_game(session, "g1")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from email import message_from_bytes, policy
+from email.message import EmailMessage
 from typing import Any
 
 import pytest
@@ -66,6 +67,16 @@ def _open(app: App) -> Round:
 
 def _order(app: App, handle: str, line: str) -> None:
     add_orders(app, "duel", handle, line)
+
+
+def _message(mail: OutboxMail) -> EmailMessage:
+    parsed = message_from_bytes(mail.message, policy=policy.default)
+    assert isinstance(parsed, EmailMessage)
+    return parsed
+
+
+def _plain(mail: OutboxMail) -> str:
+    return plain(_message(mail))
 
 
 def _mails(app: App, kind: str) -> list[OutboxMail]:
@@ -260,6 +271,15 @@ def test_moves_sent_while_paused_wait_for_the_resume(app: App) -> None:
         round_ = open_round_of(session, find_game(session, "tm"))
         assert round_ is not None
         assert round_.number == 1  # stored, not applied
+    # Played in turns: the pause mail does not invite changing a move, and the move's
+    # confirmation says it is stored, to be applied when the round can be adjudicated.
+    for told in _mails(app, "paused"):
+        assert "change them" not in _plain(told)
+    (confirmation,) = _mails(app, "confirmation")
+    assert "is stored" in str(_message(confirmation)["Subject"])
+    assert "applied as soon as the round can be adjudicated" in " ".join(
+        _plain(confirmation).split()
+    )
     with session_scope(app.engine) as session:
         gm.resume(session, find_game(session, "tm"), ctx=app.ctx, now=_clock(app, hours=5))
     with Session(app.engine) as session:

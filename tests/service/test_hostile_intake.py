@@ -35,14 +35,14 @@ def test_a_mail_naming_thousands_of_games_gets_a_bounded_answer(
     app: App, creds: dict[str, Credentials]
 ) -> None:
     """One forged mail with thousands of GAME lines once brought thousands of answers to its forged sender.
-    Only the first sections are read; one mail says how many were left out."""
+    Only the first sections are read, and the mail gets one answer, which says how many were
+    left out."""
     body = "\n".join(f"GAME nosuch{i}\nGIVE 1 TO bob" for i in range(2000))
     raw = make_mail(body, sender="victim@example.net", subject="orders")
     app.ingest(raw, channel="pipe")
-    mails = outbox(app)
-    assert len(mails) <= MAX_SECTIONS + 1
-    [(_, to, text)] = [m for m in mails if m[0] == "too_many_sections"]
-    assert to == "victim@example.net"
+    [(kind, to, text)] = outbox(app)
+    assert (kind, to) == ("answer", "victim@example.net")
+    assert text.count("== ") <= MAX_SECTIONS + 1  # a section per game section read, at most
     assert f"{2000 - MAX_SECTIONS} were NOT read" in " ".join(text.split())
     assert "nosuch5" in text  # the first one left out is named
     assert "nosuch1999" not in text  # ... but not every one

@@ -324,8 +324,16 @@ def test_one_mail_may_carry_orders_for_several_games(
         SubmissionStatus.ACCEPTED
     )
     assert stored_orders(app) == [["GIVE 3 TO bob"], ["FIRE SHIELD"]]
-    confirmations = [t for k, _, t in outbox(app) if k == "confirmation"]
-    assert len(confirmations) == 2
+    # One answer to the one mail: both confirmations in it, in the order of the sections.
+    answers = [(k, to, t) for k, to, t in outbox(app) if k != "welcome"]
+    assert [(k, to) for k, to, _ in answers] == [("answer", "alice@example.org")]
+    text = answers[0][2]
+    gw1 = text.index("your orders for game gw1, round 1, are stored as:".capitalize())
+    duel = text.index("Your orders for game duel, round 1, are stored as:")
+    assert gw1 < duel
+    assert "GIVE 3 TO bob" in text[gw1:duel]
+    assert "FIRE SHIELD" in text[duel:]
+    assert text.count("Receipt: ") == 2
 
 
 def test_a_game_may_require_verified_mail(app: App, creds: dict[str, Credentials]) -> None:
