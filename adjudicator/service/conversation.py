@@ -184,7 +184,8 @@ def _shown(ctx: ServiceContext, part: AnswerPart) -> dict[str, Any]:
     greeting, blank, rest = body.partition("\n\n")
     if blank and greeting.startswith("Hello"):
         body = rest
-    return {"whole": True, "heading": rendered.subject, "text": body[:1].upper() + body[1:]}
+    text = body[:1].upper() + body[1:]
+    return {"whole": True, "template": part.kind, "heading": rendered.subject, "text": text}
 
 
 def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:
