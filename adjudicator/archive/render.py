@@ -18,6 +18,7 @@ from markupsafe import Markup
 from adjudicator.archive.chart import legend_marker, line_chart
 from adjudicator.archive.feed import Entry, Feed, atom_document, tag_uri
 from adjudicator.archive.times import local_time, rfc3339
+from adjudicator.core.kind import Hint, game_hint
 from adjudicator.games import kind_of
 from adjudicator.mail.compose import Renderer
 from adjudicator.pictures import Picture
@@ -70,6 +71,19 @@ def figures(game: GameView, round_: ReportedRound) -> list[Figure]:
         Figure(picture_file(round_.number, p), p.title, p.svg)
         for p in kind_of(game.kind).pictures(round_.public_state, round_.report)
     ]
+
+
+def hint_of(game: GameView) -> Hint | None:
+    """Where a finished game was decided, if its kind can say within its budget."""
+    if game.last is None or not game.last.finished:
+        return None
+    return game_hint(
+        kind_of(game.kind),
+        players=[p.handle for p in game.players],
+        options=game.options,
+        setup=game.setup,
+        rounds=[r.orders for r in game.rounds],
+    )
 
 
 def charts(game: GameView, measures: Sequence[Measure]) -> list[Chart]:
@@ -150,6 +164,7 @@ class ArchiveRenderer:
                     standing={p.handle: player_standing(game, p.handle) for p in game.players},
                     latest=figures(game, game.last) if game.last else [],
                     record_file=f"{game.name}.record",
+                    hint=hint_of(game),
                 ).encode(),
             ),
             Page(f"{folder}/{game.name}.record", game_record(game).encode()),

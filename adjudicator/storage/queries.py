@@ -204,6 +204,18 @@ def result_of_round_numbered(
     ).first()
 
 
+def results_of_game(session: Session, game_id: int | None) -> list[RoundResult]:
+    """The results of a game's adjudicated rounds, in round order."""
+    return list(
+        session.exec(
+            select(RoundResult)
+            .join(Round, col(Round.id) == col(RoundResult.round_id))
+            .where(Round.game_id == game_id)
+            .order_by(col(Round.number))
+        )
+    )
+
+
 def reported_round_ids(session: Session, game_id: int | None) -> dict[int, int]:
     """The reported rounds of a game: their ids by number."""
     rows = session.exec(

@@ -14,6 +14,7 @@ from adjudicator.games.three_musketeers.board import (
     SIDES,
     cells_from_rows,
 )
+from adjudicator.games.three_musketeers.hints import hint
 from adjudicator.games.three_musketeers.rules import RULES
 from adjudicator.games.three_musketeers.standin import stand_in
 from adjudicator.pictures import board_after_last_move
@@ -40,6 +41,7 @@ KIND = GameKind(
     measures=(Measure("pieces", "Pieces on the board", pieces_on_the_board),),
     pictures=board_after_last_move(tm.text_diagram, tm.svg_diagram),
     stand_in=stand_in,
+    hint=hint,
     text_diagram=tm.text_diagram,
     seat_titles=(
         "the Musketeers",
