@@ -58,9 +58,8 @@ def _game_lines(session: Session, game: Game) -> list[str]:
         flags = " (unreachable: mail bounced)" if seat.unreachable else ""
         if seat.handle in computer:
             flags += " (played by a stand-in)"
-        lines.append(
-            f"    {seat.handle:<16} {mark:<8} {seat.missed_rounds:>6}  {seat.address}{flags}"
-        )
+        address = seat.address or "(none: nobody is mailed)"
+        lines.append(f"    {seat.handle:<16} {mark:<8} {seat.missed_rounds:>6}  {address}{flags}")
     return lines
 
 
