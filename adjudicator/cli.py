@@ -292,7 +292,11 @@ def game_create(
     name: Annotated[str, typer.Argument(help="The game's tag, used in subjects: [NAME].")],
     kind: Annotated[str, typer.Option(help=f"One of: {', '.join(GAME_NAMES)}.")],
     player: Annotated[
-        list[str], typer.Option(help="handle=address, once per player, in seat order.")
+        list[str],
+        typer.Option(
+            help="handle=address, once per player, in seat order; handle= (no address) for a "
+            "seat the computer plays (--setting stand_ins=handle), which is mailed nothing."
+        ),
     ],
     option: Annotated[list[str] | None, typer.Option(help="name=value game option.")] = None,
     time_zone: Annotated[str, typer.Option(help="The game's time zone.")] = "UTC",
@@ -316,7 +320,7 @@ def game_create(
 ) -> None:
     """Create a game; every player is mailed a welcome with their password."""
     application = app_from_config()
-    players = [PlayerSpec(h, a) for h, a in pairs(player, "--player").items()]
+    players = [PlayerSpec(h, a) for h, a in pairs(player, "--player", empty=True).items()]
     now = application.clock()
     try:
         with session_scope(application.engine) as session:
@@ -350,7 +354,10 @@ def game_create(
         + (f"; summary mailed to the game master {gm}" if gm else "")
     )
     for cred in credentials:
-        typer.echo(f"  {cred.handle:<16} {cred.address:<32} welcome mail queued")
+        if cred.address:
+            typer.echo(f"  {cred.handle:<16} {cred.address:<32} welcome mail queued")
+        else:
+            typer.echo(f"  {cred.handle:<16} {'(no address)':<32} played by the computer")
 
 
 @app.command()

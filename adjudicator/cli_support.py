@@ -50,12 +50,12 @@ def usage(message: str) -> NoReturn:
     raise typer.Exit(EXIT_USAGE)
 
 
-def pairs(values: list[str], what: str) -> dict[str, str]:
-    """``name=value`` options into a dict (names lower-cased)."""
+def pairs(values: list[str], what: str, *, empty: bool = False) -> dict[str, str]:
+    """``name=value`` options into a dict (names lower-cased); ``empty`` allows ``name=``."""
     result = {}
     for value in values:
         name, sep, setting = value.partition("=")
-        if not sep or not name or not setting:
+        if not sep or not name or not (setting or empty):
             usage(f"{what} {value!r}: expected name=value")
         result[name.strip().lower()] = setting.strip()
     return result

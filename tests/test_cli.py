@@ -460,3 +460,19 @@ def test_the_game_master_offers_a_seat_and_decides_a_join_from_the_command_line(
     assert sorted(decided) == ["dee@elsewhere.example", "eve@elsewhere.example"]
     assert ("welcome", "dee@elsewhere.example") in _kinds(env)
     assert ("welcome", "eve@elsewhere.example") not in _kinds(env)
+
+
+def test_a_seat_the_computer_plays_is_created_with_no_address(env: Path) -> None:
+    runner.invoke(app, ["init"])
+    players = ["--player", "ann=ann@example.org", "--player", "cpu="]
+    create = ["game", "create", "solo", "--kind", "three-musketeers", *players]
+    created = runner.invoke(app, [*create, "--setting", "stand_ins=cpu", "--schedule", "48h"])
+    assert created.exit_code == 0, created.output
+    assert "played by the computer" in " ".join(_row(created.output, "cpu"))  # no welcome
+    with Session(engine_of(env)) as session:
+        recipients = set(session.exec(select(OutboxMail.recipient)))
+    assert recipients == {"ann@example.org"}
+    assert "(none: nobody is mailed)" in runner.invoke(app, ["status", "solo"]).output
+    refused = runner.invoke(app, [*create[:2], "duo", *create[3:]])  # no stand_ins setting
+    assert refused.exit_code != 0
+    assert "'cpu' has no address" in refused.output

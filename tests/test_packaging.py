@@ -36,6 +36,7 @@ def test_the_wheel_holds_every_template_and_migration(wheel: Path) -> None:
     assert [t for t in templates if f"adjudicator/{t}" not in names] == []
     migrations = (ROOT / "adjudicator/storage/migrations/versions").glob("*.py")
     assert all(f"adjudicator/storage/migrations/versions/{m.name}" in names for m in migrations)
+    assert "adjudicator/games/starship_combat/equilibrium.txt" in names  # the first move's table
 
 
 def test_the_wheel_holds_the_rules_pages_and_their_pictures(wheel: Path) -> None:
@@ -57,6 +58,8 @@ def test_mail_renders_from_the_installed_package_alone(wheel: Path, tmp_path: Pa
         "assert 'gw9' in r.text\n"
         "from adjudicator.readmodel.rules import rules_markdown\n"
         "assert rules_markdown('starship-combat').startswith('# Starship Combat')\n"
+        "from adjudicator.games.starship_combat import standin as s\n"
+        "assert s.solve(s.START_POSITION).value == 0 and len(s.SOLVED) == 1\n"
         "print('ok')\n"
     )
     done = subprocess.run(

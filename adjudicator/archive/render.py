@@ -19,6 +19,7 @@ from adjudicator.archive.chart import legend_marker, line_chart
 from adjudicator.archive.feed import Entry, Feed, atom_document, tag_uri
 from adjudicator.archive.rules import rules_page
 from adjudicator.archive.times import local_time, rfc3339
+from adjudicator.core.kind import Hint, game_hint
 from adjudicator.games import GAME_NAMES, kind_of
 from adjudicator.mail.compose import Renderer
 from adjudicator.pictures import Picture
@@ -71,6 +72,19 @@ def figures(game: GameView, round_: ReportedRound) -> list[Figure]:
         Figure(picture_file(round_.number, p), p.title, p.svg)
         for p in kind_of(game.kind).pictures(round_.public_state, round_.report)
     ]
+
+
+def hint_of(game: GameView) -> Hint | None:
+    """Where a finished game was decided, if its kind can say within its budget."""
+    if game.last is None or not game.last.finished:
+        return None
+    return game_hint(
+        kind_of(game.kind),
+        players=[p.handle for p in game.players],
+        options=game.options,
+        setup=game.setup,
+        rounds=[r.orders for r in game.rounds],
+    )
 
 
 def charts(game: GameView, measures: Sequence[Measure]) -> list[Chart]:
@@ -163,6 +177,7 @@ class ArchiveRenderer:
                     latest=figures(game, game.last) if game.last else [],
                     record_file=f"{game.name}.record",
                     rules_link=f"../{rules_file(game.kind)}",
+                    hint=hint_of(game),
                 ).encode(),
             ),
             Page(f"{folder}/{game.name}.record", game_record(game).encode()),

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adjudicator.core.game import JSON, Rules
+from adjudicator.core.game import JSON, Rules, Setup
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,31 @@ def counter(key: str) -> Callable[[Mapping[str, Any], Sequence[str]], Counts]:
 
 
 @dataclass(frozen=True)
+class Hint:
+    """Where a finished game was decided, for the archive and the game-over mail
+    (docs/stand-ins.md, "Hints after the game"): in ``round``, ``player``'s order ``played``
+    did worse than ``better``.
+
+    ``exact``: ``played`` turned a won game into a lost one and ``better`` kept the win, as an
+    exact search proves. Otherwise ``played`` was the costliest order against the other side's
+    equilibrium mix: worth ``worth`` in the expected result (+1 a win, -1 a loss) where
+    ``better`` was worth ``value``."""
+
+    round: int
+    player: str
+    played: str
+    better: str
+    exact: bool
+    worth: float | None = None
+    value: float | None = None
+
+
+Hinter = Callable[[Any, Sequence[Mapping[str, Sequence[Any]]]], Hint | None]
+"""The hint of a finished game from its start state and the orders in force in each round
+(checked orders, by player), or None: nothing can be said within the game's work budget."""
+
+
+@dataclass(frozen=True)
 class GameKind:
     """Everything the service needs to know of one game, beside its rules."""
 
@@ -94,6 +119,9 @@ class GameKind:
     """The computer player that can take a seat (docs/stand-ins.md): from the state, the seat's
     player and a seeded ``random.Random``, the order lines it sends, which the game's own
     ``check`` accepts ([] when the seat has nothing to do). Pure: no clock, no global random."""
+    hint: Hinter | None = None
+    """Where a finished game was decided (:class:`Hint`), bounded in work so that it never
+    delays a mail: None where the game gives no hints."""
     public_press_only: bool = False
     """Whether the game's rules forbid private talk: the service then relays press only to
     every player (SiSSYFiGHT, docs/rules/sissyfight.md "Talk"); otherwise a game allows private
@@ -108,3 +136,27 @@ class GameKind:
     """Every ``Outcome.termination`` code the game can end with (templates word each one)."""
     problem_codes: frozenset[str] = frozenset()
     """Every ``Problem.code`` the game's order checking can give."""
+
+
+def game_hint(
+    kind: GameKind,
+    *,
+    players: Sequence[str],
+    options: Mapping[str, str],
+    setup: Setup,
+    rounds: Sequence[Mapping[str, Sequence[str]]],
+) -> Hint | None:
+    """The hint of a finished game from its stored rounds (the order lines in force, as the
+    game formats them), or None: the game gives none, or finds none within its budget."""
+    if kind.hint is None:
+        return None
+    rules = kind.rules
+    try:
+        start = rules.start(list(players), options=options, setup=setup)
+        parsed = [
+            {player: [rules.parse_order(line) for line in lines] for player, lines in r.items()}
+            for r in rounds
+        ]
+    except ValueError:  # a record the game cannot read back: say nothing rather than fail
+        return None
+    return kind.hint(start, parsed)

@@ -31,7 +31,12 @@ from adjudicator.storage.models import Game, Round
 def _players(session: Session, game: Game) -> list[dict[str, Any]]:
     computer = stand_in_seats(game)
     return [
-        {"handle": seat.handle, "address": seat.address, "stand_in": seat.handle in computer}
+        {
+            "handle": seat.handle,
+            # A seat the computer plays with nobody behind it has no address to show.
+            "address": seat.address or "(no address: the computer plays it)",
+            "stand_in": seat.handle in computer,
+        }
         for seat in seats_of(session, game)
         if seat.active
     ]

@@ -26,8 +26,14 @@ from adjudicator.storage.models import Game, Seat
 @dataclass(frozen=True)
 class PlayerSpec:
     handle: str
-    address: str
+    address: str  # NO_ADDRESS only for a seat the computer plays from the start
     time_zone: str | None = None
+
+
+NO_ADDRESS = ""
+"""The address of a seat the computer plays from the start with nobody to mail
+(``--setting stand_ins=cpu`` and ``--player cpu=``): no mail is queued for it
+(``outbox.queue_pending``), and no mail is ever read as coming from it."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,18 @@ def checked_address(text: str, *, whose: str) -> str:
     if address is None:
         raise ServiceError(f"{text!r} is not a usable mail address for {whose}")
     return address.lower()
+
+
+def _seat_address(player: PlayerSpec, *, stand_ins: Sequence[str]) -> str:
+    """A player's checked address; none (:data:`NO_ADDRESS`) only for a computer's seat."""
+    if player.address.strip():
+        return checked_address(player.address, whose=player.handle)
+    if player.handle.lower() in stand_ins:
+        return NO_ADDRESS
+    raise ServiceError(
+        f"{player.handle!r} has no address: every player needs one, except a seat the computer "
+        f"plays from the start (--setting stand_ins={player.handle.lower()})"
+    )
 
 
 def create_game(
@@ -132,12 +150,14 @@ def create_game(
                 game_id=game.id,
                 seat=seat_number,
                 handle=player.handle.lower(),
-                address=checked_address(player.address, whose=player.handle),
+                address=_seat_address(player, stand_ins=read.stand_ins),
                 secret_hash=hash_secret(secret),
                 reply_token=token_digest(token),
                 time_zone=check_time_zone(player.time_zone) if player.time_zone else None,
             )
         )
-        credentials.append(Credentials(player.handle.lower(), player.address, secret, token))
+        credentials.append(
+            Credentials(player.handle.lower(), player.address.strip(), secret, token)
+        )
     session.flush()
     return game, credentials

@@ -22,7 +22,13 @@ from adjudicator.security import hash_secret, new_secret, new_token, token_diges
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import Credentials, active_seats, checked_address, seats_of
+from adjudicator.service.games import (
+    NO_ADDRESS,
+    Credentials,
+    active_seats,
+    checked_address,
+    seats_of,
+)
 from adjudicator.service.handover import hand_over
 from adjudicator.service.replies import (
     base_context,
@@ -297,6 +303,11 @@ def put_stand_in(
     seat = _seat(session, game, handle)
     if on and kind_of(game.kind).stand_in is None:
         raise ServiceError(f"{game_title(game.kind)} has no stand-in player")
+    if not on and seat.address == NO_ADDRESS:
+        raise ServiceError(
+            f"{seat.handle!r} has no address, so nobody would play the seat: give it a player "
+            f"first (adjudicate player replace {game.name} {seat.handle} ADDRESS)"
+        )
     set_stand_in(game, seat.handle, on=on)
     session.add(game)
     round_ = open_round_of(session, game)

@@ -64,7 +64,10 @@ def queue_mail(
 
 
 def queue_pending(session: Session, mail: PendingMail, *, now: datetime) -> bool:
-    """Queue a rendered mail unless one with its key is queued already; True when queued now."""
+    """Queue a rendered mail unless one with its key is queued already; True when queued now.
+    A mail to no address (a seat the computer plays with nobody behind it) is not queued."""
+    if not mail.recipient.strip():
+        return False
     values = {
         **asdict(mail),
         "status": OutboxStatus.PENDING,

@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 
 from sqlmodel import Session
 
+from adjudicator.core.kind import Hint
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.calendar import deadline_event, event_uid
 from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
@@ -31,6 +32,7 @@ from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import bounce_address, seat_reply_address
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
+from adjudicator.service.hints import finished_game_hint
 from adjudicator.service.outbox import PendingMail, queue_pending
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated
@@ -421,6 +423,7 @@ def result_context(
     calendar: bool = False,
     round_link: str | None = None,
     stand_ins: Sequence[str] = (),
+    hint: Hint | None = None,
 ) -> dict[str, Any]:
     """What one player's result mail may show: everything public, plus their own private
     report, result codes and any of their orders that could not be applied. ``round_link``
@@ -447,6 +450,7 @@ def result_context(
         "stand_ins": list(stand_ins),  # seats the computer played this round
         # A round adjudicated again after a rollback: when the result it replaces was mailed.
         "replaces": replaced_result(game, round_.number),
+        "hint": hint,  # where a finished game was decided (service/hints.py)
         # A report asked for again (service/reports.py) says so, and where the game is now.
         "requested": False,
         "first_sent": None,
@@ -479,6 +483,7 @@ def round_result_mails(
     movers = set(rules_of(game).to_move(adjudicated.state))
     round_link = ctx.archive_link(game.name, round_file(round_.number))
     stand_ins = stand_ins_of_round(session, round_)
+    hint = finished_game_hint(session, game) if result.finished else None
     mails = []
     for seat in seats:
         assert seat.id is not None
@@ -498,6 +503,7 @@ def round_result_mails(
             calendar=bool(calendar),
             round_link=round_link,
             stand_ins=stand_ins,
+            hint=hint,
         )
         mail = templated_mail(
             session,

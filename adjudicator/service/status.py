@@ -63,9 +63,8 @@ def _game_lines(session: Session, game: Game, now: datetime | None) -> list[str]
             flags += " (played by a stand-in)"
         if seat.id in away:
             flags += f" (away until {local_time(away[seat.id].ends_at, game.time_zone)})"
-        lines.append(
-            f"    {seat.handle:<16} {mark:<8} {seat.missed_rounds:>6}  {seat.address}{flags}"
-        )
+        address = seat.address or "(none: nobody is mailed)"
+        lines.append(f"    {seat.handle:<16} {mark:<8} {seat.missed_rounds:>6}  {address}{flags}")
     return lines
 
 

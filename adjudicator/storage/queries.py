@@ -53,6 +53,8 @@ def unfinished_games(session: Session) -> list[Game]:
 
 def running_games_seating(session: Session, address: str) -> list[Game]:
     """The running games with a seat registered under ``address`` (proof of nothing)."""
+    if not address.strip():
+        return []  # the computer's seats with no address are nobody's
     return list(
         session.exec(
             select(Game)
@@ -74,6 +76,8 @@ def games_open_for_signup(session: Session) -> list[Game]:
 
 def seats_at_address(session: Session, address: str) -> list[Seat]:
     """Every seat registered under ``address``, in any game (proof of nothing by itself)."""
+    if not address.strip():
+        return []
     return list(
         session.exec(
             select(Seat).where(Seat.address == address.strip().lower()).order_by(col(Seat.id))
@@ -94,6 +98,8 @@ def seat_with_token(session: Session, digest: str) -> Seat | None:
 def seat_at_address(session: Session, game_id: int | None, address: str) -> Seat | None:
     """The seat of a game registered under ``address``, in any case (proof of nothing by
     itself): ``Alice@Example.org`` is the player registered as ``alice@example.org``."""
+    if not address.strip():
+        return None
     return session.exec(
         select(Seat).where(Seat.game_id == game_id, func.lower(Seat.address) == address.lower())
     ).first()
@@ -204,6 +210,18 @@ def result_of_round_numbered(
         .join(Round, col(Round.id) == col(RoundResult.round_id))
         .where(Round.game_id == game_id, Round.number == number)
     ).first()
+
+
+def results_of_game(session: Session, game_id: int | None) -> list[RoundResult]:
+    """The results of a game's adjudicated rounds, in round order."""
+    return list(
+        session.exec(
+            select(RoundResult)
+            .join(Round, col(Round.id) == col(RoundResult.round_id))
+            .where(Round.game_id == game_id)
+            .order_by(col(Round.number))
+        )
+    )
 
 
 def reported_round_ids(session: Session, game_id: int | None) -> dict[int, int]:
@@ -355,6 +373,8 @@ def answers_to_strangers(session: Session, *, since: datetime) -> int:
 
 def address_has_seat(session: Session, address: str) -> bool:
     """Whether ``address`` (any case) is registered for a seat of any game."""
+    if not address.strip():
+        return False
     found = session.exec(
         select(Seat.id).where(func.lower(Seat.address) == address.lower()).limit(1)
     ).first()

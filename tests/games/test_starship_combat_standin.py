@@ -106,17 +106,46 @@ def test_an_independent_solver_agrees_on_every_position_of_the_first_ten_rounds_
         assert float(ours.value) == pytest.approx(value, abs=1e-7), (om, xm, op, xp, left)
 
 
-def test_no_pure_strategy_of_the_other_captain_beats_the_equilibrium() -> None:
+@pytest.fixture(scope="module")
+def built() -> dict[sc.Position, sc.Solution]:
+    """Every position the standard start leads to, built from nothing (no shipped table)."""
+    sc.SOLVED.clear()
+    sc.solve(START, shipped=False)
+    return dict(sc.SOLVED)
+
+
+def test_the_shipped_table_holds_the_values_built_from_nothing(
+    built: dict[sc.Position, sc.Solution],
+) -> None:
+    """The table that ships with the package (so that the first move needs no build) is the
+    build's, position for position; regenerate it with bench/starship_table.py."""
+    assert sc.shipped_values() == {pos: solution.value for pos, solution in built.items()}
+    assert sc.parse_table(sc.format_table(sc.shipped_values())) == sc.shipped_values()
+
+
+def test_a_move_from_the_shipped_table_is_the_move_built_from_nothing(
+    built: dict[sc.Position, sc.Solution],
+) -> None:
+    """With the table, a position is solved from its own round alone, to the same mixes."""
+    sc.SOLVED.clear()
+    assert sc.solve(START) == built[START]
+    assert len(sc.SOLVED) == 1
+    middle = (2, 1, 3, 4, 12)
+    assert sc.solve(middle) == built[middle]
+
+
+def test_no_pure_strategy_of_the_other_captain_beats_the_equilibrium(
+    built: dict[sc.Position, sc.Solution],
+) -> None:
     """Exact expected payoff of every pure reply to the stand-in's mix, in every position the
     start can lead to: none brings the stand-in below the position's value. So no strategy of
     the other captain (a pure one chosen round by round) beats it in expectation."""
-    sc.solve(START)
-    for pos, solution in list(sc.SOLVED.items()):
+    for pos, solution in built.items():
         for j, reply in enumerate(solution.replies):
             expected = Fraction(0)
             for mine, weight in zip(solution.actions, solution.mix, strict=True):
                 result = sc.outcome_value(pos, mine, reply)
-                after = sc.SOLVED[result].value if isinstance(result, tuple) else result
+                after = built[result].value if isinstance(result, tuple) else result
                 expected += weight * after
             # The values kept are rounded (sc.PRECISION): allow that rounding, no more.
             assert expected >= solution.value - Fraction(1, sc.PRECISION), (pos, reply, j)

@@ -8,17 +8,22 @@ from __future__ import annotations
 import random
 from itertools import count
 
+import pytest
 from playing import add_orders, close_open_round, new_game, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
 from adjudicator.games import kind_of
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service.games import find_game
+from adjudicator.service import ServiceError
+from adjudicator.service.announcements import tell_created
+from adjudicator.service.closing import begin_game
+from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.gm import put_stand_in, replace_player
 from adjudicator.service.stand_ins import STAND_IN, stand_in_seats
+from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Game, OrderSet, Round, RoundState, Seat
+from adjudicator.storage.models import Game, OrderSet, OutboxMail, Round, RoundState, Seat
 
 _numbers = count(1)
 
@@ -148,3 +153,72 @@ def test_the_game_master_puts_a_stand_in_in_the_last_missing_seat_and_the_round_
         game = session.exec(select(Game).where(Game.name == "gw")).one()
         put_stand_in(session, game, "carol", on=False, ctx=app.ctx, now=app.clock())
         assert stand_in_seats(game) == ()
+
+
+def test_a_seat_the_computer_plays_from_the_start_needs_no_address_and_gets_no_mail(
+    app: App,
+) -> None:
+    """Issue 15: the computer's seat may have no address; nothing is queued for it (so
+    nothing can bounce), and the human's results still name it as played by the computer."""
+    with session_scope(app.engine) as session:
+        game, credentials = create_game(
+            session,
+            name="solo",
+            kind="three-musketeers",
+            players=[PlayerSpec("ann", "ann@example.org"), PlayerSpec("cpu", "")],
+            options={},
+            schedule="72h",
+            settings={"reminders": ["1h"], "stand_ins": ["cpu"]},
+            gm_address="gm@example.org",
+            now=app.clock(),
+        )
+        first = begin_game(session, game, ctx=app.ctx, now=app.clock())
+        queue_welcome(
+            session,
+            ctx=app.ctx,
+            game=game,
+            credentials=credentials,
+            first_round=first,
+            now=app.clock(),
+        )
+        tell_created(session, ctx=app.ctx, game=game, first_round=first, now=app.clock())
+    secret = next(c.secret for c in credentials if c.handle == "ann")
+    for _ in range(3):  # ann moves by mail; the computer answers each move at once
+        move = _a_legal_move(app, "solo", "ann")
+        body = f"PASSWORD {secret}\n" + "\n".join(move) + "\n"
+        app.ingest(player_mail("solo", "ann", body, number=next(_numbers)), channel="pipe")
+        app.report()
+    with Session(app.engine) as session:
+        recipients = set(session.exec(select(OutboxMail.recipient)))
+    assert recipients == {"ann@example.org", "gm@example.org"}
+    results = queued(app, "result")
+    assert results
+    assert all(mail["To"] == "ann@example.org" for mail in results)
+    assert any(
+        "stand-in (the computer)" in plain(mail) and "cpu" in plain(mail) for mail in results
+    )
+    (created,) = [m for m in queued(app) if m["To"] == "gm@example.org"][:1]
+    assert "cpu" in plain(created)
+    assert "no address" in plain(created)
+
+
+def test_only_a_seat_the_computer_plays_may_have_no_address(app: App) -> None:
+    with session_scope(app.engine) as session, pytest.raises(ServiceError, match="no address"):
+        create_game(
+            session,
+            name="nobody",
+            kind="three-musketeers",
+            players=[PlayerSpec("ann", "ann@example.org"), PlayerSpec("bob", "")],
+            options={},
+            now=app.clock(),
+        )
+
+
+def test_the_game_master_cannot_give_back_a_seat_nobody_would_play(app: App) -> None:
+    _create(app, "solo", "three-musketeers", ["ann", "cpu"], stand_ins=["cpu"])
+    with session_scope(app.engine) as session:
+        game = find_game(session, "solo")
+        seat = session.exec(select(Seat).where(Seat.handle == "cpu")).one()
+        seat.address = ""  # as created with no address
+        with pytest.raises(ServiceError, match="nobody would play the seat"):
+            put_stand_in(session, game, "cpu", on=False, ctx=app.ctx, now=app.clock())

@@ -9,12 +9,24 @@ nothing can still lose: that was the dice).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from adjudicator.games.starship_combat import RULES, Choice, StarshipState, end_of_round
-from adjudicator.games.starship_combat.standin import outcome_value, position, solve
+from adjudicator.core.kind import Hint
+from adjudicator.games.starship_combat import (
+    NOTHING,
+    RULES,
+    Choice,
+    StarshipState,
+    end_of_round,
+    format_choice,
+)
+from adjudicator.games.starship_combat.standin import outcome_value, position, solve, value_of
+
+NEGLIGIBLE = Fraction(1, 10**9)
+"""A cost this small or smaller is no cost: the table's values are rounded (an error under
+10**-24 a round, ``standin.PRECISION``), so a choice inside the mix can seem to cost that."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +70,7 @@ def costly_choices(
         for seat in (0, 1):
             solution = solve(position(state, seat))
             worth = choice_worth(state, seat, choices[seat])
-            if worth < solution.value:
+            if solution.value - worth > NEGLIGIBLE:
                 best = max(solution.actions, key=lambda c: solution.mix[solution.actions.index(c)])
                 found.append(
                     CostlyChoice(state.round + 1, seat, choices[seat], worth, solution.value, best)
@@ -74,3 +86,27 @@ def decisive_choice(
     """The costliest choice of the game (the earliest of equal ones), or None if none cost."""
     found = costly_choices(start, rounds)
     return max(found, key=lambda c: (c.cost, -c.round)) if found else None
+
+
+def hint(start: StarshipState, rounds: Sequence[Mapping[str, Sequence[Choice]]]) -> Hint | None:
+    """:data:`adjudicator.core.kind.GameKind.hint`: the costliest choice, where the game's
+    start is in the shipped equilibrium table (its work is then a few small matrix games a
+    round); a start outside it would need the table built, which takes seconds: no hint."""
+    if value_of(position(start, 0)) is None:
+        return None
+    choices = [
+        tuple((r.get(player) or [NOTHING])[0] for player in start.players)  # no orders: NOTHING
+        for r in rounds
+    ]
+    found = decisive_choice(start, [(mine, theirs) for mine, theirs in choices])
+    if found is None:
+        return None
+    return Hint(
+        round=found.round,
+        player=start.players[found.seat],
+        played=format_choice(found.chose),
+        better=format_choice(found.best),
+        exact=False,
+        worth=float(found.worth),
+        value=float(found.value),
+    )

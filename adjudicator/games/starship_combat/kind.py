@@ -8,6 +8,7 @@ from typing import Any
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
 from adjudicator.games.starship_combat import RULES
 from adjudicator.games.starship_combat import pictures as sc
+from adjudicator.games.starship_combat.hints import hint
 from adjudicator.games.starship_combat.standin import stand_in
 
 TERMINATIONS = frozenset(
@@ -51,6 +52,7 @@ KIND = GameKind(
     pictures=pictures,
     stand_in=stand_in,
     seat_position=seat_position,
+    hint=hint,
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,
 )

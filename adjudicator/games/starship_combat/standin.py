@@ -9,13 +9,20 @@ is solved exactly, in :class:`fractions.Fraction` (over values rounded as :data:
 says), by the simplex pivoting method for matrix
 games (T. S. Ferguson, *Game Theory*, part II, section 4.5), and each position is solved once,
 on first use, and kept (:data:`SOLVED`).
+
+Building every position from the standard start takes seconds, too long for a first move, so
+the values of those positions ship with the package (:data:`TABLE`, written by
+``bench/starship_table.py``; a test builds them again and compares): a move then solves only
+its own round's matrix game over the shipped values of the positions it leads to.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from fractions import Fraction
+from importlib import resources
 
 from adjudicator.games.starship_combat import (
     NOTHING,
@@ -59,6 +66,45 @@ START_POSITION: Position = (3, 3, 6, 6, 30)
 SOLVED: dict[Position, Solution] = {}
 """Every position solved so far (the table, filled on first use; a pure cache: the values are
 those of the rules, whoever asks first)."""
+
+TABLE = "equilibrium.txt"
+"""The values of every position the standard start leads to, shipped with the package: a line
+``own-missiles other-missiles own-power other-power rounds-left value`` each, the value a
+fraction (``-3/7``) or a whole number. Only one of each pair of swapped positions is listed
+(:func:`swapped`): the other is worth exactly the opposite."""
+
+
+def swapped(pos: Position) -> Position:
+    """The same position seen from the other ship."""
+    return (pos[1], pos[0], pos[3], pos[2], pos[4])
+
+
+def format_table(values: dict[Position, Fraction]) -> str:
+    """The text of :data:`TABLE` for ``values`` (one of each swapped pair, the smaller)."""
+    lines = [
+        " ".join(map(str, (*pos, value)))
+        for pos, value in sorted(values.items())
+        if pos <= swapped(pos)
+    ]
+    return "".join(f"{line}\n" for line in lines)
+
+
+def parse_table(text: str) -> dict[Position, Fraction]:
+    """The values :func:`format_table` wrote, both of each swapped pair."""
+    values: dict[Position, Fraction] = {}
+    for line in text.splitlines():
+        *counts, value = line.split()
+        m1, m2, p1, p2, left = map(int, counts)
+        pos = (m1, m2, p1, p2, left)
+        values[pos] = Fraction(value)
+        values[swapped(pos)] = -Fraction(value)
+    return values
+
+
+@functools.cache
+def shipped_values() -> dict[Position, Fraction]:
+    """The values of :data:`TABLE`, read once (package data, the same on every machine)."""
+    return parse_table(resources.files(__package__).joinpath(TABLE).read_text(encoding="ascii"))
 
 
 def available(missiles: int, power: int) -> tuple[Choice, ...]:
@@ -153,21 +199,29 @@ def _pivot(tableau: list[list[Fraction]], r: int, c: int) -> None:
     tableau[r][c] = 1 / pivot
 
 
-def solve(pos: Position) -> Solution:
+def value_of(pos: Position, *, shipped: bool = True) -> Fraction | None:
+    """The position's value if it is known: solved already, or (``shipped``) in the table."""
+    if pos in SOLVED:
+        return SOLVED[pos].value
+    return shipped_values().get(pos) if shipped else None
+
+
+def solve(pos: Position, *, shipped: bool = True) -> Solution:
     """The position's equilibrium, solving the positions it leads to first (bottom up, with an
-    explicit stack: a long round limit would overflow Python's recursion)."""
+    explicit stack: a long round limit would overflow Python's recursion). With ``shipped``
+    the values of :data:`TABLE` stand for solved positions; without, everything is built."""
     stack = [pos]
     while stack:
         current = stack[-1]
         if current in SOLVED:
             stack.pop()
             continue
-        pending = [nxt for nxt in _successors(current) if nxt not in SOLVED]
+        pending = [n for n in _successors(current) if value_of(n, shipped=shipped) is None]
         if pending:
             stack.extend(pending)
             continue
         stack.pop()
-        SOLVED[current] = _solve_one(current)
+        SOLVED[current] = _solve_one(current, shipped=shipped)
     return SOLVED[pos]
 
 
@@ -177,14 +231,16 @@ def _successors(pos: Position) -> set[Position]:
     return {f for f in found if isinstance(f, tuple)}
 
 
-def _solve_one(pos: Position) -> Solution:
+def _solve_one(pos: Position, *, shipped: bool) -> Solution:
     own, other = available(pos[0], pos[2]), available(pos[1], pos[3])
     matrix = []
     for mine in own:
-        row = []
+        row: list[Fraction] = []
         for theirs in other:
             result = outcome_value(pos, mine, theirs)
-            row.append(SOLVED[result].value if isinstance(result, tuple) else result)
+            after = value_of(result, shipped=shipped) if isinstance(result, tuple) else result
+            assert after is not None  # solve() solves every position it leads to first
+            row.append(after)
         matrix.append(row)
     value, mix, reply_mix = solve_matrix(matrix)
     return Solution(value.limit_denominator(PRECISION), own, tuple(mix), other, tuple(reply_mix))

@@ -9,18 +9,24 @@ budget (the opening, with many men) nothing is claimed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from adjudicator.core.kind import Hint
 from adjudicator.games.three_musketeers.board import Move, State, outcome, play
 from adjudicator.games.three_musketeers.standin import (
     EXACT_BUDGET,
+    EXACT_MEN,
     OutOfBudget,
     ended,
     moves_of,
     position_of,
     solve,
 )
+
+HINT_BUDGET = 20_000
+"""New positions the search for the decisive move may solve over the whole game: a bound on
+its work (under a second on a busy core), so that it never holds up the game-over mail."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,16 @@ def _value_after(after: tuple[int, int, bool], budget: list[int]) -> int:
     return -value  # for the mover: positive is a win
 
 
+def _thrown(state: State, move: Move, number: int, budget: list[int]) -> ThrownWin | None:
+    """The move as a thrown win, or None (raises :class:`OutOfBudget` past the budget)."""
+    pos = position_of(state)
+    values = {Move(s, t): _value_after(after, budget) for s, t, after in moves_of(pos)}
+    if values.get(move, 0) < 0 and max(values.values()) > 0:
+        keeping = max(values, key=lambda m: (values[m], -m.origin, -m.target))
+        return ThrownWin(number, state.turn, move, keeping)
+    return None
+
+
 def thrown_wins(start: State, moves: Sequence[Move]) -> list[ThrownWin]:
     """Every move of the game that threw a win away, as far as the exact search can tell."""
     found = []
@@ -47,20 +63,61 @@ def thrown_wins(start: State, moves: Sequence[Move]) -> list[ThrownWin]:
     for number, move in enumerate(moves, start=1):
         if outcome(state) is not None:
             break
-        pos = position_of(state)
         try:
-            budget = [EXACT_BUDGET]
-            values = {Move(s, t): _value_after(after, budget) for s, t, after in moves_of(pos)}
+            thrown = _thrown(state, move, number, [EXACT_BUDGET])
         except OutOfBudget:
-            values = {}
-        if values and values.get(move, 0) < 0 and max(values.values()) > 0:
-            keeping = max(values, key=lambda m: (values[m], -m.origin, -m.target))
-            found.append(ThrownWin(number, state.turn, move, keeping))
+            thrown = None
+        if thrown is not None:
+            found.append(thrown)
         state = play(state, move)
     return found
 
 
-def decisive_move(start: State, moves: Sequence[Move]) -> ThrownWin | None:
-    """The move where the result was decided: the last that threw a win away, or None."""
-    thrown = thrown_wins(start, moves)
-    return thrown[-1] if thrown else None
+def decisive_move(
+    start: State, moves: Sequence[Move], *, budget: int = HINT_BUDGET
+) -> ThrownWin | None:
+    """The move where the result was decided: the last that threw a win away, or None.
+
+    The moves are judged from the last back, with one budget of new positions for them all
+    (positions solved for a later move serve the earlier ones): the first thrown win found is
+    the answer; a move the search cannot judge within the budget (or with more than
+    :data:`EXACT_MEN` men) ends the search with None, since an earlier move then cannot be
+    named as the last."""
+    states = [start]
+    for move in moves[:-1]:
+        states.append(play(states[-1], move))
+    left = [budget]
+    for number in range(len(moves), 0, -1):
+        state = states[number - 1]
+        if outcome(state) is not None:
+            continue
+        if bin(position_of(state)[1]).count("1") > EXACT_MEN:
+            return None
+        try:
+            thrown = _thrown(state, moves[number - 1], number, left)
+        except OutOfBudget:
+            return None
+        if thrown is not None:
+            return thrown
+    return None
+
+
+def hint(start: State, rounds: Sequence[Mapping[str, Sequence[Move]]]) -> Hint | None:
+    """:data:`adjudicator.core.kind.GameKind.hint`: the decisive move, named by its round
+    (a round is one move; a round without one ends the game on time)."""
+    moved = [
+        (number, lines[0])
+        for number, played in enumerate(rounds, start=1)
+        for lines in played.values()
+        if lines
+    ]
+    found = decisive_move(start, [move for _, move in moved])
+    if found is None:
+        return None
+    return Hint(
+        round=moved[found.number - 1][0],
+        player=start.player_of(found.side),
+        played=str(found.played),
+        better=str(found.keeping),
+        exact=True,
+    )

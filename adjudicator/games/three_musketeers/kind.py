@@ -16,6 +16,7 @@ from adjudicator.games.three_musketeers.board import (
     SIDES,
     cells_from_rows,
 )
+from adjudicator.games.three_musketeers.hints import hint
 from adjudicator.games.three_musketeers.rules import RULES
 from adjudicator.games.three_musketeers.standin import stand_in
 from adjudicator.pictures import board_after_last_move
@@ -58,6 +59,7 @@ KIND = GameKind(
     pictures=board_after_last_move(tm.text_diagram, tm.svg_diagram),
     stand_in=stand_in,
     seat_position=seat_position,
+    hint=hint,
     text_diagram=tm.text_diagram,
     seat_titles=(
         "the Musketeers",
