@@ -22,7 +22,13 @@ from adjudicator.security import hash_secret, new_secret, new_token, token_diges
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import Credentials, active_seats, checked_address, seats_of
+from adjudicator.service.games import (
+    Credentials,
+    active_seats,
+    checked_address,
+    move_seat,
+    seats_of,
+)
 from adjudicator.service.replies import (
     base_context,
     deadline_attachment,
@@ -326,9 +332,10 @@ def put_stand_in(
 
 
 def change_address(session: Session, game: Game, handle: str, address: str) -> None:
-    """A player's new address; clears the unreachable mark set by a bounce."""
+    """A player's new address; clears the unreachable mark set by a bounce. Replies to the
+    mails sent to the old address no longer prove the seat (``move_seat``)."""
     seat = _seat(session, game, handle)
-    seat.address, seat.unreachable = checked_address(address, whose=handle), False
+    move_seat(seat, checked_address(address, whose=handle))
     session.add(seat)
 
 
