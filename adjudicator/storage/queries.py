@@ -102,6 +102,10 @@ def clear_login_failures(session: Session, seat_id: int | None) -> None:
         session.delete(failure)
 
 
+def login_failures_of(session: Session, seat_id: int) -> list[LoginFailure]:
+    return list(session.exec(select(LoginFailure).where(LoginFailure.seat_id == seat_id)))
+
+
 def login_failure(session: Session, seat_id: int, source: str) -> LoginFailure | None:
     return session.exec(
         select(LoginFailure).where(LoginFailure.seat_id == seat_id, LoginFailure.source == source)
