@@ -15,7 +15,12 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    this process. Floor, same run: the standard library's parser alone on the same mails.
 2. Attacks: each attack of issue 16 tried against a fresh database through the same intake,
    and whether it succeeded (an order applied that should not be, an answer that should not
-   go, a player locked out, a header or envelope broken).
+   go, a player locked out, a header or envelope broken). Among them: the old mailbox after
+   ``SET ADDRESS`` and ``player address``; guessing from many hosts; player text (press,
+   order lines, subjects, handles asked for at JOIN) with CR, LF, U+2028/2029, NEL, VT, FF,
+   markup and 4,000-character lines, checked in every mail queued to anybody (no header it
+   made, no line over 998 bytes, no markup in an HTML part, the queued recipient alone) and
+   in every page and feed of the archive built afterwards.
 
 3. Kills: ``adjudicate serve`` (a real process on a SQLite file, Maildir in, the local outbox
    Maildir out) started and killed with SIGKILL ``--kills`` times at random moments (0.3-3 s
@@ -61,23 +66,29 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
+from xml.etree import ElementTree
 
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
+from adjudicator.archive.build import build_archive
 from adjudicator.config import Config, ServiceConfig
+from adjudicator.core.text import HANDLE
 from adjudicator.mail.maildir import deliver
+from adjudicator.security import address_code, join_code
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.gm import replace_player
+from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.intake import MAX_SECTIONS, digest_of
-from adjudicator.service.rounds import start_game
+from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
 from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import (
     Game,
+    LoginFailure,
     OrderSet,
     OutboxMail,
+    Seat,
     Submission,
     SubmissionStatus,
 )
@@ -445,12 +456,96 @@ def _after_replacement(world: World) -> bool:
     return world.order_count() > 0
 
 
+def _reply_addresses(world: World, recipient: str) -> list[str]:
+    """The Reply-To addresses of every mail queued to ``recipient`` so far."""
+    found = []
+    for sent in world.outbox():
+        if sent.recipient == recipient:
+            reply_to = message_from_bytes(sent.message)["Reply-To"]
+            if reply_to:
+                found.append(str(reply_to).strip("<> "))
+    return found
+
+
+def _old_address_keeps_seat(world: World, *, moved: Callable[[], None]) -> bool:
+    """Whoever reads alice's old mailbox after her seat moved (``moved``) tries her password
+    from there, her welcome's token address and the reply address of a mail she got there:
+    the attack succeeds if any of them places an order. The real player, from the new
+    address with her password, must still be taken (else the attack locked her out)."""
+    old = world.creds["alice"]
+    _ingest(world, mail(f"PASSWORD {old.secret}\nSTATUS", number=1))  # a mail kept there
+    replied = _reply_addresses(world, old.address)
+    moved()
+    before = world.order_count()
+    tries = [
+        mail(f"PASSWORD {old.secret}\nGIVE 3 TO bob", number=10),
+        mail("GIVE 3 TO bob", to=f"judge+{old.reply_token}@pbem.test", number=11),
+        *(mail("GIVE 3 TO bob", to=r, number=12 + n) for n, r in enumerate(replied)),
+    ]
+    for n, raw in enumerate(tries):
+        world.clock.now += timedelta(minutes=1 + n)
+        _ingest(world, raw)
+    if world.order_count() > before or not replied:
+        return True
+    legit = mail(f"PASSWORD {old.secret}\nGIVE 3 TO carol", sender=NEW_ADDRESS, number=30)
+    return _ingest(world, legit) != SubmissionStatus.ACCEPTED
+
+
+NEW_ADDRESS = "alice@new.example"
+
+
+@attack("password and reply addresses after SET ADDRESS")
+def _after_set_address(world: World) -> bool:
+    secret = world.creds["alice"].secret
+
+    def moved() -> None:
+        code = address_code(world.app.ctx.receipt_key, "alice@example.org", NEW_ADDRESS)
+        _ingest(world, mail(f"PASSWORD {secret}\nSET ADDRESS {NEW_ADDRESS} {code}", number=2))
+        with Session(world.app.engine) as session:
+            seats = session.exec(select(Seat).where(Seat.handle == "alice")).all()
+            assert {s.address for s in seats} == {NEW_ADDRESS}, "the address did not change"
+
+    return _old_address_keeps_seat(world, moved=moved)
+
+
+@attack("password and reply addresses after `player address`")
+def _after_player_address(world: World) -> bool:
+    def moved() -> None:
+        with session_scope(world.app.engine) as session:
+            game = session.exec(select(Game).where(Game.name == "gw1")).one()
+            change_address(session, game, "alice", NEW_ADDRESS)
+
+    return _old_address_keeps_seat(world, moved=moved)
+
+
 @attack("guessed passwords from one address: player told once")
 def _guessing(world: World) -> bool:
     for n in range(20):
         _ingest(world, mail(f"PASSWORD guess{n}\nGIVE 3 TO bob", number=n))
     told = [m for m in world.outbox() if m.recipient == "alice@example.org"]
     return world.order_count() > 0 or len(told) > 1
+
+
+@attack("guessed passwords from many hosts: player told once, guesses bounded")
+def _guessing_from_many(world: World) -> bool:
+    """A botnet: every host forges alice's From and tries a few passwords, fewer than one
+    host's lockout. The real player must be told once an hour, not once a host; and the seat
+    must take few guesses an hour in all, not a few per host."""
+    hosts, each = 40, 4
+    for host in range(hosts):
+        for n in range(each):
+            raw = f"Received: from h (h [203.0.113.{host}]) by mx.pbem.test\n".encode() + mail(
+                f"PASSWORD guess{host}x{n}\nGIVE 3 TO bob", number=host * 100 + n
+            )
+            _ingest(world, raw)
+    told = [m for m in world.outbox() if m.recipient == "alice@example.org"]
+    with Session(world.app.engine) as session:
+        tried = sum(f.failures for f in session.exec(select(LoginFailure)))
+    GUESSES["tried_by_many_hosts"] = tried
+    return world.order_count() > 0 or len(told) > 1 or tried > hosts * each // 2
+
+
+GUESSES: dict[str, int] = {}
 
 
 @attack("forged tries lock out the real player")
@@ -585,6 +680,157 @@ def _header_injection(world: World) -> bool:
         if any(line.lower().startswith(b"bcc:") for line in lines):
             return True
     return False
+
+
+HOSTILE_TEXT = (
+    "x\rBcc: evil@evil.example\nTo: evil@evil.example\u2028Cc: evil@evil.example\u2029"
+    "Subject: hi\x85Reply-To: evil@evil.example\x0b\x0c"
+    "<script>alert(1)</script><img src=x onerror=alert(1)>&lt;b&gt; " + "L" * 4000
+)
+"""Player text meant to break out: every line break a mail or a browser knows, header lines,
+markup, an entity, and a line far past SMTP's 998 bytes."""
+
+_SEPARATORS = (b"\x00", b"\x0b", b"\x0c", "\u2028".encode(), "\u2029".encode(), "\x85".encode())
+_INJECTED_HEADERS = (b"bcc:", b"cc:")
+
+
+def _broken_mail(raw: bytes, recipient: str) -> str | None:
+    """What is wrong with a mail we queued, if anything: a header line that player text made
+    (Bcc, Cc, a second To or Subject), a recipient not the queued one, a line longer than
+    998 bytes, a line separator or control character in the header, markup in an HTML part."""
+    head, _, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
+    lines = head.split(b"\n")
+    names = [line.split(b":", 1)[0].lower() for line in lines if line[:1] not in (b" ", b"\t")]
+    if any(name + b":" in _INJECTED_HEADERS for name in names):
+        return "a Bcc or Cc header"
+    for once in (b"to", b"from", b"subject", b"reply-to"):
+        if names.count(once) > 1:
+            return f"two {once.decode()} headers"
+    if b"\r" in head or any(c in head for c in _SEPARATORS):
+        return "a line separator or control character in the header"
+    if any(len(line) > 998 for line in lines + body.split(b"\n")):
+        return "a line longer than 998 bytes"
+    message = message_from_bytes(raw, policy=policy.default)
+    to = [a.addr_spec.lower() for a in message["To"].addresses] if message["To"] else []
+    if to != [recipient.lower()]:
+        return f"To is {to}, not {recipient}"
+    for part in message.walk():
+        if part.get_content_type() == "text/html":
+            html = str(part.get_content()).lower()
+            if "<script" in html or "<img src=x" in html:
+                return "player markup in the HTML part"
+    return None
+
+
+def _broken_outbox(world: World) -> list[str]:
+    return [
+        f"{m.kind} to {m.recipient}: {why}"
+        for m in world.outbox()
+        if (why := _broken_mail(m.message, m.recipient)) is not None
+    ]
+
+
+def _broken_archive(world: World) -> list[str]:
+    """Player markup that reached a page of the archive, or a feed that no longer parses."""
+    out = world.folder / "archive"
+    build_archive(world.app.engine, out, authority="pbem.test")
+    found = []
+    for path in out.rglob("*"):
+        if path.suffix in (".html", ".xml", ".atom"):
+            text = path.read_text(errors="replace").lower()
+            if "<script>alert" in text or "<img src=x" in text:
+                found.append(f"markup in {path.relative_to(out)}")
+        if path.suffix in (".xml", ".atom"):
+            try:
+                ElementTree.parse(path)
+            except ElementTree.ParseError as error:
+                found.append(f"{path.relative_to(out)} does not parse: {error}")
+    return found
+
+
+INJECTION_FINDINGS: dict[str, list[str]] = {}
+"""What each injection attack found, for the table."""
+
+
+@attack("injection through press, order text and subjects into others' mails and the archive")
+def _text_injection(world: World) -> bool:
+    c = world.creds
+    hostile = HOSTILE_TEXT
+    subject = f"[gw1] {hostile[:300]}"
+    press = f"PRESS\n{hostile}\nENDPRESS\nPRESS TO bob\n{hostile}\nENDPRESS"
+    orders = f"GIVE 3 TO bob {hostile}\nGIVE 3 TO {hostile}\n{hostile}"
+    for n, body in enumerate((press, orders)):
+        raw = mail(f"PASSWORD {c['alice'].secret}\n{body}", subject="[gw1] S", number=n)
+        _ingest(world, raw.replace(b"[gw1] S", subject.encode(), 1))  # raw CR, LF, U+2028
+    for n, handle in enumerate(PLAYERS):
+        world.clock.now += timedelta(minutes=1)
+        other = PLAYERS[(n + 1) % 3]
+        _ingest(
+            world,
+            mail(
+                f"PASSWORD {c[handle].secret}\nGIVE 3 TO {other}",
+                sender=f"{handle}@example.org",
+                number=10 + n,
+            ),
+        )
+    with session_scope(world.app.engine) as session:
+        game = session.exec(select(Game).where(Game.name == "gw1")).one()
+        round_ = open_round_of(session, game)
+        assert round_ is not None
+        assert round_.id is not None
+        world.clock.now += timedelta(days=4)
+        close_and_adjudicate(session, round_.id, ctx=world.app.ctx, now=world.clock(), force=True)
+    world.app.report()
+    found = _broken_outbox(world) + _broken_archive(world)
+    page = (world.folder / "archive" / "gw1" / "round-1.html").read_text()
+    if "&lt;script&gt;alert(1)" not in page:
+        found.append("the public press did not reach the archive: that part was not tried")
+    kinds = {m.kind for m in world.outbox() if m.recipient != "alice@example.org"}
+    if not {"press", "result"} <= kinds:
+        found.append(f"the other players got no press or no result ({sorted(kinds)})")
+    INJECTION_FINDINGS["text"] = found
+    return bool(found)
+
+
+@attack("injection through handles chosen at JOIN and made from addresses")
+def _handle_injection(world: World) -> bool:
+    with session_scope(world.app.engine) as session:
+        create_game(
+            session,
+            name="su1",
+            kind="sissyfight",
+            schedule="72h",
+            settings={"signup": 6},
+            players=[PlayerSpec(p, f"{p}@example.com") for p in ("ann", "ben", "cat")],
+            options={},
+            now=world.clock(),
+        )
+    key = world.app.ctx.receipt_key
+    wanted = ("x\rbcc: evil@evil.example", "<script>alert(1)</script>", "a\u2028b", "L" * 3000)
+    for n, handle in enumerate(wanted):
+        sender = f"j{n}@example.net"
+        raw = mail(
+            f"JOIN su1 {join_code(key, 'su1', sender)} NAME",
+            subject="join",
+            sender=sender,
+            number=n,
+        )
+        _ingest(world, raw.replace(b"NAME", handle.encode(), 1))
+    for n, local in enumerate(('"<script>alert(1)</script>"', '"a\\"bcc"', "x" * 60)):
+        sender = f"{local}@example.net"
+        raw = mail(
+            f"JOIN su1 {join_code(key, 'su1', sender)}",
+            subject="join",
+            sender=f"p{n}@example.net",
+            number=20 + n,
+        )
+        _ingest(world, raw.replace(f"p{n}@example.net".encode(), sender.encode(), 1))
+    with Session(world.app.engine) as session:
+        handles = [s.handle for s in session.exec(select(Seat))]
+    found = [f"handle {h!r} taken" for h in handles if not HANDLE.match(h)]
+    found += _broken_outbox(world) + _broken_archive(world)
+    INJECTION_FINDINGS["handles"] = found
+    return bool(found)
 
 
 @attack("envelope injection through From (root>x@evil)")
