@@ -1,5 +1,6 @@
 """The reliability harness's quick run (``bench/reliability.py --short``): hostile mail through
-the real intake, every attack of issue 16, and ``serve`` killed a few times. A regression (a crash, a mail lost or left
+the real intake, every attack of issue 16, deadlines across clock changes and a service
+started after a deadline, and ``serve`` killed a few times. A regression (a crash, a mail lost or left
 unanswered without a reason, an attack that succeeds again) fails here."""
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ def test_hostile_mail_and_attacks_find_nothing() -> None:
         assert hostile[figure] == 0, (figure, hostile)
     assert attacks["tried"] >= 24
     assert attacks["succeeded_names"] == []
+    deadlines, stopped = figures["time"]["deadlines"], figures["time"]["stopped_service"]
+    assert deadlines["cases"] >= 12
+    assert deadlines["wrong_cases"] == {}
+    assert stopped["closed_seconds_after_start"] is not None  # closed on start, not lost
+    assert "closed 3 hours late" in stopped["gm_notice_subject"]
+    assert stopped["round_ahead_still_open"]
     kills = figures["kills"]
     assert kills["kills"] >= 3
     assert kills["statuses"] == {"accepted": kills["mails"]}
