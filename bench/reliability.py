@@ -13,6 +13,10 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    left unprocessed, mails accepted or rejected with neither an answer nor the reason it was
    held back, mails ignored without a reason; the slowest mail (its generator); peak RSS of
    this process. Floor, same run: the standard library's parser alone on the same mails.
+   Then ``--imap-mails`` more go through a real Dovecot (tests/mailservers.py): APPENDed to a
+   folder 200 at a time and taken by the service's IMAP reader (``ImapPoller`` with the
+   service's cursor, FETCH batches of 50 into ``App.ingest_batch``, as ``serve`` runs it);
+   the slowest FETCH batch is named by its kinds.
 2. Attacks: each attack of issue 16 tried against a fresh database through the same intake,
    and whether it succeeded (an order applied that should not be, an answer that should not
    go, a player locked out, a header or envelope broken). Among them: the old mailbox after
@@ -41,13 +45,16 @@ Not measured here: rounds closing during the kills, IMAP, SMTP and PostgreSQL ou
 the existing fault tests cover parts of them (tests/mail/test_crash_*.py,
 tests/test_serve_outages.py).
 
-``--short`` is the mode the test suite runs (tests/test_reliability_bench.py): 300 mails, small
-big bodies, every attack. The last line printed is a JSON object with every figure.
+``--short`` is the mode the test suite runs (tests/test_reliability_bench.py): 200 mails, 100
+through Dovecot, small big bodies, every attack. The last line printed is a JSON object with
+every figure.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import imaplib
 import io
 import json
 import os
@@ -70,6 +77,7 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 from sqlmodel import Session, col, select
@@ -78,6 +86,7 @@ from adjudicator.app import App, make_app
 from adjudicator.archive.build import build_archive
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.core.text import HANDLE
+from adjudicator.mail.imap import HandlerError, ImapPoller, ImapSettings
 from adjudicator.mail.maildir import deliver
 from adjudicator.security import address_code, join_code
 from adjudicator.service.closing import close_and_adjudicate
@@ -86,6 +95,7 @@ from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.intake import MAX_SECTIONS, digest_of
 from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
+from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import (
     Game,
@@ -98,6 +108,7 @@ from adjudicator.storage.models import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from mailservers import Dovecot
 from playing import START, Clock
 from reliability_time import deadlines, stopped_service
 
@@ -302,16 +313,22 @@ RARE = ("many-headers", "body-")
 """Generators too slow to run often: each runs a few times per run."""
 
 
+def _plan(count: int, rng: random.Random, kinds: list[str]) -> list[str]:
+    """``count`` generator names: the rare ones twice each, the others drawn at random."""
+    common = [k for k in kinds if not k.startswith(RARE)]
+    plan = [k for k in kinds if k.startswith(RARE) for _ in range(2)]
+    plan += [rng.choice(common) for _ in range(max(0, count - len(plan)))]
+    rng.shuffle(plan)
+    return plan
+
+
 def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, object]:
+    """Every mail through ``App.ingest``, one at a time, as ``adjudicate receive`` does."""
     rng = random.Random(seed)
     world = World.make()
     secret = world.creds["alice"].secret
     kinds = hostile_kinds(big_mb, short)
-    common = [k for k in kinds if not k.startswith(RARE)]
-    rare = [k for k in kinds if k.startswith(RARE)]
-    plan = [k for k in rare for _ in range(2)]
-    plan += [rng.choice(common) for _ in range(max(0, count - len(plan)))]
-    rng.shuffle(plan)
+    plan = _plan(count, rng, list(kinds))
     crashes, slowest, times, floor = 0, ("", 0.0), [], 0.0
     tried: Counter[str] = Counter()
     digests: set[str] = set()
@@ -338,6 +355,7 @@ def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, 
         world.close()
     total = sum(times)
     return {
+        "through": "App.ingest, one mail at a time",
         "mails": len(plan),
         "distinct": len(digests),  # some generators repeat their bytes: the copies are dropped
         "kinds": dict(sorted(tried.items())),
@@ -349,8 +367,132 @@ def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, 
         "slowest_kind": slowest[0],
         "slowest_seconds": round(slowest[1], 3),
         "floor_stdlib_parse_seconds": round(floor, 2),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mb": _peak_rss_mb(),
     }
+
+
+def _peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+APPEND_CHUNK = 200
+"""Mails put into the Dovecot folder with one MULTIAPPEND before the reader takes them."""
+
+
+@dataclass
+class _ImapRun:
+    """What the service's IMAP reader handed to the intake, batch by batch."""
+
+    world: World
+    plan: list[str]
+    handed: int = 0
+    crashes: int = 0
+    digests: set[str] = field(default_factory=set)
+    times: list[float] = field(default_factory=list)
+    slowest: tuple[list[str], float] = ([], 0.0)
+    floor: float = 0.0
+
+    def take(self, raws: list[bytes]) -> None:
+        """The poller's ``handle_batch``: ``ingest_batch`` as ``adjudicate serve`` calls it,
+        with the clock at 30 s a mail so that the limits per hour apply."""
+        kinds = self.plan[self.handed : self.handed + len(raws)]
+        self.world.clock.now = START + timedelta(seconds=self.handed * 30)
+        self.handed += len(raws)
+        self.digests.update(digest_of(raw) for raw in raws)
+        began = time.perf_counter()
+        try:
+            self.world.app.ingest_batch(raws, channel="imap")
+        except Exception:  # the figure: an exception out of the intake (the batch comes again)
+            self.crashes += 1
+            raise
+        finally:
+            took = time.perf_counter() - began
+            self.times.append(took)
+            if took > self.slowest[1]:
+                self.slowest = (kinds, took)
+        began = time.perf_counter()
+        for raw in raws:
+            message_from_bytes(raw, policy=policy.compat32)
+        self.floor += time.perf_counter() - began
+
+
+def hostile_imap(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, object]:
+    """The same mails APPENDed to a real Dovecot folder, ``APPEND_CHUNK`` at a time, and taken
+    by the service's IMAP reader (``ImapPoller``, the service's own cursor in the database,
+    FETCH batches of 50 into ``App.ingest_batch``). Dovecot stores what it is given in its own
+    way (LF becomes CRLF, a NUL byte 0x80), so what must be stored is what the reader handed
+    over: its digests."""
+    try:
+        server = Dovecot.create()
+        server.start()
+    except BaseException as error:  # no Dovecot here: say so instead of a figure
+        return {"through": "Dovecot", "skipped": f"{type(error).__name__}: {error}"}
+    rng = random.Random(seed)
+    world = World.make()
+    kinds = hostile_kinds(big_mb, short)
+    run = _ImapRun(world, _plan(count, rng, list(kinds)))
+    user = "judge"
+    poller = ImapPoller(
+        ImapSettings(host=server.host, port=server.port, username=user, password=server.password),
+        cursors=DatabaseCursorStore(world.app.engine),
+        handle_batch=run.take,
+    )
+    appending, reading, appended, refused = 0.0, 0.0, 0, 0
+    try:
+        with server.client(user) as client:
+            for start in range(0, len(run.plan), APPEND_CHUNK):
+                chunk = [
+                    kinds[k](rng, world.creds["alice"].secret)
+                    for k in run.plan[start : start + APPEND_CHUNK]
+                ]
+                began = time.perf_counter()
+                appended, refused = _append(client, chunk, appended, refused)
+                appending += time.perf_counter() - began
+                began = time.perf_counter()
+                with contextlib.suppress(HandlerError):  # counted in take(); comes again
+                    poller.run_once()
+                reading += time.perf_counter() - began
+        figures = _hostile_outcomes(world, run.digests)
+    finally:
+        poller.close()
+        world.close()
+        server.remove()
+    total = sum(run.times)
+    return {
+        "through": "Dovecot: APPEND, then the service's IMAP reader",
+        "mails": len(run.plan),
+        "appended": appended,
+        "refused_by_dovecot": refused,
+        "kinds": dict(sorted(Counter(run.plan).items())),
+        "handed_to_intake": run.handed,
+        "distinct_as_fetched": len(run.digests),
+        "crashes": run.crashes + int(figures.pop("failed")),
+        **figures,
+        "append_seconds": round(appending, 1),
+        "read_and_ingest_seconds": round(reading, 1),
+        "ingest_seconds": round(total, 1),
+        "mails_per_second_read_and_ingest": round(run.handed / reading, 1) if reading else None,
+        "slowest_batch_seconds": round(run.slowest[1], 3),
+        "slowest_batch_kinds": dict(Counter(run.slowest[0])),
+        "floor_stdlib_parse_seconds": round(run.floor, 2),
+        "peak_rss_mb": _peak_rss_mb(),
+    }
+
+
+def _append(client: Any, raws: list[bytes], appended: int, refused: int) -> tuple[int, int]:
+    """MULTIAPPEND ``raws``; if the server refuses the command, one by one, counting what it
+    refuses (it never reaches the service, as a mail server would refuse it at SMTP)."""
+    try:
+        client.multiappend("INBOX", raws)
+        return appended + len(raws), refused
+    except imaplib.IMAP4.error:
+        for raw in raws:
+            try:
+                client.append("INBOX", raw)
+                appended += 1
+            except imaplib.IMAP4.error:
+                refused += 1
+        return appended, refused
 
 
 def _hostile_outcomes(world: World, digests: set[str]) -> dict[str, int]:
@@ -1082,7 +1224,10 @@ def _table(rows: Iterable[tuple[str, object]]) -> None:
 
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mails", type=int, default=100_000)
+    parser.add_argument("--mails", type=int, default=100_000, help="hostile mails in-process")
+    parser.add_argument(
+        "--imap-mails", type=int, default=10_000, help="hostile mails through Dovecot (0: none)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--big-mb", default="10,50")
     parser.add_argument("--parts", default="hostile,attacks,time,kills,outages")
@@ -1092,6 +1237,20 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--kill-games", type=int, default=50)
     parser.add_argument("--short", action="store_true", help="the test suite's quick run")
     return parser.parse_args()
+
+
+def _hostile(
+    run: Callable[[int, int, list[int], bool], dict[str, object]],
+    count: int,
+    seed: int,
+    big: list[int],
+    short: bool,
+) -> dict[str, object]:
+    found = run(count, seed, big, short)
+    print(f"Hostile mail through the real intake ({found['through']}, SQLite)")
+    _table((k, v) for k, v in found.items() if k not in ("kinds", "through"))
+    print(f"  kinds: {found.get('kinds')}")
+    return found
 
 
 def _time() -> dict[str, object]:
@@ -1108,17 +1267,17 @@ def main() -> None:
     big = [int(x) for x in args.big_mb.split(",") if x]
     parts = set(args.parts.split(","))
     if args.short:
-        args.mails, big = 200, [1]
+        args.mails, args.imap_mails, big = 200, 100, [1]
         FLOOD.update(strangers=STRANGERS_PER_HOUR + 5, victim=10)
         args.kills, args.kill_mails, args.kill_games = 3, 60, 5
         parts.discard("outages")  # a lock must outlast the 10 s busy timeout: too slow here
     figures: dict[str, object] = {"short": args.short, "seed": args.seed}
     if "hostile" in parts:
-        found = hostile(args.mails, args.seed, big, args.short)
-        figures["hostile"] = found
-        print("Hostile mail through the real intake (App.ingest, SQLite)")
-        _table((k, v) for k, v in found.items() if k != "kinds")
-        print(f"  kinds: {found['kinds']}")
+        figures["hostile"] = _hostile(hostile, args.mails, args.seed, big, args.short)
+        if args.imap_mails:
+            figures["hostile_imap"] = _hostile(
+                hostile_imap, args.imap_mails, args.seed, big, args.short
+            )
     if "attacks" in parts:
         found = attacks()
         figures["attacks"] = found

@@ -322,7 +322,7 @@ def stopped_service(*, late_hours: float = 3.0, wait_seconds: float = 120.0) -> 
 def _serving_seconds(log: str) -> float | None:
     """From the log line saying the service serves to the one saying round 1 of ``late`` was
     adjudicated: how soon a deadline missed while stopped is taken up once the service runs."""
-    stamps = {}
+    stamps: dict[str, str] = {}
     for line in log.splitlines():
         if "adjudicator serving" in line:
             stamps.setdefault("serving", line.split()[0])
