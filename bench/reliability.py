@@ -350,6 +350,7 @@ def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, 
             began = time.perf_counter()
             message_from_bytes(raw, policy=policy.compat32)
             floor += time.perf_counter() - began
+            _progress(number + 1, crashes, sum(times))
         figures = _hostile_outcomes(world, digests)
     finally:
         world.close()
@@ -369,6 +370,17 @@ def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, 
         "floor_stdlib_parse_seconds": round(floor, 2),
         "peak_rss_mb": _peak_rss_mb(),
     }
+
+
+def _progress(done: int, crashes: int, seconds: float, *, every: int = 1) -> None:
+    """A line on stderr every 1,000 mails: a long run shows how far it got."""
+    if done // 1000 != (done - every) // 1000:
+        print(
+            f"  ... {done} mails, {crashes} crashes, {seconds:.0f} s in the intake,"
+            f" peak RSS {_peak_rss_mb()} MB",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _peak_rss_mb() -> float:
@@ -414,6 +426,7 @@ class _ImapRun:
         for raw in raws:
             message_from_bytes(raw, policy=policy.compat32)
         self.floor += time.perf_counter() - began
+        _progress(self.handed, self.crashes, sum(self.times), every=len(raws))
 
 
 def hostile_imap(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, object]:
