@@ -258,7 +258,7 @@ def deadlines() -> dict[str, object]:
 # ---------------------------------------------------------------------------------------------
 
 
-def stopped_service(*, late_hours: float = 3.0, wait_seconds: float = 120.0) -> dict[str, object]:
+def stopped_service(*, late_hours: float = 3.0, wait_seconds: float = 300.0) -> dict[str, object]:
     """``serve`` started ``late_hours`` after the deadline of game ``late`` passed (the real
     clock: a real process), with game ``ahead``'s deadline an hour away; until ``late`` is
     closed and the game master's notice written (at most ``wait_seconds``), then SIGTERM."""
