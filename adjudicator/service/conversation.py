@@ -99,7 +99,7 @@ def queue_answer(
             "handle": next(iter(handles)) if len(handles) == 1 else None,
             "service_address": ctx.identity.address,
         }
-        replies.queue_reply(
+        queued = replies.queue_reply(
             session,
             ctx=ctx,
             kind="answer",
@@ -111,6 +111,8 @@ def queue_answer(
             game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
             seat_id=seat.id if seat is not None else None,
         )
+        if not queued:  # the answer limits (throttle.py): the reason stays with the mail
+            handling.notes.append(f"answer to {to} held back (rate limit or loop)")
 
 
 def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:

@@ -206,9 +206,11 @@ def _answer(
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
     if handling is not None:
+        before = len(handling.notes)
         conversation.queue_answer(
             session, ctx=ctx, handling=handling, answer=answer, submission=submission, now=now
         )
+        notes += handling.notes[before:]  # an answer left out or held back, and why
     return accepted, notes
 
 

@@ -24,9 +24,10 @@ from adjudicator.service.throttle import (
     ANSWERS_PER_HOUR,
     LOOP_ANSWERS,
     STRANGER_ANSWERS_PER_HOUR,
+    STRANGERS_PER_HOUR,
 )
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import LoginFailure, OutboxMail, SubmissionStatus
+from adjudicator.storage.models import LoginFailure, OutboxMail, Submission, SubmissionStatus
 
 __all__ = ["creds"]
 
@@ -159,6 +160,21 @@ def test_guesses_from_many_hosts_are_bounded_and_told_once(
         SubmissionStatus.ACCEPTED
     )
     assert stored_orders(app) == [["GIVE 3 TO carol"], ["GIVE 3 TO bob"]]
+
+
+def test_answers_to_commands_count_towards_all_strangers_and_leave_a_reason(app: App) -> None:
+    """Answers to a mail's commands (HELP) were not counted by the limit of all addresses
+    without a seat together: forged HELP from many addresses got an answer each
+    (backscatter). And a mail whose answer the limits held back kept no word of why."""
+    for n in range(STRANGERS_PER_HOUR + 2):
+        raw = make_mail("HELP", sender=f"s{n}@example.net", subject="help")
+        app.ingest(raw, channel="pipe")
+    answered = [to for kind, to, _ in outbox(app) if kind == "answer"]
+    assert len(answered) == STRANGERS_PER_HOUR
+    with Session(app.engine) as session:
+        last = session.exec(select(Submission).order_by(col(Submission.id).desc())).first()
+    assert last is not None
+    assert "held back" in (last.note or "")
 
 
 def test_a_missing_password_is_named_as_the_cause(app: App, creds: dict[str, Credentials]) -> None:
