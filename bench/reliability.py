@@ -516,7 +516,7 @@ def _hostile_outcomes(world: World, digests: set[str]) -> dict[str, int]:
         answered = {
             int(key.split(":")[1])
             for key in session.exec(select(OutboxMail.key))
-            if key.startswith("reply:")
+            if key.startswith(("reply:", "answer:"))  # answers to sections, to commands
         }
     stored = {digest for _, digest, _, _ in rows}
     status = Counter(s for _, _, s, _ in rows)
@@ -525,7 +525,10 @@ def _hostile_outcomes(world: World, digests: set[str]) -> dict[str, int]:
         for id_, _, s, note in rows
         if s in (SubmissionStatus.ACCEPTED, SubmissionStatus.REJECTED)
         and id_ not in answered
-        and not any(w in (note or "") for w in ("held back", "source locked", "password again"))
+        and not any(
+            w in (note or "")
+            for w in ("held back", "left out", "not answered", "source locked", "password again")
+        )
     ]
     return {
         "not_stored": len(digests - stored),
@@ -810,6 +813,14 @@ FLOOD = {"strangers": 400, "victim": 400}
 def _strangers(world: World) -> bool:
     for n in range(FLOOD["strangers"]):
         _ingest(world, mail("GIVE 3 TO bob", sender=f"s{n}@example.net", number=n))
+    return len(world.outbox()) > STRANGERS_PER_HOUR
+
+
+@attack("forged HELP from many addresses")
+def _help_strangers(world: World) -> bool:
+    """Commands answer without a seat: each forged HELP is a mail to whoever is in From."""
+    for n in range(FLOOD["strangers"]):
+        _ingest(world, mail("HELP", subject="help", sender=f"h{n}@example.net", number=n))
     return len(world.outbox()) > STRANGERS_PER_HOUR
 
 

@@ -44,7 +44,7 @@ def test_hostile_mail_and_attacks_find_nothing() -> None:
         assert through_imap["handed_to_intake"] == through_imap["appended"] >= 100
         for figure in ("crashes", "not_stored", "unprocessed", "unanswered_without_reason"):
             assert through_imap[figure] == 0, (figure, through_imap)
-    assert attacks["tried"] >= 24
+    assert attacks["tried"] >= 25
     assert attacks["succeeded_names"] == []
     deadlines, stopped = figures["time"]["deadlines"], figures["time"]["stopped_service"]
     assert deadlines["cases"] >= 12
