@@ -66,11 +66,13 @@ class App:
         mails again."""
         with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
             stored = store_batch(session, raws, channel=channel, now=self.clock())
-            fresh = {mail.id for mail in stored}
-            digests = list(dict.fromkeys(digest_of(raw) for raw in raws))
-            unprocessed = [
-                i for i in queries.received_with_digests(session, digests) if i not in fresh
-            ]
+            unprocessed: list[int] = []
+            if len(stored) < len(raws):  # copies among them: of mail never processed?
+                fresh = {mail.id for mail in stored}
+                digests = list(dict.fromkeys(digest_of(raw) for raw in raws))
+                unprocessed = [
+                    i for i in queries.received_with_digests(session, digests) if i not in fresh
+                ]
         for mail in stored:
             events.info("mail.stored", submission=mail.id, channel=channel, bytes=len(mail.raw))
         if len(stored) < len(raws):

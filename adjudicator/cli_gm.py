@@ -260,7 +260,8 @@ def _decide(game_name: str, address: str, *, approve: bool) -> None:
 
 @player_app.command("address")
 def address(game_name: GameName, handle: Handle, new_address: Address) -> None:
-    """Change a player's address (clears the unreachable mark of a bounce)."""
+    """Change a player's address (clears the unreachable mark of a bounce); replies to mails
+    sent to the old address no longer count."""
     _run(
         game_name,
         lambda session, game, ctx, now: gm.change_address(session, game, handle, new_address),

@@ -13,9 +13,18 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    left unprocessed, mails accepted or rejected with neither an answer nor the reason it was
    held back, mails ignored without a reason; the slowest mail (its generator); peak RSS of
    this process. Floor, same run: the standard library's parser alone on the same mails.
+   Then ``--imap-mails`` more go through a real Dovecot (tests/mailservers.py): APPENDed to a
+   folder 200 at a time and taken by the service's IMAP reader (``ImapPoller`` with the
+   service's cursor, FETCH batches of 50 into ``App.ingest_batch``, as ``serve`` runs it);
+   the slowest FETCH batch is named by its kinds.
 2. Attacks: each attack of issue 16 tried against a fresh database through the same intake,
    and whether it succeeded (an order applied that should not be, an answer that should not
-   go, a player locked out, a header or envelope broken).
+   go, a player locked out, a header or envelope broken). Among them: the old mailbox after
+   ``SET ADDRESS`` and ``player address``; guessing from many hosts; player text (press,
+   order lines, subjects, handles asked for at JOIN) with CR, LF, U+2028/2029, NEL, VT, FF,
+   markup and 4,000-character lines, checked in every mail queued to anybody (no header it
+   made, no line over 998 bytes, no markup in an HTML part, the queued recipient alone) and
+   in every page and feed of the archive built afterwards.
 
 3. Kills: ``adjudicate serve`` (a real process on a SQLite file, Maildir in, the local outbox
    Maildir out) started and killed with SIGKILL ``--kills`` times at random moments (0.3-3 s
@@ -28,17 +37,24 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    stay up, log its waits and catch up; ``adjudicate receive`` under the lock must exit 75 (the
    mail server retries) and its retry be taken. Not in ``--short``.
 
-Not measured here: rounds closing during the kills, IMAP, SMTP and PostgreSQL outages, disk full,
-and the time checks; the existing fault tests cover parts of them (tests/mail/test_crash_*.py,
+Time (``bench/reliability_time.py``): deadlines across daylight-saving changes and 29 February
+in five zones, on the tests' clock; ``serve`` started after a deadline passed while it was
+stopped.
+
+Not measured here: rounds closing during the kills, IMAP, SMTP and PostgreSQL outages, disk full;
+the existing fault tests cover parts of them (tests/mail/test_crash_*.py,
 tests/test_serve_outages.py).
 
-``--short`` is the mode the test suite runs (tests/test_reliability_bench.py): 300 mails, small
-big bodies, every attack. The last line printed is a JSON object with every figure.
+``--short`` is the mode the test suite runs (tests/test_reliability_bench.py): 200 mails, 100
+through Dovecot, small big bodies, every attack. The last line printed is a JSON object with
+every figure.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import imaplib
 import io
 import json
 import os
@@ -54,36 +70,47 @@ import tempfile
 import time
 import zipfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
 
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
+from adjudicator.archive.build import build_archive
 from adjudicator.config import Config, ServiceConfig
+from adjudicator.core.text import HANDLE
+from adjudicator.mail.imap import HandlerError, ImapPoller, ImapSettings
 from adjudicator.mail.maildir import deliver
+from adjudicator.security import address_code, join_code
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.gm import replace_player
+from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.intake import MAX_SECTIONS, digest_of
-from adjudicator.service.rounds import start_game
+from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
+from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import (
     Game,
+    LoginFailure,
     OrderSet,
     OutboxMail,
+    Seat,
     Submission,
     SubmissionStatus,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from mailservers import Dovecot
 from playing import START, Clock
+from reliability_time import deadlines, stopped_service
 
 SERVICE = "judge@pbem.test"
 PLAYERS = ("alice", "bob", "carol")
@@ -286,16 +313,22 @@ RARE = ("many-headers", "body-")
 """Generators too slow to run often: each runs a few times per run."""
 
 
+def _plan(count: int, rng: random.Random, kinds: list[str]) -> list[str]:
+    """``count`` generator names: the rare ones twice each, the others drawn at random."""
+    common = [k for k in kinds if not k.startswith(RARE)]
+    plan = [k for k in kinds if k.startswith(RARE) for _ in range(2)]
+    plan += [rng.choice(common) for _ in range(max(0, count - len(plan)))]
+    rng.shuffle(plan)
+    return plan
+
+
 def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, object]:
+    """Every mail through ``App.ingest``, one at a time, as ``adjudicate receive`` does."""
     rng = random.Random(seed)
     world = World.make()
     secret = world.creds["alice"].secret
     kinds = hostile_kinds(big_mb, short)
-    common = [k for k in kinds if not k.startswith(RARE)]
-    rare = [k for k in kinds if k.startswith(RARE)]
-    plan = [k for k in rare for _ in range(2)]
-    plan += [rng.choice(common) for _ in range(max(0, count - len(plan)))]
-    rng.shuffle(plan)
+    plan = _plan(count, rng, list(kinds))
     crashes, slowest, times, floor = 0, ("", 0.0), [], 0.0
     tried: Counter[str] = Counter()
     digests: set[str] = set()
@@ -317,11 +350,13 @@ def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, 
             began = time.perf_counter()
             message_from_bytes(raw, policy=policy.compat32)
             floor += time.perf_counter() - began
+            _progress(number + 1, crashes, sum(times))
         figures = _hostile_outcomes(world, digests)
     finally:
         world.close()
     total = sum(times)
     return {
+        "through": "App.ingest, one mail at a time",
         "mails": len(plan),
         "distinct": len(digests),  # some generators repeat their bytes: the copies are dropped
         "kinds": dict(sorted(tried.items())),
@@ -333,8 +368,144 @@ def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, 
         "slowest_kind": slowest[0],
         "slowest_seconds": round(slowest[1], 3),
         "floor_stdlib_parse_seconds": round(floor, 2),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mb": _peak_rss_mb(),
     }
+
+
+def _progress(done: int, crashes: int, seconds: float, *, every: int = 1) -> None:
+    """A line on stderr every 1,000 mails: a long run shows how far it got."""
+    if done // 1000 != (done - every) // 1000:
+        print(
+            f"  ... {done} mails, {crashes} crashes, {seconds:.0f} s in the intake,"
+            f" peak RSS {_peak_rss_mb()} MB",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+APPEND_CHUNK = 200
+"""Mails put into the Dovecot folder with one MULTIAPPEND before the reader takes them."""
+
+
+@dataclass
+class _ImapRun:
+    """What the service's IMAP reader handed to the intake, batch by batch."""
+
+    world: World
+    plan: list[str]
+    handed: int = 0
+    crashes: int = 0
+    digests: set[str] = field(default_factory=set)
+    times: list[float] = field(default_factory=list)
+    slowest: tuple[list[str], float] = ([], 0.0)
+    floor: float = 0.0
+
+    def take(self, raws: list[bytes]) -> None:
+        """The poller's ``handle_batch``: ``ingest_batch`` as ``adjudicate serve`` calls it,
+        with the clock at 30 s a mail so that the limits per hour apply."""
+        kinds = self.plan[self.handed : self.handed + len(raws)]
+        self.world.clock.now = START + timedelta(seconds=self.handed * 30)
+        self.handed += len(raws)
+        self.digests.update(digest_of(raw) for raw in raws)
+        began = time.perf_counter()
+        try:
+            self.world.app.ingest_batch(raws, channel="imap")
+        except Exception:  # the figure: an exception out of the intake (the batch comes again)
+            self.crashes += 1
+            raise
+        finally:
+            took = time.perf_counter() - began
+            self.times.append(took)
+            if took > self.slowest[1]:
+                self.slowest = (kinds, took)
+        began = time.perf_counter()
+        for raw in raws:
+            message_from_bytes(raw, policy=policy.compat32)
+        self.floor += time.perf_counter() - began
+        _progress(self.handed, self.crashes, sum(self.times), every=len(raws))
+
+
+def hostile_imap(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, object]:
+    """The same mails APPENDed to a real Dovecot folder, ``APPEND_CHUNK`` at a time, and taken
+    by the service's IMAP reader (``ImapPoller``, the service's own cursor in the database,
+    FETCH batches of 50 into ``App.ingest_batch``). Dovecot stores what it is given in its own
+    way (LF becomes CRLF, a NUL byte 0x80), so what must be stored is what the reader handed
+    over: its digests."""
+    try:
+        server = Dovecot.create()
+        server.start()
+    except BaseException as error:  # no Dovecot here: say so instead of a figure
+        return {"through": "Dovecot", "skipped": f"{type(error).__name__}: {error}"}
+    rng = random.Random(seed)
+    world = World.make()
+    kinds = hostile_kinds(big_mb, short)
+    run = _ImapRun(world, _plan(count, rng, list(kinds)))
+    user = "judge"
+    poller = ImapPoller(
+        ImapSettings(host=server.host, port=server.port, username=user, password=server.password),
+        cursors=DatabaseCursorStore(world.app.engine),
+        handle_batch=run.take,
+    )
+    appending, reading, appended, refused = 0.0, 0.0, 0, 0
+    try:
+        with server.client(user) as client:
+            for start in range(0, len(run.plan), APPEND_CHUNK):
+                chunk = [
+                    kinds[k](rng, world.creds["alice"].secret)
+                    for k in run.plan[start : start + APPEND_CHUNK]
+                ]
+                began = time.perf_counter()
+                appended, refused = _append(client, chunk, appended, refused)
+                appending += time.perf_counter() - began
+                began = time.perf_counter()
+                with contextlib.suppress(HandlerError):  # counted in take(); comes again
+                    poller.run_once()
+                reading += time.perf_counter() - began
+        figures = _hostile_outcomes(world, run.digests)
+    finally:
+        poller.close()
+        world.close()
+        server.remove()
+    total = sum(run.times)
+    return {
+        "through": "Dovecot: APPEND, then the service's IMAP reader",
+        "mails": len(run.plan),
+        "appended": appended,
+        "refused_by_dovecot": refused,
+        "kinds": dict(sorted(Counter(run.plan).items())),
+        "handed_to_intake": run.handed,
+        "distinct_as_fetched": len(run.digests),
+        "crashes": run.crashes + int(figures.pop("failed")),
+        **figures,
+        "append_seconds": round(appending, 1),
+        "read_and_ingest_seconds": round(reading, 1),
+        "ingest_seconds": round(total, 1),
+        "mails_per_second_read_and_ingest": round(run.handed / reading, 1) if reading else None,
+        "slowest_batch_seconds": round(run.slowest[1], 3),
+        "slowest_batch_kinds": dict(Counter(run.slowest[0])),
+        "floor_stdlib_parse_seconds": round(run.floor, 2),
+        "peak_rss_mb": _peak_rss_mb(),
+    }
+
+
+def _append(client: Any, raws: list[bytes], appended: int, refused: int) -> tuple[int, int]:
+    """MULTIAPPEND ``raws``; if the server refuses the command, one by one, counting what it
+    refuses (it never reaches the service, as a mail server would refuse it at SMTP)."""
+    try:
+        client.multiappend("INBOX", raws)
+        return appended + len(raws), refused
+    except imaplib.IMAP4.error:
+        for raw in raws:
+            try:
+                client.append("INBOX", raw)
+                appended += 1
+            except imaplib.IMAP4.error:
+                refused += 1
+        return appended, refused
 
 
 def _hostile_outcomes(world: World, digests: set[str]) -> dict[str, int]:
@@ -345,7 +516,7 @@ def _hostile_outcomes(world: World, digests: set[str]) -> dict[str, int]:
         answered = {
             int(key.split(":")[1])
             for key in session.exec(select(OutboxMail.key))
-            if key.startswith("reply:")
+            if key.startswith(("reply:", "answer:"))  # answers to sections, to commands
         }
     stored = {digest for _, digest, _, _ in rows}
     status = Counter(s for _, _, s, _ in rows)
@@ -354,7 +525,10 @@ def _hostile_outcomes(world: World, digests: set[str]) -> dict[str, int]:
         for id_, _, s, note in rows
         if s in (SubmissionStatus.ACCEPTED, SubmissionStatus.REJECTED)
         and id_ not in answered
-        and not any(w in (note or "") for w in ("held back", "source locked", "password again"))
+        and not any(
+            w in (note or "")
+            for w in ("held back", "left out", "not answered", "source locked", "password again")
+        )
     ]
     return {
         "not_stored": len(digests - stored),
@@ -445,12 +619,96 @@ def _after_replacement(world: World) -> bool:
     return world.order_count() > 0
 
 
+def _reply_addresses(world: World, recipient: str) -> list[str]:
+    """The Reply-To addresses of every mail queued to ``recipient`` so far."""
+    found = []
+    for sent in world.outbox():
+        if sent.recipient == recipient:
+            reply_to = message_from_bytes(sent.message)["Reply-To"]
+            if reply_to:
+                found.append(str(reply_to).strip("<> "))
+    return found
+
+
+def _old_address_keeps_seat(world: World, *, moved: Callable[[], None]) -> bool:
+    """Whoever reads alice's old mailbox after her seat moved (``moved``) tries her password
+    from there, her welcome's token address and the reply address of a mail she got there:
+    the attack succeeds if any of them places an order. The real player, from the new
+    address with her password, must still be taken (else the attack locked her out)."""
+    old = world.creds["alice"]
+    _ingest(world, mail(f"PASSWORD {old.secret}\nSTATUS", number=1))  # a mail kept there
+    replied = _reply_addresses(world, old.address)
+    moved()
+    before = world.order_count()
+    tries = [
+        mail(f"PASSWORD {old.secret}\nGIVE 3 TO bob", number=10),
+        mail("GIVE 3 TO bob", to=f"judge+{old.reply_token}@pbem.test", number=11),
+        *(mail("GIVE 3 TO bob", to=r, number=12 + n) for n, r in enumerate(replied)),
+    ]
+    for n, raw in enumerate(tries):
+        world.clock.now += timedelta(minutes=1 + n)
+        _ingest(world, raw)
+    if world.order_count() > before or not replied:
+        return True
+    legit = mail(f"PASSWORD {old.secret}\nGIVE 3 TO carol", sender=NEW_ADDRESS, number=30)
+    return _ingest(world, legit) != SubmissionStatus.ACCEPTED
+
+
+NEW_ADDRESS = "alice@new.example"
+
+
+@attack("password and reply addresses after SET ADDRESS")
+def _after_set_address(world: World) -> bool:
+    secret = world.creds["alice"].secret
+
+    def moved() -> None:
+        code = address_code(world.app.ctx.receipt_key, "alice@example.org", NEW_ADDRESS)
+        _ingest(world, mail(f"PASSWORD {secret}\nSET ADDRESS {NEW_ADDRESS} {code}", number=2))
+        with Session(world.app.engine) as session:
+            seats = session.exec(select(Seat).where(Seat.handle == "alice")).all()
+            assert {s.address for s in seats} == {NEW_ADDRESS}, "the address did not change"
+
+    return _old_address_keeps_seat(world, moved=moved)
+
+
+@attack("password and reply addresses after `player address`")
+def _after_player_address(world: World) -> bool:
+    def moved() -> None:
+        with session_scope(world.app.engine) as session:
+            game = session.exec(select(Game).where(Game.name == "gw1")).one()
+            change_address(session, game, "alice", NEW_ADDRESS)
+
+    return _old_address_keeps_seat(world, moved=moved)
+
+
 @attack("guessed passwords from one address: player told once")
 def _guessing(world: World) -> bool:
     for n in range(20):
         _ingest(world, mail(f"PASSWORD guess{n}\nGIVE 3 TO bob", number=n))
     told = [m for m in world.outbox() if m.recipient == "alice@example.org"]
     return world.order_count() > 0 or len(told) > 1
+
+
+@attack("guessed passwords from many hosts: player told once, guesses bounded")
+def _guessing_from_many(world: World) -> bool:
+    """A botnet: every host forges alice's From and tries a few passwords, fewer than one
+    host's lockout. The real player must be told once an hour, not once a host; and the seat
+    must take few guesses an hour in all, not a few per host."""
+    hosts, each = 40, 4
+    for host in range(hosts):
+        for n in range(each):
+            raw = f"Received: from h (h [203.0.113.{host}]) by mx.pbem.test\n".encode() + mail(
+                f"PASSWORD guess{host}x{n}\nGIVE 3 TO bob", number=host * 100 + n
+            )
+            _ingest(world, raw)
+    told = [m for m in world.outbox() if m.recipient == "alice@example.org"]
+    with Session(world.app.engine) as session:
+        tried = sum(f.failures for f in session.exec(select(LoginFailure)))
+    GUESSES["tried_by_many_hosts"] = tried
+    return world.order_count() > 0 or len(told) > 1 or tried > hosts * each // 2
+
+
+GUESSES: dict[str, int] = {}
 
 
 @attack("forged tries lock out the real player")
@@ -558,6 +816,14 @@ def _strangers(world: World) -> bool:
     return len(world.outbox()) > STRANGERS_PER_HOUR
 
 
+@attack("forged HELP from many addresses")
+def _help_strangers(world: World) -> bool:
+    """Commands answer without a seat: each forged HELP is a mail to whoever is in From."""
+    for n in range(FLOOD["strangers"]):
+        _ingest(world, mail("HELP", subject="help", sender=f"h{n}@example.net", number=n))
+    return len(world.outbox()) > STRANGERS_PER_HOUR
+
+
 @attack("forged mails naming one victim")
 def _one_victim(world: World) -> bool:
     for n in range(FLOOD["victim"]):
@@ -585,6 +851,157 @@ def _header_injection(world: World) -> bool:
         if any(line.lower().startswith(b"bcc:") for line in lines):
             return True
     return False
+
+
+HOSTILE_TEXT = (
+    "x\rBcc: evil@evil.example\nTo: evil@evil.example\u2028Cc: evil@evil.example\u2029"
+    "Subject: hi\x85Reply-To: evil@evil.example\x0b\x0c"
+    "<script>alert(1)</script><img src=x onerror=alert(1)>&lt;b&gt; " + "L" * 4000
+)
+"""Player text meant to break out: every line break a mail or a browser knows, header lines,
+markup, an entity, and a line far past SMTP's 998 bytes."""
+
+_SEPARATORS = (b"\x00", b"\x0b", b"\x0c", "\u2028".encode(), "\u2029".encode(), "\x85".encode())
+_INJECTED_HEADERS = (b"bcc:", b"cc:")
+
+
+def _broken_mail(raw: bytes, recipient: str) -> str | None:
+    """What is wrong with a mail we queued, if anything: a header line that player text made
+    (Bcc, Cc, a second To or Subject), a recipient not the queued one, a line longer than
+    998 bytes, a line separator or control character in the header, markup in an HTML part."""
+    head, _, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
+    lines = head.split(b"\n")
+    names = [line.split(b":", 1)[0].lower() for line in lines if line[:1] not in (b" ", b"\t")]
+    if any(name + b":" in _INJECTED_HEADERS for name in names):
+        return "a Bcc or Cc header"
+    for once in (b"to", b"from", b"subject", b"reply-to"):
+        if names.count(once) > 1:
+            return f"two {once.decode()} headers"
+    if b"\r" in head or any(c in head for c in _SEPARATORS):
+        return "a line separator or control character in the header"
+    if any(len(line) > 998 for line in lines + body.split(b"\n")):
+        return "a line longer than 998 bytes"
+    message = message_from_bytes(raw, policy=policy.default)
+    to = [a.addr_spec.lower() for a in message["To"].addresses] if message["To"] else []
+    if to != [recipient.lower()]:
+        return f"To is {to}, not {recipient}"
+    for part in message.walk():
+        if part.get_content_type() == "text/html":
+            html = str(part.get_content()).lower()
+            if "<script" in html or "<img src=x" in html:
+                return "player markup in the HTML part"
+    return None
+
+
+def _broken_outbox(world: World) -> list[str]:
+    return [
+        f"{m.kind} to {m.recipient}: {why}"
+        for m in world.outbox()
+        if (why := _broken_mail(m.message, m.recipient)) is not None
+    ]
+
+
+def _broken_archive(world: World) -> list[str]:
+    """Player markup that reached a page of the archive, or a feed that no longer parses."""
+    out = world.folder / "archive"
+    build_archive(world.app.engine, out, authority="pbem.test")
+    found = []
+    for path in out.rglob("*"):
+        if path.suffix in (".html", ".xml", ".atom"):
+            text = path.read_text(errors="replace").lower()
+            if "<script>alert" in text or "<img src=x" in text:
+                found.append(f"markup in {path.relative_to(out)}")
+        if path.suffix in (".xml", ".atom"):
+            try:
+                ElementTree.parse(path)
+            except ElementTree.ParseError as error:
+                found.append(f"{path.relative_to(out)} does not parse: {error}")
+    return found
+
+
+INJECTION_FINDINGS: dict[str, list[str]] = {}
+"""What each injection attack found, for the table."""
+
+
+@attack("injection through press, order text and subjects into others' mails and the archive")
+def _text_injection(world: World) -> bool:
+    c = world.creds
+    hostile = HOSTILE_TEXT
+    subject = f"[gw1] {hostile[:300]}"
+    press = f"PRESS\n{hostile}\nENDPRESS\nPRESS TO bob\n{hostile}\nENDPRESS"
+    orders = f"GIVE 3 TO bob {hostile}\nGIVE 3 TO {hostile}\n{hostile}"
+    for n, body in enumerate((press, orders)):
+        raw = mail(f"PASSWORD {c['alice'].secret}\n{body}", subject="[gw1] S", number=n)
+        _ingest(world, raw.replace(b"[gw1] S", subject.encode(), 1))  # raw CR, LF, U+2028
+    for n, handle in enumerate(PLAYERS):
+        world.clock.now += timedelta(minutes=1)
+        other = PLAYERS[(n + 1) % 3]
+        _ingest(
+            world,
+            mail(
+                f"PASSWORD {c[handle].secret}\nGIVE 3 TO {other}",
+                sender=f"{handle}@example.org",
+                number=10 + n,
+            ),
+        )
+    with session_scope(world.app.engine) as session:
+        game = session.exec(select(Game).where(Game.name == "gw1")).one()
+        round_ = open_round_of(session, game)
+        assert round_ is not None
+        assert round_.id is not None
+        world.clock.now += timedelta(days=4)
+        close_and_adjudicate(session, round_.id, ctx=world.app.ctx, now=world.clock(), force=True)
+    world.app.report()
+    found = _broken_outbox(world) + _broken_archive(world)
+    page = (world.folder / "archive" / "gw1" / "round-1.html").read_text()
+    if "&lt;script&gt;alert(1)" not in page:
+        found.append("the public press did not reach the archive: that part was not tried")
+    kinds = {m.kind for m in world.outbox() if m.recipient != "alice@example.org"}
+    if not {"press", "result"} <= kinds:
+        found.append(f"the other players got no press or no result ({sorted(kinds)})")
+    INJECTION_FINDINGS["text"] = found
+    return bool(found)
+
+
+@attack("injection through handles chosen at JOIN and made from addresses")
+def _handle_injection(world: World) -> bool:
+    with session_scope(world.app.engine) as session:
+        create_game(
+            session,
+            name="su1",
+            kind="sissyfight",
+            schedule="72h",
+            settings={"signup": 6},
+            players=[PlayerSpec(p, f"{p}@example.com") for p in ("ann", "ben", "cat")],
+            options={},
+            now=world.clock(),
+        )
+    key = world.app.ctx.receipt_key
+    wanted = ("x\rbcc: evil@evil.example", "<script>alert(1)</script>", "a\u2028b", "L" * 3000)
+    for n, handle in enumerate(wanted):
+        sender = f"j{n}@example.net"
+        raw = mail(
+            f"JOIN su1 {join_code(key, 'su1', sender)} NAME",
+            subject="join",
+            sender=sender,
+            number=n,
+        )
+        _ingest(world, raw.replace(b"NAME", handle.encode(), 1))
+    for n, local in enumerate(('"<script>alert(1)</script>"', '"a\\"bcc"', "x" * 60)):
+        sender = f"{local}@example.net"
+        raw = mail(
+            f"JOIN su1 {join_code(key, 'su1', sender)}",
+            subject="join",
+            sender=f"p{n}@example.net",
+            number=20 + n,
+        )
+        _ingest(world, raw.replace(f"p{n}@example.net".encode(), sender.encode(), 1))
+    with Session(world.app.engine) as session:
+        handles = [s.handle for s in session.exec(select(Seat))]
+    found = [f"handle {h!r} taken" for h in handles if not HANDLE.match(h)]
+    found += _broken_outbox(world) + _broken_archive(world)
+    INJECTION_FINDINGS["handles"] = found
+    return bool(found)
 
 
 @attack("envelope injection through From (root>x@evil)")
@@ -824,37 +1241,67 @@ def _accepted(database: Path) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def _table(rows: Iterator[tuple[str, object]]) -> None:
+def _table(rows: Iterable[tuple[str, object]]) -> None:
     for label, value in rows:
         print(f"  {label:<48} {value}")
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mails", type=int, default=100_000)
+    parser.add_argument("--mails", type=int, default=100_000, help="hostile mails in-process")
+    parser.add_argument(
+        "--imap-mails", type=int, default=10_000, help="hostile mails through Dovecot (0: none)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--big-mb", default="10,50")
-    parser.add_argument("--parts", default="hostile,attacks,kills,outages")
+    parser.add_argument("--parts", default="hostile,attacks,time,kills,outages")
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--lock-seconds", type=float, default=15.0)
     parser.add_argument("--kill-mails", type=int, default=1000)
     parser.add_argument("--kill-games", type=int, default=50)
     parser.add_argument("--short", action="store_true", help="the test suite's quick run")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def _hostile(
+    run: Callable[[int, int, list[int], bool], dict[str, object]],
+    count: int,
+    seed: int,
+    big: list[int],
+    short: bool,
+) -> dict[str, object]:
+    found = run(count, seed, big, short)
+    print(f"Hostile mail through the real intake ({found['through']}, SQLite)")
+    _table((k, v) for k, v in found.items() if k not in ("kinds", "through"))
+    print(f"  kinds: {found.get('kinds')}")
+    return found
+
+
+def _time() -> dict[str, object]:
+    found = {"deadlines": deadlines(), "stopped_service": stopped_service()}
+    print("Deadlines across DST changes and 29 February (the tests' clock, the sweeper)")
+    _table(found["deadlines"].items())
+    print("serve started 3 hours after a deadline passed while it was stopped")
+    _table(found["stopped_service"].items())
+    return dict(found)
+
+
+def main() -> None:
+    args = _arguments()
     big = [int(x) for x in args.big_mb.split(",") if x]
     parts = set(args.parts.split(","))
     if args.short:
-        args.mails, big = 200, [1]
+        args.mails, args.imap_mails, big = 200, 100, [1]
         FLOOD.update(strangers=STRANGERS_PER_HOUR + 5, victim=10)
         args.kills, args.kill_mails, args.kill_games = 3, 60, 5
         parts.discard("outages")  # a lock must outlast the 10 s busy timeout: too slow here
     figures: dict[str, object] = {"short": args.short, "seed": args.seed}
     if "hostile" in parts:
-        found = hostile(args.mails, args.seed, big, args.short)
-        figures["hostile"] = found
-        print("Hostile mail through the real intake (App.ingest, SQLite)")
-        _table((k, v) for k, v in found.items() if k != "kinds")
-        print(f"  kinds: {found['kinds']}")
+        figures["hostile"] = _hostile(hostile, args.mails, args.seed, big, args.short)
+        if args.imap_mails:
+            figures["hostile_imap"] = _hostile(
+                hostile_imap, args.imap_mails, args.seed, big, args.short
+            )
     if "attacks" in parts:
         found = attacks()
         figures["attacks"] = found
@@ -863,6 +1310,8 @@ def main() -> None:
         assert isinstance(each, dict)
         _table((name, "SUCCEEDED" if won else "refused") for name, won in each.items())
         print(f"  tried {found['tried']}, succeeded {found['succeeded']}")
+    if "time" in parts:
+        figures["time"] = _time()
     if "kills" in parts:
         found = kills(args.kills, args.kill_mails, args.kill_games, args.seed)
         figures["kills"] = found
@@ -876,7 +1325,6 @@ def main() -> None:
     figures["not_measured"] = [
         "rounds closing during the kills (only order mails arrive)",
         "IMAP, SMTP and PostgreSQL outages, disk full",
-        "deadlines across DST and leap days",
     ]
     print(json.dumps(figures, ensure_ascii=False))
 

@@ -20,7 +20,10 @@ from datetime import UTC, datetime
 from email import policy
 from email.message import Message
 from email.utils import parsedate_to_datetime
+from functools import cache
 from typing import NamedTuple
+
+from publicsuffixlist import PublicSuffixList
 
 from adjudicator.core.text import normalise_line
 from adjudicator.mail.body import extract_text
@@ -478,13 +481,27 @@ def parse_auth_results(raw: str) -> AuthResult:
 _PROPERTY = re.compile(r"([a-z]+\.[a-z-]+)\s*=\s*(\S+)", re.IGNORECASE)
 
 
+@cache
+def _public_suffixes() -> PublicSuffixList:
+    return PublicSuffixList()  # the list the package ships: nothing is fetched
+
+
+def organisational_domain(domain: str) -> str | None:
+    """RFC 7489 3.2: the public suffix of ``domain`` (the Public Suffix List, its private
+    section included: ``bob.github.io`` is an organisation of its own) and one label more;
+    None for a public suffix itself, which no organisation owns."""
+    name = domain.strip().lower().rstrip(".")
+    return _public_suffixes().privatesuffix(name) if name else None
+
+
 def aligned(domain: str | None, from_domain: str) -> bool:
-    """Relaxed alignment (RFC 7489 3.1): the authenticated domain is the From domain, or one
-    is a subdomain of the other (a stand-in for the organisational domain)."""
+    """Relaxed alignment (RFC 7489 3.1): the authenticated domain and the From domain have the
+    same organisational domain (``mail.example.co.uk`` and ``example.co.uk`` do; ``co.uk``
+    and ``example.co.uk``, or ``bob.github.io`` and ``alice.github.io``, do not)."""
     if not domain or not from_domain:
         return False
-    a, b = domain.lower(), from_domain.lower()
-    return a == b or a.endswith("." + b) or (b.endswith("." + a) and "." in a)
+    organisation = organisational_domain(from_domain)
+    return organisation is not None and organisation == organisational_domain(domain)
 
 
 # ---------------------------------------------------------------------------------------------

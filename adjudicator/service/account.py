@@ -36,7 +36,7 @@ from adjudicator.security import address_code, hash_password, resign_code, seat_
 from adjudicator.service import conversation, replies
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import active_seats
+from adjudicator.service.games import active_seats, move_seat
 from adjudicator.service.gm import remove_player
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.notices import queue_gm_notice
@@ -182,7 +182,7 @@ def _set_address(
             f"ADDRESS {new} alone to have a code mailed there",
         )
     for other, _game in seats:
-        other.address, other.unreachable = new, False
+        move_seat(other, new)  # the old mailbox's mails stop proving the seats
         handling.session.add(other)
     done = context | {"step": "done"}
     handling.answer.add(old, AnswerPart("set_address", done))

@@ -6,9 +6,12 @@ address (compared without regard to case).
 
 Wrong passwords are counted per seat AND per source (the sending host, ``InboundMail.source``):
 anyone can forge a player's From, so five forged tries lock out the forger's source for an
-hour, not the real player, whose right password from elsewhere still counts. A refusal is one
-mail, which says which cause it was and how to fix it; wrong passwords are answered (at the
-registered address, never elsewhere) once per source and hour, not once per try.
+hour, not the real player, whose right password from elsewhere still counts. Many sources
+together (a botnet, each host trying a few) get :data:`SEAT_GUESSES` wrong passwords a seat
+an hour: after that no password for the seat is checked until the hour ends (the reply
+addresses still work). A refusal is one mail, which says which cause it was and how to fix
+it; wrong passwords are answered (at the registered address, never elsewhere) once per seat
+and hour, whatever the number of tries and sources.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from adjudicator.storage.models import Game, LoginFailure, Seat
 
 MAX_FAILED_LOGINS = 5
 LOCKOUT = timedelta(hours=1)
+SEAT_GUESSES = 20
+"""Wrong passwords for one seat from all sources together within an hour."""
 _TOKEN = re.compile(r"^[^+@]+\+([a-z0-9]{8,64})@", re.IGNORECASE)
 
 
@@ -109,12 +114,29 @@ def authenticate(
     if failure.locked_until is not None and failure.locked_until > handling.now:
         handling.notes.append(f"refused for game {game.name}: source locked, not answered")
         return None
+    recent = _recent_failures(handling, listed)
+    if sum(f.failures for f in recent) >= SEAT_GUESSES:
+        handling.notes.append(
+            f"refused for game {game.name}: {SEAT_GUESSES} wrong passwords for the seat within"
+            " the hour, password not checked, not answered"
+        )
+        return None
     if verify_secret(section.secret, listed.secret_hash):
         if failure.id is not None:
             handling.session.delete(failure)
         return listed
-    _count_failure(handling, listed, failure)
+    _count_failure(handling, listed, failure, told=any(f.told for f in recent))
     return None
+
+
+def _recent_failures(handling: SectionHandling, seat: Seat) -> list[LoginFailure]:
+    """The seat's failure counts, of every source, whose window has not ended."""
+    assert seat.id is not None
+    return [
+        f
+        for f in queries.login_failures_of(handling.session, seat.id)
+        if (f.locked_until or f.first_at + LOCKOUT) > handling.now
+    ]
 
 
 def _failures(handling: SectionHandling, seat: Seat) -> LoginFailure:
@@ -131,12 +153,16 @@ def _failures(handling: SectionHandling, seat: Seat) -> LoginFailure:
     return failure
 
 
-def _count_failure(handling: SectionHandling, seat: Seat, failure: LoginFailure) -> None:
+def _count_failure(
+    handling: SectionHandling, seat: Seat, failure: LoginFailure, *, told: bool
+) -> None:
+    """One more wrong password from this source; the player is told unless ``told`` already
+    within the hour (from any source)."""
     failure.failures += 1
     if failure.failures >= MAX_FAILED_LOGINS:
         failure.locked_until = handling.now + LOCKOUT
     handling.session.add(failure)
-    if failure.told:
+    if told or failure.told:
         assert handling.game is not None
         handling.notes.append(f"refused for game {handling.game.name}: wrong password again")
         return

@@ -92,6 +92,14 @@ def _seat_address(player: PlayerSpec, *, stand_ins: Sequence[str]) -> str:
     )
 
 
+def move_seat(seat: Seat, address: str) -> None:
+    """The seat is played from ``address`` from now on, with a new reply token: the mails sent
+    to the old address (the welcome's token address, every mail's reply address) stop proving
+    the seat, for whoever reads the old mailbox next. The password stays the person's."""
+    seat.address, seat.unreachable = address, False
+    seat.reply_token = token_digest(new_token())
+
+
 def create_game(
     session: Session,
     *,

@@ -27,6 +27,7 @@ from adjudicator.service.games import (
     Credentials,
     active_seats,
     checked_address,
+    move_seat,
     seats_of,
 )
 from adjudicator.service.handover import hand_over
@@ -319,9 +320,10 @@ def put_stand_in(
 
 
 def change_address(session: Session, game: Game, handle: str, address: str) -> None:
-    """A player's new address; clears the unreachable mark set by a bounce."""
+    """A player's new address; clears the unreachable mark set by a bounce. Replies to the
+    mails sent to the old address no longer prove the seat (``move_seat``)."""
     seat = _seat(session, game, handle)
-    seat.address, seat.unreachable = checked_address(address, whose=handle), False
+    move_seat(seat, checked_address(address, whose=handle))
     session.add(seat)
 
 

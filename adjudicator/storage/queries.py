@@ -110,6 +110,10 @@ def clear_login_failures(session: Session, seat_id: int | None) -> None:
         session.delete(failure)
 
 
+def login_failures_of(session: Session, seat_id: int) -> list[LoginFailure]:
+    return list(session.exec(select(LoginFailure).where(LoginFailure.seat_id == seat_id)))
+
+
 def login_failure(session: Session, seat_id: int, source: str) -> LoginFailure | None:
     return session.exec(
         select(LoginFailure).where(LoginFailure.seat_id == seat_id, LoginFailure.source == source)
@@ -339,11 +343,14 @@ def processed_with_message_id(session: Session, message_id: str, *, before: int)
 
 
 ANSWER_KEYS = ("reply:%", "report:%", "history:%", "request_problem:%")
-"""Outbox keys of answers to inbound mail (``SectionHandling.key``, ``reports.py``)."""
+"""Outbox keys of answers to inbound mail (``SectionHandling.key``, ``reports.py``). The
+answers to a mail's commands (``answer:``, ``conversation.py``) have a limit an address of
+their own, and count only towards the limit of all addresses without a seat together."""
 
 
-def _is_answer() -> Any:
-    return or_(*(col(OutboxMail.key).like(pattern) for pattern in ANSWER_KEYS))
+def _is_answer(*, commands: bool = False) -> Any:
+    patterns = (*ANSWER_KEYS, "answer:%") if commands else ANSWER_KEYS
+    return or_(*(col(OutboxMail.key).like(pattern) for pattern in patterns))
 
 
 def answers_to(session: Session, recipient: str, *, since: datetime) -> int:
@@ -363,7 +370,7 @@ def answers_to_strangers(session: Session, *, since: datetime) -> int:
     seated = select(func.lower(Seat.address))
     count = session.exec(
         select(func.count(col(OutboxMail.id))).where(
-            _is_answer(),
+            _is_answer(commands=True),
             OutboxMail.created_at > since,
             func.lower(OutboxMail.recipient).not_in(seated),
         )

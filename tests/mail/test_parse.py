@@ -11,6 +11,7 @@ from adjudicator.mail.parse import (
     MailKind,
     Section,
     SectionLine,
+    aligned,
     parse_addresses,
     parse_auth_results,
     read_mail,
@@ -132,6 +133,33 @@ def test_authentication_results_are_parsed() -> None:
     )  # fmt: skip
     assert result.raw == value
     assert parse_auth_results("mx.example; none").dkim is None
+
+
+@pytest.mark.parametrize(
+    ("authenticated", "from_domain", "expected"),
+    [
+        ("example.org", "EXAMPLE.org", True),
+        ("mail.example.org", "example.org", True),
+        ("example.org", "lists.example.org", True),
+        # Siblings under one organisation: the subdomain test refused them.
+        ("mail.example.co.uk", "news.example.co.uk", True),
+        ("bounces.example.com", "eu.example.com", True),
+        # A public suffix belongs to nobody: the subdomain test took co.uk for example.co.uk.
+        ("co.uk", "example.co.uk", False),
+        ("example.co.uk", "co.uk", False),
+        # Private suffixes of the list: every bob.github.io is an organisation of its own.
+        ("bob.github.io", "alice.github.io", False),
+        ("github.io", "alice.github.io", False),
+        ("evil.example", "example.org", False),
+        (None, "example.org", False),
+    ],
+)
+def test_alignment_is_by_organisational_domain(
+    authenticated: str | None, from_domain: str, expected: bool
+) -> None:
+    """RFC 7489 3.1 and 3.2: relaxed alignment holds when both domains have the same
+    organisational domain, the public suffix (Public Suffix List) and one label more."""
+    assert aligned(authenticated, from_domain) is expected
 
 
 def test_authentication_results_topmost_first_and_by_server() -> None:

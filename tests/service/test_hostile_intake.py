@@ -11,22 +11,23 @@ from email import message_from_bytes
 from email.utils import format_datetime
 
 import pytest
-from playing import new_game
+from playing import clock_of, new_game
 from sqlmodel import Session, col, select
 from test_intake import creds, make_mail, outbox, stored_orders
 
 from adjudicator.app import App
 from adjudicator.service import ServiceError
-from adjudicator.service.authentication import MAX_FAILED_LOGINS
+from adjudicator.service.authentication import MAX_FAILED_LOGINS, SEAT_GUESSES
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.intake import MAX_SECTIONS
 from adjudicator.service.throttle import (
     ANSWERS_PER_HOUR,
     LOOP_ANSWERS,
     STRANGER_ANSWERS_PER_HOUR,
+    STRANGERS_PER_HOUR,
 )
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import OutboxMail, SubmissionStatus
+from adjudicator.storage.models import LoginFailure, OutboxMail, Submission, SubmissionStatus
 
 __all__ = ["creds"]
 
@@ -129,6 +130,51 @@ def test_forged_tries_lock_out_the_forger_not_the_player(
     # From the locked source even the right password is refused until the lock ends.
     again = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob")
     assert app.ingest(_from_host(again, forger), channel="pipe") == SubmissionStatus.REJECTED
+
+
+def test_guesses_from_many_hosts_are_bounded_and_told_once(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """A botnet once guessed alice's password MAX_FAILED_LOGINS - 1 times from each host
+    without any lockout, every guess checked, and alice got a refusal from each host. Now the
+    seat takes SEAT_GUESSES wrong passwords an hour from all hosts together: after that even
+    the right password is not checked until the hour ends, the reply address still works,
+    and alice is told once."""
+    hosts = 2 * SEAT_GUESSES // (MAX_FAILED_LOGINS - 1) + 1
+    for host in range(hosts):
+        for attempt in range(MAX_FAILED_LOGINS - 1):
+            forged = make_mail(f"PASSWORD guess{host}x{attempt}\nGIVE 3 TO bob")
+            app.ingest(_from_host(forged, f"203.0.113.{host}"), channel="pipe")
+    assert [(kind, to) for kind, to, _ in outbox(app)] == [("refusal", "alice@example.org")]
+    with Session(app.engine) as session:
+        assert sum(f.failures for f in session.exec(select(LoginFailure))) == SEAT_GUESSES
+    right = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO carol")
+    assert app.ingest(_from_host(right, "198.51.100.7"), channel="pipe") == (
+        SubmissionStatus.REJECTED
+    )
+    replied = make_mail("GIVE 3 TO carol", to=f"judge+{creds['alice'].reply_token}@pbem.test")
+    assert app.ingest(replied, channel="pipe") == SubmissionStatus.ACCEPTED
+    clock_of(app).advance(hours=1, minutes=1)
+    later = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob")
+    assert app.ingest(_from_host(later, "198.51.100.7"), channel="pipe") == (
+        SubmissionStatus.ACCEPTED
+    )
+    assert stored_orders(app) == [["GIVE 3 TO carol"], ["GIVE 3 TO bob"]]
+
+
+def test_answers_to_commands_count_towards_all_strangers_and_leave_a_reason(app: App) -> None:
+    """Answers to a mail's commands (HELP) were not counted by the limit of all addresses
+    without a seat together: forged HELP from many addresses got an answer each
+    (backscatter). And a mail whose answer the limits held back kept no word of why."""
+    for n in range(STRANGERS_PER_HOUR + 2):
+        raw = make_mail("HELP", sender=f"s{n}@example.net", subject="help")
+        app.ingest(raw, channel="pipe")
+    answered = [to for kind, to, _ in outbox(app) if kind == "answer"]
+    assert len(answered) == STRANGERS_PER_HOUR
+    with Session(app.engine) as session:
+        last = session.exec(select(Submission).order_by(col(Submission.id).desc())).first()
+    assert last is not None
+    assert "held back" in (last.note or "")
 
 
 def test_a_missing_password_is_named_as_the_cause(app: App, creds: dict[str, Credentials]) -> None:
