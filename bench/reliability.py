@@ -41,14 +41,10 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import random
 import resource
 import shutil
-import signal
-import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,7 +52,7 @@ import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -66,14 +62,13 @@ from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
-from adjudicator.mail.maildir import deliver
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.gm import replace_player
 from adjudicator.service.intake import MAX_SECTIONS, digest_of
 from adjudicator.service.rounds import start_game
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
-from adjudicator.storage.db import make_engine, session_scope
+from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import (
     Game,
     OrderSet,
@@ -83,6 +78,7 @@ from adjudicator.storage.models import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import reliability_faults as faults
 from playing import START, Clock
 
 SERVICE = "judge@pbem.test"
@@ -623,210 +619,34 @@ def attacks() -> dict[str, object]:
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. Kills: ``adjudicate serve`` killed with SIGKILL at random moments while order mails arrive
-
-
-ADJUDICATE = Path(sys.executable).parent / "adjudicate"
-
-
-def _order_mail(cred: Credentials, game: str, other: str, number: int) -> bytes:
-    return mail(
-        f"PASSWORD {cred.secret}\nGIVE 3 TO {other}\n",
-        sender=cred.address,
-        subject=f"[{game}] orders",
-        number=number,
-        date=datetime.now(UTC),
-    )
-
-
-def kills(count: int, mails: int, games: int, seed: int) -> dict[str, object]:
-    """Seed ``games`` games, put ``mails`` order mails in the Maildir in waves, and start and
-    SIGKILL ``serve`` ``count`` times at random moments; then one ``serve --once`` finishes.
-    Every mail must end accepted once, with one order set and one confirmation sent."""
-    rng = random.Random(seed)
-    folder = Path(tempfile.mkdtemp(prefix="reliability-kills-"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ADJUDICATOR_", "NOTIFY_"))}
-    env |= {"ADJUDICATOR_DATA_DIR": str(folder), "ADJUDICATOR_ADDRESS": SERVICE}
-    app = make_app(Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE)))
-    seats: list[tuple[str, Credentials, str]] = []
-    with session_scope(app.engine) as session:
-        for g in range(games):
-            name = f"k{g}"
-            handles = [f"p{g}x{i}" for i in range(3)]
-            game, credentials = create_game(
-                session,
-                name=name,
-                kind="giveaway",
-                schedule="72h",
-                settings={"early_close": False},
-                players=[PlayerSpec(h, f"{h}@example.org") for h in handles],
-                options={},
-                now=datetime.now(UTC),
-            )
-            start_game(session, game, now=datetime.now(UTC))
-            seats += [(name, c, handles[(i + 1) % 3]) for i, c in enumerate(credentials)]
-    app.engine.dispose()
-    raws = [
-        _order_mail(seats[n % len(seats)][1], seats[n % len(seats)][0], seats[n % len(seats)][2], n)
-        for n in range(mails)
-    ]
-    waves = [raws[i :: count + 1] for i in range(count + 1)]
-    began = time.perf_counter()
-    killed = 0
-    try:
-        for wave in waves[:-1]:
-            for raw in wave:
-                deliver(folder / "maildir", raw)
-            process = subprocess.Popen(
-                [str(ADJUDICATE), "serve"],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            time.sleep(rng.uniform(0.3, 3.0))  # a random moment of its life
-            process.send_signal(signal.SIGKILL)
-            process.wait()
-            killed += 1
-        for raw in waves[-1]:
-            deliver(folder / "maildir", raw)
-        last = subprocess.run(
-            [str(ADJUDICATE), "serve", "--once"], env=env, capture_output=True, check=False
-        )
-        figures = _kill_outcomes(folder, mails)
-        figures["final_run_exit"] = last.returncode
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    return {
-        "kills": killed,
-        "mails": mails,
-        "games": games,
-        **figures,
-        "seconds": round(time.perf_counter() - began, 1),
-    }
-
-
-def _kill_outcomes(folder: Path, mails: int) -> dict[str, object]:
-    engine = make_engine(f"sqlite:///{folder / 'adjudicator.db'}")
-    try:
-        with Session(engine) as session:
-            statuses = Counter(session.exec(select(Submission.status)).all())
-            per_mail = Counter(
-                s for s in session.exec(select(OrderSet.submission_id)).all() if s is not None
-            )
-            confirmations = session.exec(
-                select(OutboxMail).where(OutboxMail.kind == "confirmation")
-            ).all()
-            ids = [str(message_from_bytes(m.message)["Message-ID"]) for m in confirmations]
-    finally:
-        engine.dispose()
-    delivered: Counter[str] = Counter()
-    outbox = folder / "outbox-maildir" / "new"
-    if outbox.exists():
-        for path in outbox.iterdir():
-            delivered[str(message_from_bytes(path.read_bytes())["Message-ID"])] += 1
-    return {
-        "stored": sum(statuses.values()),
-        "statuses": {str(k): v for k, v in statuses.items()},
-        "orders_lost": mails - len(per_mail),
-        "orders_applied_twice": sum(1 for n in per_mail.values() if n > 1),
-        "confirmations_queued": len(confirmations),
-        "confirmations_missing": sum(1 for i in ids if delivered[i] == 0),
-        "confirmations_sent_twice": sum(1 for i in ids if delivered[i] > 1),
-    }
-
-
-# ---------------------------------------------------------------------------------------------
-# 4. Outages: the SQLite file locked by another program for longer than the busy timeout
-
-
-def outages(lock_seconds: float, mails: int) -> dict[str, object]:
-    """``serve`` runs while another program holds SQLite's write lock for ``lock_seconds`` and
-    ``mails`` order mails arrive; then ``adjudicate receive`` is piped a mail under the lock
-    (it must exit 75 so that the mail server retries) and the retry after it."""
-    folder = Path(tempfile.mkdtemp(prefix="reliability-outage-"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ADJUDICATOR_", "NOTIFY_"))}
-    env |= {"ADJUDICATOR_DATA_DIR": str(folder), "ADJUDICATOR_ADDRESS": SERVICE}
-    app = make_app(Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE)))
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="o1",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
-            options={},
-            now=datetime.now(UTC),
-        )
-        start_game(session, game, now=datetime.now(UTC))
-    app.engine.dispose()
-    database = folder / "adjudicator.db"
-    raws = [
-        _order_mail(credentials[n % 3], "o1", PLAYERS[(n + 1) % 3], n) for n in range(mails + 1)
-    ]
-    process = subprocess.Popen(
-        [str(ADJUDICATE), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    locker = sqlite3.connect(database, isolation_level=None, timeout=60)
-    try:
-        time.sleep(3)  # serving
-        locker.execute("BEGIN IMMEDIATE")
-        for raw in raws[:-1]:
-            deliver(folder / "maildir", raw)
-        time.sleep(lock_seconds)
-        alive = process.poll() is None
-        locker.execute("ROLLBACK")
-        released = time.perf_counter()
-        caught_up = None
-        while time.perf_counter() - released < 120:
-            if _accepted(database) == mails:
-                caught_up = round(time.perf_counter() - released, 1)
-                break
-            time.sleep(0.2)
-        locker.execute("BEGIN IMMEDIATE")
-        piped = subprocess.run(
-            [str(ADJUDICATE), "receive"], input=raws[-1], env=env, capture_output=True, check=False
-        )
-        locker.execute("ROLLBACK")
-        retried = subprocess.run(
-            [str(ADJUDICATE), "receive"], input=raws[-1], env=env, capture_output=True, check=False
-        )
-        process.send_signal(signal.SIGTERM)
-        stopped = process.wait(timeout=60)
-        final = _accepted(database)
-    finally:
-        locker.close()
-        if process.poll() is None:
-            process.kill()
-        _, stderr = process.communicate(timeout=30)
-        shutil.rmtree(folder, ignore_errors=True)
-    return {
-        "lock_seconds": lock_seconds,
-        "mails": mails + 1,
-        "serve_alive_through_lock": alive,
-        "serve_logged_waits": stderr.count(b"database unavailable"),
-        "seconds_to_catch_up": caught_up,
-        "serve_exit_on_sigterm": stopped,
-        "receive_exit_while_locked": piped.returncode,
-        "receive_exit_on_retry": retried.returncode,
-        "accepted_in_the_end": final,
-    }
-
-
-def _accepted(database: Path) -> int:
-    with sqlite3.connect(database, timeout=60) as connection:
-        row = connection.execute(
-            "SELECT count(*) FROM submission WHERE status = 'accepted'"
-        ).fetchone()
-    return int(row[0])
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def _table(rows: Iterator[tuple[str, object]]) -> None:
     for label, value in rows:
         print(f"  {label:<48} {value}")
+
+
+def _faults(args: argparse.Namespace, parts: set[str], figures: dict[str, object]) -> None:
+    """The kills and the outages (bench/reliability_faults.py)."""
+    if "kills" in parts:
+        found = faults.kills(
+            args.kills, args.kill_mails, args.kill_games, args.kill_rounds, args.seed
+        )
+        figures["kills"] = found
+        print("serve killed with SIGKILL at random moments while rounds close")
+        _table(found.items())
+    if "outages" in parts:
+        found = faults.outages(
+            args.outages.split(","),
+            seconds=args.outage_seconds,
+            lock_seconds=args.lock_seconds,
+            mails=args.outage_mails,
+        )
+        figures["outages"] = found
+        for name, each in found.items():
+            assert isinstance(each, dict)
+            print(f"Outage: {faults.OUTAGES[name][0]}")
+            _table(each.items())
 
 
 def main() -> None:
@@ -839,6 +659,10 @@ def main() -> None:
     parser.add_argument("--lock-seconds", type=float, default=15.0)
     parser.add_argument("--kill-mails", type=int, default=1000)
     parser.add_argument("--kill-games", type=int, default=50)
+    parser.add_argument("--kill-rounds", type=int, default=100)
+    parser.add_argument("--outages", default=",".join(faults.OUTAGES))
+    parser.add_argument("--outage-seconds", type=float, default=30.0)
+    parser.add_argument("--outage-mails", type=int, default=30)
     parser.add_argument("--short", action="store_true", help="the test suite's quick run")
     args = parser.parse_args()
     big = [int(x) for x in args.big_mb.split(",") if x]
@@ -846,8 +670,10 @@ def main() -> None:
     if args.short:
         args.mails, big = 200, [1]
         FLOOD.update(strangers=STRANGERS_PER_HOUR + 5, victim=10)
-        args.kills, args.kill_mails, args.kill_games = 3, 60, 5
-        parts.discard("outages")  # a lock must outlast the 10 s busy timeout: too slow here
+        args.kills, args.kill_mails, args.kill_games, args.kill_rounds = 3, 60, 5, 10
+        args.outage_seconds, args.outage_mails = 3.0, 9
+        # a lock must outlast the 10 s busy timeout: too slow here
+        args.outages = ",".join(name for name in args.outages.split(",") if name != "lock")
     figures: dict[str, object] = {"short": args.short, "seed": args.seed}
     if "hostile" in parts:
         found = hostile(args.mails, args.seed, big, args.short)
@@ -863,19 +689,8 @@ def main() -> None:
         assert isinstance(each, dict)
         _table((name, "SUCCEEDED" if won else "refused") for name, won in each.items())
         print(f"  tried {found['tried']}, succeeded {found['succeeded']}")
-    if "kills" in parts:
-        found = kills(args.kills, args.kill_mails, args.kill_games, args.seed)
-        figures["kills"] = found
-        print("serve killed with SIGKILL at random moments (Maildir in, local outbox out)")
-        _table(found.items())
-    if "outages" in parts:
-        found = outages(args.lock_seconds, 20)
-        figures["outages"] = found
-        print(f"SQLite locked by another program for {args.lock_seconds:.0f} s")
-        _table(found.items())
+    _faults(args, parts, figures)
     figures["not_measured"] = [
-        "rounds closing during the kills (only order mails arrive)",
-        "IMAP, SMTP and PostgreSQL outages, disk full",
         "deadlines across DST and leap days",
     ]
     print(json.dumps(figures, ensure_ascii=False))
