@@ -4,8 +4,8 @@ Most figures are read from the database when Prometheus scrapes, so that every i
 shared PostgreSQL deployment reports the same totals and a restart loses nothing: mails received
 by outcome, mails sent by kind, bounces, rounds closed and rounds whose adjudication failed, the
 outbox's depth and the age of its oldest due mail. What only a process knows is counted in the
-process: IMAP reconnects, and the time from a mail's receipt to its confirmation being taken by
-the SMTP server.
+process: IMAP reconnects, waits for the database and for the SMTP server, and the time from a
+mail's receipt to its confirmation being taken by the SMTP server.
 
 ``/healthz`` answers 200 while the service keeps up and 503 with the reasons when it is stuck:
 the main loop has not turned for a while, a stored mail waits unprocessed, or a due mail has not
@@ -127,6 +127,11 @@ class Metrics:
         self.database_retries = Counter(
             "adjudicator_database_retries",
             "Turns of the main loop that found the database locked or unreachable and waited",
+            registry=self.registry,
+        )
+        self.smtp_retries = Counter(
+            "adjudicator_smtp_retries",
+            "Passes of the outbox that found the SMTP server away and waited",
             registry=self.registry,
         )
         self.confirmation_seconds = Histogram(

@@ -28,7 +28,7 @@ from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, Sm
 from adjudicator.metrics import Metrics
 from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.service.closing import sweep
-from adjudicator.service.outbox import send_due
+from adjudicator.service.outbox import ServerUnavailable, send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.systemd import Notifier
 from adjudicator.workers import RoundWorkers, worker_count
@@ -42,9 +42,9 @@ PENDING_SECONDS = 30.0
 """How often the main loop looks for mail stored but not processed (``App.process_pending``)."""
 RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 """Waits after a turn that found the database locked (SQLite) or gone (PostgreSQL restarting),
-one step longer each time in a row, the last repeated: the service waits it out instead of
-exiting. A mail read meanwhile stays in its folder (or unflagged on the IMAP server) and is
-read again."""
+or after a pass of the outbox that found the SMTP server away, one step longer each time in a
+row, the last repeated: the service waits it out instead of exiting. A mail read meanwhile
+stays in its folder (or unflagged on the IMAP server) and is read again."""
 
 
 def make_senders(app: App) -> list[MailSender]:
@@ -104,6 +104,8 @@ class Service:
         self._reporting: asyncio.Future[Any] | None = None
         self._to_report = False
         self._swept_at = time.monotonic()
+        self._smtp_failures = 0
+        self._smtp_retry_at = 0.0  # monotonic: no sending before (the SMTP server is away)
         self.metrics = Metrics(app.engine, clock=app.clock)
         self.systemd = Notifier()
         self.poller: ImapPoller | None = None
@@ -187,13 +189,33 @@ class Service:
         return MaildirReader(folder, handle=handle)
 
     async def _drain(self, senders: list[MailSender]) -> None:
-        sent = await send_due(
-            self.app.engine,
-            senders,
-            bounce_address=self.app.config.service.address,
-            now=self.app.clock,
-            on_recorded=self.metrics.confirmations_sent,
-        )
+        """Send what is due; while the SMTP server is away, wait for it with backoff (the
+        mails keep their place and their attempts: ``ServerUnavailable``)."""
+        if time.monotonic() < self._smtp_retry_at:
+            return
+        try:
+            sent = await send_due(
+                self.app.engine,
+                senders,
+                bounce_address=self.app.config.service.address,
+                now=self.app.clock,
+                on_recorded=self.metrics.confirmations_sent,
+            )
+        except ServerUnavailable as away:
+            self._smtp_failures += 1
+            pause = RETRY_SECONDS[min(self._smtp_failures, len(RETRY_SECONDS)) - 1]
+            log.warning(
+                "SMTP server unavailable (%s); mail waits, trying again in %.0f s (%d in a row)",
+                str(away)[:200],
+                pause,
+                self._smtp_failures,
+            )
+            self.metrics.smtp_retries.inc()
+            self._smtp_retry_at = time.monotonic() + pause
+            return
+        if self._smtp_failures:
+            log.info("SMTP server back after %d tries", self._smtp_failures)
+        self._smtp_failures = 0
         if sent:
             log.info("sent %d mail(s)", sent)
             self._sent_at = asyncio.get_running_loop().time()
