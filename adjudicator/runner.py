@@ -14,6 +14,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from adjudicator.app import App
 from adjudicator.archiving import ArchiveKeeper
 from adjudicator.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
-from adjudicator.mail.maildir import MaildirReader, ensure_maildir
+from adjudicator.mail.maildir import MaildirReader, arrival_time, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import Metrics
 from adjudicator.scheduler import DeadlineScheduler
@@ -34,6 +35,7 @@ from adjudicator.systemd import Notifier
 from adjudicator.workers import RoundWorkers, worker_count
 
 log = logging.getLogger("adjudicator.serve")
+ZERO = timedelta(0)
 TICK_SECONDS = 1.0
 ARCHIVE_SECONDS = 10.0
 ARCHIVE_DEFER_SECONDS = 60.0
@@ -184,7 +186,10 @@ class Service:
         log.info("reading orders from the Maildir %s", folder)
 
         def handle(ref: str, raw: bytes) -> None:
-            self.app.ingest(raw, channel="maildir")
+            # How long ago it was delivered, on the service's clock (a test's or the demo's
+            # may not be the wall clock the file name was written by).
+            ago = max(datetime.now(UTC) - arrival_time(Path(ref.removeprefix("maildir:"))), ZERO)
+            self.app.ingest(raw, channel="maildir", arrived=self.app.clock() - ago)
 
         return MaildirReader(folder, handle=handle)
 
@@ -250,6 +255,15 @@ class Service:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.stop.wait(), timeout=pause)
 
+    async def _catch_up(self, maildir: MaildirReader) -> None:
+        """Before any round that came due while the service was down is closed, read the mail
+        that came meanwhile: orders that reached the Maildir before their deadline count.
+        (An IMAP folder is read by its own thread, which starts at the same time.)"""
+        try:
+            await asyncio.to_thread(maildir.run_once)
+        except OperationalError as error:
+            log.warning("reading the Maildir before closing due rounds failed: %s", error)
+
     async def _recover(self, *, once: bool) -> None:
         """Process what was stored before a restart; wait for the database if it is away."""
         failures = 0
@@ -314,6 +328,7 @@ class Service:
                 await self._drain(senders)
                 await asyncio.to_thread(self.archive.run_once)
                 return
+            await self._catch_up(maildir)
             scheduler.start()
             self.systemd.ready("reading mail, deadlines planned")
             await self._serve(senders, maildir, workers)
