@@ -1,7 +1,9 @@
 """Reliability under hostile mail and attacks, measured through the real intake.
 
 Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
-     [--big-mb 10,50] [--parts hostile,attacks]
+     [--big-mb 10,50] [--parts hostile,attacks,kills,outages] [--kills 50] [--kill-mails 1000]
+     [--kill-games 50] [--kill-rounds 100] [--outages imap,smtp,postgres,disk,lock]
+     [--outage-seconds 30] [--outage-mails 30] [--lock-seconds 15]
 
 1. Hostile mail: ``--mails`` generated and mutated mails (valid orders and their mutations:
    broken MIME, wrong and unknown charsets, 8-bit and RFC 2047 garbage in headers, deep
@@ -17,23 +19,23 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    and whether it succeeded (an order applied that should not be, an answer that should not
    go, a player locked out, a header or envelope broken).
 
-3. Kills: ``adjudicate serve`` (a real process on a SQLite file, Maildir in, the local outbox
-   Maildir out) started and killed with SIGKILL ``--kills`` times at random moments (0.3-3 s
-   into its life) while ``--kill-mails`` order mails for ``--kill-games`` games arrive in
-   waves; then ``serve --once`` finishes. Orders lost or applied twice, confirmations missing
-   or sent twice (at most one per kill during sending is expected).
+3. Kills (bench/reliability_faults.py): ``adjudicate serve`` killed with SIGKILL ``--kills``
+   times at random moments of its life while ``--kill-mails`` order mails for ``--kill-games``
+   games arrive and ``--kill-rounds`` rounds come due; then ``serve --once`` finishes. Orders
+   lost or applied twice, rounds skipped or adjudicated twice, result mails and confirmations
+   missing or sent twice, worker processes left running.
 
-4. Outages: ``serve`` runs while another program holds the SQLite write lock for
-   ``--lock-seconds`` (longer than the 10 s busy timeout) and 20 order mails arrive: it must
-   stay up, log its waits and catch up; ``adjudicate receive`` under the lock must exit 75 (the
-   mail server retries) and its retry be taken. Not in ``--short``.
+4. Outages (bench/reliability_faults.py; ``--outages imap,smtp,postgres,disk,lock``): Dovecot
+   stopped, aiosmtpd stopped, a private PostgreSQL stopped, the SQLite file's disk full, each for
+   ``--outage-seconds``, and the SQLite write lock held for ``--lock-seconds``, while
+   ``--outage-mails`` order mails arrive: ``serve`` must stay up, log and count its waits, back
+   off and catch up with nothing lost; ``adjudicate receive`` must exit 75 while it cannot store.
 
-Not measured here: rounds closing during the kills, IMAP, SMTP and PostgreSQL outages, disk full,
-and the time checks; the existing fault tests cover parts of them (tests/mail/test_crash_*.py,
-tests/test_serve_outages.py).
+Not measured here: the time checks.
 
-``--short`` is the mode the test suite runs (tests/test_reliability_bench.py): 300 mails, small
-big bodies, every attack. The last line printed is a JSON object with every figure.
+``--short`` is the mode the test suite runs (tests/test_reliability_bench.py): 200 mails, small
+big bodies, every attack, 3 kills, 3 s outages (not the lock). The last line printed is a JSON
+object with every figure.
 """
 
 from __future__ import annotations
