@@ -330,6 +330,7 @@ class Service:
                 return
             await self._catch_up(maildir)
             scheduler.start()
+            log.info("deadlines planned; serving")
             self.systemd.ready("reading mail, deadlines planned")
             await self._serve(senders, maildir, workers)
         finally:

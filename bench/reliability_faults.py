@@ -215,6 +215,7 @@ def kills(count: int, mails: int, games: int, rounds: int, seed: int) -> dict[st
             lives.live_and_die()
         for n in waves[-1]:
             _arrive(config.maildir_path, seats, n, delivered)
+        closed_during_kills = _closed(engine)
         # What the kills left unplanned (a game whose round stayed open) comes due now.
         for _ in range(rounds // games + 2):
             plan = _make_due(engine, plan, made_due, rng=rng, within=0.0)
@@ -225,6 +226,7 @@ def kills(count: int, mails: int, games: int, rounds: int, seed: int) -> dict[st
         lingering = _still_running(lives.orphans, timeout=30.0)
         figures = _kill_outcomes(engine, folder, delivered)
         figures |= _round_outcomes(engine, folder, made_due)
+        figures["rounds_closed_during_kills"] = closed_during_kills
         figures["final_run_exit"] = last
         figures["workers_left_running"] = len(lingering)
     finally:
@@ -242,8 +244,9 @@ def kills(count: int, mails: int, games: int, rounds: int, seed: int) -> dict[st
     }
 
 
-READY = b"reading orders from the Maildir"
-"""What ``serve`` logs once it serves (after recovering what a kill left)."""
+READY = b"deadlines planned; serving"
+"""What ``serve`` logs once it serves: it has taken the mail that came while it was down and
+planned the deadlines (rounds that came due meanwhile close now)."""
 
 
 def _make_due(
@@ -267,6 +270,11 @@ def _make_due(
             )
             made_due[name] += 1
     return later
+
+
+def _closed(engine: Engine) -> int:
+    with Session(engine) as session:
+        return len(session.exec(select(Round.id).where(Round.state != RoundState.OPEN)).all())
 
 
 def _children(pid: int) -> list[int]:
