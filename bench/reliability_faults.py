@@ -335,7 +335,9 @@ def _kill_outcomes(
     the Maildir after its round's deadline; one refused as late though it came in time is an
     order lost."""
     with Session(engine) as session:
-        mails = session.exec(select(Submission.status, Submission.message_id)).all()
+        mails = session.exec(
+            select(Submission.status, Submission.message_id, Submission.note)
+        ).all()
         games = {g.name: g.id for g in session.exec(select(Game))}
         per_mail = Counter(
             s for s in session.exec(select(OrderSet.submission_id)).all() if s is not None
@@ -344,14 +346,19 @@ def _kill_outcomes(
         confirmations = session.exec(
             select(OutboxMail.message).where(OutboxMail.kind == "confirmation")
         ).all()
-    statuses = Counter(status for status, _ in mails)
-    late = [delivered[str(m)] for s, m in mails if s == SubmissionStatus.REJECTED]
+    statuses = Counter(status for status, _, _ in mails)
+    refused = [
+        (delivered[str(m)], note or "") for s, m, note in mails if s != SubmissionStatus.ACCEPTED
+    ]
+    notes = Counter(note.split(" for game")[0].split(" of game")[0] for _, note in refused)
+    late = [came for came, note in refused if note.startswith("late")]
     in_time = sum(1 for at, game in late if _round_took_orders(rounds, games[game], at))
     ids = [str(message_from_bytes(m)["Message-ID"]) for m in confirmations]
     sent = _delivered(folder)
     return {
         "stored": len(mails),
         "statuses": {str(k): v for k, v in statuses.items()},
+        "refused_why": dict(notes),
         "refused_late_rightly": len(late) - in_time,
         "refused_late_though_in_time": in_time,
         "orders_lost": len(delivered) - len(per_mail) - (len(late) - in_time),
