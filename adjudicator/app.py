@@ -51,13 +51,20 @@ class App:
     """Set by ``adjudicate serve``: rounds that orders closed early are reported by its own
     reporter, not in the thread that reads the mail (which goes on reading)."""
 
-    def ingest(self, raw: bytes, *, channel: str) -> SubmissionStatus | None:
-        """Store ``raw`` (committed first), then process it. ``None`` for a re-delivery."""
-        done = self.ingest_batch([raw], channel=channel)
+    def ingest(
+        self, raw: bytes, *, channel: str, arrived: datetime | None = None
+    ) -> SubmissionStatus | None:
+        """Store ``raw`` (committed first), then process it. ``None`` for a re-delivery.
+        ``arrived``: when it reached the service's mailbox, if known: orders count as of then."""
+        done = self.ingest_batch([raw], channel=channel, arrived=[arrived])
         return done[0][1] if done else None
 
     def ingest_batch(
-        self, raws: Sequence[bytes], *, channel: str
+        self,
+        raws: Sequence[bytes],
+        *,
+        channel: str,
+        arrived: Sequence[datetime | None] | None = None,
     ) -> list[tuple[int, SubmissionStatus | None]]:
         """Store ``raws`` in one transaction (committed first), then process the new ones in
         batches, and the re-delivered ones still waiting to be processed; return (submission
@@ -65,7 +72,7 @@ class App:
         An exception means nothing was stored, or a mail is left to process: deliver the
         mails again."""
         with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
-            stored = store_batch(session, raws, channel=channel, now=self.clock())
+            stored = store_batch(session, raws, channel=channel, now=self.clock(), arrived=arrived)
             unprocessed: list[int] = []
             if len(stored) < len(raws):  # copies among them: of mail never processed?
                 fresh = {mail.id for mail in stored}

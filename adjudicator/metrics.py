@@ -4,8 +4,8 @@ Most figures are read from the database when Prometheus scrapes, so that every i
 shared PostgreSQL deployment reports the same totals and a restart loses nothing: mails received
 by outcome, mails sent by kind, bounces, rounds closed and rounds whose adjudication failed, the
 outbox's depth and the age of its oldest due mail. What only a process knows is counted in the
-process: IMAP reconnects, and the time from a mail's receipt to its confirmation being taken by
-the SMTP server.
+process: IMAP reconnects, waits for the database and for the SMTP server, and the time from a
+mail's receipt to its confirmation being taken by the SMTP server.
 
 ``/healthz`` answers 200 while the service keeps up and 503 with the reasons when it is stuck:
 the main loop has not turned for a while, a stored mail waits unprocessed, or a due mail has not
@@ -26,6 +26,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, make_wsgi_a
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, func, select
 
 from adjudicator.storage.db import aware
@@ -50,6 +51,20 @@ class _DatabaseFigures(Collector):
         self.clock = clock
 
     def collect(self) -> Iterator[Any]:
+        """Every figure, or none while the database does not answer: the scrape still shows
+        the process's own counters (the waits for the database among them) and ``up`` 0."""
+        try:
+            families = list(self._figures())
+        except OperationalError:
+            families = []
+        yield GaugeMetricFamily(
+            "adjudicator_database_up",
+            "Whether the database answered this scrape",
+            len(families) > 0,
+        )
+        yield from families
+
+    def _figures(self) -> Iterator[Any]:
         with Session(self.engine) as session:
             received = CounterMetricFamily(
                 "adjudicator_mails_received",
@@ -129,6 +144,11 @@ class Metrics:
             "Turns of the main loop that found the database locked or unreachable and waited",
             registry=self.registry,
         )
+        self.smtp_retries = Counter(
+            "adjudicator_smtp_retries",
+            "Passes of the outbox that found the SMTP server away and waited",
+            registry=self.registry,
+        )
         self.confirmation_seconds = Histogram(
             "adjudicator_confirmation_seconds",
             "From a mail's receipt to its confirmation taken by the SMTP server",
@@ -165,6 +185,19 @@ class Metrics:
         if idle > LOOP_STUCK.total_seconds():
             problems.append(f"the main loop has not turned for {idle:.0f} s")
         now = self.clock()
+        try:
+            waiting, due = self._oldest()
+        except OperationalError as error:
+            first = str(error.orig or error).strip().splitlines()[0][:200]
+            return Health(False, (*problems, f"the database does not answer: {first}"))
+        if waiting is not None and now - aware(waiting) > INTAKE_STUCK:
+            problems.append(f"a mail stored at {waiting:%H:%M:%S} waits unprocessed")
+        if due is not None and now - aware(due) > SENDING_STUCK:
+            problems.append(f"a mail due at {due:%H:%M:%S} has not been sent")
+        return Health(not problems, tuple(problems))
+
+    def _oldest(self) -> tuple[datetime | None, datetime | None]:
+        """When the oldest mail waiting to be processed came, and the oldest due mail's time."""
         with Session(self.engine) as session:
             waiting = session.exec(
                 select(func.min(Submission.received_at)).where(
@@ -176,11 +209,7 @@ class Metrics:
                     OutboxMail.status == OutboxStatus.PENDING
                 )
             ).one()
-        if waiting is not None and now - aware(waiting) > INTAKE_STUCK:
-            problems.append(f"a mail stored at {waiting:%H:%M:%S} waits unprocessed")
-        if due is not None and now - aware(due) > SENDING_STUCK:
-            problems.append(f"a mail due at {due:%H:%M:%S} has not been sent")
-        return Health(not problems, tuple(problems))
+        return waiting, due
 
     def serve(self, *, address: str, port: int) -> MetricsServer:
         """Serve ``/metrics`` and ``/healthz`` on ``address:port`` in a thread."""

@@ -14,6 +14,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +24,18 @@ from adjudicator.app import App
 from adjudicator.archiving import ArchiveKeeper
 from adjudicator.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
-from adjudicator.mail.maildir import MaildirReader, ensure_maildir
+from adjudicator.mail.maildir import MaildirReader, arrival_time, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import Metrics
 from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.service.closing import sweep
-from adjudicator.service.outbox import send_due
+from adjudicator.service.outbox import ServerUnavailable, send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.systemd import Notifier
 from adjudicator.workers import RoundWorkers, worker_count
 
 log = logging.getLogger("adjudicator.serve")
+ZERO = timedelta(0)
 TICK_SECONDS = 1.0
 ARCHIVE_SECONDS = 10.0
 ARCHIVE_DEFER_SECONDS = 60.0
@@ -42,9 +44,9 @@ PENDING_SECONDS = 30.0
 """How often the main loop looks for mail stored but not processed (``App.process_pending``)."""
 RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 """Waits after a turn that found the database locked (SQLite) or gone (PostgreSQL restarting),
-one step longer each time in a row, the last repeated: the service waits it out instead of
-exiting. A mail read meanwhile stays in its folder (or unflagged on the IMAP server) and is
-read again."""
+or after a pass of the outbox that found the SMTP server away, one step longer each time in a
+row, the last repeated: the service waits it out instead of exiting. A mail read meanwhile
+stays in its folder (or unflagged on the IMAP server) and is read again."""
 
 
 def make_senders(app: App) -> list[MailSender]:
@@ -104,6 +106,8 @@ class Service:
         self._reporting: asyncio.Future[Any] | None = None
         self._to_report = False
         self._swept_at = time.monotonic()
+        self._smtp_failures = 0
+        self._smtp_retry_at = 0.0  # monotonic: no sending before (the SMTP server is away)
         self.metrics = Metrics(app.engine, clock=app.clock)
         self.systemd = Notifier()
         self.poller: ImapPoller | None = None
@@ -182,18 +186,41 @@ class Service:
         log.info("reading orders from the Maildir %s", folder)
 
         def handle(ref: str, raw: bytes) -> None:
-            self.app.ingest(raw, channel="maildir")
+            # How long ago it was delivered, on the service's clock (a test's or the demo's
+            # may not be the wall clock the file name was written by).
+            ago = max(datetime.now(UTC) - arrival_time(Path(ref.removeprefix("maildir:"))), ZERO)
+            self.app.ingest(raw, channel="maildir", arrived=self.app.clock() - ago)
 
         return MaildirReader(folder, handle=handle)
 
     async def _drain(self, senders: list[MailSender]) -> None:
-        sent = await send_due(
-            self.app.engine,
-            senders,
-            bounce_address=self.app.config.service.address,
-            now=self.app.clock,
-            on_recorded=self.metrics.confirmations_sent,
-        )
+        """Send what is due; while the SMTP server is away, wait for it with backoff (the
+        mails keep their place and their attempts: ``ServerUnavailable``)."""
+        if time.monotonic() < self._smtp_retry_at:
+            return
+        try:
+            sent = await send_due(
+                self.app.engine,
+                senders,
+                bounce_address=self.app.config.service.address,
+                now=self.app.clock,
+                on_recorded=self.metrics.confirmations_sent,
+            )
+        except ServerUnavailable as away:
+            self._smtp_failures += 1
+            pause = RETRY_SECONDS[min(self._smtp_failures, len(RETRY_SECONDS)) - 1]
+            log.warning(
+                "SMTP server unavailable (%s); mail waits, trying again in %.0f s (%d in a row)",
+                str(away)[:200],
+                pause,
+                self._smtp_failures,
+            )
+            self.metrics.smtp_retries.inc()
+            self._smtp_retry_at = time.monotonic() + pause
+            return
+        if self._smtp_failures:
+            log.info("SMTP server back after %d tries", self._smtp_failures)
+        self._smtp_failures = 0
         if sent:
             log.info("sent %d mail(s)", sent)
             self._sent_at = asyncio.get_running_loop().time()
@@ -227,6 +254,15 @@ class Service:
         self.metrics.database_retries.inc()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.stop.wait(), timeout=pause)
+
+    async def _catch_up(self, maildir: MaildirReader) -> None:
+        """Before any round that came due while the service was down is closed, read the mail
+        that came meanwhile: orders that reached the Maildir before their deadline count.
+        (An IMAP folder is read by its own thread, which starts at the same time.)"""
+        try:
+            await asyncio.to_thread(maildir.run_once)
+        except OperationalError as error:
+            log.warning("reading the Maildir before closing due rounds failed: %s", error)
 
     async def _recover(self, *, once: bool) -> None:
         """Process what was stored before a restart; wait for the database if it is away."""
@@ -292,7 +328,9 @@ class Service:
                 await self._drain(senders)
                 await asyncio.to_thread(self.archive.run_once)
                 return
+            await self._catch_up(maildir)
             scheduler.start()
+            log.info("deadlines planned; serving")
             self.systemd.ready("reading mail, deadlines planned")
             await self._serve(senders, maildir, workers)
         finally:

@@ -9,7 +9,8 @@ then ``report_round``), in its own transactions: every step is the same compare-
 worker that dies (SIGKILL, out of memory) loses nothing and does nothing twice; the round is
 left to the sweeper, and the next due round starts a new pool.
 
-Workers ignore SIGINT and SIGTERM: the service stops them itself, after the round in hand.
+Workers ignore SIGINT and SIGTERM: the service stops them itself, after the round in hand. A
+worker whose service was killed ends by itself within a second or so.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -80,10 +83,26 @@ def worker_count(configured: int) -> int:
 _app: App | None = None
 
 
-def _start_worker(config: Config, level: str) -> None:
+ORPHAN_CHECK_SECONDS = 1.0
+
+
+def _end_with_service(service: int) -> None:
+    """End this worker once its service is gone (killed with SIGKILL, or out of memory): no
+    one will hand it work again, and each worker of each killed service would otherwise live
+    on for good, holding a database connection. A round in hand is left half done, which its
+    transaction undoes (the next service's sweeper closes it)."""
+    while os.getppid() == service:
+        time.sleep(ORPHAN_CHECK_SECONDS)
+    os._exit(1)
+
+
+def _start_worker(config: Config, level: str, service: int) -> None:
     global _app  # noqa: PLW0603 - one application per worker process
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    threading.Thread(
+        target=_end_with_service, args=(service,), name="orphan-check", daemon=True
+    ).start()
     configure_logging(
         log_format=config.service.log_format, level=level, log_file=config.service.log_file
     )
@@ -119,7 +138,7 @@ class RoundWorkers:
                 self.count,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
-                initargs=(self.config, self.level),
+                initargs=(self.config, self.level, os.getpid()),
             )
             for _ in range(self.count):
                 self.pool.submit(_ready)

@@ -1,7 +1,9 @@
 """Reliability under hostile mail and attacks, measured through the real intake.
 
 Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
-     [--big-mb 10,50] [--parts hostile,attacks]
+     [--big-mb 10,50] [--parts hostile,attacks,kills,outages] [--kills 50] [--kill-mails 1000]
+     [--kill-games 50] [--kill-rounds 100] [--outages imap,smtp,postgres,disk,lock]
+     [--outage-seconds 30] [--outage-mails 30] [--lock-seconds 15]
 
 1. Hostile mail: ``--mails`` generated and mutated mails (valid orders and their mutations:
    broken MIME, wrong and unknown charsets, 8-bit and RFC 2047 garbage in headers, deep
@@ -26,28 +28,25 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    made, no line over 998 bytes, no markup in an HTML part, the queued recipient alone) and
    in every page and feed of the archive built afterwards.
 
-3. Kills: ``adjudicate serve`` (a real process on a SQLite file, Maildir in, the local outbox
-   Maildir out) started and killed with SIGKILL ``--kills`` times at random moments (0.3-3 s
-   into its life) while ``--kill-mails`` order mails for ``--kill-games`` games arrive in
-   waves; then ``serve --once`` finishes. Orders lost or applied twice, confirmations missing
-   or sent twice (at most one per kill during sending is expected).
+3. Kills (bench/reliability_faults.py): ``adjudicate serve`` killed with SIGKILL ``--kills``
+   times at random moments of its life while ``--kill-mails`` order mails for ``--kill-games``
+   games arrive and ``--kill-rounds`` rounds come due; then ``serve --once`` finishes. Orders
+   lost or applied twice, rounds skipped or adjudicated twice, result mails and confirmations
+   missing or sent twice, worker processes left running.
 
-4. Outages: ``serve`` runs while another program holds the SQLite write lock for
-   ``--lock-seconds`` (longer than the 10 s busy timeout) and 20 order mails arrive: it must
-   stay up, log its waits and catch up; ``adjudicate receive`` under the lock must exit 75 (the
-   mail server retries) and its retry be taken. Not in ``--short``.
+4. Outages (bench/reliability_faults.py; ``--outages imap,smtp,postgres,disk,lock``): Dovecot
+   stopped, aiosmtpd stopped, a private PostgreSQL stopped, the SQLite file's disk full, each for
+   ``--outage-seconds``, and the SQLite write lock held for ``--lock-seconds``, while
+   ``--outage-mails`` order mails arrive: ``serve`` must stay up, log and count its waits, back
+   off and catch up with nothing lost; ``adjudicate receive`` must exit 75 while it cannot store.
 
-Time (``bench/reliability_time.py``): deadlines across daylight-saving changes and 29 February
-in five zones, on the tests' clock; ``serve`` started after a deadline passed while it was
-stopped.
-
-Not measured here: rounds closing during the kills, IMAP, SMTP and PostgreSQL outages, disk full;
-the existing fault tests cover parts of them (tests/mail/test_crash_*.py,
-tests/test_serve_outages.py).
+5. Time (bench/reliability_time.py): deadlines across daylight-saving changes and 29 February
+   in five zones, on the tests' clock; ``serve`` started after a deadline passed while it was
+   stopped.
 
 ``--short`` is the mode the test suite runs (tests/test_reliability_bench.py): 200 mails, 100
-through Dovecot, small big bodies, every attack. The last line printed is a JSON object with
-every figure.
+through Dovecot, small big bodies, every attack, the time cases, 3 kills, 3 s outages (not the
+lock). The last line printed is a JSON object with every figure.
 """
 
 from __future__ import annotations
@@ -57,14 +56,10 @@ import contextlib
 import imaplib
 import io
 import json
-import os
 import random
 import resource
 import shutil
-import signal
-import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -72,7 +67,7 @@ import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -87,7 +82,6 @@ from adjudicator.archive.build import build_archive
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.core.text import HANDLE
 from adjudicator.mail.imap import HandlerError, ImapPoller, ImapSettings
-from adjudicator.mail.maildir import deliver
 from adjudicator.security import address_code, join_code
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
@@ -96,7 +90,7 @@ from adjudicator.service.intake import MAX_SECTIONS, digest_of
 from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
 from adjudicator.storage.cursors import DatabaseCursorStore
-from adjudicator.storage.db import make_engine, session_scope
+from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import (
     Game,
     LoginFailure,
@@ -108,6 +102,7 @@ from adjudicator.storage.models import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import reliability_faults as faults
 from mailservers import Dovecot
 from playing import START, Clock
 from reliability_time import deadlines, stopped_service
@@ -1040,210 +1035,34 @@ def attacks() -> dict[str, object]:
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. Kills: ``adjudicate serve`` killed with SIGKILL at random moments while order mails arrive
-
-
-ADJUDICATE = Path(sys.executable).parent / "adjudicate"
-
-
-def _order_mail(cred: Credentials, game: str, other: str, number: int) -> bytes:
-    return mail(
-        f"PASSWORD {cred.secret}\nGIVE 3 TO {other}\n",
-        sender=cred.address,
-        subject=f"[{game}] orders",
-        number=number,
-        date=datetime.now(UTC),
-    )
-
-
-def kills(count: int, mails: int, games: int, seed: int) -> dict[str, object]:
-    """Seed ``games`` games, put ``mails`` order mails in the Maildir in waves, and start and
-    SIGKILL ``serve`` ``count`` times at random moments; then one ``serve --once`` finishes.
-    Every mail must end accepted once, with one order set and one confirmation sent."""
-    rng = random.Random(seed)
-    folder = Path(tempfile.mkdtemp(prefix="reliability-kills-"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ADJUDICATOR_", "NOTIFY_"))}
-    env |= {"ADJUDICATOR_DATA_DIR": str(folder), "ADJUDICATOR_ADDRESS": SERVICE}
-    app = make_app(Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE)))
-    seats: list[tuple[str, Credentials, str]] = []
-    with session_scope(app.engine) as session:
-        for g in range(games):
-            name = f"k{g}"
-            handles = [f"p{g}x{i}" for i in range(3)]
-            game, credentials = create_game(
-                session,
-                name=name,
-                kind="giveaway",
-                schedule="72h",
-                settings={"early_close": False},
-                players=[PlayerSpec(h, f"{h}@example.org") for h in handles],
-                options={},
-                now=datetime.now(UTC),
-            )
-            start_game(session, game, now=datetime.now(UTC))
-            seats += [(name, c, handles[(i + 1) % 3]) for i, c in enumerate(credentials)]
-    app.engine.dispose()
-    raws = [
-        _order_mail(seats[n % len(seats)][1], seats[n % len(seats)][0], seats[n % len(seats)][2], n)
-        for n in range(mails)
-    ]
-    waves = [raws[i :: count + 1] for i in range(count + 1)]
-    began = time.perf_counter()
-    killed = 0
-    try:
-        for wave in waves[:-1]:
-            for raw in wave:
-                deliver(folder / "maildir", raw)
-            process = subprocess.Popen(
-                [str(ADJUDICATE), "serve"],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            time.sleep(rng.uniform(0.3, 3.0))  # a random moment of its life
-            process.send_signal(signal.SIGKILL)
-            process.wait()
-            killed += 1
-        for raw in waves[-1]:
-            deliver(folder / "maildir", raw)
-        last = subprocess.run(
-            [str(ADJUDICATE), "serve", "--once"], env=env, capture_output=True, check=False
-        )
-        figures = _kill_outcomes(folder, mails)
-        figures["final_run_exit"] = last.returncode
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    return {
-        "kills": killed,
-        "mails": mails,
-        "games": games,
-        **figures,
-        "seconds": round(time.perf_counter() - began, 1),
-    }
-
-
-def _kill_outcomes(folder: Path, mails: int) -> dict[str, object]:
-    engine = make_engine(f"sqlite:///{folder / 'adjudicator.db'}")
-    try:
-        with Session(engine) as session:
-            statuses = Counter(session.exec(select(Submission.status)).all())
-            per_mail = Counter(
-                s for s in session.exec(select(OrderSet.submission_id)).all() if s is not None
-            )
-            confirmations = session.exec(
-                select(OutboxMail).where(OutboxMail.kind == "confirmation")
-            ).all()
-            ids = [str(message_from_bytes(m.message)["Message-ID"]) for m in confirmations]
-    finally:
-        engine.dispose()
-    delivered: Counter[str] = Counter()
-    outbox = folder / "outbox-maildir" / "new"
-    if outbox.exists():
-        for path in outbox.iterdir():
-            delivered[str(message_from_bytes(path.read_bytes())["Message-ID"])] += 1
-    return {
-        "stored": sum(statuses.values()),
-        "statuses": {str(k): v for k, v in statuses.items()},
-        "orders_lost": mails - len(per_mail),
-        "orders_applied_twice": sum(1 for n in per_mail.values() if n > 1),
-        "confirmations_queued": len(confirmations),
-        "confirmations_missing": sum(1 for i in ids if delivered[i] == 0),
-        "confirmations_sent_twice": sum(1 for i in ids if delivered[i] > 1),
-    }
-
-
-# ---------------------------------------------------------------------------------------------
-# 4. Outages: the SQLite file locked by another program for longer than the busy timeout
-
-
-def outages(lock_seconds: float, mails: int) -> dict[str, object]:
-    """``serve`` runs while another program holds SQLite's write lock for ``lock_seconds`` and
-    ``mails`` order mails arrive; then ``adjudicate receive`` is piped a mail under the lock
-    (it must exit 75 so that the mail server retries) and the retry after it."""
-    folder = Path(tempfile.mkdtemp(prefix="reliability-outage-"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ADJUDICATOR_", "NOTIFY_"))}
-    env |= {"ADJUDICATOR_DATA_DIR": str(folder), "ADJUDICATOR_ADDRESS": SERVICE}
-    app = make_app(Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE)))
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="o1",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
-            options={},
-            now=datetime.now(UTC),
-        )
-        start_game(session, game, now=datetime.now(UTC))
-    app.engine.dispose()
-    database = folder / "adjudicator.db"
-    raws = [
-        _order_mail(credentials[n % 3], "o1", PLAYERS[(n + 1) % 3], n) for n in range(mails + 1)
-    ]
-    process = subprocess.Popen(
-        [str(ADJUDICATE), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    locker = sqlite3.connect(database, isolation_level=None, timeout=60)
-    try:
-        time.sleep(3)  # serving
-        locker.execute("BEGIN IMMEDIATE")
-        for raw in raws[:-1]:
-            deliver(folder / "maildir", raw)
-        time.sleep(lock_seconds)
-        alive = process.poll() is None
-        locker.execute("ROLLBACK")
-        released = time.perf_counter()
-        caught_up = None
-        while time.perf_counter() - released < 120:
-            if _accepted(database) == mails:
-                caught_up = round(time.perf_counter() - released, 1)
-                break
-            time.sleep(0.2)
-        locker.execute("BEGIN IMMEDIATE")
-        piped = subprocess.run(
-            [str(ADJUDICATE), "receive"], input=raws[-1], env=env, capture_output=True, check=False
-        )
-        locker.execute("ROLLBACK")
-        retried = subprocess.run(
-            [str(ADJUDICATE), "receive"], input=raws[-1], env=env, capture_output=True, check=False
-        )
-        process.send_signal(signal.SIGTERM)
-        stopped = process.wait(timeout=60)
-        final = _accepted(database)
-    finally:
-        locker.close()
-        if process.poll() is None:
-            process.kill()
-        _, stderr = process.communicate(timeout=30)
-        shutil.rmtree(folder, ignore_errors=True)
-    return {
-        "lock_seconds": lock_seconds,
-        "mails": mails + 1,
-        "serve_alive_through_lock": alive,
-        "serve_logged_waits": stderr.count(b"database unavailable"),
-        "seconds_to_catch_up": caught_up,
-        "serve_exit_on_sigterm": stopped,
-        "receive_exit_while_locked": piped.returncode,
-        "receive_exit_on_retry": retried.returncode,
-        "accepted_in_the_end": final,
-    }
-
-
-def _accepted(database: Path) -> int:
-    with sqlite3.connect(database, timeout=60) as connection:
-        row = connection.execute(
-            "SELECT count(*) FROM submission WHERE status = 'accepted'"
-        ).fetchone()
-    return int(row[0])
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def _table(rows: Iterable[tuple[str, object]]) -> None:
     for label, value in rows:
         print(f"  {label:<48} {value}")
+
+
+def _faults(args: argparse.Namespace, parts: set[str], figures: dict[str, object]) -> None:
+    """The kills and the outages (bench/reliability_faults.py)."""
+    if "kills" in parts:
+        found = faults.kills(
+            args.kills, args.kill_mails, args.kill_games, args.kill_rounds, args.seed
+        )
+        figures["kills"] = found
+        print("serve killed with SIGKILL at random moments while rounds close")
+        _table(found.items())
+    if "outages" in parts:
+        found = faults.outages(
+            args.outages.split(","),
+            seconds=args.outage_seconds,
+            lock_seconds=args.lock_seconds,
+            mails=args.outage_mails,
+        )
+        figures["outages"] = found
+        for name, each in found.items():
+            assert isinstance(each, dict)
+            print(f"Outage: {faults.OUTAGES[name][0]}")
+            _table(each.items())
 
 
 def _arguments() -> argparse.Namespace:
@@ -1259,6 +1078,10 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--lock-seconds", type=float, default=15.0)
     parser.add_argument("--kill-mails", type=int, default=1000)
     parser.add_argument("--kill-games", type=int, default=50)
+    parser.add_argument("--kill-rounds", type=int, default=100)
+    parser.add_argument("--outages", default=",".join(faults.OUTAGES))
+    parser.add_argument("--outage-seconds", type=float, default=30.0)
+    parser.add_argument("--outage-mails", type=int, default=30)
     parser.add_argument("--short", action="store_true", help="the test suite's quick run")
     return parser.parse_args()
 
@@ -1293,8 +1116,10 @@ def main() -> None:
     if args.short:
         args.mails, args.imap_mails, big = 200, 100, [1]
         FLOOD.update(strangers=STRANGERS_PER_HOUR + 5, victim=10)
-        args.kills, args.kill_mails, args.kill_games = 3, 60, 5
-        parts.discard("outages")  # a lock must outlast the 10 s busy timeout: too slow here
+        args.kills, args.kill_mails, args.kill_games, args.kill_rounds = 3, 60, 5, 10
+        args.outage_seconds, args.outage_mails = 3.0, 9
+        # a lock must outlast the 10 s busy timeout: too slow here
+        args.outages = ",".join(name for name in args.outages.split(",") if name != "lock")
     figures: dict[str, object] = {"short": args.short, "seed": args.seed}
     if "hostile" in parts:
         figures["hostile"] = _hostile(hostile, args.mails, args.seed, big, args.short)
@@ -1312,20 +1137,8 @@ def main() -> None:
         print(f"  tried {found['tried']}, succeeded {found['succeeded']}")
     if "time" in parts:
         figures["time"] = _time()
-    if "kills" in parts:
-        found = kills(args.kills, args.kill_mails, args.kill_games, args.seed)
-        figures["kills"] = found
-        print("serve killed with SIGKILL at random moments (Maildir in, local outbox out)")
-        _table(found.items())
-    if "outages" in parts:
-        found = outages(args.lock_seconds, 20)
-        figures["outages"] = found
-        print(f"SQLite locked by another program for {args.lock_seconds:.0f} s")
-        _table(found.items())
-    figures["not_measured"] = [
-        "rounds closing during the kills (only order mails arrive)",
-        "IMAP, SMTP and PostgreSQL outages, disk full",
-    ]
+    _faults(args, parts, figures)
+    figures["not_measured"] = []
     print(json.dumps(figures, ensure_ascii=False))
 
 

@@ -467,6 +467,7 @@ class SmtpSink:
     handler: SinkHandler
     controller: Controller
     tls: str  # none | starttls | implicit
+    options: dict[str, Any] = field(default_factory=dict)  # the controller's, for start_again
 
     @property
     def received(self) -> list[Received]:
@@ -520,6 +521,18 @@ class SmtpSink:
     def stop(self) -> None:
         self.controller.stop()
 
+    def start_again(self) -> None:
+        """After ``stop()``: serve again on the same port, keeping what was received (the end
+        of an outage)."""
+        with self.handler.condition:
+            known = set(self.handler.connections)
+        self.controller = _CountingController(self.handler, **self.options)
+        self.controller.start()
+        with self.handler.condition:  # Controller.start()'s own check is not a client
+            for server in [s for s in self.handler.servers if id(s) not in known]:
+                self.handler.connections.pop(id(server), None)
+                self.handler.servers.remove(server)
+
 
 def start_smtp_sink(
     *,
@@ -556,7 +569,7 @@ def start_smtp_sink(
     with handler.condition:
         handler.connections.clear()
         handler.servers.clear()
-    return SmtpSink(HOST, kwargs["port"], handler, controller, tls)
+    return SmtpSink(HOST, kwargs["port"], handler, controller, tls, kwargs)
 
 
 @contextlib.contextmanager

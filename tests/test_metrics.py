@@ -12,6 +12,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from mailservers import free_port
 from playing import Clock
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -25,7 +26,7 @@ from adjudicator.service.intake import store_raw
 from adjudicator.service.outbox import send_due
 from adjudicator.service.rounds import start_game
 from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage.db import session_scope
+from adjudicator.storage.db import make_engine, session_scope
 
 
 @pytest.fixture
@@ -188,3 +189,23 @@ def test_health_fails_when_the_main_loop_stops_turning(
     status, text = _get(server, "/healthz")
     assert status == 503
     assert "main loop has not turned" in text
+
+
+def test_metrics_and_health_answer_while_the_database_does_not(tmp_path: Path) -> None:
+    """PostgreSQL restarting (here: nothing listens where it should): the page once failed
+    with a server error, hiding the very counter that says the service waits for it. It shows
+    the process's counters and ``adjudicator_database_up 0``; the health check says why."""
+    engine = make_engine(f"postgresql://nobody@127.0.0.1:{free_port()}/nothing")
+    metrics = Metrics(engine, clock=Clock())
+    metrics.database_retries.inc()
+    server = metrics.serve(address="127.0.0.1", port=0)
+    try:
+        samples = _samples(server)
+        assert samples[("adjudicator_database_up", ())] == 0
+        assert samples[("adjudicator_database_retries_total", ())] == 1
+        status, text = _get(server, "/healthz")
+        assert status == 503
+        assert "the database does not answer" in text
+    finally:
+        server.close()
+        engine.dispose()

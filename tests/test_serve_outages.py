@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import time
 import urllib.request
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from adjudicator.mail.maildir import deliver
 from adjudicator.runner import Service
 from adjudicator.service.intake import store_raw
 from adjudicator.storage.db import make_engine, session_scope
-from adjudicator.storage.models import Submission, SubmissionStatus
+from adjudicator.storage.models import Round, RoundResult, RoundState, Submission, SubmissionStatus
 
 ADDRESS = "judge@pbem.test"
 
@@ -152,5 +153,48 @@ def test_the_redelivery_of_a_mail_left_unprocessed_is_processed(tmp_path: Path) 
         assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
         assert app.ingest(raw, channel="pipe") is None  # processed: now a mere copy
         assert _statuses(tmp_path / "adjudicator.db") == [SubmissionStatus.ACCEPTED]
+    finally:
+        app.engine.dispose()
+
+
+def test_orders_that_came_before_the_deadline_while_the_service_was_down_count(
+    tmp_path: Path,
+) -> None:
+    """An order mail reaches the Maildir before the deadline while the service is down (killed,
+    restarting, waiting for its database); the service starts after the deadline. The order
+    counts: it is taken before the due round is closed, and judged by when it arrived. It was
+    once refused as late, and the round closed without it."""
+    credentials = _seed(tmp_path)
+    config = Config(service=ServiceConfig(data_dir=str(tmp_path), address=ADDRESS, workers=1))
+    app = make_app(config)
+    deadline = datetime.now(UTC) + timedelta(seconds=1)
+    with session_scope(app.engine) as session:
+        round_ = session.exec(select(Round)).one()
+        round_.deadline = deadline  # as a game master's extend would
+        session.add(round_)
+    deliver(config.maildir_path, _order_mail(credentials[0], credentials[1].handle, 1))
+    while datetime.now(UTC) <= deadline:
+        time.sleep(0.05)  # the service is down across the deadline
+
+    def closed() -> bool:
+        with Session(app.engine) as session:
+            round_ = session.exec(select(Round).where(Round.number == 1)).one()
+            return round_.state == RoundState.REPORTED
+
+    async def scenario() -> None:
+        service = Service(app)
+        running = asyncio.ensure_future(service.run())
+        limit = time.monotonic() + 60
+        while not await asyncio.to_thread(closed) and time.monotonic() < limit:
+            await asyncio.sleep(0.1)
+        service.request_stop()
+        await running
+
+    try:
+        asyncio.run(scenario())
+        assert _statuses(tmp_path / "adjudicator.db") == [SubmissionStatus.ACCEPTED]
+        with Session(app.engine) as session:
+            result = session.exec(select(RoundResult)).one()
+        assert result.orders[credentials[0].handle] == [f"GIVE 3 TO {credentials[1].handle}"]
     finally:
         app.engine.dispose()

@@ -29,6 +29,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,11 @@ def arrival_key(path: Path) -> tuple[int, int, str]:
         start = int(seconds.group(1)) * 1_000_000
         when = start + min(max(_changed_micros(path) - start, 0), 999_999)
     return when, int(counter.group(1)) if counter else 0, name
+
+
+def arrival_time(path: Path) -> datetime:
+    """When the message at ``path`` reached the Maildir (see the module docstring)."""
+    return datetime.fromtimestamp(arrival_key(path)[0] / 1_000_000, UTC)
 
 
 def _changed_micros(path: Path) -> int:

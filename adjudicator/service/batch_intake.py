@@ -29,7 +29,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.intake import digest_of, process_claimed, store_raw
+from adjudicator.service.intake import digest_of, process_claimed, received_time, store_raw
 from adjudicator.storage import queries
 from adjudicator.storage.models import Submission, SubmissionStatus
 
@@ -49,13 +49,23 @@ class Stored:
 
 
 def store_batch(
-    session: Session, raws: Sequence[bytes], *, channel: str, now: datetime
+    session: Session,
+    raws: Sequence[bytes],
+    *,
+    channel: str,
+    now: datetime,
+    arrived: Sequence[datetime | None] | None = None,
 ) -> list[Stored]:
     """Store the mails not stored before (by digest), in this session's transaction; return
-    the new ones in the order given. A mail given twice is stored once."""
+    the new ones in the order given. A mail given twice is stored once. ``arrived``: when each
+    reached the service's mailbox, where known (``received_time``)."""
     fresh: dict[str, bytes] = {}
-    for raw in raws:
-        fresh.setdefault(digest_of(raw), raw)
+    arrivals: dict[str, datetime] = {}
+    for raw, came in zip(raws, arrived or [None] * len(raws), strict=True):
+        digest = digest_of(raw)
+        fresh.setdefault(digest, raw)
+        if came is not None:
+            arrivals.setdefault(digest, came)
     if not fresh:
         return []
     known = queries.stored_digests(session, list(fresh))
@@ -64,7 +74,7 @@ def store_batch(
         return []
     rows = [
         {
-            "received_at": now,
+            "received_at": received_time(now, arrivals.get(digest)),
             "channel": channel,
             "digest": digest,
             "raw": raw,
@@ -81,8 +91,8 @@ def store_batch(
     except IntegrityError:
         # Another instance stored some of these a moment ago: one at a time, skipping those.
         stored = []
-        for _, raw in new:
-            id_ = store_raw(session, raw, channel=channel, now=now)
+        for digest, raw in new:
+            id_ = store_raw(session, raw, channel=channel, now=now, arrived=arrivals.get(digest))
             if id_ is not None:
                 stored.append(Stored(id_, raw))
         return stored

@@ -105,12 +105,28 @@ def digest_of(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def store_raw(session: Session, raw: bytes, *, channel: str, now: datetime) -> int | None:
-    """Store the raw message; return its id, or ``None`` when these bytes were stored before."""
+def received_time(now: datetime, arrived: datetime | None) -> datetime:
+    """A mail's ``received_at``: when it reached the service's mailbox (a Maildir's delivery
+    time) rather than when it was stored, which a crash, a restart or an outage may delay past
+    a deadline; never later than now (another machine's clock may run ahead)."""
+    return now if arrived is None else min(arrived, now)
+
+
+def store_raw(
+    session: Session,
+    raw: bytes,
+    *,
+    channel: str,
+    now: datetime,
+    arrived: datetime | None = None,
+) -> int | None:
+    """Store the raw message; return its id, or ``None`` when these bytes were stored before.
+    ``arrived``: when it reached the service's mailbox, if known (see ``received_at``)."""
     digest = digest_of(raw)
     if queries.submission_stored(session, digest):
         return None
-    submission = Submission(received_at=now, channel=channel, digest=digest, raw=raw)
+    received_at = received_time(now, arrived)
+    submission = Submission(received_at=received_at, channel=channel, digest=digest, raw=raw)
     try:
         with session.begin_nested():
             session.add(submission)

@@ -14,6 +14,7 @@ from adjudicator.service import replies
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
+from adjudicator.storage.db import aware
 from adjudicator.storage.models import GameStatus, OrderSet, Round, RoundState
 
 STALE_AFTER = timedelta(minutes=5)
@@ -39,7 +40,10 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     assert seat is not None
     round_ = open_round_of(session, game)
     base = replies.base_context(game, seat, round_)
-    if round_ is None or not takes_orders(game, round_, handling.now):
+    # In time is when the mail reached the service's mailbox, not when it was read: a service
+    # down or waiting for its database across a deadline makes no one late.
+    arrived = min(aware(handling.submission.received_at), handling.now)
+    if round_ is None or not takes_orders(game, round_, arrived):
         handling.reply_to_seat("late", base)
         handling.notes.append(f"late for game {game.name}")
         return False

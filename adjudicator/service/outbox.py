@@ -31,6 +31,17 @@ MAX_ATTEMPTS = 8
 FIRST_RETRY = timedelta(seconds=30)
 LAST_RETRY = timedelta(hours=2)
 
+SESSION_STAGES = frozenset({"connect", "tls", "auth", "local"})
+"""Where a failure says nothing about the mail: the server is down or unreachable, or will not
+let us in (or the local outbox folder cannot be written)."""
+
+
+class ServerUnavailable(Exception):
+    """Every mail of a batch failed before the server would take any: the server (or the
+    connection to it) is away. Nothing of the batch was recorded: the mails stay due with their
+    attempts unspent, so an outage of any length neither gives a mail up nor pushes it hours
+    back; the caller waits (with its own backoff) and tries again."""
+
 
 @dataclass(frozen=True)
 class PendingMail:
@@ -135,6 +146,12 @@ def record_results(
         session.add(mail)
 
 
+def _server_away(results: Sequence[SendResult]) -> bool:
+    return bool(results) and all(
+        not result.sent and result.stage in SESSION_STAGES for result in results
+    )
+
+
 def _detail(result: SendResult) -> str:
     code = f"{result.code} " if result.code else ""
     return f"{result.stage}: {code}{result.text}".strip()
@@ -150,7 +167,9 @@ async def send_due(
     on_recorded: Callable[[list[OutboxMail]], object] | None = None,
 ) -> int:
     """Send every due mail, in batches; return how many were sent. A batch in which every
-    mail failed for a temporary reason ends the pass (the server is down: back off).
+    mail failed for a temporary reason ends the pass (the server is down: back off). When none
+    could even be handed to the server (:data:`SESSION_STAGES`), ``ServerUnavailable`` is
+    raised and the batch is left as it was.
 
     Given several senders (each its own SMTP connection, kept open), a batch is shared among
     them and sent over all at once; the claim and the record of the batch are the same as with
@@ -184,6 +203,9 @@ async def send_due(
             except BaseException:
                 await asyncio.to_thread(session.close)  # rolls back: the mails stay due
                 raise
+            if _server_away(results):
+                await asyncio.to_thread(session.close)  # rolls back: the mails stay due
+                raise ServerUnavailable(_detail(results[0]))
             crash_point("sent")  # accepted by the server, not yet marked: sent again on restart
             if recording is not None:
                 await recording  # at most one batch waiting for its record
@@ -207,14 +229,19 @@ async def _send_all(
     lanes = len(senders)
 
     async def lane(sender: MailSender, chunk: list[OutboxMail]) -> list[SendResult]:
-        return [
-            await sender.send(
-                mail.message,
-                sender=mail.envelope_sender or bounce_address,
-                recipients=[mail.recipient],
+        results: list[SendResult] = []
+        for mail in chunk:
+            if results and _server_away(results[-1:]):
+                results.append(results[-1])  # no use knocking again: a timeout each
+                continue
+            results.append(
+                await sender.send(
+                    mail.message,
+                    sender=mail.envelope_sender or bounce_address,
+                    recipients=[mail.recipient],
+                )
             )
-            for mail in chunk
-        ]
+        return results
 
     done = await asyncio.gather(*(lane(s, mails[i::lanes]) for i, s in enumerate(senders)))
     results: list[SendResult] = [None] * len(mails)  # type: ignore[list-item]

@@ -10,12 +10,13 @@ import threading
 from datetime import UTC, datetime
 from email.message import EmailMessage
 
+import pytest
 from mailservers import SmtpSink, running_smtp_sink
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from adjudicator.mail.smtp import SmtpSender, SmtpSettings
-from adjudicator.service.outbox import queue_mail, send_due
+from adjudicator.service.outbox import MAX_ATTEMPTS, ServerUnavailable, queue_mail, send_due
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
@@ -155,4 +156,24 @@ def test_the_event_loop_runs_while_the_database_is_locked(sqlite_engine: Engine)
     with running_smtp_sink() as sink:
         assert asyncio.run(run(sink)) == 10
     assert released_by_the_loop == [True]
+    assert set(statuses(sqlite_engine).values()) == {OutboxStatus.SENT}
+
+
+def test_an_smtp_server_away_leaves_the_mails_due_and_their_attempts_unspent(
+    sqlite_engine: Engine,
+) -> None:
+    """The SMTP server is down: the pass says so (``ServerUnavailable``) and records nothing,
+    so that the mails go as soon as it is back, however long it was away. They were once
+    pushed back 30 s, 1 min, 2 min... per try, and given up after eight tries (about an hour)."""
+    queue(sqlite_engine, 3)
+    with running_smtp_sink() as sink:
+        sink.stop()
+        for _ in range(MAX_ATTEMPTS + 1):  # longer than the tries a mail has
+            with pytest.raises(ServerUnavailable, match="connect"):
+                drain(sqlite_engine, sink)
+        with Session(sqlite_engine) as session:
+            mails = session.exec(select(OutboxMail)).all()
+            assert {(m.status, m.attempts) for m in mails} == {(OutboxStatus.PENDING, 0)}
+        sink.start_again()
+        assert drain(sqlite_engine, sink) == 3  # at once: nothing was pushed back
     assert set(statuses(sqlite_engine).values()) == {OutboxStatus.SENT}

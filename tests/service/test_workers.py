@@ -4,7 +4,13 @@ loses nothing and does nothing twice. Real processes, on SQLite and PostgreSQL."
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 from playing import new_game
@@ -97,3 +103,50 @@ def test_a_worker_killed_mid_round_loses_nothing_and_the_sweeper_finishes_it(
         workers.shutdown()
     sweep(app.engine, ctx=app.ctx, now=app.clock())  # reports what the dead worker left
     assert _round(app, first) == (RoundState.REPORTED, 1, 2)
+
+
+SERVICE_WITH_WORKERS = """
+import sys
+from adjudicator.config import Config, ServiceConfig
+from adjudicator.workers import RoundWorkers, _ready
+
+workers = RoundWorkers(Config(service=ServiceConfig(data_dir=sys.argv[1])), 2)
+assert workers.pool is not None
+assert workers.pool.submit(_ready).result(timeout=120)
+print(*workers.pool._processes, flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_workers_of_a_killed_service_end_too(tmp_path: Path) -> None:
+    """``adjudicate serve`` killed with SIGKILL: its worker processes once lived on for good,
+    one pool more at each kill; they end by themselves now."""
+    service = subprocess.Popen(
+        [sys.executable, "-c", SERVICE_WITH_WORKERS, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert service.stdout is not None
+        workers = [int(pid) for pid in service.stdout.readline().split()]
+        assert len(workers) == 2
+        assert all(_running(pid) for pid in workers)
+    finally:
+        service.kill()
+        service.wait()
+    deadline = time.monotonic() + 60
+    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in workers if _running(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
