@@ -37,23 +37,15 @@ def tell_change(
     ``change`` happened to ``handle``'s seat; how many were told."""
     if change not in CHANGES:
         raise ValueError(f"unknown change {change!r}")
-    round_ = open_round_of(session, game)
-    seats = active_seats(session, game)
-    for seat in seats:
-        queue_templated(
-            session,
-            ctx=ctx,
-            template="game_change",
-            context={**base_context(game, seat, round_), "change": change, "player": handle},
-            kind="game_change",
-            to=seat.address,
-            key=f"change:{game.id}:{change}:{handle}:{seat.id}:{now.timestamp():.0f}",
-            now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            seat_id=seat.id,
-        )
-    return len(seats)
+    return _to_every_seat(
+        session,
+        game,
+        template="game_change",
+        extra={"change": change, "player": handle},
+        key=f"change:{game.id}:{change}:{handle}:{now.timestamp():.0f}",
+        ctx=ctx,
+        now=now,
+    )
 
 
 def announce(
@@ -61,22 +53,16 @@ def announce(
 ) -> int:
     """The game master's message to every player still in the game and every observer, under
     "the game master"; ``key`` makes it once only. How many it went to."""
+    told = _to_every_seat(
+        session,
+        game,
+        template="announcement",
+        extra={"text": text, "observer": False},
+        key=f"announce:{key}",
+        ctx=ctx,
+        now=now,
+    )
     round_ = open_round_of(session, game)
-    seats = active_seats(session, game)
-    for seat in seats:
-        queue_templated(
-            session,
-            ctx=ctx,
-            template="announcement",
-            context={**base_context(game, seat, round_), "text": text, "observer": False},
-            kind="announcement",
-            to=seat.address,
-            key=f"announce:{key}:{seat.id}",
-            now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            seat_id=seat.id,
-        )
     observers = queries.observers_of(session, game.id)
     for observer in observers:
         queue_templated(
@@ -91,4 +77,35 @@ def announce(
             threading=game_thread(game, ctx),
             game_id=game.id,
         )
-    return len(seats) + len(observers)
+    return told + len(observers)
+
+
+def _to_every_seat(
+    session: Session,
+    game: Game,
+    *,
+    template: str,
+    extra: dict[str, object],
+    key: str,
+    ctx: ServiceContext,
+    now: datetime,
+) -> int:
+    """``template`` to every player still in the game, each once (``key`` and the seat); how
+    many."""
+    round_ = open_round_of(session, game)
+    seats = active_seats(session, game)
+    for seat in seats:
+        queue_templated(
+            session,
+            ctx=ctx,
+            template=template,
+            context={**base_context(game, seat, round_), **extra},
+            kind=template,
+            to=seat.address,
+            key=f"{key}:{seat.id}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+            seat_id=seat.id,
+        )
+    return len(seats)
