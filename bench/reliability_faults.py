@@ -331,9 +331,11 @@ def _arrive(
 def _kill_outcomes(
     engine: Engine, folder: Path, delivered: dict[str, tuple[datetime, str]]
 ) -> dict[str, object]:
-    """Every mail must end accepted with one order set, or refused as late because it reached
-    the Maildir after its round's deadline; one refused as late though it came in time is an
-    order lost."""
+    """Every mail must end accepted with one order set, refused as late because it reached
+    the Maildir after its round's deadline, or refused by the game's rules with the reason (its
+    ``GIVE 3`` holds in round 1 only: once a round has closed during the kills, a player holds
+    another amount, and the rejection names it); one refused as late though it came in time,
+    or neither applied nor refused, is an order lost."""
     with Session(engine) as session:
         mails = session.exec(
             select(Submission.status, Submission.message_id, Submission.note)
@@ -353,6 +355,7 @@ def _kill_outcomes(
     notes = Counter(note.split(" for game")[0].split(" of game")[0] for _, note in refused)
     late = [came for came, note in refused if note.startswith("late")]
     in_time = sum(1 for at, game in late if _round_took_orders(rounds, games[game], at))
+    by_rules = sum(1 for _, note in refused if note.startswith("problems in orders"))
     ids = [str(message_from_bytes(m)["Message-ID"]) for m in confirmations]
     sent = _delivered(folder)
     return {
@@ -361,7 +364,8 @@ def _kill_outcomes(
         "refused_why": dict(notes),
         "refused_late_rightly": len(late) - in_time,
         "refused_late_though_in_time": in_time,
-        "orders_lost": len(delivered) - len(per_mail) - (len(late) - in_time),
+        "refused_by_the_rules": by_rules,
+        "orders_lost": len(delivered) - len(per_mail) - (len(late) - in_time) - by_rules,
         "orders_applied_twice": sum(1 for n in per_mail.values() if n > 1),
         "confirmations_queued": len(confirmations),
         "confirmations_missing": sum(1 for i in ids if sent[i] == 0),

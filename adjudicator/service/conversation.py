@@ -141,8 +141,9 @@ def queue_answer(
             reply_to=next(iter(reply_to)) if seat is None and len(reply_to) == 1 else None,
             proven=proven,
         )
-        if not queued:
-            handling.notes += [f"{p.kind} to {to} held back (rate limit or loop)" for p in whole]
+        if not queued:  # the answer limits (throttle.py): the reason stays with the mail
+            held = [p.kind for p in whole] or ["answer"]
+            handling.notes += [f"{kind} to {to} held back (rate limit or loop)" for kind in held]
 
 
 def _queue_whole(
