@@ -252,8 +252,12 @@ def _take_one(handling: SectionHandling, command: Take) -> str | None:
 
 
 def _answer(handling: SectionHandling, game: Game, context: dict[str, Any]) -> None:
-    """To the sender, under the game's tag (its subject names the game)."""
-    handling.answer.add(handling.sender, AnswerPart("take", context, game.name, game.id))
+    """To the sender, under the game's tag (its subject names the game). The code was mailed
+    to this address alone, so the answer goes to a proven address: never held back by the
+    answer limits for strangers (``throttle.py``), or a taker might not learn he has a seat."""
+    handling.answer.add(
+        handling.sender, AnswerPart("take", context, game.name, game.id, proven=True)
+    )
 
 
 def _claim(session: Session, offer: SeatOffer, *, address: str, now: datetime) -> bool:
