@@ -53,6 +53,9 @@ words after it (``JOIN sf9 4F2A09C1``) is a command, never a signature's phone n
 that starts with a near miss is a mistyped command. TAKE, APPROVE and DECLINE are not among
 them: "Take care," is a common sign-off, and their lines are read by their code anyway."""
 MAX_COMMAND_WORDS = 6
+_CODED = re.compile(r"(?i)(?:take|approve|decline)\s+\S+\s+[0-9a-f]{8}")
+"""``TAKE gw42 8963B1C3``: a coded answer to an offer or a join request is a command, never a
+signature's phone number, though "Take care," alone may well be a sign-off."""
 
 
 def reads_as_order(line: str) -> bool:
@@ -61,7 +64,7 @@ def reads_as_order(line: str) -> bool:
     text = normalise_line(line)
     if not text or len(text) > MAX_ORDER:
         return False
-    if GAME_LINE.fullmatch(text) or SECRET_LINE.fullmatch(text) or _REQUEST.fullmatch(text):
+    if any(p.fullmatch(text) for p in (GAME_LINE, SECRET_LINE, _REQUEST, _CODED)):
         return True
     words = text.split()
     # A command word in front, and not a label ("Status : File name violation").

@@ -159,10 +159,6 @@ def test_standby_needs_the_code_mailed_to_the_address_and_list_shows_it(app: App
         assert session.exec(select(Standby)).all() == []
 
 
-@pytest.mark.skip(
-    reason="passes alone, but in the whole suite tia's valid TAKE got no new answer "
-    "(the cause is not found yet; the PostgreSQL race test and test_seats_end_to_end cover TAKE)"
-)
 def test_an_offered_seat_goes_to_the_first_taker_and_the_second_is_told(app: App) -> None:
     """#15: standby players of the kind get the offer, each with a code of his own; the first
     valid TAKE takes the seat (position, standings, password), later ones are told it is
