@@ -14,10 +14,12 @@ import threading
 from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from adjudicator.archive import update_game, write_rules
 from adjudicator.config import Config
+from adjudicator.storage.db import unavailable
 from adjudicator.storage.models import Game, Round
 
 log = logging.getLogger("adjudicator.archive")
@@ -57,7 +59,12 @@ class ArchiveKeeper:
                 self.rules_written = True
             except Exception:
                 log.exception("rules pages not written; trying again later")
-        fresh = [row for row in self._reported() if row[0] not in self.archived]
+        try:
+            reported = self._reported()
+        except OperationalError as error:  # the database is away: the next pass tries again
+            log.warning("archive pass skipped, database unavailable: %s", unavailable(error))
+            return []
+        fresh = [row for row in reported if row[0] not in self.archived]
         done: list[str] = []
         for name in sorted({name for _, name, _ in fresh}):
             if self.stopping.is_set():
@@ -70,6 +77,13 @@ class ArchiveKeeper:
                     base_url=self.base_url,
                     authority=self.authority,
                 )
+            except OperationalError as error:
+                log.warning(
+                    "archive of game %s not updated, database unavailable: %s; trying again later",
+                    name,
+                    unavailable(error),
+                )
+                break  # the other games would fail the same way
             except Exception:
                 log.exception("archive of game %s not updated; trying again later", name)
                 continue

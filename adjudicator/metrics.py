@@ -29,7 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, func, select
 
-from adjudicator.storage.db import aware
+from adjudicator.storage.db import aware, unavailable
 from adjudicator.storage.models import (
     OutboxMail,
     OutboxStatus,
@@ -188,8 +188,7 @@ class Metrics:
         try:
             waiting, due = self._oldest()
         except OperationalError as error:
-            first = str(error.orig or error).strip().splitlines()[0][:200]
-            return Health(False, (*problems, f"the database does not answer: {first}"))
+            return Health(False, (*problems, f"the database does not answer: {unavailable(error)}"))
         if waiting is not None and now - aware(waiting) > INTAKE_STUCK:
             problems.append(f"a mail stored at {waiting:%H:%M:%S} waits unprocessed")
         if due is not None and now - aware(due) > SENDING_STUCK:

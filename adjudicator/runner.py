@@ -31,6 +31,7 @@ from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.service.closing import sweep
 from adjudicator.service.outbox import ServerUnavailable, send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
+from adjudicator.storage.db import unavailable
 from adjudicator.systemd import Notifier
 from adjudicator.workers import RoundWorkers, worker_count
 
@@ -132,7 +133,9 @@ class Service:
         if since < ARCHIVE_SECONDS or (sending and since < ARCHIVE_DEFER_SECONDS):
             return
         self._archived_at = loop.time()
-        self._archiving = asyncio.ensure_future(asyncio.to_thread(self.archive.run_once))
+        archiving = asyncio.ensure_future(asyncio.to_thread(self.archive.run_once))
+        archiving.add_done_callback(_archive_failed)
+        self._archiving = archiving
 
     def _report_soon(self, loop: asyncio.AbstractEventLoop) -> None:
         """Rounds were closed early by orders (called from the thread reading the mail)."""
@@ -247,7 +250,7 @@ class Service:
         pause = RETRY_SECONDS[min(failures, len(RETRY_SECONDS)) - 1]
         log.warning(
             "database unavailable (%s); trying again in %.0f s (%d in a row)",
-            str(error.orig or error).splitlines()[0][:200],
+            unavailable(error),
             pause,
             failures,
         )
@@ -338,7 +341,7 @@ class Service:
             await self._finish_rounds(scheduler, workers)
             if self._archiving is not None:
                 self.archive.stopping.set()  # the pages left out are built on the next start
-                await self._archiving
+                await asyncio.gather(self._archiving, return_exceptions=True)
             if poller is not None:
                 poller.stop()
             if imap_thread is not None:
@@ -366,6 +369,12 @@ class Service:
         finally:
             for waiter in waiters:
                 waiter.cancel()
+
+
+def _archive_failed(archiving: asyncio.Future[list[str]]) -> None:
+    """A pass of the archive failed as a whole: said once; the next pass tries again."""
+    if not archiving.cancelled() and archiving.exception() is not None:
+        log.error("archive pass failed; trying again later", exc_info=archiving.exception())
 
 
 def serve(app: App, *, once: bool = False) -> None:

@@ -15,6 +15,7 @@ from alembic.config import Config
 from sqlalchemy import event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -79,6 +80,12 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+def unavailable(error: OperationalError) -> str:
+    """What the database said when it was locked or away: its first line, for one log line."""
+    lines = str(error.orig or error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__
 
 
 def aware(moment: datetime) -> datetime:

@@ -4,14 +4,17 @@ written by the service before any round is reported (the welcome mails link to t
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import pytest
 from archivesite import GAMES, Played, make_test_app
 from sitecheck import check_page
 
 from adjudicator.archive import write_rules
 from adjudicator.archiving import ArchiveKeeper
 from adjudicator.games import GAME_NAMES, kind_of
+from adjudicator.storage.db import make_engine
 
 RULES = Path(__file__).resolve().parents[2] / "docs" / "rules"
 
@@ -69,4 +72,24 @@ def test_the_running_service_writes_the_rules_pages_on_its_first_pass(tmp_path: 
         for kind in GAME_NAMES:
             assert (app.config.archive_path / "rules" / f"{kind}.html").is_file(), kind
     finally:
+        app.engine.dispose()
+
+
+def test_a_pass_with_the_database_away_is_skipped_with_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The service's archive pass runs in a thread beside the mail; with the database away it
+    says so in one line and ends, and the next pass tries again. It used to raise, and the
+    service, awaiting the failed pass when told to stop, exited 1 instead of 0."""
+    app = make_test_app(tmp_path)
+    away = make_engine("postgresql://postgres@127.0.0.1:1/nowhere")  # nothing listens on 1
+    try:
+        keeper = ArchiveKeeper(away, app.config, authority="pbem.example.org")
+        with caplog.at_level(logging.WARNING, logger="adjudicator.archive"):
+            assert keeper.run_once() == []
+        assert [r.getMessage().split(",")[0] for r in caplog.records] == ["archive pass skipped"]
+        assert all(r.exc_info is None for r in caplog.records)  # no traceback every pass
+        assert keeper.since is None  # nothing was taken for archived
+    finally:
+        away.dispose()
         app.engine.dispose()
