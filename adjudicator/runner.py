@@ -84,8 +84,11 @@ def make_imap_poller(
         poll_seconds=imap.poll_seconds,
     )
 
-    def handle_batch(raws: list[bytes]) -> None:
-        app.ingest_batch(raws, channel="imap")  # one transaction per FETCH batch
+    def handle_batch(raws: list[bytes], delivered: list[datetime | None]) -> None:
+        # When the IMAP server delivered each, on the service's clock (see ``_maildir``).
+        now = datetime.now(UTC)
+        arrived = [None if at is None else app.clock() - max(now - at, ZERO) for at in delivered]
+        app.ingest_batch(raws, channel="imap", arrived=arrived)  # one transaction per batch
         loop.call_soon_threadsafe(wake.set)  # the sender wakes once per batch
 
     return ImapPoller(
@@ -258,14 +261,21 @@ class Service:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.stop.wait(), timeout=pause)
 
-    async def _catch_up(self, maildir: MaildirReader) -> None:
+    async def _catch_up(self, maildir: MaildirReader, poller: ImapPoller | None) -> None:
         """Before any round that came due while the service was down is closed, read the mail
-        that came meanwhile: orders that reached the Maildir before their deadline count.
-        (An IMAP folder is read by its own thread, which starts at the same time.)"""
+        that came meanwhile: orders that reached the Maildir or the IMAP folder before their
+        deadline count (judged by their delivery time). The IMAP folder's own thread starts
+        after this pass."""
         try:
             await asyncio.to_thread(maildir.run_once)
         except OperationalError as error:
             log.warning("reading the Maildir before closing due rounds failed: %s", error)
+        if poller is None:
+            return
+        try:
+            await asyncio.to_thread(poller.run_once)
+        except Exception as error:  # the server away, say: its thread keeps trying
+            log.warning("reading the IMAP folder before closing due rounds failed: %s", error)
 
     async def _recover(self, *, once: bool) -> None:
         """Process what was stored before a restart; wait for the database if it is away."""
@@ -319,9 +329,6 @@ class Service:
             poller = self.poller = make_imap_poller(self.app, self.wake, loop, self.metrics)
             if once:
                 await asyncio.to_thread(poller.run_once)
-            else:
-                imap_thread = threading.Thread(target=poller.run_forever, name="imap", daemon=True)
-                imap_thread.start()
         try:
             if once:
                 await asyncio.to_thread(maildir.run_once)
@@ -331,7 +338,10 @@ class Service:
                 await self._drain(senders)
                 await asyncio.to_thread(self.archive.run_once)
                 return
-            await self._catch_up(maildir)
+            await self._catch_up(maildir, poller)
+            if poller is not None:
+                imap_thread = threading.Thread(target=poller.run_forever, name="imap", daemon=True)
+                imap_thread.start()
             scheduler.start()
             log.info("deadlines planned; serving")
             self.systemd.ready("reading mail, deadlines planned")

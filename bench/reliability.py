@@ -29,8 +29,9 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    in every page and feed of the archive built afterwards.
 
 3. Kills (bench/reliability_faults.py): ``adjudicate serve`` killed with SIGKILL ``--kills``
-   times at random moments of its life while ``--kill-mails`` order mails for ``--kill-games``
-   games arrive and ``--kill-rounds`` rounds come due; then ``serve --once`` finishes. Orders
+   times at random moments of its life (while it starts, or up to ``--kill-window`` seconds
+   into serving) while ``--kill-mails`` order mails for ``--kill-games`` games arrive and
+   ``--kill-rounds`` rounds come due; then ``serve --once`` finishes. Orders
    lost or applied twice, rounds skipped or adjudicated twice, result mails and confirmations
    missing or sent twice, worker processes left running.
 
@@ -1046,7 +1047,12 @@ def _faults(args: argparse.Namespace, parts: set[str], figures: dict[str, object
     """The kills and the outages (bench/reliability_faults.py)."""
     if "kills" in parts:
         found = faults.kills(
-            args.kills, args.kill_mails, args.kill_games, args.kill_rounds, args.seed
+            args.kills,
+            args.kill_mails,
+            args.kill_games,
+            args.kill_rounds,
+            args.seed,
+            args.kill_window,
         )
         figures["kills"] = found
         print("serve killed with SIGKILL at random moments while rounds close")
@@ -1079,6 +1085,9 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--kill-mails", type=int, default=1000)
     parser.add_argument("--kill-games", type=int, default=50)
     parser.add_argument("--kill-rounds", type=int, default=100)
+    parser.add_argument(
+        "--kill-window", type=float, default=10.0, help="seconds of serving a life may last"
+    )
     parser.add_argument("--outages", default=",".join(faults.OUTAGES))
     parser.add_argument("--outage-seconds", type=float, default=30.0)
     parser.add_argument("--outage-mails", type=int, default=30)
@@ -1117,6 +1126,7 @@ def main() -> None:
         args.mails, args.imap_mails, big = 200, 100, [1]
         FLOOD.update(strangers=STRANGERS_PER_HOUR + 5, victim=10)
         args.kills, args.kill_mails, args.kill_games, args.kill_rounds = 3, 60, 5, 10
+        args.kill_window = 3.0
         args.outage_seconds, args.outage_mails = 3.0, 9
         # a lock must outlast the 10 s busy timeout: too slow here
         args.outages = ",".join(name for name in args.outages.split(",") if name != "lock")

@@ -228,12 +228,14 @@ class Dovecot:
         *,
         folder: str = "INBOX",
         flags: Sequence[bytes | str] = (),
+        delivered: datetime.datetime | None = None,
     ) -> int:
-        """Append one message (creating the folder if needed) and return its UID."""
+        """Append one message (creating the folder if needed) and return its UID;
+        ``delivered``: its INTERNALDATE (the server's delivery time), if not now."""
         with self.client(user) as client:
             if folder.upper() != "INBOX" and not client.folder_exists(folder):
                 client.create_folder(folder)
-            response = client.append(folder, raw, flags=tuple(flags))
+            response = client.append(folder, raw, flags=tuple(flags), msg_time=delivered)
         # b'[APPENDUID <uidvalidity> <uid>] Append completed.'
         return int(response.split(b"]")[0].split()[-1])
 

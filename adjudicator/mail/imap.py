@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from ssl import SSLContext, SSLSocket
 from typing import Any, Protocol
 from urllib.parse import quote
@@ -37,9 +38,13 @@ MessageHandler = Callable[[str, bytes], None]
 """``handle(ref, raw)``: store one raw message. ``ref`` names where it came from (an RFC 5092
 IMAP URL here, ``maildir:...`` for a Maildir); it is for logs, not for deduplication."""
 
-BatchHandler = Callable[[list[bytes]], None]
-"""``handle_batch(raws)``: store a whole FETCH batch, committed when it returns (one
-transaction instead of one per message). If it raises, nothing of the batch is marked."""
+BatchHandler = Callable[[list[bytes], list[datetime | None]], None]
+"""``handle_batch(raws, arrived)``: store a whole FETCH batch, committed when it returns (one
+transaction instead of one per message). If it raises, nothing of the batch is marked.
+``arrived`` gives each message's INTERNALDATE (RFC 3501 2.3.3: when the server delivered it),
+timezone-aware, or None when the server gave none: orders count as of their delivery, not of
+when the service came to fetch them (after an outage or a restart, say). INTERNALDATE has whole
+seconds: a mail delivered within the second of a deadline counts as in time."""
 
 # Errors that mean "this connection is gone": reconnect. imaplib raises IMAP4.abort on EOF,
 # BYE and garbled responses; socket errors, timeouts and TLS errors are all OSError.
@@ -182,9 +187,9 @@ class ImapPoller:
         return 0
 
     def _deliver(self, client: Any, uids: Sequence[int], *, uidvalidity: int) -> int:
-        fetched = client.fetch(list(uids), [b"BODY.PEEK[]"])
+        fetched = client.fetch(list(uids), [b"BODY.PEEK[]", b"INTERNALDATE"])
         present = [
-            (uid, bytes(raw))
+            (uid, bytes(raw), _delivered(fetched[uid].get(b"INTERNALDATE")))
             for uid in uids
             if (raw := fetched.get(uid, {}).get(b"BODY[]")) is not None
         ]  # a message expunged by someone else since the SEARCH is simply gone
@@ -193,7 +198,7 @@ class ImapPoller:
         assert self.handle is not None
         handled: list[int] = []
         try:
-            for uid, raw in present:
+            for uid, raw, _ in present:
                 try:
                     self.handle(self._ref(uidvalidity, uid), raw)
                 except Exception as error:
@@ -205,17 +210,17 @@ class ImapPoller:
         return len(handled)
 
     def _deliver_batch(
-        self, client: Any, present: list[tuple[int, bytes]], *, uidvalidity: int
+        self, client: Any, present: list[tuple[int, bytes, datetime | None]], *, uidvalidity: int
     ) -> int:
         if not present:
             return 0
         assert self.handle_batch is not None
         try:
-            self.handle_batch([raw for _, raw in present])
+            self.handle_batch([raw for _, raw, _ in present], [at for _, _, at in present])
         except Exception as error:
             first, last = present[0][0], present[-1][0]
             raise HandlerError(f"handling IMAP UIDs {first}-{last} failed: {error!r}") from error
-        self._handled(client, [uid for uid, _ in present], uidvalidity=uidvalidity)
+        self._handled(client, [uid for uid, _, _ in present], uidvalidity=uidvalidity)
         return len(present)
 
     def _handled(self, client: Any, uids: list[int], *, uidvalidity: int) -> None:
@@ -253,6 +258,7 @@ class ImapPoller:
         client = IMAPClient(
             s.host, port=s.port, ssl=s.ssl, ssl_context=s.ssl_context, timeout=s.timeout
         )
+        client.normalise_times = False  # INTERNALDATE with its zone, not naive local time
         try:
             client.login(s.username, s.password)
             if s.processed_folder and not client.folder_exists(s.processed_folder):
@@ -397,3 +403,10 @@ def _quietly(action: Callable[[], object]) -> None:
         action()
     except Exception as error:
         log.debug("ignored during clean-up: %r", error)
+
+
+def _delivered(moment: object) -> datetime | None:
+    """An INTERNALDATE as IMAPClient parsed it (aware, ``normalise_times`` off), or None."""
+    if isinstance(moment, datetime) and moment.tzinfo is not None:
+        return moment
+    return None

@@ -1,0 +1,71 @@
+"""Orders read over IMAP count as of when the IMAP server delivered them (INTERNALDATE,
+RFC 3501 2.3.3), not as of when the service came to fetch them: a mail delivered before the
+deadline while the service was down (killed, restarting, waiting for its database) is taken
+before the due round is closed, and counts.
+
+Real parts: Dovecot, the service's own loop on a SQLite file."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from mailservers import Dovecot
+from sqlmodel import Session, select
+from test_serve_signals import ADDRESS, _order_mail, _seed
+
+from adjudicator.app import make_app
+from adjudicator.config import Config, ImapConfig, ServiceConfig
+from adjudicator.runner import Service
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import Round, RoundResult, RoundState, Submission
+
+
+def test_an_imap_order_delivered_before_the_deadline_counts_after_a_restart(
+    tmp_path: Path, dovecot: Dovecot, imap_user: str
+) -> None:
+    credentials = _seed(tmp_path)
+    config = Config(
+        service=ServiceConfig(data_dir=str(tmp_path), address=ADDRESS, workers=1),
+        imap=ImapConfig(
+            host=dovecot.host, port=dovecot.port, username=imap_user, password=dovecot.password
+        ),
+    )
+    app = make_app(config)
+    deadline = datetime.now(UTC) + timedelta(seconds=2)
+    with session_scope(app.engine) as session:
+        round_ = session.exec(select(Round)).one()
+        round_.deadline = deadline  # as a game master's extend would
+        session.add(round_)
+    giver, taker = credentials[0], credentials[1]
+    dovecot.append(imap_user, _order_mail(giver, taker.handle, 1))  # delivered now: in time
+    while datetime.now(UTC) <= deadline:
+        time.sleep(0.05)  # the service is down across the deadline
+
+    def closed() -> bool:
+        with Session(app.engine) as session:
+            round_ = session.exec(select(Round).where(Round.number == 1)).one()
+            return round_.state == RoundState.REPORTED
+
+    async def scenario() -> None:
+        service = Service(app)
+        running = asyncio.ensure_future(service.run())
+        limit = time.monotonic() + 60
+        while not await asyncio.to_thread(closed) and time.monotonic() < limit:
+            await asyncio.sleep(0.1)
+        service.request_stop()
+        await running
+
+    try:
+        asyncio.run(scenario())
+        with Session(app.engine) as session:
+            submission = session.exec(select(Submission)).one()
+            result = session.exec(select(RoundResult)).one()
+        assert submission.channel == "imap"
+        # Stored after the deadline, yet received (delivered) before it.
+        assert submission.received_at.replace(tzinfo=UTC) <= deadline
+        assert result.orders[giver.handle] == [f"GIVE 3 TO {taker.handle}"]
+    finally:
+        app.engine.dispose()
