@@ -9,10 +9,12 @@ A game with ``absence_days`` gives each player that many days. They are spent tw
   that day is spent (:func:`wait_for_absent`). Only when the allowance is spent does the game's
   no-orders rule (a sequential game's grace period and forfeit) apply.
 
-At a deadline in such a game, a player inside an absence window holds the round until the
-window ends. In a game where absences do not wait (``absence=nmr``) the no-orders rule applies
-to an absent player as always, but he gets no reminders and his missed rounds are not counted
-toward ``missed_rounds_limit``. Every use is announced to every player and the game master.
+At a deadline in such a game, a player inside an absence window holds the round until a day
+after the window ends (:data:`BACK_IN`): time to read the position and send orders, with the
+game's reminders as usual once he is back, at no cost to his allowance. In a game where
+absences do not wait (``absence=nmr``) the no-orders rule applies to an absent player as
+always, but he gets no reminders and his missed rounds are not counted toward
+``missed_rounds_limit``. Every use is announced to every player and the game master.
 
 Moving the deadline is a compare-and-set on ``Round.deadline`` (and ``grace_until``), and each
 absence row has a unique key, so the scheduler, the sweeper and a second instance racing at the
@@ -44,6 +46,9 @@ from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.db import insert_new
 from adjudicator.storage.models import Absence, Game, GameStatus, Round, RoundState, Seat
+
+BACK_IN = DAY
+"""A round held for an absent player waits this long after his absence ends."""
 
 
 def days_left(session: Session, settings: GameSettings, seat_id: int | None) -> int:
@@ -100,8 +105,9 @@ def wait_for_absent(
     session: Session, context: RoundContext, *, ctx: ServiceContext, now: datetime
 ) -> datetime | None:
     """At the round's close, in a game whose deadlines wait for absent players: the new
-    deadline when the round waits (a missing player is inside an absence window: until it
-    ends; else a missing player has allowance left: a day, spent), None when it closes."""
+    deadline when the round waits (a missing player is inside an absence window: until a day
+    after it ends; else a missing player has allowance left: a day, spent), None when it
+    closes."""
     game, round_, settings = context.game, context.round, context.settings
     close = closes_at(round_)
     if not (settings.absence_wait and settings.absence_days) or close is None or close > now:
@@ -116,7 +122,7 @@ def wait_for_absent(
     spending = [] if windows else [s for s in missing if days_left(session, settings, s.id) > 0]
     if not windows and not spending:
         return None
-    until = max(windows) if windows else max(close, now) + DAY
+    until = max(windows) + BACK_IN if windows else max(close, now) + DAY
     moved = session.execute(
         update(Round)
         .where(col(Round.id) == round_.id, col(Round.state) == RoundState.OPEN)

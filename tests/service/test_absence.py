@@ -181,18 +181,44 @@ def test_the_deadline_waits_until_an_absent_player_is_back(app: App) -> None:
     _at(app, hours=72)
     round_ = _round(app)
     assert round_.state == RoundState.OPEN
-    assert round_.deadline == START.replace(day=7, hour=0)  # the end of Friday, cat's time
+    # cat is back at the end of Friday (his time); the round gives him a day from then.
+    assert round_.deadline == START.replace(day=8, hour=0)
     assert _absences(app) == [("cat", 3, False)]  # no day taken besides the window
     waited = next(m for m in queued(app, "absence") if "waits for cat" in str(m["Subject"]))
     text = " ".join(plain(waited).split())
-    assert "new deadline: Saturday 07 March 2026, 00:00 UTC" in text
+    assert "new deadline: Sunday 08 March 2026, 00:00 UTC" in text
     assert "was: Thursday 05 March 2026, 12:00 UTC" in text
+    assert "waits until a day after the absence ends" in text
     (event,) = [p for p in waited.walk() if p.get_content_type() == "text/calendar"]
-    assert "DTSTART:20260307T000000Z" in str(event.get_content())  # the calendar entry moves
+    assert "DTSTART:20260308T000000Z" in str(event.get_content())  # the calendar entry moves
     add_orders(app, "g1", "cat", ORDERS["cat"])
-    _at(app, hours=84)
-    assert _round(app).state == RoundState.OPEN  # full time: early close is a separate matter
     _at(app, hours=108)
+    assert _round(app).state == RoundState.OPEN  # full time: early close is a separate matter
+    _at(app, hours=132)
+    assert _round(app).state == RoundState.REPORTED
+
+
+def test_a_player_the_round_waited_for_is_reminded_once_back_not_while_away(app: App) -> None:
+    """The round waits for cat, away Wednesday to Friday, until a day after he is back: the
+    game's 24 h reminder reaches him on his return, the 2 h one before the new deadline; none
+    reached him while he was away. (The round used to wait only until the very end of the
+    absence: he came back to a deadline passing that instant, unreminded.)"""
+    creds = _game(app, absence_days=3, absence="wait")  # reminders 24 h and 2 h before
+    _send(app, creds, "cat", "SET ABSENCE 2026-03-04 2026-03-06")
+    for handle in ("ann", "ben"):
+        add_orders(app, "g1", handle, ORDERS[handle])
+    _at(app, hours=48)  # Wednesday 12:00, the first 24 h reminder: cat is away
+    _at(app, hours=70)  # the 2 h reminder: still away
+    _at(app, hours=72)  # the deadline waits
+    assert _recipients(app, "reminder") == []
+    _at(app, hours=108)  # Saturday 00:00: cat is back, 24 h before the new deadline
+    assert _recipients(app, "reminder") == ["cat@example.org"]
+    (back,) = queued(app, "reminder")
+    assert "due in 1 day" in str(back["Subject"])
+    _at(app, hours=130)  # 2 h before the new deadline
+    assert _recipients(app, "reminder") == ["cat@example.org", "cat@example.org"]
+    _at(app, hours=132)
+    # cat sent nothing and the window spent his allowance: the round closes.
     assert _round(app).state == RoundState.REPORTED
 
 
@@ -325,13 +351,13 @@ def test_quiet_hours_that_cannot_be_read_are_answered_with_the_form(app: App) ->
 
 def test_an_absence_in_the_players_zone_spans_the_daylight_saving_change(app: App) -> None:
     """New York enters summer time on 2026-03-08: an absence to the end of 2026-03-09 (New
-    York) ends at midnight EDT, 04:00 UTC, and the deadline that fell in it waits until then;
-    five days of the allowance, one of them 23 hours long."""
+    York) ends at midnight EDT, 04:00 UTC, and the deadline that fell in it waits until a day
+    after; five days of the allowance, one of them 23 hours long."""
     creds = _game(app, absence_days=10, absence="wait", reminders=[])
     _send(app, creds, "cat", "SET TIMEZONE America/New_York\nSET ABSENCE 2026-03-05 2026-03-09")
     assert "It costs 5 days" in _answer(app)
     _at(app, hours=72)
-    assert _round(app).deadline == START.replace(day=10, hour=4)
+    assert _round(app).deadline == START.replace(day=11, hour=4)
     assert _absences(app) == [("cat", 5, False)]
 
 
