@@ -400,9 +400,10 @@ class _ImapRun:
     slowest: tuple[list[str], float] = ([], 0.0)
     floor: float = 0.0
 
-    def take(self, raws: list[bytes]) -> None:
+    def take(self, raws: list[bytes], _delivered: list[datetime | None]) -> None:
         """The poller's ``handle_batch``: ``ingest_batch`` as ``adjudicate serve`` calls it,
-        with the clock at 30 s a mail so that the limits per hour apply."""
+        with the clock at 30 s a mail so that the limits per hour apply (so not by the
+        messages' INTERNALDATE, which is the wall clock's)."""
         kinds = self.plan[self.handed : self.handed + len(raws)]
         self.world.clock.now = START + timedelta(seconds=self.handed * 30)
         self.handed += len(raws)
