@@ -161,10 +161,11 @@ class Service:
         self._reporting = reporting
 
     def _reported(self, reporting: asyncio.Future[Any]) -> None:
-        if not reporting.cancelled() and reporting.exception() is not None:
-            log.error(
-                "reporting rounds failed (the sweeper retries)", exc_info=reporting.exception()
-            )
+        error = None if reporting.cancelled() else reporting.exception()
+        if isinstance(error, OperationalError):  # said once a turn by the main loop's wait
+            log.warning("reporting rounds waits, database unavailable: %s", unavailable(error))
+        elif error is not None:
+            log.error("reporting rounds failed (the sweeper retries)", exc_info=error)
         self.wake.set()  # the results to send
 
     async def _finish_rounds(

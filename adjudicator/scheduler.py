@@ -17,10 +17,11 @@ from collections.abc import Callable, Collection
 from datetime import datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from sqlalchemy.exc import OperationalError
 
 from adjudicator.app import App
 from adjudicator.service.closing import sweep, wake_plan
-from adjudicator.storage.db import session_scope
+from adjudicator.storage.db import session_scope, unavailable
 from adjudicator.workers import Closed, RoundWorkers, round_is_due
 
 log = logging.getLogger("adjudicator.scheduler")
@@ -97,15 +98,27 @@ class DeadlineScheduler:
     def round_is_due(self, round_id: int) -> None:
         """A planned time of an open round has come: remind, wait or close, then report."""
         now = self.app.clock()
-        if self.workers is not None:
-            closed = self.workers.round_is_due(round_id, now)
-        else:
-            closed = round_is_due(self.app, round_id, now)
+        try:
+            if self.workers is not None:
+                closed = self.workers.round_is_due(round_id, now)
+            else:
+                closed = round_is_due(self.app, round_id, now)
+        except OperationalError as error:
+            log.warning(
+                "round %s left to the sweeper, database unavailable: %s",
+                round_id,
+                unavailable(error),
+            )
+            return
         if closed is not None:
             self._closed([closed])
 
     def sweep(self) -> None:
-        swept = sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock())
+        try:
+            swept = sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock())
+        except OperationalError as error:  # one line, not a traceback every 30 s
+            log.warning("sweep skipped, database unavailable: %s", unavailable(error))
+            return
         self._closed([Closed.of(outcome) for outcome in swept])
         self.plan_all()  # rounds opened or moved by other instances or by the game master
 

@@ -867,6 +867,7 @@ def _database_outage(
         "taken_before": took_before,
         "serve_alive_through_outage": alive,
         "waits_logged": waits_logged(serving.log(), b"database unavailable"),
+        "tracebacks_logged": serving.log().count(b"Traceback (most recent call last)"),
         "metric_database_retries": retries,
         "metrics_answered_while_away": retries_seen_while_away is not None,
         "receive_exit_while_away": receive_while_away,
