@@ -87,7 +87,7 @@ from adjudicator.security import address_code, join_code
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.gm import change_address, replace_player
-from adjudicator.service.intake import MAX_SECTIONS, digest_of
+from adjudicator.service.intake import digest_of
 from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
 from adjudicator.storage.cursors import DatabaseCursorStore
@@ -564,7 +564,7 @@ def _ingest(world: World, raw: bytes) -> SubmissionStatus | None:
 def _amplification(world: World) -> bool:
     body = "\n".join(f"GAME g{i}\nGIVE 1 TO bob" for i in range(2000))
     _ingest(world, mail(body, sender="victim@example.net", subject="x"))
-    return len(world.outbox()) > MAX_SECTIONS + 1
+    return len(world.outbox()) > 1  # one answer, naming the sections left out
 
 
 @attack("spoofed From, no password")
