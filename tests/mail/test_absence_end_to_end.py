@@ -9,17 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink
-from test_conversation_end_to_end import Table
-from test_service_end_to_end import Running
+from mailservers import Dovecot, SmtpSink
+from mailtable import Table, make_service, serving, started_game
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
-from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
+from adjudicator.service.games import Credentials
 from adjudicator.storage.db import session_scope
 
-SERVICE = "judge@pbem.test"
 PLAYERS = ("alice", "bob", "carol")
 
 
@@ -28,38 +23,12 @@ def table(
     tmp_path: Path, dovecot: Dovecot, imap_user: str, smtp_sink: SmtpSink
 ) -> Iterator[tuple[Table, dict[str, Credentials]]]:
     """Giveaway gw7 (alice, bob, carol), 10 days of absence each, deadlines that wait."""
-    config = Config(
-        service=ServiceConfig(data_dir=str(tmp_path / "data"), address=SERVICE),
-        smtp=SmtpConfig(host="127.0.0.1", port=smtp_sink.port),
-        imap=ImapConfig(
-            host="127.0.0.1",
-            port=dovecot.port,
-            username=imap_user,
-            password=IMAP_PASSWORD,
-            poll_seconds=2,
-        ),
-    )
-    app = make_app(config)
+    app = make_service(tmp_path, dovecot, imap_user, smtp_sink)
     with session_scope(app.engine) as session:
-        game, creds = create_game(
-            session,
-            name="gw7",
-            kind="giveaway",
-            schedule="72h",
-            settings={"absence_days": 10, "absence": "wait"},
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
-            now=app.clock(),
-            gm_address="gm@example.org",
-        )
-        start_game(session, game, now=app.clock())
-    running = Running(app)
-    running.thread.start()
-    try:
-        yield Table(app, dovecot, imap_user, sink=smtp_sink), {c.handle: c for c in creds}
-    finally:
-        running.stop()
-        app.engine.dispose()
+        settings = {"absence_days": 10, "absence": "wait"}
+        _, _, creds = started_game(session, app, "gw7", PLAYERS, settings=settings)
+    with serving(app):
+        yield Table(app, dovecot, imap_user, smtp_sink), {c.handle: c for c in creds}
 
 
 def test_an_absence_by_mail_is_confirmed_announced_and_ended_by_a_reply(

@@ -7,92 +7,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from email import message_from_bytes, policy
-from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink
-from sqlmodel import Session, func, select
-from test_service_end_to_end import Running
+from mailservers import Dovecot, SmtpSink
+from mailtable import SERVICE, Table, make_service, serving, started_game
+from sqlmodel import Session, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import OutboxMail, Press, Seat
-
-SERVICE = "judge@pbem.test"
-
-
-@dataclass
-class Mail:
-    """One mail the receiver got, read as its recipient reads it."""
-
-    to: str
-    message: EmailMessage
-
-    @property
-    def subject(self) -> str:
-        return str(self.message["Subject"])
-
-    @property
-    def text(self) -> str:
-        body = self.message.get_body(preferencelist=("plain",))
-        assert body is not None
-        return str(body.get_content())
-
-    @property
-    def html(self) -> str:
-        body = self.message.get_body(preferencelist=("html",))
-        return str(body.get_content()) if body is not None else ""
-
-    @property
-    def flat(self) -> str:
-        """The plain text with its lines joined (wrapping does not matter)."""
-        return " ".join(self.text.split())
-
-
-class Table:
-    """The service running over real servers, and the players' side of it."""
-
-    def __init__(self, app: App, dovecot: Dovecot, user: str, sink: SmtpSink) -> None:
-        self.app, self.dovecot, self.user, self.sink = app, dovecot, user, sink
-        self.seen = 0
-        self.number = 0
-
-    def send(self, sender: str, body: str, *, subject: str = "commands", to: str = SERVICE) -> None:
-        self.number += 1
-        message = EmailMessage()
-        message["From"] = sender
-        message["To"] = to
-        message["Subject"] = subject
-        message["Message-ID"] = f"<m{self.number}@example.org>"
-        message.set_content(body)
-        self.dovecot.append(self.user, message.as_bytes())
-
-    def expect(self, count: int | None = None) -> list[Mail]:
-        """The next ``count`` mails; and the outbox holds no more than those (every mail of a
-        submission is queued in the transaction that processed it). ``None``: as many as the
-        outbox holds once the first has arrived."""
-        self.sink.wait_for(self.seen + 1, timeout=30)
-        with Session(self.app.engine) as session:
-            queued = session.exec(select(func.count()).select_from(OutboxMail)).one()
-        if count is not None:
-            assert queued == self.seen + count, f"{queued - self.seen} mails, not {count}"
-        received = self.sink.wait_for(queued, timeout=30)
-        new = received[self.seen : queued]
-        self.seen = queued
-        return [
-            Mail(r.rcpt_tos[0], message_from_bytes(r.content, policy=policy.default)) for r in new
-        ]
-
-    def one(self, kind_of_subject: str = "") -> Mail:
-        (mail,) = self.expect(1)
-        assert kind_of_subject in mail.subject
-        return mail
+from adjudicator.storage.models import Press, Seat
 
 
 @pytest.fixture
@@ -101,36 +25,14 @@ def table(
 ) -> Iterator[tuple[Table, dict[str, Credentials]]]:
     """Giveaway gw7 (alice, bob, carol) and SiSSYFiGHT sf8 (alice, dave, erin) running; Three
     Giveaway gw9 (xan, yan, zed) open for sign-up until a fourth player joins. The welcomes are not queued: these tests start after."""
-    config = Config(
-        service=ServiceConfig(data_dir=str(tmp_path / "data"), address=SERVICE),
-        smtp=SmtpConfig(host="127.0.0.1", port=smtp_sink.port),
-        imap=ImapConfig(
-            host="127.0.0.1",
-            port=dovecot.port,
-            username=imap_user,
-            password=IMAP_PASSWORD,
-            poll_seconds=2,
-        ),
-    )
-    app = make_app(config)
+    app = make_service(tmp_path, dovecot, imap_user, smtp_sink)
     credentials: dict[str, Credentials] = {}
     with session_scope(app.engine) as session:
         for name, kind, players in (
             ("gw7", "giveaway", ("alice", "bob", "carol")),
             ("sf8", "sissyfight", ("alice", "dave", "erin")),
         ):
-            game, creds = create_game(
-                session,
-                name=name,
-                kind=kind,
-                schedule="72h",
-                settings={"early_close": False},
-                options={},
-                players=[PlayerSpec(p, f"{p}@example.org") for p in players],
-                now=app.clock(),
-                gm_address="gm@example.org",
-            )
-            start_game(session, game, now=app.clock())
+            _, _, creds = started_game(session, app, name, players, kind=kind)
             credentials |= {f"{name}:{c.handle}": c for c in creds}
         create_game(
             session,
@@ -142,13 +44,8 @@ def table(
             players=[PlayerSpec(p, f"{p}@example.org") for p in ("xan", "yan", "zed")],
             now=app.clock(),
         )
-    running = Running(app)
-    running.thread.start()
-    try:
+    with serving(app):
         yield Table(app, dovecot, imap_user, smtp_sink), credentials
-    finally:
-        running.stop()
-        app.engine.dispose()
 
 
 def test_a_stranger_gets_help_the_list_of_games_and_joins_one(

@@ -13,22 +13,19 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink
+from mailservers import Dovecot, SmtpSink
+from mailtable import Mail, Table, make_service, serving, started_game
 from sqlmodel import Session, select
-from test_conversation_end_to_end import Mail, Table
 from test_service_end_to_end import Running
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
 from adjudicator.service import gm
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import close_and_adjudicate
-from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.rounds import open_round_of, start_game
+from adjudicator.service.games import Credentials
+from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, Observer, Round, Seat
 
-SERVICE = "judge@pbem.test"
 GM = "gm@example.org"
 PLAYERS = ("alice", "bob", "carol")
 
@@ -71,47 +68,20 @@ def gm_table(
 ) -> Iterator[GmTable]:
     """Giveaway gw7 (alice, bob, carol) running, with game master gm@example.org, who has got
     the creation mail, and an observer; the players' welcomes are not queued."""
-    config = Config(
-        service=ServiceConfig(data_dir=str(tmp_path / "data"), address=SERVICE),
-        smtp=SmtpConfig(host="127.0.0.1", port=smtp_sink.port),
-        imap=ImapConfig(
-            host="127.0.0.1",
-            port=dovecot.port,
-            username=imap_user,
-            password=IMAP_PASSWORD,
-            poll_seconds=2,
-        ),
-    )
-    app = make_app(config)
+    app = make_service(tmp_path, dovecot, imap_user, smtp_sink)
     with session_scope(app.engine) as session:
-        game, creds = create_game(
-            session,
-            name="gw7",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
-            now=app.clock(),
-            gm_address=GM,
-        )
-        first = start_game(session, game, now=app.clock())
+        game, first, creds = started_game(session, app, "gw7", PLAYERS, gm_address=GM)
         assert game.id is not None
         session.add(
             Observer(game_id=game.id, address="watcher@example.net", created_at=app.clock())
         )
         tell_created(session, ctx=app.ctx, game=game, first_round=first, now=app.clock())
-    running = Running(app)
-    running.thread.start()
-    try:
+    with serving(app) as running:
         t = Table(app, dovecot, imap_user, smtp_sink)
         created = t.one("Game created")
         assert created.to == GM
         reply_to = str(created.message["Reply-To"])
         yield GmTable(t, running, {c.handle: c for c in creds}, reply_to)
-    finally:
-        running.stop()
-        app.engine.dispose()
 
 
 def _by_recipient(mails: list[Mail]) -> dict[str, list[Mail]]:
@@ -306,17 +276,7 @@ def test_players_and_forged_game_master_mail_cannot_run_the_game(gm_table: GmTab
     assert "the From line alone proves nothing" in g.t.one("Answer").flat
 
     with session_scope(g.t.app.engine) as session:
-        other, _ = create_game(
-            session,
-            name="gw8",
-            kind="giveaway",
-            schedule="72h",
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
-            now=g.t.app.clock(),
-            gm_address=GM,
-        )
-        start_game(session, other, now=g.t.app.clock())
+        started_game(session, g.t.app, "gw8", PLAYERS, settings={}, gm_address=GM)
     g.gm_sends("GAME gw8\nPAUSE")
     assert "did not go to that address" in g.t.one("Answer").flat
     assert g.game().status == GameStatus.RUNNING

@@ -13,19 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink
+from mailservers import Dovecot, SmtpSink
+from mailtable import Mail, Table, make_service, serving, started_game
 from sqlmodel import Session, select
-from test_conversation_end_to_end import Mail, Table
-from test_service_end_to_end import Running
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
-from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
+from adjudicator.service.games import Credentials
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Seat, SeatOffer
 
-SERVICE = "judge@pbem.test"
 STANDBY = ("sam@elsewhere.example", "tia@elsewhere.example")
 
 
@@ -34,38 +29,11 @@ def table(
     tmp_path: Path, dovecot: Dovecot, imap_user: str, smtp_sink: SmtpSink
 ) -> Iterator[tuple[Table, dict[str, Credentials]]]:
     """Giveaway gw7 (alice, bob, carol) running, with a game master; no welcome queued."""
-    config = Config(
-        service=ServiceConfig(data_dir=str(tmp_path / "data"), address=SERVICE),
-        smtp=SmtpConfig(host="127.0.0.1", port=smtp_sink.port),
-        imap=ImapConfig(
-            host="127.0.0.1",
-            port=dovecot.port,
-            username=imap_user,
-            password=IMAP_PASSWORD,
-            poll_seconds=2,
-        ),
-    )
-    app = make_app(config)
+    app = make_service(tmp_path, dovecot, imap_user, smtp_sink)
     with session_scope(app.engine) as session:
-        game, creds = create_game(
-            session,
-            name="gw7",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            now=app.clock(),
-            gm_address="gm@example.org",
-        )
-        start_game(session, game, now=app.clock())
-    running = Running(app)
-    running.thread.start()
-    try:
+        _, _, creds = started_game(session, app, "gw7", ("alice", "bob", "carol"))
+    with serving(app):
         yield Table(app, dovecot, imap_user, smtp_sink), {c.handle: c for c in creds}
-    finally:
-        running.stop()
-        app.engine.dispose()
 
 
 def _code(pattern: str, mail: Mail) -> str:
