@@ -7,12 +7,12 @@ for the game, and the section's :class:`Orders` hold them. Each command type say
 needs an authenticated seat: the intake proves the seat only for those, so a command that needs
 none is answered even to a stranger.
 
-Adding a command is one class here, one reader in :data:`READERS` and one handler in the
-intake's table. ``PRESS`` is the one command that spans lines: its message runs from the line
-after it to ``ENDPRESS``, the next ``PRESS`` line or the end of the section. A line that looks
-like a mistyped command (``HLEP``, ``STAUTS``) is a :class:`CommandProblem` of
-:class:`Unknown`, answered with the list of commands and the closest one. Pure: lines in,
-values out.
+Adding a command is one class in ``command_types.py``, one reader in :data:`READERS` (the game
+master's are in ``gm_readers.py``) and one handler in the intake's table. ``PRESS`` is the
+one command that spans lines: its message runs from the line after it to ``ENDPRESS``, the next
+``PRESS`` line or the end of the section. A line that looks like a mistyped command (``HLEP``,
+``STAUTS``) is a :class:`CommandProblem` of :class:`Unknown`, answered with the list of
+commands and the closest one. Pure: lines in, values out.
 
 The game master's commands (:class:`GmCommand`: PAUSE, RESUME, EXTEND, REPLACE, REMOVE,
 STAND-IN, ANNOUNCE, COPY) need no seat but the game master's proof, which their handler
@@ -24,323 +24,97 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import ClassVar
 
 from adjudicator.core.away import (
-    AbsenceAsked,
     AwayError,
-    QuietHours,
     parse_absence,
     parse_quiet,
     parse_weekend,
 )
-from adjudicator.core.schedule import ScheduleError, parse_duration
 from adjudicator.core.text import normalise_line
 from adjudicator.mail import requests
+from adjudicator.mail.command_types import (
+    Announce,
+    Approve,
+    Command,
+    CommandProblem,
+    CopyResults,
+    Extend,
+    Forgot,
+    GmCommand,
+    Help,
+    History,
+    Join,
+    LineReader,
+    ListGames,
+    Observe,
+    Orders,
+    Pause,
+    Press,
+    RemovePlayer,
+    ReplacePlayer,
+    Report,
+    Resign,
+    Resume,
+    SetAbsence,
+    SetAddress,
+    SetPassword,
+    SetQuiet,
+    SetTimeZone,
+    SetWait,
+    SetWeekend,
+    Standby,
+    StandIn,
+    Status,
+    Take,
+    Unknown,
+)
+from adjudicator.mail.gm_readers import GM_READERS
 from adjudicator.mail.orderlike import COMMAND_WORDS
 from adjudicator.mail.parse import InboundMail, Section, SectionLine, split_sections
 
-
-@dataclass(frozen=True)
-class Command:
-    """One thing a mail asks for. ``needs_seat``: only a player proven to hold a seat of the
-    section's game may ask it."""
-
-    needs_seat: ClassVar[bool] = True
-
-
-@dataclass(frozen=True)
-class Orders(Command):
-    """The lines no command claimed: the game reads them as orders (they may be none)."""
-
-    lines: tuple[SectionLine, ...] = ()
-
-
-@dataclass(frozen=True)
-class Report(Command):
-    """``REPORT 3``: one round's result mail again (``requests.LATEST`` for the last round)."""
-
-    number: int
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class History(Command):
-    """``HISTORY``: the game so far, with its record."""
-
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Help(Command):
-    """``HELP`` (the commands), ``HELP gw42`` (that game's orders and rules)."""
-
-    needs_seat: ClassVar[bool] = False
-    game: str | None
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class ListGames(Command):
-    """``LIST``: games open for sign-up, and the sender's games."""
-
-    needs_seat: ClassVar[bool] = False
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Status(Command):
-    """``STATUS`` or ``ORDERS``: the sender's games, their rounds, deadlines, stored orders and
-    whom each round waits for. Needs no proof: the answer goes only to the registered address
-    of each seat, never to another."""
-
-    needs_seat: ClassVar[bool] = False
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Observe(Command):
-    """``OBSERVE gw42`` (a code comes back), ``OBSERVE gw42 CODE``: the game's public results by
-    mail; ``UNOBSERVE gw42``: no more."""
-
-    needs_seat: ClassVar[bool] = False
-    game: str | None  # None: the section's game
-    code: str | None
-    stop: bool
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Join(Command):
-    """``JOIN gw42`` (a code comes back), ``JOIN gw42 CODE`` or ``JOIN gw42 CODE handle``: a
-    seat in a game open for sign-up."""
-
-    needs_seat: ClassVar[bool] = False
-    game: str | None  # None: the section's game
-    code: str | None
-    handle: str | None
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Standby(Command):
-    """``STANDBY giveaway`` (a code comes back), ``STANDBY giveaway CODE``: offered a seat in
-    games of that kind when one is free; ``STANDBY OFF`` (every kind) or ``STANDBY OFF
-    giveaway``: no more offers."""
-
-    needs_seat: ClassVar[bool] = False
-    kind: str | None
-    code: str | None
-    stop: bool
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Take(Command):
-    """``TAKE gw42 CODE``: the seat game gw42 offered to this address, if nobody was first."""
-
-    needs_seat: ClassVar[bool] = False
-    game: str | None  # None: the section's game
-    code: str
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Approve(Command):
-    """``APPROVE gw42 CODE`` or ``DECLINE gw42 CODE``: the game master's answer to a JOIN that
-    waits for it; the code (mailed only to the game master) is the proof."""
-
-    needs_seat: ClassVar[bool] = False
-    game: str | None  # None: the section's game
-    code: str
-    approve: bool
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Forgot(Command):
-    """``FORGOT`` (or ``PASSWORD`` alone, ``LOST PASSWORD``): a new password, mailed only to the
-    registered address."""
-
-    needs_seat: ClassVar[bool] = False
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class SetTimeZone(Command):
-    """``SET TIMEZONE Europe/Paris``: deadlines in mails shown in that zone."""
-
-    zone: str
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class SetPassword(Command):
-    """``SET PASSWORD <new>``: the password for the PASSWORD line from now on."""
-
-    password: str = field(repr=False)
-    line: SectionLine = field(repr=False)
-
-
-@dataclass(frozen=True)
-class SetAddress(Command):
-    """``SET ADDRESS new@example.org`` mails a code to the new address; ``SET ADDRESS
-    new@example.org CODE`` moves the player's seats there."""
-
-    address: str
-    code: str | None
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class SetWait(Command):
-    """``SET WAIT``: rounds run to their deadline even when every order is in; ``SET NOWAIT``:
-    a round may close as soon as they are (the game's own setting)."""
-
-    wait: bool
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class SetAbsence(Command):
-    """``SET ABSENCE 2026-12-20 2026-12-27`` or ``SET ABSENCE 5d``: away from the section's
-    game, within its allowance; ``SET ABSENCE OFF``: back (``asked`` None)."""
-
-    asked: AbsenceAsked | None
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class SetQuiet(Command):
-    """``SET QUIET 22:00-07:00``: no reminders in those hours (the player's zone); ``SET QUIET
-    OFF``: reminders at any hour (``hours`` None)."""
-
-    hours: QuietHours | None
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class SetWeekend(Command):
-    """``SET WEEKEND sat,sun``: no reminders on those days; ``SET WEEKEND OFF``: none spared."""
-
-    days: frozenset[int]
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Resign(Command):
-    """``RESIGN`` asks for a confirmation code; ``RESIGN <code>`` leaves the game."""
-
-    code: str | None
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Press(Command):
-    """``PRESS`` (to every player) or ``PRESS TO cat dog``, then the message's lines."""
-
-    to: tuple[str, ...]
-    text: str
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class GmCommand(Command):
-    """A command only the game's game master may give: no seat is proven for it; its handler
-    checks that the mail went to the game master's own reply address."""
-
-    needs_seat: ClassVar[bool] = False
-
-
-@dataclass(frozen=True)
-class Pause(GmCommand):
-    """``PAUSE``: no round closes until RESUME."""
-
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Resume(GmCommand):
-    """``RESUME``: the game runs again; the deadline moves by the length of the pause."""
-
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Extend(GmCommand):
-    """``EXTEND 24h`` (later by a duration) or ``EXTEND UNTIL 2026-11-25 21:00`` (a wall-clock
-    time in the game's time zone; ``EARLIER`` after it allows bringing the deadline forward)."""
-
-    by: timedelta | None
-    until: datetime | None  # naive: the game's time zone applies
-    earlier: bool
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class ReplacePlayer(GmCommand):
-    """``REPLACE cat new@example.org``: a new person takes over the seat."""
-
-    handle: str
-    address: str
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class RemovePlayer(GmCommand):
-    """``REMOVE cat``: the seat is out of the game from now on."""
-
-    handle: str
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class StandIn(GmCommand):
-    """``STAND-IN cat``: the computer plays the seat; ``STAND-IN cat OFF``: no more."""
-
-    handle: str
-    on: bool
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Announce(GmCommand):
-    """``ANNOUNCE``, then the message's lines: to every player and observer."""
-
-    text: str
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class CopyResults(GmCommand):
-    """``COPY ON``: the game master gets every round's public result; ``COPY OFF``: no more."""
-
-    on: bool
-    line: SectionLine
-
-
-@dataclass(frozen=True)
-class Unknown(Command):
-    """Stands for a line that looks like a mistyped command (only ever in a problem)."""
-
-    needs_seat: ClassVar[bool] = False
-
-
-@dataclass(frozen=True)
-class CommandProblem:
-    """A line that is a command whose arguments are wrong: answered, never guessed."""
-
-    command: type[Command]
-    line: SectionLine
-    message: str
-
-
-LineReader = Callable[[str, SectionLine], Sequence[Command | CommandProblem] | None]
-"""A command's reader: the values a line (already normalised) stands for, or None when the
-line is not this command."""
+__all__ = [
+    "READERS",
+    "Announce",
+    "Approve",
+    "Command",
+    "CommandProblem",
+    "CopyResults",
+    "Extend",
+    "Forgot",
+    "GmCommand",
+    "Help",
+    "History",
+    "Join",
+    "LineReader",
+    "ListGames",
+    "MailSection",
+    "Observe",
+    "Orders",
+    "Pause",
+    "Press",
+    "RemovePlayer",
+    "ReplacePlayer",
+    "Report",
+    "Resign",
+    "Resume",
+    "SetAbsence",
+    "SetAddress",
+    "SetPassword",
+    "SetQuiet",
+    "SetTimeZone",
+    "SetWait",
+    "SetWeekend",
+    "StandIn",
+    "Standby",
+    "Status",
+    "Take",
+    "Unknown",
+    "press_targets",
+    "read_commands",
+    "read_section",
+]
 
 
 def _history(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
@@ -396,6 +170,8 @@ _APPROVE = re.compile(
 _RESIGN = re.compile(r"resign(?:\s+(\S+))?", re.I)
 _PRESS = re.compile(r"press(?:\s+to\b\s*(.*))?", re.I)
 _END_PRESS = re.compile(r"end\s*press|press\s+end", re.I)
+_ANNOUNCE = re.compile(r"announce(?:ment)?", re.I)
+_END_ANNOUNCE = re.compile(r"end\s*announce(?:ment)?|announce(?:ment)?\s+end", re.I)
 _FIRST_WORD = re.compile(r"([a-z]+)(?:\s|$)", re.I)
 _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}")
 _HANDLES = re.compile(r"[\s,;]+|\band\b", re.I)
@@ -570,112 +346,6 @@ def _resign(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
     return [Resign(match.group(1).upper() if match.group(1) else None, line)]
 
 
-_PAUSE = re.compile(r"pause(?:\s+(?:the\s+)?game)?", re.I)
-_RESUME = re.compile(r"resume(?:\s+(?:the\s+)?game)?|unpause", re.I)
-_EXTEND = re.compile(r"extend\b\s*(.*)", re.I)
-_UNTIL = re.compile(r"(?:until|to)\s+(\d{4}-\d{2}-\d{2})[ t](\d{1,2}:\d{2})(?:\s+(earlier))?", re.I)
-_BY = re.compile(r"(?:by\s+)?(\d[\dhdm ]*)", re.I)
-_REPLACE = re.compile(
-    r"replace\b(?:\s+(?:player\s+)?(\S+))?(?:\s+(?:with\s+|by\s+)?(\S+))?(.*)", re.I
-)
-_REMOVE = re.compile(r"remove\b(?:\s+(?:player\s+)?(\S+))?(.*)", re.I)
-_STAND_IN = re.compile(r"stand[\s-]?in\b(?:\s+(?:for\s+)?(\S+))?(?:\s+(on|off))?(.*)", re.I)
-_COPY = re.compile(r"copy\b(?:\s+(\S+))?(.*)", re.I)
-_ANNOUNCE = re.compile(r"announce(?:ment)?", re.I)
-_END_ANNOUNCE = re.compile(r"end\s*announce(?:ment)?|announce(?:ment)?\s+end", re.I)
-_HANDLE = re.compile(r"[a-z][a-z0-9_-]{0,31}", re.I)
-_MAIL_ADDRESS = re.compile(r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?", re.I)
-GM_LINE_WORDS = 4
-"""A line that starts with a game master's command word but is not well formed is taken for
-a wrong command (and answered) only up to this many words: longer, it is prose ("Replace my
-orders with these:") and left for the game."""
-
-
-def _wrong_gm(
-    command: type[Command], text: str, line: SectionLine, usage: str
-) -> list[Command | CommandProblem] | None:
-    if len(text.split()) > GM_LINE_WORDS:
-        return None
-    return [CommandProblem(command, line, usage)]
-
-
-def _pause(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
-    if _PAUSE.fullmatch(text):
-        return [Pause(line)]
-    return [Resume(line)] if _RESUME.fullmatch(text) else None
-
-
-def _extend(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
-    match = _EXTEND.fullmatch(text)
-    if match is None:
-        return None
-    usage = (
-        "write EXTEND and how much longer (EXTEND 24h, EXTEND 2d) or until when, in the "
-        "game's time zone (EXTEND UNTIL 2026-11-25 21:00)"
-    )
-    value = (match.group(1) or "").strip()
-    until = _UNTIL.fullmatch(value)
-    if until is not None:
-        written = f"{until.group(1)} {until.group(2).zfill(5)}"
-        try:
-            moment = datetime.fromisoformat(written)
-        except ValueError:
-            return [CommandProblem(Extend, line, f"{written} is no date and time; {usage}")]
-        return [Extend(None, moment, bool(until.group(3)), line)]
-    by = _BY.fullmatch(value)
-    try:
-        duration = parse_duration(by.group(1)) if by is not None else None
-    except ScheduleError:
-        duration = None
-    if duration is None:
-        return _wrong_gm(Extend, text, line, usage)
-    return [Extend(duration, None, False, line)]
-
-
-def _replace(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
-    match = _REPLACE.fullmatch(text)
-    if match is None:
-        return None
-    handle, address, rest = match.group(1), match.group(2), match.group(3).strip()
-    found = _MAIL_ADDRESS.fullmatch(address or "")
-    if handle is None or not _HANDLE.fullmatch(handle) or found is None or rest:
-        usage = "write REPLACE, the player's handle and the new address: REPLACE cat a@example.org"
-        return _wrong_gm(ReplacePlayer, text, line, usage)
-    return [ReplacePlayer(handle.lower(), found.group(1).lower(), line)]
-
-
-def _remove(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
-    match = _REMOVE.fullmatch(text)
-    if match is None:
-        return None
-    handle, rest = match.group(1), match.group(2).strip()
-    if handle is None or not _HANDLE.fullmatch(handle) or rest:
-        usage = "write REMOVE and the player's handle: REMOVE cat"
-        return _wrong_gm(RemovePlayer, text, line, usage)
-    return [RemovePlayer(handle.lower(), line)]
-
-
-def _stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
-    match = _STAND_IN.fullmatch(text)
-    if match is None:
-        return None
-    handle, switch, rest = match.group(1), match.group(2), match.group(3).strip()
-    if handle is None or not _HANDLE.fullmatch(handle) or rest:
-        usage = "write STAND-IN and the player's handle (STAND-IN cat), or STAND-IN cat OFF"
-        return _wrong_gm(StandIn, text, line, usage)
-    return [StandIn(handle.lower(), (switch or "on").lower() == "on", line)]
-
-
-def _copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
-    match = _COPY.fullmatch(text)
-    if match is None:
-        return None
-    switch, rest = (match.group(1) or "").lower(), match.group(2).strip()
-    if switch not in ("on", "off") or rest:
-        return _wrong_gm(CopyResults, text, line, "write COPY ON or COPY OFF alone on a line")
-    return [CopyResults(switch == "on", line)]
-
-
 def _mistyped(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     """A short line whose first word is a near miss of a command word (``HLEP``)."""
     match = _FIRST_WORD.match(text)
@@ -708,12 +378,7 @@ READERS: tuple[LineReader, ...] = (
     _resign,
     _observe,
     _join,
-    _pause,
-    _extend,
-    _replace,
-    _remove,
-    _stand_in,
-    _copy,
+    *GM_READERS,
     _standby,
     _take,
     _approve,

@@ -1,0 +1,312 @@
+"""The commands a mail can hold, as values (read by ``commands.py`` and ``gm_readers.py``,
+answered by the intake's handlers). Each command type says whether it needs an authenticated
+seat: the intake proves the seat only for those. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import ClassVar
+
+from adjudicator.core.away import AbsenceAsked, QuietHours
+from adjudicator.mail.parse import SectionLine
+
+
+@dataclass(frozen=True)
+class Command:
+    """One thing a mail asks for. ``needs_seat``: only a player proven to hold a seat of the
+    section's game may ask it."""
+
+    needs_seat: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Orders(Command):
+    """The lines no command claimed: the game reads them as orders (they may be none)."""
+
+    lines: tuple[SectionLine, ...] = ()
+
+
+@dataclass(frozen=True)
+class Report(Command):
+    """``REPORT 3``: one round's result mail again (``requests.LATEST`` for the last round)."""
+
+    number: int
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class History(Command):
+    """``HISTORY``: the game so far, with its record."""
+
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Help(Command):
+    """``HELP`` (the commands), ``HELP gw42`` (that game's orders and rules)."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class ListGames(Command):
+    """``LIST``: games open for sign-up, and the sender's games."""
+
+    needs_seat: ClassVar[bool] = False
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Status(Command):
+    """``STATUS`` or ``ORDERS``: the sender's games, their rounds, deadlines, stored orders and
+    whom each round waits for. Needs no proof: the answer goes only to the registered address
+    of each seat, never to another."""
+
+    needs_seat: ClassVar[bool] = False
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Observe(Command):
+    """``OBSERVE gw42`` (a code comes back), ``OBSERVE gw42 CODE``: the game's public results by
+    mail; ``UNOBSERVE gw42``: no more."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str | None
+    stop: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Join(Command):
+    """``JOIN gw42`` (a code comes back), ``JOIN gw42 CODE`` or ``JOIN gw42 CODE handle``: a
+    seat in a game open for sign-up."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str | None
+    handle: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Standby(Command):
+    """``STANDBY giveaway`` (a code comes back), ``STANDBY giveaway CODE``: offered a seat in
+    games of that kind when one is free; ``STANDBY OFF`` (every kind) or ``STANDBY OFF
+    giveaway``: no more offers."""
+
+    needs_seat: ClassVar[bool] = False
+    kind: str | None
+    code: str | None
+    stop: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Take(Command):
+    """``TAKE gw42 CODE``: the seat game gw42 offered to this address, if nobody was first."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Approve(Command):
+    """``APPROVE gw42 CODE`` or ``DECLINE gw42 CODE``: the game master's answer to a JOIN that
+    waits for it; the code (mailed only to the game master) is the proof."""
+
+    needs_seat: ClassVar[bool] = False
+    game: str | None  # None: the section's game
+    code: str
+    approve: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Forgot(Command):
+    """``FORGOT`` (or ``PASSWORD`` alone, ``LOST PASSWORD``): a new password, mailed only to the
+    registered address."""
+
+    needs_seat: ClassVar[bool] = False
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetTimeZone(Command):
+    """``SET TIMEZONE Europe/Paris``: deadlines in mails shown in that zone."""
+
+    zone: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetPassword(Command):
+    """``SET PASSWORD <new>``: the password for the PASSWORD line from now on."""
+
+    password: str = field(repr=False)
+    line: SectionLine = field(repr=False)
+
+
+@dataclass(frozen=True)
+class SetAddress(Command):
+    """``SET ADDRESS new@example.org`` mails a code to the new address; ``SET ADDRESS
+    new@example.org CODE`` moves the player's seats there."""
+
+    address: str
+    code: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetWait(Command):
+    """``SET WAIT``: rounds run to their deadline even when every order is in; ``SET NOWAIT``:
+    a round may close as soon as they are (the game's own setting)."""
+
+    wait: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetAbsence(Command):
+    """``SET ABSENCE 2026-12-20 2026-12-27`` or ``SET ABSENCE 5d``: away from the section's
+    game, within its allowance; ``SET ABSENCE OFF``: back (``asked`` None)."""
+
+    asked: AbsenceAsked | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetQuiet(Command):
+    """``SET QUIET 22:00-07:00``: no reminders in those hours (the player's zone); ``SET QUIET
+    OFF``: reminders at any hour (``hours`` None)."""
+
+    hours: QuietHours | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class SetWeekend(Command):
+    """``SET WEEKEND sat,sun``: no reminders on those days; ``SET WEEKEND OFF``: none spared."""
+
+    days: frozenset[int]
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Resign(Command):
+    """``RESIGN`` asks for a confirmation code; ``RESIGN <code>`` leaves the game."""
+
+    code: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Press(Command):
+    """``PRESS`` (to every player) or ``PRESS TO cat dog``, then the message's lines."""
+
+    to: tuple[str, ...]
+    text: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class GmCommand(Command):
+    """A command only the game's game master may give: no seat is proven for it; its handler
+    checks that the mail went to the game master's own reply address."""
+
+    needs_seat: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
+class Pause(GmCommand):
+    """``PAUSE``: no round closes until RESUME."""
+
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Resume(GmCommand):
+    """``RESUME``: the game runs again; the deadline moves by the length of the pause."""
+
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Extend(GmCommand):
+    """``EXTEND 24h`` (later by a duration) or ``EXTEND UNTIL 2026-11-25 21:00`` (a wall-clock
+    time in the game's time zone; ``EARLIER`` after it allows bringing the deadline forward)."""
+
+    by: timedelta | None
+    until: datetime | None  # naive: the game's time zone applies
+    earlier: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class ReplacePlayer(GmCommand):
+    """``REPLACE cat new@example.org``: a new person takes over the seat."""
+
+    handle: str
+    address: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class RemovePlayer(GmCommand):
+    """``REMOVE cat``: the seat is out of the game from now on."""
+
+    handle: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class StandIn(GmCommand):
+    """``STAND-IN cat``: the computer plays the seat; ``STAND-IN cat OFF``: no more."""
+
+    handle: str
+    on: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Announce(GmCommand):
+    """``ANNOUNCE``, then the message's lines: to every player and observer."""
+
+    text: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class CopyResults(GmCommand):
+    """``COPY ON``: the game master gets every round's public result; ``COPY OFF``: no more."""
+
+    on: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class Unknown(Command):
+    """Stands for a line that looks like a mistyped command (only ever in a problem)."""
+
+    needs_seat: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
+class CommandProblem:
+    """A line that is a command whose arguments are wrong: answered, never guessed."""
+
+    command: type[Command]
+    line: SectionLine
+    message: str
+
+
+LineReader = Callable[[str, SectionLine], Sequence[Command | CommandProblem] | None]
+"""A command's reader: the values a line (already normalised) stands for, or None when the
+line is not this command."""

@@ -1,0 +1,131 @@
+"""The readers of the game master's command lines (PAUSE, RESUME, EXTEND, REPLACE, REMOVE,
+STAND-IN, COPY; ANNOUNCE spans lines and is read with the section, in ``commands.py``). Each
+takes a normalised line and gives the command it stands for, a :class:`CommandProblem` when
+its arguments are wrong, or None when the line is not this command. Pure."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from adjudicator.core.schedule import ScheduleError, parse_duration
+from adjudicator.mail.command_types import (
+    Command,
+    CommandProblem,
+    CopyResults,
+    Extend,
+    LineReader,
+    Pause,
+    RemovePlayer,
+    ReplacePlayer,
+    Resume,
+    StandIn,
+)
+from adjudicator.mail.parse import SectionLine
+
+_PAUSE = re.compile(r"pause(?:\s+(?:the\s+)?game)?", re.I)
+_RESUME = re.compile(r"resume(?:\s+(?:the\s+)?game)?|unpause", re.I)
+_EXTEND = re.compile(r"extend\b\s*(.*)", re.I)
+_UNTIL = re.compile(r"(?:until|to)\s+(\d{4}-\d{2}-\d{2})[ t](\d{1,2}:\d{2})(?:\s+(earlier))?", re.I)
+_BY = re.compile(r"(?:by\s+)?(\d[\dhdm ]*)", re.I)
+_REPLACE = re.compile(
+    r"replace\b(?:\s+(?:player\s+)?(\S+))?(?:\s+(?:with\s+|by\s+)?(\S+))?(.*)", re.I
+)
+_REMOVE = re.compile(r"remove\b(?:\s+(?:player\s+)?(\S+))?(.*)", re.I)
+_STAND_IN = re.compile(r"stand[\s-]?in\b(?:\s+(?:for\s+)?(\S+))?(?:\s+(on|off))?(.*)", re.I)
+_COPY = re.compile(r"copy\b(?:\s+(\S+))?(.*)", re.I)
+_HANDLE = re.compile(r"[a-z][a-z0-9_-]{0,31}", re.I)
+_MAIL_ADDRESS = re.compile(r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?", re.I)
+GM_LINE_WORDS = 4
+"""A line that starts with a game master's command word but is not well formed is taken for
+a wrong command (and answered) only up to this many words: longer, it is prose ("Replace my
+orders with these:") and left for the game."""
+
+
+def _wrong_gm(
+    command: type[Command], text: str, line: SectionLine, usage: str
+) -> list[Command | CommandProblem] | None:
+    if len(text.split()) > GM_LINE_WORDS:
+        return None
+    return [CommandProblem(command, line, usage)]
+
+
+def _pause(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    if _PAUSE.fullmatch(text):
+        return [Pause(line)]
+    return [Resume(line)] if _RESUME.fullmatch(text) else None
+
+
+def _extend(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _EXTEND.fullmatch(text)
+    if match is None:
+        return None
+    usage = (
+        "write EXTEND and how much longer (EXTEND 24h, EXTEND 2d) or until when, in the "
+        "game's time zone (EXTEND UNTIL 2026-11-25 21:00)"
+    )
+    value = (match.group(1) or "").strip()
+    until = _UNTIL.fullmatch(value)
+    if until is not None:
+        written = f"{until.group(1)} {until.group(2).zfill(5)}"
+        try:
+            moment = datetime.fromisoformat(written)
+        except ValueError:
+            return [CommandProblem(Extend, line, f"{written} is no date and time; {usage}")]
+        return [Extend(None, moment, bool(until.group(3)), line)]
+    by = _BY.fullmatch(value)
+    try:
+        duration = parse_duration(by.group(1)) if by is not None else None
+    except ScheduleError:
+        duration = None
+    if duration is None:
+        return _wrong_gm(Extend, text, line, usage)
+    return [Extend(duration, None, False, line)]
+
+
+def _replace(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _REPLACE.fullmatch(text)
+    if match is None:
+        return None
+    handle, address, rest = match.group(1), match.group(2), match.group(3).strip()
+    found = _MAIL_ADDRESS.fullmatch(address or "")
+    if handle is None or not _HANDLE.fullmatch(handle) or found is None or rest:
+        usage = "write REPLACE, the player's handle and the new address: REPLACE cat a@example.org"
+        return _wrong_gm(ReplacePlayer, text, line, usage)
+    return [ReplacePlayer(handle.lower(), found.group(1).lower(), line)]
+
+
+def _remove(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _REMOVE.fullmatch(text)
+    if match is None:
+        return None
+    handle, rest = match.group(1), match.group(2).strip()
+    if handle is None or not _HANDLE.fullmatch(handle) or rest:
+        usage = "write REMOVE and the player's handle: REMOVE cat"
+        return _wrong_gm(RemovePlayer, text, line, usage)
+    return [RemovePlayer(handle.lower(), line)]
+
+
+def _stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _STAND_IN.fullmatch(text)
+    if match is None:
+        return None
+    handle, switch, rest = match.group(1), match.group(2), match.group(3).strip()
+    if handle is None or not _HANDLE.fullmatch(handle) or rest:
+        usage = "write STAND-IN and the player's handle (STAND-IN cat), or STAND-IN cat OFF"
+        return _wrong_gm(StandIn, text, line, usage)
+    return [StandIn(handle.lower(), (switch or "on").lower() == "on", line)]
+
+
+def _copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _COPY.fullmatch(text)
+    if match is None:
+        return None
+    switch, rest = (match.group(1) or "").lower(), match.group(2).strip()
+    if switch not in ("on", "off") or rest:
+        return _wrong_gm(CopyResults, text, line, "write COPY ON or COPY OFF alone on a line")
+    return [CopyResults(switch == "on", line)]
+
+
+GM_READERS: tuple[LineReader, ...] = (_pause, _extend, _replace, _remove, _stand_in, _copy)
+"""The game master's one-line commands, in the order they are tried."""
