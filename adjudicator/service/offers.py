@@ -183,6 +183,7 @@ def offers_for_newcomer(
         .join(Game, col(Game.id) == SeatOffer.game_id)
         .join(Seat, col(Seat.id) == SeatOffer.seat_id)
         .where(Game.kind == kind, col(SeatOffer.taken_at).is_(None))
+        .where(col(Game.status).in_([GameStatus.RUNNING, GameStatus.PAUSED]))
         .order_by(col(SeatOffer.id))
     )
     for offer, game, seat in rows:
@@ -232,6 +233,8 @@ def _take_one(handling: SectionHandling, command: Take) -> str | None:
             f"that is not a code of a seat game {game.name} offered to this address; the "
             "offer mail has the line to send"
         )
+    if game.status == GameStatus.FINISHED:  # before the claim: the offer ended with the game
+        return f"game {game.name} is over: its seats are no longer on offer"
     seat = session.get(Seat, offer.seat_id)
     assert seat is not None
     context = {"game": game.name, "game_title": game_title(game.kind), "player": seat.handle}

@@ -266,6 +266,29 @@ def test_standby_joined_later_gets_the_seats_on_offer_now(app: App) -> None:
     assert f"TAKE gw1 {code}" in last_answer(app, "sam@example.net")
 
 
+def test_a_seat_on_offer_in_a_game_that_ended_is_neither_listed_nor_taken(app: App) -> None:
+    """A game ends with a seat still on offer: a newcomer to the standby list is not offered it,
+    and a TAKE with a code mailed earlier is told the game is over, leaving the offer as it was
+    (it used to be claimed, and the newcomer was offered a seat in a finished game)."""
+    new_game(app, ["alice", "bob", "carol"])
+    on_standby(app, "sam@example.net")
+    offer_id = offer(app, "bob")
+    with session_scope(app.engine) as session:
+        game = find_game(session, "gw1")
+        game.status = GameStatus.FINISHED  # as its last round would
+        session.add(game)
+    on_standby(app, "tia@example.net")
+    assert "TAKE gw1" not in last_answer(app, "tia@example.net")
+    code = take_code(app.ctx.receipt_key, offer_id, "sam@example.net")
+    app.ingest(mail("sam@example.net", f"TAKE gw1 {code}\n"), channel="pipe")
+    assert "game gw1 is over" in last_answer(app, "sam@example.net")
+    with Session(app.engine) as session:
+        kept = session.get(SeatOffer, offer_id)
+        assert kept is not None
+        assert kept.taken_at is None
+    assert seat(app, "bob").address == "bob@example.org"
+
+
 def test_a_resignation_offers_the_seat(app: App) -> None:
     """#15: RESIGN, confirmed, offers the seat to the standby list; the seat is not retired
     while a newcomer may take it."""
