@@ -22,7 +22,7 @@ from sqlmodel import Session, select
 from test_serve_signals import ADJUDICATE, _environment, _order_mail, _seed
 
 from adjudicator import runner
-from adjudicator.app import make_app
+from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.mail.maildir import deliver
 from adjudicator.runner import Service
@@ -176,25 +176,32 @@ def test_orders_that_came_before_the_deadline_while_the_service_was_down_count(
     while datetime.now(UTC) <= deadline:
         time.sleep(0.05)  # the service is down across the deadline
 
-    def closed() -> bool:
-        with Session(app.engine) as session:
-            round_ = session.exec(select(Round).where(Round.number == 1)).one()
-            return round_.state == RoundState.REPORTED
-
-    async def scenario() -> None:
-        service = Service(app)
-        running = asyncio.ensure_future(service.run())
-        limit = time.monotonic() + 60
-        while not await asyncio.to_thread(closed) and time.monotonic() < limit:
-            await asyncio.sleep(0.1)
-        service.request_stop()
-        await running
-
     try:
-        asyncio.run(scenario())
+        serve_until_reported(app)
         assert _statuses(tmp_path / "adjudicator.db") == [SubmissionStatus.ACCEPTED]
         with Session(app.engine) as session:
             result = session.exec(select(RoundResult)).one()
         assert result.orders[credentials[0].handle] == [f"GIVE 3 TO {credentials[1].handle}"]
     finally:
         app.engine.dispose()
+
+
+def serve_until_reported(app: App, number: int = 1) -> None:
+    """Run the service's main loop until round ``number`` is reported (at most 60 s), then
+    stop it as SIGTERM would."""
+
+    def reported() -> bool:
+        with Session(app.engine) as session:
+            round_ = session.exec(select(Round).where(Round.number == number)).one()
+            return round_.state == RoundState.REPORTED
+
+    async def scenario() -> None:
+        service = Service(app)
+        running = asyncio.ensure_future(service.run())
+        limit = time.monotonic() + 60
+        while not await asyncio.to_thread(reported) and time.monotonic() < limit:
+            await asyncio.sleep(0.1)
+        service.request_stop()
+        await running
+
+    asyncio.run(scenario())

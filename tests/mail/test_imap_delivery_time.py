@@ -7,20 +7,19 @@ Real parts: Dovecot, the service's own loop on a SQLite file."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from mailservers import Dovecot
 from sqlmodel import Session, select
+from test_serve_outages import serve_until_reported
 from test_serve_signals import ADDRESS, _order_mail, _seed
 
 from adjudicator.app import make_app
 from adjudicator.config import Config, ImapConfig, ServiceConfig
-from adjudicator.runner import Service
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Round, RoundResult, RoundState, Submission
+from adjudicator.storage.models import Round, RoundResult, Submission
 
 
 def test_an_imap_order_delivered_before_the_deadline_counts_after_a_restart(
@@ -44,22 +43,8 @@ def test_an_imap_order_delivered_before_the_deadline_counts_after_a_restart(
     while datetime.now(UTC) <= deadline:
         time.sleep(0.05)  # the service is down across the deadline
 
-    def closed() -> bool:
-        with Session(app.engine) as session:
-            round_ = session.exec(select(Round).where(Round.number == 1)).one()
-            return round_.state == RoundState.REPORTED
-
-    async def scenario() -> None:
-        service = Service(app)
-        running = asyncio.ensure_future(service.run())
-        limit = time.monotonic() + 60
-        while not await asyncio.to_thread(closed) and time.monotonic() < limit:
-            await asyncio.sleep(0.1)
-        service.request_stop()
-        await running
-
     try:
-        asyncio.run(scenario())
+        serve_until_reported(app)
         with Session(app.engine) as session:
             submission = session.exec(select(Submission)).one()
             result = session.exec(select(RoundResult)).one()
