@@ -45,22 +45,19 @@ from adjudicator.storage.models import Game, Round, RoundResult, Seat
 log = logging.getLogger(__name__)
 
 
-def local_time(moment: datetime | None, zone: str) -> str:
-    """A deadline as the player reads it, in their own time zone."""
+def local_time(moment: datetime | None, zone: str, *, named: bool = True) -> str:
+    """A time as the player reads it, in their own time zone, naming it once: "Thursday 05
+    March 2026, 13:00 Europe/Berlin time" (the name SET TIMEZONE takes), "..., 13:00 UTC";
+    ``named=False`` leaves the zone out, for a list whose heading names it (``zone_name``)."""
     if moment is None:
         return "no deadline set"
-    local = moment.astimezone(ZoneInfo(zone))
-    return local.strftime("%A %d %B %Y, %H:%M %Z")
+    shown = moment.astimezone(ZoneInfo(zone)).strftime("%A %d %B %Y, %H:%M")
+    return f"{shown} {zone_name(zone)}" if named else shown
 
 
-def zoned_time(moment: datetime | None, zone: str) -> str:
-    """A time as the player reads it, naming their time zone once: "Thursday 05 March 2026,
-    13:00 Europe/Berlin time" (the name SET TIMEZONE takes), "..., 13:00 UTC"."""
-    if moment is None:
-        return "no deadline set"
-    local = moment.astimezone(ZoneInfo(zone))
-    name = "UTC" if zone in ("UTC", "Etc/UTC") else f"{zone} time"
-    return f"{local.strftime('%A %d %B %Y, %H:%M')} {name}"
+def zone_name(zone: str) -> str:
+    """A time zone as the mails name it: "UTC", "Europe/Berlin time"."""
+    return "UTC" if zone in ("UTC", "Etc/UTC") else f"{zone} time"
 
 
 def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[str, Any]:
@@ -73,7 +70,6 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
         "handle": seat.handle if seat else None,
         "round": round_.number if round_ else None,
         "deadline": local_time(deadline, zone),
-        "deadline_in_zone": zoned_time(deadline, zone),
         "time_zone": zone,
         "finished": game.status == "finished",
         # Played in turns: a move is applied at once, so no mail may speak of changing orders.

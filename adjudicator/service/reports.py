@@ -188,7 +188,6 @@ def _queue_report(
         "now_round": now_context["now_round"],
         "now_finished": now_context["now_finished"],
         "deadline": now_context["deadline"],
-        "deadline_in_zone": now_context["deadline_in_zone"],
     }
     replies.queue_reply(
         session,
@@ -233,10 +232,11 @@ def _queue_history(
         "players": [
             {"handle": p.handle, "standing": player_standing(view, p.handle)} for p in view.players
         ],
+        "rounds_zone": replies.zone_name(zone),
         "rounds": [
             {
                 "number": r.number,
-                "closed": replies.local_time(r.adjudicated_at, zone),
+                "closed": replies.local_time(r.adjudicated_at, zone, named=False),
                 "orders": {p: list(lines) for p, lines in r.orders.items()},
                 "finished": r.finished,
                 "winners": list(r.winners),

@@ -133,7 +133,7 @@ def test_a_grace_period_waits_for_late_players_and_tells_everyone(app: App) -> N
             "[g1] Round 1: deadline passed, grace period for your orders",
         )
     ]
-    assert "before\nFriday 06 March 2026, 00:00 UTC (UTC) still count" in _body(app, "grace_late")
+    assert "before\nFriday 06 March 2026, 00:00 UTC still count" in _body(app, "grace_late")
     assert "orders are missing from\ncat." in _body(app, "grace_wait")
     assert sorted(to for to, _ in _mails(app, "grace_wait")) == [
         "ann@example.org",

@@ -16,7 +16,7 @@ from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
 from adjudicator.service.games import PlayerSpec, create_game, find_game
-from adjudicator.service.replies import zoned_time
+from adjudicator.service.replies import local_time
 from adjudicator.storage.db import session_scope
 
 
@@ -141,8 +141,8 @@ def test_the_first_deadline_names_the_time_zone_once(app: App) -> None:
 def test_a_time_in_a_players_zone_names_the_zone_once() -> None:
     # 12:00 UTC on 5 March 2026 is 13:00 in Berlin (winter time, UTC+1).
     moment = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
-    assert zoned_time(moment, "Europe/Berlin") == "Thursday 05 March 2026, 13:00 Europe/Berlin time"
-    assert zoned_time(moment, "UTC") == "Thursday 05 March 2026, 12:00 UTC"
+    assert local_time(moment, "Europe/Berlin") == "Thursday 05 March 2026, 13:00 Europe/Berlin time"
+    assert local_time(moment, "UTC") == "Thursday 05 March 2026, 12:00 UTC"
 
 
 def test_a_game_started_later_tells_each_player_what_the_welcome_could_not(app: App) -> None:
