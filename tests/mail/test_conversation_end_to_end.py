@@ -234,11 +234,11 @@ def test_time_zone_and_password_are_set_by_mail(
     )
     answer = t.one("Answer")
     assert "Asia/Tokyo" in answer.text
-    assert "Asia/Tokyo time" in answer.flat  # the deadline, shown in bob's zone
+    assert "JST (Asia/Tokyo)" in answer.flat  # the deadline, shown in bob's zone
     assert "Mars/Olympus" in answer.text
     assert "short" not in answer.text  # a password is never echoed, not even a bad one
     t.send("bob@example.org", f"GAME gw7\nPASSWORD {secret}\nSTATUS\n")
-    assert "Asia/Tokyo time" in t.one().flat  # STATUS shows the deadline in his zone
+    assert "JST (Asia/Tokyo)" in t.one().flat  # STATUS shows the deadline in his zone
 
     t.send("bob@example.org", f"GAME gw7\nPASSWORD {secret}\nSET PASSWORD Tr0mbone-42\n")
     changed = t.one("Answer")

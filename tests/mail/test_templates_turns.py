@@ -131,8 +131,8 @@ def test_deadline_mails_match_their_golden_files(
 
 
 GRACE_END = {
-    "Europe/Berlin": "Friday 06 March 2026, 13:00 Europe/Berlin time",
-    "America/New_York": "Friday 06 March 2026, 07:00 America/New_York time",
+    "Europe/Berlin": "Friday 06 March 2026, 13:00 CET (Europe/Berlin)",
+    "America/New_York": "Friday 06 March 2026, 07:00 EST (America/New_York)",
 }
 """The end of grace (Monday 12:00 UTC, plus 72 hours to the deadline, plus a day) where the
 first two seats read it."""

@@ -135,7 +135,7 @@ def test_resuming_a_calendar_game_moves_its_deadline_by_the_pause_only(app: App)
     assert _open(app).deadline == datetime.fromisoformat("2026-03-02T22:00:00+00:00")
     text = _text(_mails(app, "deadline_changed")[0])
     assert "after a pause of 2 hours" in text
-    assert "Monday 02 March 2026, 22:00 Europe/London time" in text
+    assert "Monday 02 March 2026, 22:00 GMT (Europe/London)" in text
 
 
 def test_a_pause_of_seconds_moves_a_calendar_deadline_by_seconds(app: App) -> None:

@@ -99,8 +99,8 @@ def test_valid_orders_are_stored_canonically_and_confirmed(
     assert "Hi!" in text  # listed back as not read
     assert "Receipt: " in text
     # The deadline is given in the game's time zone: 72 h after 2 March 12:00 UTC is
-    # Thursday 5 March, 12:00 in London (on GMT then).
-    assert "Thursday 05 March 2026, 12:00 Europe/London time" in text
+    # Thursday 5 March, 12:00 GMT in London.
+    assert "Thursday 05 March 2026, 12:00 GMT (Europe/London)" in text
     assert creds["alice"].secret not in text
 
 

@@ -141,8 +141,20 @@ def test_the_first_deadline_names_the_time_zone_once(app: App) -> None:
 def test_a_time_in_a_players_zone_names_the_zone_once() -> None:
     # 12:00 UTC on 5 March 2026 is 13:00 in Berlin (winter time, UTC+1).
     moment = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
-    assert local_time(moment, "Europe/Berlin") == "Thursday 05 March 2026, 13:00 Europe/Berlin time"
+    assert (
+        local_time(moment, "Europe/Berlin") == "Thursday 05 March 2026, 13:00 CET (Europe/Berlin)"
+    )
     assert local_time(moment, "UTC") == "Thursday 05 March 2026, 12:00 UTC"
+
+
+def test_the_two_times_of_an_hour_that_falls_back_read_apart() -> None:
+    # London falls back at 02:00 BST on 31 October 2027: 01:30 comes twice, an hour apart.
+    first, second = datetime(2027, 10, 31, 0, 30, tzinfo=UTC), datetime(2027, 10, 31, 1, 30)
+    assert local_time(first, "Europe/London") == "Sunday 31 October 2027, 01:30 BST (Europe/London)"
+    assert (
+        local_time(second.replace(tzinfo=UTC), "Europe/London")
+        == "Sunday 31 October 2027, 01:30 GMT (Europe/London)"
+    )
 
 
 def test_a_game_started_later_tells_each_player_what_the_welcome_could_not(app: App) -> None:
