@@ -593,6 +593,35 @@ def _other_seat_password(world: World) -> bool:
     return world.order_count() > 0
 
 
+@attack("a copy of the database reveals a password")
+def _password_at_rest(world: World) -> bool:
+    """Whoever reads the database file (or a backup of it) looks for the passwords players
+    wrote: in a PASSWORD line, a SET PASSWORD line, and an HTML part in base64."""
+    secret = world.creds["alice"].secret
+    html = f"<p>PASSWORD {secret}</p><p>SET PASSWORD tulip-river-42</p><p>GIVE 3 TO bob</p>"
+    message = message_from_bytes(
+        mail(f"PASSWORD {secret}\nSET PASSWORD tulip-river-42\nGIVE 3 TO bob\n"),
+        policy=policy.default,
+    )
+    assert isinstance(message, EmailMessage)
+    message.add_alternative(html, subtype="html", cte="base64")
+    _ingest(world, message.as_bytes())
+    with Session(world.app.engine) as session:
+        stored = [s.raw for s in session.exec(select(Submission))]
+    readable = [_decoded_texts(raw) for raw in stored]
+    return any(secret in text or "tulip-river-42" in text for texts in readable for text in texts)
+
+
+def _decoded_texts(raw: bytes) -> list[str]:
+    """Every leaf part of a stored mail, decoded as a reader of the file would."""
+    texts = [raw.decode("latin-1")]
+    for part in message_from_bytes(raw).walk():
+        payload = part.get_payload(decode=True)
+        if isinstance(payload, bytes):
+            texts.append(payload.decode("utf-8", "replace"))
+    return texts
+
+
 @attack("one game's token for another game")
 def _other_game_token(world: World) -> bool:
     token = world.creds["alice"].reply_token

@@ -172,6 +172,7 @@ _PRESS = re.compile(r"press(?:\s+to\b\s*(.*))?", re.I)
 _END_PRESS = re.compile(r"end\s*press|press\s+end", re.I)
 _ANNOUNCE = re.compile(r"announce(?:ment)?", re.I)
 _END_ANNOUNCE = re.compile(r"end\s*announce(?:ment)?|announce(?:ment)?\s+end", re.I)
+_PASSWORD_WORDS = re.compile(r"set\s+password\b[\s:=]*(.*)", re.I)
 _FIRST_WORD = re.compile(r"([a-z]+)(?:\s|$)", re.I)
 _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}")
 _HANDLES = re.compile(r"[\s,;]+|\band\b", re.I)
@@ -420,6 +421,19 @@ class MailSection:
 
     def of_type(self, kind: type[Command]) -> list[Command]:
         return [c for c in self.commands if isinstance(c, kind)]
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The passwords written in this section: its PASSWORD, a new one (SET PASSWORD) and
+        the words of a SET PASSWORD line that was refused (taken out of the stored mail once
+        it is processed, ``mail/redact.py``)."""
+        found = [self.secret] if self.secret else []
+        found += [c.password for c in self.commands if isinstance(c, SetPassword)]
+        for problem in self.problems:
+            if problem.command is SetPassword:
+                written = _PASSWORD_WORDS.match(normalise_line(problem.line.text))
+                found += written.group(1).split() if written else []
+        return tuple(found)
 
 
 def read_section(section: Section) -> MailSection:

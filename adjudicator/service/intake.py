@@ -63,6 +63,7 @@ from adjudicator.mail.commands import (
     read_commands,
 )
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
+from adjudicator.mail.redact import redact
 from adjudicator.service import (
     absence_mail,
     account,
@@ -151,6 +152,7 @@ def process_claimed(
     """Process a submission this caller has claimed; ``raw`` is its stored bytes (passed in, so
     that a caller holding them does not load them again)."""
     mail = read_mail(raw, own_addresses=ctx.own_addresses, max_bytes=ctx.max_bytes)
+    sections = read_commands(mail) if mail.kind == MailKind.ORDINARY else ()
     if mail.kind == MailKind.BOUNCE:
         outcome = record_bounce(session, mail, ctx=ctx, submission_id=submission.id, now=now)
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}; {outcome}"
@@ -159,9 +161,10 @@ def process_claimed(
     elif (first := _first_copy(session, mail, submission)) is not None:
         status, note = SubmissionStatus.IGNORED, f"replay of submission {first} (same Message-ID)"
     else:
-        accepted, notes = _answer(session, ctx, mail, submission, now)
+        accepted, notes = _answer(session, ctx, mail, submission, now, sections=sections)
         status = SubmissionStatus.ACCEPTED if accepted else SubmissionStatus.REJECTED
         note = "; ".join(notes)
+    _take_out_secrets(submission, raw, sections)
     # Written last: an early change would be flushed by the first query and hold SQLite's
     # write lock for the whole of the processing.
     submission.message_id = mail.message_id
@@ -171,6 +174,14 @@ def process_claimed(
     submission.status, submission.note = status, note or None
     session.add(submission)
     return status
+
+
+def _take_out_secrets(submission: Submission, raw: bytes, sections: Sequence[MailSection]) -> None:
+    """Processed: the passwords the mail held leave its stored bytes (``mail/redact.py``). The
+    digest of the bytes received stays, and still recognises a re-delivery."""
+    redacted = redact(raw, [secret for section in sections for secret in section.secrets])
+    if redacted != raw:  # written only when changed: the column may be a large one
+        submission.raw = redacted
 
 
 def _first_copy(session: Session, mail: InboundMail, submission: Submission) -> int | None:
@@ -246,6 +257,8 @@ def _answer(
     mail: InboundMail,
     submission: Submission,
     now: datetime,
+    *,
+    sections: Sequence[MailSection],
 ) -> tuple[bool, list[str]]:
     """Answer the game sections of an ordinary mail (at most ``MAX_SECTIONS``); whether any
     was accepted, and notes."""
@@ -258,7 +271,6 @@ def _answer(
     accepted, notes = False, []
     answer = MailAnswer()
     handling = None
-    sections = read_commands(mail)
     if len(sections) > MAX_SECTIONS:  # told first: answers to a sender are limited too
         past = SectionHandling(session, ctx, mail, submission, now, MAX_SECTIONS, answer=answer)
         notes.append(_leave_out(past, sections[MAX_SECTIONS:]))

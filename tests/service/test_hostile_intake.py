@@ -366,3 +366,23 @@ def test_a_player_is_confirmed_every_order_mail_however_many(
         app.ingest(make_mail(f"PASSWORD {secret}\nGIVE 3 TO {other}\n{number}"), channel="t")
     kinds = Counter(kind for kind, _, _ in outbox(app))
     assert kinds["confirmation"] == ANSWERS_PER_HOUR + 5
+
+
+def test_a_processed_mail_keeps_no_password_and_a_redelivery_is_still_a_copy(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """Secrets at rest: a PASSWORD line and a SET PASSWORD line stayed in the stored mail, so
+    the database (or a backup of it) held the players' passwords in clear. Once processed, the
+    stored bytes hold neither; the bytes received are still recognised when delivered again."""
+    secret = creds["alice"].secret
+    raw = make_mail(f"PASSWORD {secret}\nSET PASSWORD tulip-river-42\nGIVE 3 TO bob\n")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+    assert stored_orders(app) == [["GIVE 3 TO bob"]]
+    with Session(app.engine) as session:
+        [stored] = session.exec(select(Submission)).all()
+    assert secret.encode() not in stored.raw
+    assert b"tulip-river-42" not in stored.raw
+    assert b"GIVE 3 TO bob" in stored.raw  # the rest is the mail as received
+    assert app.ingest(raw, channel="pipe") is None  # a re-delivery: a copy, not a new mail
+    again = make_mail("PASSWORD tulip-river-42\nGIVE 2 TO bob\nGIVE 1 TO carol\n")
+    assert app.ingest(again, channel="pipe") == SubmissionStatus.ACCEPTED  # the new one holds
