@@ -593,10 +593,13 @@ def _other_seat_password(world: World) -> bool:
     return world.order_count() > 0
 
 
-@attack("a copy of the database reveals a password")
+@attack("a copy of the database reveals a password or a reply address")
 def _password_at_rest(world: World) -> bool:
     """Whoever reads the database file (or a backup of it) looks for the passwords players
-    wrote: in a PASSWORD line, a SET PASSWORD line, and an HTML part in base64."""
+    wrote (in a PASSWORD line, a SET PASSWORD line, an HTML part in base64) and for the
+    personal reply addresses they wrote to, which prove a seat by themselves."""
+    token = world.creds["bob"].reply_token
+    _ingest(world, mail("GIVE 3 TO carol", sender="bob@example.org", to=f"judge+{token}@pbem.test"))
     secret = world.creds["alice"].secret
     html = f"<p>PASSWORD {secret}</p><p>SET PASSWORD tulip-river-42</p><p>GIVE 3 TO bob</p>"
     message = message_from_bytes(
@@ -609,7 +612,8 @@ def _password_at_rest(world: World) -> bool:
     with Session(world.app.engine) as session:
         stored = [s.raw for s in session.exec(select(Submission))]
     readable = [_decoded_texts(raw) for raw in stored]
-    return any(secret in text or "tulip-river-42" in text for texts in readable for text in texts)
+    found = (secret, "tulip-river-42", token)
+    return any(word in text for texts in readable for text in texts for word in found)
 
 
 def _decoded_texts(raw: bytes) -> list[str]:

@@ -1,7 +1,8 @@
 """Secrets taken out of a stored mail once it has been processed.
 
-A player proves his seat with a ``PASSWORD`` line and changes it with ``SET PASSWORD``: both
-words arrive in the mail's bytes. While the mail waits to be processed the bytes must stay as
+A player proves his seat with a ``PASSWORD`` line and changes it with ``SET PASSWORD``, or by
+writing to his personal reply address (``judge+TAG@``): each of these arrives in the mail's
+bytes. While the mail waits to be processed the bytes must stay as
 received (a restart processes them again); once processed, :func:`redact` puts ``*`` in place
 of every secret, so that the database (or a backup of it) holds no password in clear.
 
@@ -14,9 +15,11 @@ that part is decoded, redacted and encoded again, and the mail is written out an
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from email import message_from_bytes
 from email import policy as email_policy
+
+from adjudicator.mail.classify import own_key
 
 MIN_SECRET = 4
 """Shorter words are not taken out: they would blot out ordinary words of the mail."""
@@ -62,3 +65,15 @@ def _redact_parts(raw: bytes, words: list[str]) -> bytes:
         part.set_payload(hidden, charset)  # encoded as the charset's body encoding says
         changed = True
     return message.as_bytes() if changed else raw
+
+
+def own_tags(recipients: Iterable[str], own: Collection[str]) -> list[str]:
+    """The ``+tags`` of the service's own addresses a mail went to (``judge+TAG@domain``): a
+    personal reply address proves a seat, or a game master, by itself, like a password."""
+    tags = []
+    for address in recipients:
+        local, at, domain = address.strip().strip("<>").rpartition("@")
+        base, plus, tag = local.partition("+")
+        if at and plus and tag and own_key(f"{base}@{domain}") in own:
+            tags.append(tag)
+    return tags

@@ -63,7 +63,7 @@ from adjudicator.mail.commands import (
     read_commands,
 )
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
-from adjudicator.mail.redact import redact
+from adjudicator.mail.redact import own_tags, redact
 from adjudicator.service import (
     absence_mail,
     account,
@@ -164,7 +164,7 @@ def process_claimed(
         accepted, notes = _answer(session, ctx, mail, submission, now, sections=sections)
         status = SubmissionStatus.ACCEPTED if accepted else SubmissionStatus.REJECTED
         note = "; ".join(notes)
-    _take_out_secrets(submission, raw, sections)
+    _take_out_secrets(submission, raw, mail, sections, own=ctx.own_addresses)
     # Written last: an early change would be flushed by the first query and hold SQLite's
     # write lock for the whole of the processing.
     submission.message_id = mail.message_id
@@ -176,10 +176,19 @@ def process_claimed(
     return status
 
 
-def _take_out_secrets(submission: Submission, raw: bytes, sections: Sequence[MailSection]) -> None:
-    """Processed: the passwords the mail held leave its stored bytes (``mail/redact.py``). The
-    digest of the bytes received stays, and still recognises a re-delivery."""
-    redacted = redact(raw, [secret for section in sections for secret in section.secrets])
+def _take_out_secrets(
+    submission: Submission,
+    raw: bytes,
+    mail: InboundMail,
+    sections: Sequence[MailSection],
+    *,
+    own: frozenset[str],
+) -> None:
+    """Processed: the passwords the mail held, and the tags of the personal reply addresses it
+    went to, leave its stored bytes (``mail/redact.py``). The digest of the bytes received
+    stays, and still recognises a re-delivery."""
+    secrets = [secret for section in sections for secret in section.secrets]
+    redacted = redact(raw, [*secrets, *own_tags(mail.recipients, own)])
     if redacted != raw:  # written only when changed: the column may be a large one
         submission.raw = redacted
 

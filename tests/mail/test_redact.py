@@ -7,7 +7,7 @@ from __future__ import annotations
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
-from adjudicator.mail.redact import redact
+from adjudicator.mail.redact import own_tags, redact
 
 SECRET = "Kv7wQ2pZ"
 
@@ -75,3 +75,14 @@ def test_a_mail_without_secrets_is_left_byte_for_byte() -> None:
     raw = _mail("GIVE 3 TO bob\n", "<p>GIVE 3 TO bob</p>")
     assert redact(raw, []) is raw
     assert redact(raw, [SECRET]) == raw
+
+
+def test_the_tags_of_our_own_addresses_are_secrets_and_no_others() -> None:
+    recipients = [
+        "judge+r12-0123456789abcdef@pbem.test",  # a seat's reply address
+        "<Judge+AbCd1234@PBEM.test>",
+        "judge@pbem.test",  # no tag
+        "bob+games@example.org",  # someone else's tag: an ordinary word of the mail
+        "judge+x@elsewhere.example",  # another domain
+    ]
+    assert own_tags(recipients, {"judge@pbem.test"}) == ["r12-0123456789abcdef", "AbCd1234"]

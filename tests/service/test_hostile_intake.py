@@ -386,3 +386,24 @@ def test_a_processed_mail_keeps_no_password_and_a_redelivery_is_still_a_copy(
     assert app.ingest(raw, channel="pipe") is None  # a re-delivery: a copy, not a new mail
     again = make_mail("PASSWORD tulip-river-42\nGIVE 2 TO bob\nGIVE 1 TO carol\n")
     assert app.ingest(again, channel="pipe") == SubmissionStatus.ACCEPTED  # the new one holds
+
+
+def test_a_processed_mail_keeps_no_personal_reply_address(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """A mail to a player's personal reply address proves the seat by that address alone: the
+    stored copy keeps the address without its tag, in every header and quote that held it."""
+    token = creds["bob"].reply_token
+    personal = f"judge+{token}@pbem.test"
+    raw = make_mail(
+        f"GIVE 3 TO carol\n\nOn Monday the judge <{personal}> wrote:\n> Welcome\n",
+        sender="bob@example.org",
+        to=personal,
+        Delivered_To=personal,
+    )
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+    with Session(app.engine) as session:
+        [stored] = session.exec(select(Submission)).all()
+    assert token.encode() not in stored.raw
+    assert b"To: judge+" in stored.raw  # the header is there, its tag starred
+    assert app.ingest(raw, channel="pipe") is None  # a re-delivery is still a copy
