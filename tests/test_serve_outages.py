@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import time
 import urllib.request
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -167,15 +168,8 @@ def test_orders_that_came_before_the_deadline_while_the_service_was_down_count(
     credentials = _seed(tmp_path)
     config = Config(service=ServiceConfig(data_dir=str(tmp_path), address=ADDRESS, workers=1))
     app = make_app(config)
-    deadline = datetime.now(UTC) + timedelta(seconds=1)
-    with session_scope(app.engine) as session:
-        round_ = session.exec(select(Round)).one()
-        round_.deadline = deadline  # as a game master's extend would
-        session.add(round_)
-    deliver(config.maildir_path, _order_mail(credentials[0], credentials[1].handle, 1))
-    while datetime.now(UTC) <= deadline:
-        time.sleep(0.05)  # the service is down across the deadline
-
+    mail = _order_mail(credentials[0], credentials[1].handle, 1)
+    deliver_then_let_the_deadline_pass(app, lambda: deliver(config.maildir_path, mail))
     try:
         serve_until_reported(app)
         assert _statuses(tmp_path / "adjudicator.db") == [SubmissionStatus.ACCEPTED]
@@ -205,3 +199,18 @@ def serve_until_reported(app: App, number: int = 1) -> None:
         await running
 
     asyncio.run(scenario())
+
+
+def deliver_then_let_the_deadline_pass(app: App, delivery: Callable[[], object]) -> datetime:
+    """The order mail arrives first; then the open round's deadline is set a second ahead (as a
+    game master's extend would) and passes while the service is down. The mail is in time
+    however long the delivery took on a busy machine. The deadline is returned."""
+    delivery()
+    deadline = datetime.now(UTC) + timedelta(seconds=1)
+    with session_scope(app.engine) as session:
+        round_ = session.exec(select(Round)).one()
+        round_.deadline = deadline
+        session.add(round_)
+    while datetime.now(UTC) <= deadline:
+        time.sleep(0.05)  # waiting for the clock is the point: the deadline must pass
+    return deadline

@@ -7,19 +7,17 @@ Real parts: Dovecot, the service's own loop on a SQLite file."""
 
 from __future__ import annotations
 
-import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
 from pathlib import Path
 
 from mailservers import Dovecot
 from sqlmodel import Session, select
-from test_serve_outages import serve_until_reported
+from test_serve_outages import deliver_then_let_the_deadline_pass, serve_until_reported
 from test_serve_signals import ADDRESS, _order_mail, _seed
 
 from adjudicator.app import make_app
 from adjudicator.config import Config, ImapConfig, ServiceConfig
-from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Round, RoundResult, Submission
+from adjudicator.storage.models import RoundResult, Submission
 
 
 def test_an_imap_order_delivered_before_the_deadline_counts_after_a_restart(
@@ -33,16 +31,9 @@ def test_an_imap_order_delivered_before_the_deadline_counts_after_a_restart(
         ),
     )
     app = make_app(config)
-    deadline = datetime.now(UTC) + timedelta(seconds=2)
-    with session_scope(app.engine) as session:
-        round_ = session.exec(select(Round)).one()
-        round_.deadline = deadline  # as a game master's extend would
-        session.add(round_)
     giver, taker = credentials[0], credentials[1]
-    dovecot.append(imap_user, _order_mail(giver, taker.handle, 1))  # delivered now: in time
-    while datetime.now(UTC) <= deadline:
-        time.sleep(0.05)  # the service is down across the deadline
-
+    mail = _order_mail(giver, taker.handle, 1)
+    deadline = deliver_then_let_the_deadline_pass(app, lambda: dovecot.append(imap_user, mail))
     try:
         serve_until_reported(app)
         with Session(app.engine) as session:
