@@ -105,15 +105,7 @@ def decide(
 def approve(
     handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
-    bad: list[CommandProblem] = []
-    for command in commands:
-        assert isinstance(command, Approve)
-        problem = _answer_one(handling, command)
-        if problem is not None:
-            bad.append(CommandProblem(Approve, command.line, problem))
-    if bad:
-        conversation.answer_problems(handling, [], bad)
-    return not bad
+    return conversation.answer_each(handling, Approve, commands, _answer_one)
 
 
 def _answer_one(handling: SectionHandling, command: Approve) -> str | None:

@@ -9,18 +9,22 @@ forged sender makes the real player get their own status, and tells the forger n
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlmodel import Session
 
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.commands import (
+    Approve,
     Command,
     CommandProblem,
     Help,
+    Join,
     SetPassword,
+    Standby,
+    Take,
     Unknown,
 )
 from adjudicator.readmodel.stored import game_state, rules_of
@@ -392,6 +396,29 @@ def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
 
 
 # --- problems ----------------------------------------------------------------------------------
+
+
+LineCommand = TypeVar("LineCommand", Approve, Join, Standby, Take)
+"""The one-line commands answered one by one with :func:`answer_each`."""
+
+
+def answer_each(
+    handling: SectionHandling,
+    kind: type[LineCommand],
+    commands: Sequence[Command],
+    answer_one: Callable[[SectionHandling, LineCommand], str | None],
+) -> bool:
+    """Answer each command of ``kind`` with ``answer_one``, which says what is wrong with it,
+    if anything; the wrong ones are answered together, line by line. True when none was."""
+    bad: list[CommandProblem] = []
+    for command in commands:
+        assert isinstance(command, kind)
+        problem = answer_one(handling, command)
+        if problem is not None:
+            bad.append(CommandProblem(kind, command.line, problem))
+    if bad:
+        answer_problems(handling, [], bad)
+    return not bad
 
 
 def answer_problems(

@@ -201,15 +201,7 @@ def offers_for_newcomer(
 def take(
     handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
-    bad: list[CommandProblem] = []
-    for command in commands:
-        assert isinstance(command, Take)
-        problem = _take_one(handling, command)
-        if problem is not None:
-            bad.append(CommandProblem(Take, command.line, problem))
-    if bad:
-        conversation.answer_problems(handling, [], bad)
-    return not bad
+    return conversation.answer_each(handling, Take, commands, _take_one)
 
 
 def _take_one(handling: SectionHandling, command: Take) -> str | None:

@@ -37,15 +37,7 @@ from adjudicator.storage.models import Game, GameStatus, JoinRequest
 def join(
     handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
-    bad: list[CommandProblem] = []
-    for command in commands:
-        assert isinstance(command, Join)
-        problem = _join_one(handling, command)
-        if problem is not None:
-            bad.append(CommandProblem(Join, command.line, problem))
-    if bad:
-        conversation.answer_problems(handling, [], bad)
-    return not bad
+    return conversation.answer_each(handling, Join, commands, _join_one)
 
 
 def _join_one(handling: SectionHandling, command: Join) -> str | None:

@@ -29,16 +29,9 @@ def standby_addresses(session: Session, kind: str) -> list[str]:
 def standby(
     handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
-    bad: list[CommandProblem] = []
-    for command in commands:
-        assert isinstance(command, Standby)
-        problem = _standby_one(handling, command)
-        if problem is not None:
-            bad.append(CommandProblem(Standby, command.line, problem))
-    if bad:
-        conversation.answer_problems(handling, [], bad)
+    answered = conversation.answer_each(handling, Standby, commands, _standby_one)
     handling.notes.append("standby answered")
-    return not bad
+    return answered
 
 
 def _standby_one(handling: SectionHandling, command: Standby) -> str | None:
