@@ -11,70 +11,22 @@ from __future__ import annotations
 
 import signal
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from mailservers import SmtpSink
 from sqlmodel import Session, select
-from test_crash_closing import _environment, _serve
+from test_crash_closing import _environment, _seed, _serve
 
 from adjudicator.app import make_app
 from adjudicator.config import Config, ServiceConfig
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
-from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import (
     Absence,
-    OrderSet,
     OutboxMail,
-    OutboxStatus,
     Round,
     RoundState,
-    Seat,
 )
-
-
-def _seed(data: Path, database_url: str) -> datetime:
-    """A duel with 3 days of absence that wait, whose round 1 deadline passed an hour ago with
-    ann's orders in and ben's missing; the deadline."""
-    app = make_app(
-        Config(
-            service=ServiceConfig(
-                data_dir=str(data), database_url=database_url, address="judge@pbem.test"
-            )
-        )
-    )
-    opened = datetime.now(UTC) - timedelta(hours=2)
-    with session_scope(app.engine) as session:
-        game, _ = create_game(
-            session,
-            name="duel",
-            kind="starship-combat",
-            players=[PlayerSpec("ann", "ann@example.org"), PlayerSpec("ben", "ben@example.org")],
-            options={},
-            schedule="1h",
-            settings={"reminders": [], "absence_days": 3, "absence": "wait"},
-            gm_address="gm@example.org",
-            now=opened,
-        )
-        round_ = start_game(session, game, now=opened)
-        session.flush()
-        ann = session.exec(select(Seat).where(Seat.handle == "ann")).one()
-        assert round_.id is not None
-        assert ann.id is not None
-        assert round_.deadline is not None
-        deadline = round_.deadline
-        session.add(
-            OrderSet(
-                round_id=round_.id, seat_id=ann.id, lines=["SHIELD"], receipt="r", created_at=opened
-            )
-        )
-        for mail in session.exec(select(OutboxMail)):  # the welcomes count as sent
-            mail.status = OutboxStatus.SENT
-            session.add(mail)
-    app.engine.dispose()
-    return deadline
 
 
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
@@ -87,7 +39,8 @@ def test_a_crash_while_a_deadline_waits_takes_the_day_once(
         url = f"sqlite:///{data / 'adjudicator.db'}"
     else:
         url = request.getfixturevalue("pg_url")
-    deadline = _seed(data, url)
+    absences = {"absence_days": 3, "absence": "wait"}
+    deadline = _seed(data, url, settings=absences, gm_address="gm@example.org")
     env = _environment(data, url, smtp_sink)
 
     assert _serve(env, crash_at=step) == -signal.SIGKILL

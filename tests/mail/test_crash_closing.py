@@ -17,6 +17,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mailservers import SmtpSink
@@ -53,8 +54,15 @@ def _environment(data: Path, database_url: str, sink: SmtpSink) -> dict[str, str
     return env
 
 
-def _seed(data: Path, database_url: str) -> None:
-    """A duel whose round 1 deadline passed an hour ago, with ann's orders in."""
+def _seed(
+    data: Path,
+    database_url: str,
+    *,
+    settings: dict[str, Any] | None = None,
+    gm_address: str | None = None,
+) -> datetime:
+    """A duel whose round 1 deadline passed an hour ago, with ann's orders in and ben's
+    missing (``settings`` beside no reminders); the deadline."""
     app = make_app(
         Config(
             service=ServiceConfig(
@@ -71,7 +79,8 @@ def _seed(data: Path, database_url: str) -> None:
             players=[PlayerSpec("ann", "ann@example.org"), PlayerSpec("ben", "ben@example.org")],
             options={},
             schedule="1h",
-            settings={"reminders": []},
+            settings={"reminders": [], **(settings or {})},
+            gm_address=gm_address,
             now=opened,
         )
         round_ = start_game(session, game, now=opened)
@@ -79,6 +88,8 @@ def _seed(data: Path, database_url: str) -> None:
         ann = session.exec(select(Seat).where(Seat.handle == "ann")).one()
         assert round_.id is not None
         assert ann.id is not None
+        assert round_.deadline is not None
+        deadline = round_.deadline
         session.add(
             OrderSet(
                 round_id=round_.id, seat_id=ann.id, lines=["SHIELD"], receipt="r", created_at=opened
@@ -89,6 +100,7 @@ def _seed(data: Path, database_url: str) -> None:
             mail.status = OutboxStatus.SENT
             session.add(mail)
     app.engine.dispose()
+    return deadline
 
 
 def _serve(env: dict[str, str], crash_at: str | None) -> int:
