@@ -38,6 +38,7 @@ class ServiceConfig:
     log_level: str = "info"  # debug | info | warning | error
     log_file: str = ""  # empty: standard error (systemd's journal under the unit)
     workers: int = 0  # processes that close due rounds (workers.py); 0: one per core; 1: none
+    solutions_dir: str = ""  # empty: adjudicator/solutions in the user cache folder (solutions.py)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,15 @@ class Config:
     @property
     def archive_path(self) -> Path:
         return Path(self.service.archive_dir or self.data_path / "archive")
+
+    @property
+    def solutions_path(self) -> Path:
+        """Where games' complete solutions are kept: one folder for the machine by default,
+        since they depend only on the rules."""
+        if self.service.solutions_dir:
+            return Path(self.service.solutions_dir)
+        cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        return Path(cache) / "adjudicator" / "solutions"
 
     @property
     def secret_key_path(self) -> Path:

@@ -91,6 +91,19 @@ class Hint:
     value: float | None = None
 
 
+@dataclass(frozen=True)
+class Solution:
+    """A game's complete solution (Three Musketeers, docs/stand-ins.md): computed once into a
+    buffer of ``size`` bytes by ``build``; the service keeps it in a file named ``file_name``
+    and gives the file's bytes back to the game with ``install``, which makes the stand-in and
+    the hints exact. Pure: ``build`` writes only into the buffer it is given."""
+
+    file_name: str
+    size: int
+    build: Callable[[Any], None]
+    install: Callable[[Any], None]
+
+
 Hinter = Callable[[Any, Sequence[Mapping[str, Sequence[Any]]]], Hint | None]
 """The hint of a finished game from its start state and the orders in force in each round
 (checked orders, by player), or None: nothing can be said within the game's work budget."""
@@ -122,6 +135,8 @@ class GameKind:
     hint: Hinter | None = None
     """Where a finished game was decided (:class:`Hint`), bounded in work so that it never
     delays a mail: None where the game gives no hints."""
+    solution: Solution | None = None
+    """The game's complete solution, where one exists; None for most games."""
     public_press_only: bool = False
     """Whether the game's rules forbid private talk: the service then relays press only to
     every player (SiSSYFiGHT, docs/rules/sissyfight.md "Talk"); otherwise a game allows private

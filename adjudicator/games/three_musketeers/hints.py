@@ -3,8 +3,9 @@ where the stand-in's search can tell (:mod:`.standin`).
 
 A move *threw the win away* when the mover stood on a won position and the move left a lost
 one. No draws exist, so the last such move decided the game; a game nobody threw away was won
-from a position the winner already held. Where the exact search does not finish within its
-budget (the opening, with many men) nothing is claimed.
+from a position the winner already held. With the complete solution installed every move is
+judged exactly; without it, where the exact search does not finish within its budget (the
+opening, with many men) nothing is claimed.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from adjudicator.games.three_musketeers.board import Move, State, outcome, play
 from adjudicator.games.three_musketeers.standin import (
     EXACT_BUDGET,
     EXACT_MEN,
+    SOLUTION,
     OutOfBudget,
     ended,
+    exact_value,
     moves_of,
     position_of,
-    solve,
 )
 
 HINT_BUDGET = 20_000
@@ -42,8 +44,9 @@ class ThrownWin:
 
 def _value_after(after: tuple[int, int, bool], budget: list[int]) -> int:
     over = ended(after)
-    value = over if over is not None else solve(after, budget)
-    return -value  # for the mover: positive is a win
+    return -(
+        over if over is not None else exact_value(after, budget)
+    )  # for the mover: positive wins
 
 
 def _thrown(state: State, move: Move, number: int, budget: list[int]) -> ThrownWin | None:
@@ -79,7 +82,8 @@ def decisive_move(
     """The move where the result was decided: the last that threw a win away, or None.
 
     The moves are judged from the last back, with one budget of new positions for them all
-    (positions solved for a later move serve the earlier ones): the first thrown win found is
+    (positions solved for a later move serve the earlier ones; the complete solution, once
+    installed, needs none): the first thrown win found is
     the answer; a move the search cannot judge within the budget (or with more than
     :data:`EXACT_MEN` men) ends the search with None, since an earlier move then cannot be
     named as the last."""
@@ -91,7 +95,7 @@ def decisive_move(
         state = states[number - 1]
         if outcome(state) is not None:
             continue
-        if bin(position_of(state)[1]).count("1") > EXACT_MEN:
+        if not SOLUTION and bin(position_of(state)[1]).count("1") > EXACT_MEN:
             return None
         try:
             thrown = _thrown(state, moves[number - 1], number, left)

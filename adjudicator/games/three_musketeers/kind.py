@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adjudicator.core.kind import Counts, GameKind, Measure, Vocabulary
+from adjudicator.core.kind import Counts, GameKind, Measure, Solution, Vocabulary
 from adjudicator.games.three_musketeers import pictures as tm
 from adjudicator.games.three_musketeers.board import (
     CARDINAL,
@@ -18,7 +18,8 @@ from adjudicator.games.three_musketeers.board import (
 )
 from adjudicator.games.three_musketeers.hints import hint
 from adjudicator.games.three_musketeers.rules import RULES
-from adjudicator.games.three_musketeers.standin import stand_in
+from adjudicator.games.three_musketeers.solution import FILE_NAME, SIZE, build_into
+from adjudicator.games.three_musketeers.standin import install, stand_in
 from adjudicator.pictures import board_after_last_move
 
 TERMINATIONS = frozenset({"forfeit", "musketeers-in-line", "no-legal-move"})
@@ -60,6 +61,7 @@ KIND = GameKind(
     stand_in=stand_in,
     seat_position=seat_position,
     hint=hint,
+    solution=Solution(file_name=FILE_NAME, size=SIZE, build=build_into, install=install),
     text_diagram=tm.text_diagram,
     seat_titles=(
         "the Musketeers",

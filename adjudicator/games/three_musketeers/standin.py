@@ -1,13 +1,18 @@
-"""The Three Musketeers stand-in: exact where a search can finish, a heuristic search before.
+"""The Three Musketeers stand-in: exact from every position once the complete solution is
+installed (:func:`install`); without it, exact where a search can finish, a heuristic before.
 
-Exact part. Every Musketeer move captures, so no position repeats and the game graph has no
-cycles (docs/rules/three-musketeers.md): a plain minimax over it, with each position solved
-once (a transposition table), gives the exact value of a position. Values count plies to the
-end: a win in ``d`` plies is worth ``WIN - d`` to the side to move, a loss ``d - WIN`` (there
-are no draws), so choosing the best value wins as fast as possible and loses as slowly as
-possible. The search is tried from :data:`EXACT_MEN` men down and gives up after
-:data:`EXACT_BUDGET` new positions; a position it solved
-is exact for good.
+The complete solution (:mod:`.solution`, computed by :mod:`.solver`; the service keeps it in a
+file and hands it over, docs/stand-ins.md) gives the value of every position with the Cardinal
+to move; with the Musketeers to move it is one ply away. Every move is then chosen by its exact
+value.
+
+Without it: the exact part. Every Musketeer move captures, so no position repeats and the game
+graph has no cycles (docs/rules/three-musketeers.md): a plain minimax over it, with each
+position solved once (a transposition table), gives the exact value of a position. Values count
+plies to the end: a win in ``d`` plies is worth ``WIN - d`` to the side to move, a loss
+``d - WIN`` (there are no draws), so choosing the best value wins as fast as possible and loses
+as slowly as possible. The search is tried from :data:`EXACT_MEN` men down and gives up after
+:data:`EXACT_BUDGET` new positions; a position it solved is exact for good.
 
 Before that (the opening and middle game, more than a few hundred thousand positions ahead;
 the whole game has 526,871,061 up to symmetry, out of reach of pure Python in a second) the
@@ -24,6 +29,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from adjudicator.games.three_musketeers import solution
 from adjudicator.games.three_musketeers.board import (
     GRID,
     MAN,
@@ -55,6 +61,15 @@ Position = tuple[int, int, bool]
 
 SOLVED: dict[Position, int] = {}
 """Exact values found so far, for the side to move (a pure cache of the rules' consequence)."""
+
+
+SOLUTION: list[solution.Table] = []
+"""The complete solution, once installed (at most one)."""
+
+
+def install(data: solution.Buffer) -> None:
+    """Make the stand-in and the hints exact everywhere: ``data`` is the solution's table."""
+    SOLUTION[:] = [solution.Table(data)]
 
 
 class OutOfBudget(Exception):
@@ -144,6 +159,25 @@ def solve(pos: Position, budget: list[int]) -> int:
     return best
 
 
+def _from_table(table: solution.Table, pos: Position) -> int:
+    m, c, musketeers = pos
+    if musketeers:
+        over = ended(pos)
+        if over is not None:
+            return over
+        return max(_back(_from_table(table, after)) for _s, _t, after in moves_of(pos))
+    cardinal_wins, plies = table.cardinal_to_move(m, c)
+    return WIN - plies if cardinal_wins else plies - WIN
+
+
+def exact_value(pos: Position, budget: list[int]) -> int:
+    """The exact value of a position that is not over, for the side to move: from the complete
+    solution when it is installed, else by :func:`solve` within ``budget``."""
+    if SOLUTION:
+        return _from_table(SOLUTION[0], pos)
+    return solve(pos, budget)
+
+
 def _evaluate(pos: Position) -> int:
     """The heuristic worth of a position for the Musketeers: spread over ranks and files (the
     Cardinal needs them on one line), and few men to capture (with none next to them, the
@@ -180,12 +214,12 @@ def choose(state: State, rng: random.Random) -> Choice:
     moves = moves_of(pos)
     if len(SOLVED) > TABLE_LIMIT:
         SOLVED.clear()
-    budget = [EXACT_BUDGET if bin(pos[1]).count("1") <= EXACT_MEN else 0]
+    budget = [EXACT_BUDGET if SOLUTION or bin(pos[1]).count("1") <= EXACT_MEN else 0]
     try:
         scored = []
         for s, t, after in moves:
             over = ended(after)
-            scored.append((_back(over if over is not None else solve(after, budget)), s, t))
+            scored.append((_back(over if over is not None else exact_value(after, budget)), s, t))
         exact = True
     except OutOfBudget:
         scored = [

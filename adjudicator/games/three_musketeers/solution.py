@@ -1,0 +1,203 @@
+"""The complete solution of Three Musketeers: where each position's value sits in the table, and
+how to read it (docs/rules/three-musketeers.md).
+
+The table holds, for every placement of the three Musketeers and every set of empty squares,
+the exact value of the position with **the Cardinal to move**: who wins with perfect play, and
+in how many plies (the winner as fast as possible, the loser as slowly). A position with the
+Musketeers to move is one ply from the table: each of their moves captures and leaves the
+Cardinal to move (:meth:`Table.value`). :mod:`.solver` computes the table.
+
+Layout. After ``c`` captures the board holds ``c`` empty squares, so a position is the
+Musketeers' squares and ``c`` of the other 22 squares. The Musketeers' squares are brought to
+one representative of their class under the board's 8 symmetries (319 classes); the empty
+squares go through the same symmetry and are ranked among the 22 squares the representative
+leaves free (colexicographic rank: the ``i``-th empty square, counted from 0 in increasing
+order, at free index ``p`` adds ``C(p, i + 1)``). Layer ``c`` is ``classes x C(22, c)`` bytes,
+the layers one after another from ``c = 0``: 1,337,982,976 bytes in all.
+
+A byte is a signed value for the side to move: ``127 - d`` for a win ``d`` plies ahead,
+``d - 127`` for a loss ``d`` plies ahead (a game has at most 45 plies; there are no draws).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from math import comb
+from typing import Any, Protocol
+
+from adjudicator.games.three_musketeers.board import GRID
+
+SQUARES = GRID.files * GRID.ranks
+FREE = SQUARES - 3
+"""Squares that are not the Musketeers'; the men and the empty squares share them."""
+TOP = 127
+"""A win ``d`` plies ahead is stored as ``TOP - d``, a loss as ``d - TOP``."""
+VERSION = 1
+"""Changes whenever the layout or the values change, so that an old file is never read."""
+FILE_NAME = f"three-musketeers-{VERSION}.table"
+SIZE = 1_337_982_976
+"""The table's size in bytes (:func:`layer_offsets`; a test checks it)."""
+
+_NEIGHBOURS = GRID.orthogonal_neighbours
+_SIDE = GRID.files
+
+
+class Buffer(Protocol):
+    """What the table is read from: bytes, a memory map or a NumPy array of bytes."""
+
+    def __getitem__(self, index: int) -> int: ...
+
+    def __len__(self) -> int: ...
+
+
+def _symmetries() -> tuple[tuple[int, ...], ...]:
+    """The board's 8 symmetries as square maps (the identity first)."""
+    last = _SIDE - 1
+    maps: list[tuple[int, ...]] = []
+    for turn in range(4):
+        for mirror in (False, True):
+            image = []
+            for s in range(SQUARES):
+                f, r = s % _SIDE, s // _SIDE
+                if mirror:
+                    f = last - f
+                for _ in range(turn):
+                    f, r = r, last - f
+                image.append(r * _SIDE + f)
+            maps.append(tuple(image))
+    return tuple(maps)
+
+
+SYMMETRIES = _symmetries()
+
+
+def _mask(squares: Sequence[int]) -> int:
+    return sum(1 << s for s in squares)
+
+
+def _squares(mask: int) -> list[int]:
+    return [s for s in range(SQUARES) if mask >> s & 1]
+
+
+def rank_of_three(mask: int) -> int:
+    """The colexicographic rank of three squares among the 25 (0 to 2,299)."""
+    a, b, c = _squares(mask)
+    return a + comb(b, 2) + comb(c, 3)
+
+
+@dataclass(frozen=True)
+class Classes:
+    """The Musketeers' placements up to symmetry, and for each placement its way there."""
+
+    canonical: tuple[int, ...]
+    """The representative placement (a mask) of each class, in increasing order."""
+    class_of: tuple[int, ...]
+    """For each placement's :func:`rank_of_three`, its class."""
+    symmetry_of: tuple[int, ...]
+    """For each placement's rank, a symmetry that maps it to its class's representative."""
+    free: tuple[tuple[int, ...], ...]
+    """For each class, the 22 squares its representative leaves free, in increasing order."""
+    free_index: tuple[tuple[int, ...], ...]
+    """For each class and square, the square's index among ``free`` (-1 for a Musketeer's)."""
+
+    @property
+    def count(self) -> int:
+        return len(self.canonical)
+
+
+@cache
+def classes() -> Classes:
+    """The 319 classes of the Musketeers' placements under the board's symmetries."""
+    placements = [
+        _mask((a, b, c))
+        for c in range(SQUARES)
+        for b in range(c)
+        for a in range(b)  # colexicographic order: rank_of_three(placements[i]) == i
+    ]
+    best = [
+        min((_mask([g[s] for s in _squares(m)]), i) for i, g in enumerate(SYMMETRIES))
+        for m in placements
+    ]
+    canonical = tuple(sorted({image for image, _g in best}))
+    number = {m: k for k, m in enumerate(canonical)}
+    free = tuple(tuple(s for s in range(SQUARES) if not m >> s & 1) for m in canonical)
+    free_index = tuple(
+        tuple(squares.index(s) if s in squares else -1 for s in range(SQUARES)) for squares in free
+    )
+    return Classes(
+        canonical=canonical,
+        class_of=tuple(number[image] for image, _g in best),
+        symmetry_of=tuple(g for _image, g in best),
+        free=free,
+        free_index=free_index,
+    )
+
+
+def layer_size(captures: int) -> int:
+    """Entries a class has after ``captures`` captures: the ways to leave that many squares
+    of the 22 empty."""
+    return comb(FREE, captures)
+
+
+def layer_offsets() -> tuple[int, ...]:
+    """Where each layer starts in the table, and (last) the table's size in bytes."""
+    offsets = [0]
+    for captures in range(FREE + 1):
+        offsets.append(offsets[-1] + classes().count * layer_size(captures))
+    return tuple(offsets)
+
+
+def colex_rank(indices: Sequence[int]) -> int:
+    """The rank of a set of free indices (increasing) among the sets of its size."""
+    return sum(comb(p, i + 1) for i, p in enumerate(indices))
+
+
+def entry_of(musketeers: int, empty: int) -> int:
+    """The table's index of the position with the Cardinal to move, Musketeers on the squares
+    of mask ``musketeers`` and the squares of mask ``empty`` empty."""
+    table = classes()
+    placement = rank_of_three(musketeers)
+    k = table.class_of[placement]
+    g = SYMMETRIES[table.symmetry_of[placement]]
+    where = table.free_index[k]
+    indices = sorted(where[g[s]] for s in _squares(empty))
+    captures = len(indices)
+    return layer_offsets()[captures] + k * layer_size(captures) + colex_rank(indices)
+
+
+def decode(byte: int) -> tuple[bool, int]:
+    """A stored value as (the side to move wins, plies to the end)."""
+    signed = byte - 256 if byte > 127 else byte
+    return (True, TOP - signed) if signed > 0 else (False, signed + TOP)
+
+
+@dataclass(frozen=True)
+class Table:
+    """The solution, read from ``data`` (laid out as above)."""
+
+    data: Buffer
+
+    def cardinal_to_move(self, musketeers: int, men: int) -> tuple[bool, int]:
+        """(the Cardinal wins, plies to the end) with the Cardinal to move."""
+        empty = ((1 << SQUARES) - 1) & ~(musketeers | men)
+        return decode(int(self.data[entry_of(musketeers, empty)]))
+
+
+class WritableBuffer(Protocol):
+    """Where the table is built: a writable memory map or bytearray of :data:`SIZE` bytes."""
+
+    def __setitem__(self, index: slice, value: bytes) -> None: ...
+
+
+def build_into(out: WritableBuffer) -> None:
+    """Compute the whole table into ``out`` (several minutes on two cores, :mod:`.solver`)."""
+    from adjudicator.games.three_musketeers import solver  # noqa: PLC0415 - Numba, only to build
+
+    offsets = layer_offsets()
+
+    def keep(captures: int, layer: Any) -> None:
+        out[offsets[captures] : offsets[captures + 1]] = layer.tobytes()
+
+    solver.build(keep)

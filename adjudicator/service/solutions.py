@@ -1,0 +1,94 @@
+"""Complete solutions of games (``GameKind.solution``, docs/stand-ins.md): kept in a file, made
+once, handed to the game.
+
+A solution depends only on the rules, so one file serves every game and every data folder on
+the machine: it lives in the solutions folder (``service.solutions_dir``, by default the user's
+cache folder). It is made the first time it is needed (``adjudicate solve``, a game created
+with computer seats, a stand-in put in a seat, or the start of ``serve`` when a running game
+may need one), under a lock so that two processes never make it twice, into a temporary file
+renamed into place once complete: a crash leaves no half-made solution behind. Reading it is a
+read-only memory map, shared by every process.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import mmap
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from adjudicator.core.kind import GameKind, Solution
+
+log = logging.getLogger(__name__)
+
+_OPEN: dict[str, mmap.mmap] = {}
+"""The solutions this process has handed to their games, by file name."""
+
+
+def file_of(folder: Path, solution: Solution) -> Path:
+    return folder / solution.file_name
+
+
+def ready(folder: Path, solution: Solution) -> bool:
+    """Whether the solution's file is complete in ``folder``."""
+    path = file_of(folder, solution)
+    return path.is_file() and path.stat().st_size == solution.size
+
+
+def load(folder: Path, kind: GameKind) -> bool:
+    """Hand the kind's solution to the game if its file is complete; whether the game has it."""
+    solution = kind.solution
+    if solution is None:
+        return False
+    if solution.file_name in _OPEN:
+        return True
+    if not ready(folder, solution):
+        return False
+    with file_of(folder, solution).open("rb") as handle:
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    _OPEN[solution.file_name] = data
+    solution.install(data)
+    return True
+
+
+def make(folder: Path, kind: GameKind, *, progress: Callable[[str], None] | None = None) -> bool:
+    """Make the kind's solution unless it is there, then hand it to the game; whether the
+    kind has one. Blocks while another process makes it."""
+    solution = kind.solution
+    if solution is None:
+        return False
+    if load(folder, kind):
+        return True
+    folder.mkdir(parents=True, exist_ok=True)
+    path = file_of(folder, solution)
+    with (folder / f"{solution.file_name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not ready(folder, solution):
+            _build(path, kind.title, solution, progress or log.info)
+    return load(folder, kind)
+
+
+def _build(path: Path, title: str, solution: Solution, say: Callable[[str], None]) -> None:
+    say(
+        f"making the complete solution of {title} once "
+        f"({solution.size / 1e9:.2f} GB in {path.parent}); its stand-in waits for it"
+    )
+    started = time.monotonic()
+    partial = path.with_name(f"{path.name}.partial")
+    with partial.open("w+b") as handle:
+        handle.truncate(solution.size)
+        with mmap.mmap(handle.fileno(), solution.size) as out:
+            solution.build(out)
+            out.flush()
+        os.fsync(handle.fileno())
+    partial.replace(path)
+    say(f"the solution of {title} is made ({time.monotonic() - started:.0f} s)")
+
+
+def load_all(folder: Path, kinds: Iterable[GameKind]) -> None:
+    """Hand every solution already made to its game (a worker process at its start)."""
+    for kind in kinds:
+        load(folder, kind)
