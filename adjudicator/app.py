@@ -14,6 +14,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from adjudicator.config import Config
+from adjudicator.games import KINDS
 from adjudicator.logs import events as events_of
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.render import VipsConverter
@@ -28,6 +29,7 @@ from adjudicator.service.batch_intake import (
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import digest_of, pending_submissions
 from adjudicator.service.reporting import report_adjudicated
+from adjudicator.service.solutions import load_all
 from adjudicator.storage import queries
 from adjudicator.storage.db import make_engine, migrate, session_scope
 from adjudicator.storage.models import Submission, SubmissionStatus
@@ -164,4 +166,5 @@ def make_app(config: Config, *, migrate_schema: bool = True) -> App:
         archive_url=config.service.archive_url,
         converter=VipsConverter(),
     )
+    load_all(config.solutions_path, KINDS)  # cheap: a memory map of each file already made
     return App(config=config, engine=engine, ctx=ctx)

@@ -23,6 +23,7 @@ from adjudicator.cli_support import (
     app_from_config,
     config_from_state,
     fail,
+    make_solution,
     pairs,
     settings_from_text,
     usage,
@@ -31,11 +32,18 @@ from adjudicator.config import Config
 from adjudicator.core.errors import RecordError
 from adjudicator.demo import DemoClock, describe, play_demo
 from adjudicator.doctor import report
-from adjudicator.games import GAME_NAMES, UnknownGame, kind_of, read_record, replay_record
+from adjudicator.games import (
+    GAME_NAMES,
+    KINDS,
+    UnknownGame,
+    kind_of,
+    read_record,
+    replay_record,
+)
 from adjudicator.logs import configure_logging
 from adjudicator.runner import serve
 from adjudicator.security import load_or_create_key
-from adjudicator.service import ServiceError
+from adjudicator.service import ServiceError, solutions
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.dry_run import ShownMail, result_mails_in_words, worth_showing
@@ -321,8 +329,12 @@ def game_create(
     """Create a game; every player is mailed a welcome with their password."""
     application = app_from_config()
     players = [PlayerSpec(h, a) for h, a in pairs(player, "--player", empty=True).items()]
-    now = application.clock()
     try:
+        settings = settings_from_text(pairs(setting or [], "--setting"))
+        computer = settings.get("stand_ins") or "stand-in" in str(settings.get("absent", ""))
+        if computer and kind.lower() in GAME_NAMES:  # a stand-in may play: exactly from move 1
+            make_solution(application.config, kind_of(kind))
+        now = application.clock()
         with session_scope(application.engine) as session:
             game, credentials = create_game(
                 session,
@@ -332,7 +344,7 @@ def game_create(
                 options=pairs(option or [], "--option"),
                 time_zone=time_zone,
                 schedule=schedule,
-                settings=settings_from_text(pairs(setting or [], "--setting")),
+                settings=settings,
                 gm_address=gm,
                 now=now,
             )
@@ -358,6 +370,18 @@ def game_create(
             typer.echo(f"  {cred.handle:<16} {cred.address:<32} welcome mail queued")
         else:
             typer.echo(f"  {cred.handle:<16} {'(no address)':<32} played by the computer")
+
+
+@app.command("solve")
+def solve_command() -> None:
+    """Make the complete solution of every game that has one (Three Musketeers: 1.34 GB, a few
+    minutes), so that its stand-in plays exactly from its first move (docs/stand-ins.md). A
+    game created with computer seats makes it too; this makes it ahead."""
+    config = config_from_state()
+    for kind in KINDS:
+        if kind.solution is not None:
+            make_solution(config, kind)
+            typer.echo(f"{kind.title}: {solutions.file_of(config.solutions_path, kind.solution)}")
 
 
 @app.command()

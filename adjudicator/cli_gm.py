@@ -12,8 +12,9 @@ import typer
 from sqlmodel import Session
 
 from adjudicator.app import App
-from adjudicator.cli_support import app_from_config, fail, local_moment
+from adjudicator.cli_support import app_from_config, fail, local_moment, make_solution
 from adjudicator.core.schedule import ScheduleError, parse_duration
+from adjudicator.games import kind_of
 from adjudicator.service import ServiceError, gm, gm_mail, gm_news
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.approval import decide, request_of
@@ -36,10 +37,21 @@ Address = Annotated[str, typer.Argument(help="The player's mail address.")]
 player_app = typer.Typer(help="Add, replace or remove players; change an address.")
 
 
-def _run(name: str, action: Callable[[Session, Game, ServiceContext, datetime], T]) -> T:
-    """Run ``action`` on game ``name`` in one transaction; errors become exit codes."""
+def _run(
+    name: str,
+    action: Callable[[Session, Game, ServiceContext, datetime], T],
+    *,
+    solved: bool = False,
+) -> T:
+    """Run ``action`` on game ``name`` in one transaction; errors become exit codes. With
+    ``solved``, the game's complete solution is made first, if it has one (a stand-in is put
+    in: it then plays exactly from its first move)."""
     application: App = app_from_config()
     try:
+        if solved:
+            with session_scope(application.engine) as session:
+                kind = kind_of(find_game(session, name).kind)
+            make_solution(application.config, kind)
         with session_scope(application.engine) as session:
             game = find_game(session, name)
             done = action(session, game, application.ctx, application.clock())
@@ -211,7 +223,7 @@ def stand_in(
         gm_news.tell_change(session, game, change=change, handle=handle.lower(), ctx=ctx, now=now)
         return moved
 
-    moved = _run(game_name, action)
+    moved = _run(game_name, action, solved=not off)
     if off:
         typer.echo(f"game {game_name}: {handle} plays their own seat again")
     else:

@@ -15,7 +15,9 @@ import typer
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ConfigError, load_config
+from adjudicator.core.kind import GameKind
 from adjudicator.service import ServiceError
+from adjudicator.service.solutions import make
 
 EXIT_USAGE = 2
 EXIT_DIFFERENT = 4  # --round re-run differs from the archive
@@ -92,3 +94,10 @@ def local_moment(text: str, zone: str) -> datetime:
     except ValueError:
         usage(f"{text!r} is not a date and time: write it like 2026-11-25 21:00")
     return moment if moment.tzinfo else moment.replace(tzinfo=ZoneInfo(zone))
+
+
+def make_solution(config: Config, kind: GameKind) -> None:
+    """Make the kind's complete solution now, if it has one and it is not there yet, so that
+    its stand-in plays exactly from its first move (docs/stand-ins.md); says what it does."""
+    if kind.solution is not None:
+        make(config.solutions_path, kind, progress=lambda line: typer.echo(f"adjudicate: {line}"))

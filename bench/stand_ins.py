@@ -4,10 +4,13 @@ For every game kind: the stand-in's time per move (median and worst over every m
 the games below) beside the random player's (``sample_orders``, the floor measured in the same
 run); its results against random players, in each seat; and against itself. For Starship
 Combat the first move's time with the shipped equilibrium table, and the time to build that
-table from nothing and its size.
+table from nothing and its size. For Three Musketeers the complete solution: its size, the
+time to make it (wall clock, both cores) when this run makes it (``--solve-into DIR`` makes
+it afresh there; by default the machine's own file is used, made first if missing), and the
+start's value read from it.
 
-Usage: ``.venv/bin/python bench/stand_ins.py [--games 40] [--seed 1]``. The last line printed
-is a JSON object with the figures. Three Musketeers games are fewer (its moves take longest).
+Usage: ``.venv/bin/python bench/stand_ins.py [--games 40] [--seed 1] [--solve-into DIR]``.
+The last line printed is a JSON object with the figures.
 """
 
 from __future__ import annotations
@@ -17,13 +20,18 @@ import json
 import random
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
+from adjudicator.config import Config
 from adjudicator.core.game import Setup
 from adjudicator.core.kind import GameKind
 from adjudicator.games import KINDS
 from adjudicator.games.starship_combat import standin as starship
 from adjudicator.games.three_musketeers import standin as musketeers
+from adjudicator.games.three_musketeers.board import State
+from adjudicator.games.three_musketeers.kind import KIND as THREE_MUSKETEERS
+from adjudicator.service import solutions
 
 ROUND_LIMIT = 400
 
@@ -91,8 +99,25 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--solve-into", type=Path, default=None)
     args = parser.parse_args()
     result: dict[str, Any] = {"games": args.games, "seed": args.seed}
+
+    folder = args.solve_into or Config().solutions_path
+    assert THREE_MUSKETEERS.solution is not None
+    made_here = not solutions.ready(folder, THREE_MUSKETEERS.solution)
+    start = time.perf_counter()
+    solutions.make(folder, THREE_MUSKETEERS, progress=print)
+    result["tm_solution_bytes"] = THREE_MUSKETEERS.solution.size
+    result["tm_solution_made_s"] = round(time.perf_counter() - start, 1) if made_here else None
+    opening = State(("m", "c"))
+    worth = musketeers.exact_value(musketeers.position_of(opening), [0])
+    result["tm_start_value"] = {"musketeers_win": worth > 0, "plies": musketeers.WIN - abs(worth)}
+    print(
+        f"Three Musketeers: the solution, {result['tm_solution_bytes']:,} bytes, "
+        + (f"made in {result['tm_solution_made_s']} s; " if made_here else "already made; ")
+        + f"the start: {result['tm_start_value']}"
+    )
 
     starship.SOLVED.clear()
     start = time.process_time()
@@ -111,8 +136,7 @@ def main() -> None:
 
     for kind in KINDS:
         times: dict[str, list[float]] = {"random": [], "stand_in": []}
-        games = max(4, args.games // 5) if kind.name == "three-musketeers" else args.games
-        musketeers.SOLVED.clear()
+        games = args.games
         figures = match(kind, games, args.seed, times)
         for who, spent in times.items():
             figures[f"{who}_move_median_ms"] = round(1000 * statistics.median(spent), 3)

@@ -16,6 +16,7 @@ import fcntl
 import logging
 import mmap
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -26,6 +27,11 @@ log = logging.getLogger(__name__)
 
 _OPEN: dict[str, mmap.mmap] = {}
 """The solutions this process has handed to their games, by file name."""
+_FOLDER: list[Path] = []
+"""The solutions folder of this process's configuration (:func:`load_all`)."""
+_LOADING = threading.Lock()
+_MAKING: dict[str, threading.Thread] = {}
+"""Solutions this process makes in the background (:func:`request`), by file name."""
 
 
 def file_of(folder: Path, solution: Solution) -> Path:
@@ -43,15 +49,16 @@ def load(folder: Path, kind: GameKind) -> bool:
     solution = kind.solution
     if solution is None:
         return False
-    if solution.file_name in _OPEN:
+    with _LOADING:
+        if solution.file_name in _OPEN:
+            return True
+        if not ready(folder, solution):
+            return False
+        with file_of(folder, solution).open("rb") as handle:
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        _OPEN[solution.file_name] = data
+        solution.install(data)
         return True
-    if not ready(folder, solution):
-        return False
-    with file_of(folder, solution).open("rb") as handle:
-        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    _OPEN[solution.file_name] = data
-    solution.install(data)
-    return True
 
 
 def make(folder: Path, kind: GameKind, *, progress: Callable[[str], None] | None = None) -> bool:
@@ -73,8 +80,8 @@ def make(folder: Path, kind: GameKind, *, progress: Callable[[str], None] | None
 
 def _build(path: Path, title: str, solution: Solution, say: Callable[[str], None]) -> None:
     say(
-        f"making the complete solution of {title} once "
-        f"({solution.size / 1e9:.2f} GB in {path.parent}); its stand-in waits for it"
+        f"making the complete solution of {title}, once for this machine "
+        f"({solution.size / 1e9:.2f} GB in {path.parent}, a few minutes)"
     )
     started = time.monotonic()
     partial = path.with_name(f"{path.name}.partial")
@@ -89,6 +96,41 @@ def _build(path: Path, title: str, solution: Solution, say: Callable[[str], None
 
 
 def load_all(folder: Path, kinds: Iterable[GameKind]) -> None:
-    """Hand every solution already made to its game (a worker process at its start)."""
+    """Hand every solution already made to its game, and remember the folder for
+    :func:`request` (each process, at its start)."""
+    _FOLDER[:] = [folder]
     for kind in kinds:
         load(folder, kind)
+
+
+def request(kind: GameKind) -> bool:
+    """Whether the game has its solution; if not, start making it in the background (once), so
+    that a stand-in that must move inside a transaction never waits minutes: it plays by its
+    own search until the solution is there, and says so (docs/stand-ins.md)."""
+    solution = kind.solution
+    if solution is None or not _FOLDER:
+        return False
+    if load(_FOLDER[0], kind):
+        return True
+    making = _MAKING.get(solution.file_name)
+    if making is None or not making.is_alive():
+        folder = _FOLDER[0]
+        making = threading.Thread(
+            target=_make_logged, args=(folder, kind), name=f"solve-{kind.name}", daemon=True
+        )
+        _MAKING[solution.file_name] = making
+        making.start()
+        log.warning(
+            "%s: its stand-in plays by its own search until the complete solution is made",
+            kind.title,
+        )
+    return False
+
+
+def _make_logged(folder: Path, kind: GameKind) -> None:
+    try:
+        make(folder, kind)
+    except (OSError, MemoryError) as error:
+        log.error(
+            "%s: the complete solution could not be made in %s: %s", kind.title, folder, error
+        )

@@ -24,6 +24,7 @@ from adjudicator.games import kind_of
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.rounds import orders_in_force
 from adjudicator.service.settings import settings_of
+from adjudicator.service.solutions import request
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, OrderSet, Round, RoundState
 
@@ -46,10 +47,13 @@ def play_stand_ins(session: Session, game: Game, round_: Round, *, now: datetime
     """Store the orders of every stand-in seat ``round_`` (open, or closing now) waits for and
     has none yet; the handles that moved."""
     playing = stand_in_seats(game)
-    stand_in = kind_of(game.kind).stand_in
+    kind = kind_of(game.kind)
+    stand_in = kind.stand_in
     open_ = round_.state in (RoundState.OPEN, RoundState.CLOSING)
     if not playing or stand_in is None or not open_ or round_.id is None:
         return []
+    if kind.solution is not None:
+        request(kind)  # never waits: the solution is made beside, if it is not there yet
     rules, state = rules_of(game), game_state(game)
     have = orders_in_force(session, round_)
     moved = []

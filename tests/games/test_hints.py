@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from adjudicator.games import kind_of
 from adjudicator.games.starship_combat import RULES as STARSHIP
 from adjudicator.games.starship_combat import Choice, StarshipState
@@ -136,6 +138,7 @@ def test_the_kinds_hint_names_the_round_player_and_move_that_threw_the_win_away(
         )
 
 
+@pytest.mark.usefixtures("searching")
 def test_no_move_is_named_where_the_search_cannot_finish_within_its_budget() -> None:
     for start in _positions_with_a_choice(2):
         losing = next(m for m in legal_moves(start) if outcome(play(start, m)) is None)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from math import comb
-from typing import Any, Protocol
+from typing import Protocol
 
 from adjudicator.games.three_musketeers.board import GRID
 
@@ -183,21 +183,3 @@ class Table:
         """(the Cardinal wins, plies to the end) with the Cardinal to move."""
         empty = ((1 << SQUARES) - 1) & ~(musketeers | men)
         return decode(int(self.data[entry_of(musketeers, empty)]))
-
-
-class WritableBuffer(Protocol):
-    """Where the table is built: a writable memory map or bytearray of :data:`SIZE` bytes."""
-
-    def __setitem__(self, index: slice, value: bytes) -> None: ...
-
-
-def build_into(out: WritableBuffer) -> None:
-    """Compute the whole table into ``out`` (several minutes on two cores, :mod:`.solver`)."""
-    from adjudicator.games.three_musketeers import solver  # noqa: PLC0415 - Numba, only to build
-
-    offsets = layer_offsets()
-
-    def keep(captures: int, layer: Any) -> None:
-        out[offsets[captures] : offsets[captures + 1]] = layer.tobytes()
-
-    solver.build(keep)

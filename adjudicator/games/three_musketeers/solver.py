@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import numba
 import numpy as np
@@ -31,6 +31,7 @@ from adjudicator.games.three_musketeers.solution import (
     SYMMETRIES,
     TOP,
     classes,
+    layer_offsets,
     layer_size,
     rank_of_three,
 )
@@ -263,3 +264,19 @@ def build(
         table_next = layer
         if progress is not None:
             progress(captures)
+
+
+class WritableBuffer(Protocol):
+    """Where the table is built: a writable memory map or bytearray of :data:`SIZE` bytes."""
+
+    def __setitem__(self, index: slice, value: bytes) -> None: ...
+
+
+def build_into(out: WritableBuffer) -> None:
+    """Compute the whole table into ``out`` (several minutes on two cores, :mod:`.solver`)."""
+    offsets = layer_offsets()
+
+    def keep(captures: int, layer: Any) -> None:
+        out[offsets[captures] : offsets[captures + 1]] = layer.tobytes()
+
+    build(keep)

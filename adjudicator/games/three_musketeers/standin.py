@@ -159,13 +159,14 @@ def solve(pos: Position, budget: list[int]) -> int:
     return best
 
 
-def _from_table(table: solution.Table, pos: Position) -> int:
+def value_in(table: solution.Table, pos: Position) -> int:
+    """The exact value of ``pos`` for the side to move, from the complete solution."""
     m, c, musketeers = pos
     if musketeers:
         over = ended(pos)
         if over is not None:
             return over
-        return max(_back(_from_table(table, after)) for _s, _t, after in moves_of(pos))
+        return max(_back(value_in(table, after)) for _s, _t, after in moves_of(pos))
     cardinal_wins, plies = table.cardinal_to_move(m, c)
     return WIN - plies if cardinal_wins else plies - WIN
 
@@ -174,7 +175,7 @@ def exact_value(pos: Position, budget: list[int]) -> int:
     """The exact value of a position that is not over, for the side to move: from the complete
     solution when it is installed, else by :func:`solve` within ``budget``."""
     if SOLUTION:
-        return _from_table(SOLUTION[0], pos)
+        return value_in(SOLUTION[0], pos)
     return solve(pos, budget)
 
 

@@ -1,0 +1,92 @@
+"""A game's complete solution is made once, kept in a file and handed to the game
+(service/solutions.py): on a real file system, with a small made-up solution."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from adjudicator.core.kind import Solution
+from adjudicator.games.three_musketeers.kind import KIND
+from adjudicator.service import solutions
+
+SIZE = 4096
+
+
+class Recorder:
+    """A solution whose build writes a known pattern (slowly) and counts its builds."""
+
+    def __init__(self, name: str) -> None:
+        self.builds = 0
+        self.installed: list[bytes] = []
+        self.release = threading.Event()
+        self.solution = Solution(
+            file_name=f"{name}.table", size=SIZE, build=self.build, install=self.install
+        )
+
+    def build(self, out: Any) -> None:
+        self.builds += 1
+        self.release.wait(10)
+        out[0:SIZE] = bytes(i % 251 for i in range(SIZE))
+
+    def install(self, data: Any) -> None:
+        self.installed.append(bytes(data[0:SIZE]))
+
+
+def test_a_solution_is_made_once_and_every_caller_gets_it(tmp_path: Path) -> None:
+    made = Recorder("once")
+    kind = replace(KIND, solution=made.solution)
+    results: list[bool] = []
+    callers = [
+        threading.Thread(target=lambda: results.append(solutions.make(tmp_path, kind)))
+        for _ in range(3)
+    ]
+    for caller in callers:
+        caller.start()
+    made.release.set()
+    for caller in callers:
+        caller.join(30)
+    assert results == [True, True, True]
+    assert made.builds == 1  # the lock made the others wait, then they read the file
+    expected = bytes(i % 251 for i in range(SIZE))
+    assert made.installed == [expected]  # handed to the game once, as built
+    assert (tmp_path / "once.table").read_bytes() == expected
+    assert not (tmp_path / "once.table.partial").exists()
+
+
+def test_a_half_made_solution_is_never_read(tmp_path: Path) -> None:
+    """A crash while making leaves only the temporary file: the solution counts as not made,
+    and the next call makes it again."""
+    made = Recorder("crashed")
+    made.release.set()
+    kind = replace(KIND, solution=made.solution)
+    (tmp_path / "crashed.table.partial").write_bytes(b"\0" * SIZE)
+    (tmp_path / "crashed.table").write_bytes(b"\0" * (SIZE // 2))  # wrong size: not complete
+    assert not solutions.load(tmp_path, kind)
+    assert made.installed == []
+    assert solutions.make(tmp_path, kind)
+    assert made.builds == 1
+    assert made.installed[0] == bytes(i % 251 for i in range(SIZE))
+
+
+def test_a_request_makes_the_solution_beside_and_never_waits(tmp_path: Path) -> None:
+    """The stand-in's request inside a transaction returns at once; the solution is made in a
+    thread and handed over when done."""
+    made = Recorder("beside")
+    kind = replace(KIND, solution=made.solution)
+    solutions.load_all(tmp_path, [])
+    assert solutions.request(kind) is False  # not made yet: returns at once
+    assert solutions.request(kind) is False  # a second request starts no second build
+    made.release.set()
+    for _ in range(200):  # a bounded poll for the thread's file
+        if solutions.ready(tmp_path, made.solution):
+            break
+        time.sleep(0.05)
+    assert solutions.ready(tmp_path, made.solution)
+    solutions._MAKING["beside.table"].join(10)
+    assert made.builds == 1
+    assert made.installed == [bytes(i % 251 for i in range(SIZE))]
+    assert solutions.request(kind) is True
