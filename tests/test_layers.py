@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "adjudicator"
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("core", "faults", "security", "config", "logs"),
     ("pictures",),
-    ("games",),
+    ("games", "solving"),
     ("textreport", "storage"),
     ("readmodel",),
     ("mail",),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adjudicator.core.game import JSON, Rules, Setup
+from adjudicator.core.layered import LayeredGame
 
 
 @dataclass(frozen=True)
@@ -93,14 +94,14 @@ class Hint:
 
 @dataclass(frozen=True)
 class Solution:
-    """A game's complete solution (Three Musketeers, docs/stand-ins.md): computed once into a
-    buffer of ``size`` bytes by ``build``; the service keeps it in a file named ``file_name``
-    and gives the file's bytes back to the game with ``install``, which makes the stand-in and
-    the hints exact. Pure: ``build`` writes only into the buffer it is given."""
+    """A game's complete solution (Three Musketeers, docs/stand-ins.md). The game describes its
+    graph (``game``, a :class:`LayeredGame`); the service has it solved into a table of
+    ``size`` bytes, keeps it in a file named ``file_name`` and gives the file's bytes back to
+    the game with ``install``, which makes its stand-in and hints exact."""
 
     file_name: str
     size: int
-    build: Callable[[Any], None]
+    game: Callable[[], LayeredGame]
     install: Callable[[Any], None]
 
 

@@ -83,12 +83,14 @@ def _build(path: Path, title: str, solution: Solution, say: Callable[[str], None
         f"making the complete solution of {title}, once for this machine "
         f"({solution.size / 1e9:.2f} GB in {path.parent}, a few minutes)"
     )
+    from adjudicator.solving.layered import build_into  # noqa: PLC0415 - Numba, only to build
+
     started = time.monotonic()
     partial = path.with_name(f"{path.name}.partial")
     with partial.open("w+b") as handle:
         handle.truncate(solution.size)
         with mmap.mmap(handle.fileno(), solution.size) as out:
-            solution.build(out)
+            build_into(solution.game(), out)
             out.flush()
         os.fsync(handle.fileno())
     partial.replace(path)

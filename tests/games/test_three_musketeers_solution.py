@@ -14,6 +14,7 @@ import pytest
 from tm_minimax import START, as_value, minimax, random_positions
 
 from adjudicator.config import Config
+from adjudicator.core.layered import colex_rank
 from adjudicator.games.three_musketeers import (
     CARDINAL,
     MUSKETEERS,
@@ -27,14 +28,14 @@ from adjudicator.games.three_musketeers import standin as tm
 from adjudicator.games.three_musketeers.board import State
 from adjudicator.games.three_musketeers.hints import decisive_move
 from adjudicator.games.three_musketeers.kind import KIND
-from adjudicator.games.three_musketeers.solver import build
 from adjudicator.service import solutions
+from adjudicator.solving.layered import build
 
 
 def test_the_layout_gives_every_set_of_empty_squares_its_own_place() -> None:
     assert solution.layer_offsets()[-1] == solution.SIZE
     for captures in (0, 1, 2, 3):
-        ranks = {solution.colex_rank(s) for s in combinations(range(solution.FREE), captures)}
+        ranks = {colex_rank(s) for s in combinations(range(solution.FREE), captures)}
         assert ranks == set(range(comb(solution.FREE, captures)))
     placements = solution.classes()
     # Each class holds the placements of one symmetry orbit: 2,300 placements in all.
@@ -66,7 +67,11 @@ def test_the_last_layers_agree_with_the_plainminimax() -> None:
     """Built from the end down to 15 captures (7 men): every value of random positions, either
     side to move, is the minimax's (who wins, and in how many plies)."""
     layers: dict[int, bytes] = {}
-    build(lambda captures, layer: layers.__setitem__(captures, layer.tobytes()), down_to=15)
+    build(
+        solution.layered_game(),
+        lambda captures, layer: layers.__setitem__(captures, layer.tobytes()),
+        down_to=15,
+    )
     table = solution.Table(_Layers(layers))
     checked = 0
     for men in (3, 5, 7):

@@ -1,36 +1,49 @@
 """A game's complete solution is made once, kept in a file and handed to the game
-(service/solutions.py): on a real file system, with a small made-up solution."""
+(service/solutions.py): on a real file system, with a small random layered game."""
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from layered_games import random_game
+
 from adjudicator.core.kind import Solution
+from adjudicator.core.layered import LayeredGame
 from adjudicator.games.three_musketeers.kind import KIND
 from adjudicator.service import solutions
+from adjudicator.solving.layered import build_into
 
-SIZE = 4096
+GAME = random_game(random.Random(1), classes=3, slots=6)
+SIZE = GAME.layer_offsets()[-1]
+
+
+def solved() -> bytes:
+    table = bytearray(SIZE)
+    build_into(GAME, table)
+    return bytes(table)
 
 
 class Recorder:
-    """A solution whose build writes a known pattern (slowly) and counts its builds."""
+    """A small layered game to solve, which counts how often it is solved (and holds the first
+    solving until released)."""
 
     def __init__(self, name: str) -> None:
         self.builds = 0
         self.installed: list[bytes] = []
         self.release = threading.Event()
         self.solution = Solution(
-            file_name=f"{name}.table", size=SIZE, build=self.build, install=self.install
+            file_name=f"{name}.table", size=SIZE, game=self.game, install=self.install
         )
 
-    def build(self, out: Any) -> None:
+    def game(self) -> LayeredGame:
         self.builds += 1
         self.release.wait(10)
-        out[0:SIZE] = bytes(i % 251 for i in range(SIZE))
+        return GAME
 
     def install(self, data: Any) -> None:
         self.installed.append(bytes(data[0:SIZE]))
@@ -51,7 +64,7 @@ def test_a_solution_is_made_once_and_every_caller_gets_it(tmp_path: Path) -> Non
         caller.join(30)
     assert results == [True, True, True]
     assert made.builds == 1  # the lock made the others wait, then they read the file
-    expected = bytes(i % 251 for i in range(SIZE))
+    expected = solved()
     assert made.installed == [expected]  # handed to the game once, as built
     assert (tmp_path / "once.table").read_bytes() == expected
     assert not (tmp_path / "once.table.partial").exists()
@@ -69,7 +82,7 @@ def test_a_half_made_solution_is_never_read(tmp_path: Path) -> None:
     assert made.installed == []
     assert solutions.make(tmp_path, kind)
     assert made.builds == 1
-    assert made.installed[0] == bytes(i % 251 for i in range(SIZE))
+    assert made.installed[0] == solved()
 
 
 def test_a_request_makes_the_solution_beside_and_never_waits(tmp_path: Path) -> None:
@@ -88,5 +101,5 @@ def test_a_request_makes_the_solution_beside_and_never_waits(tmp_path: Path) -> 
     assert solutions.ready(tmp_path, made.solution)
     solutions._MAKING["beside.table"].join(10)
     assert made.builds == 1
-    assert made.installed == [bytes(i % 251 for i in range(SIZE))]
+    assert made.installed == [solved()]
     assert solutions.request(kind) is True

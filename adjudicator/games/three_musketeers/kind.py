@@ -18,7 +18,7 @@ from adjudicator.games.three_musketeers.board import (
 )
 from adjudicator.games.three_musketeers.hints import hint
 from adjudicator.games.three_musketeers.rules import RULES
-from adjudicator.games.three_musketeers.solution import FILE_NAME, SIZE
+from adjudicator.games.three_musketeers.solution import FILE_NAME, SIZE, layered_game
 from adjudicator.games.three_musketeers.standin import install, stand_in
 from adjudicator.pictures import board_after_last_move
 
@@ -49,13 +49,6 @@ def seat_position(view: Mapping[str, Any], _player: str) -> dict[str, Any]:
     }
 
 
-def build_solution(out: Any) -> None:
-    """Compute the complete solution into ``out`` (compiled with Numba, loaded only for this)."""
-    from adjudicator.games.three_musketeers.solver import build_into  # noqa: PLC0415
-
-    build_into(out)
-
-
 KIND = GameKind(
     name="three-musketeers",
     title="Three Musketeers",
@@ -68,7 +61,7 @@ KIND = GameKind(
     stand_in=stand_in,
     seat_position=seat_position,
     hint=hint,
-    solution=Solution(file_name=FILE_NAME, size=SIZE, build=build_solution, install=install),
+    solution=Solution(file_name=FILE_NAME, size=SIZE, game=layered_game, install=install),
     text_diagram=tm.text_diagram,
     seat_titles=(
         "the Musketeers",

@@ -5,7 +5,9 @@ The table holds, for every placement of the three Musketeers and every set of em
 the exact value of the position with **the Cardinal to move**: who wins with perfect play, and
 in how many plies (the winner as fast as possible, the loser as slowly). A position with the
 Musketeers to move is one ply from the table: each of their moves captures and leaves the
-Cardinal to move (:meth:`Table.value`). :mod:`.solver` computes the table.
+Cardinal to move. The game is a layered game (:mod:`adjudicator.core.layered`):
+:func:`layered_game` describes its graph from the rules, and the service has it solved
+(:mod:`adjudicator.solving.layered`).
 
 Layout. After ``c`` captures the board holds ``c`` empty squares, so a position is the
 Musketeers' squares and ``c`` of the other 22 squares. The Musketeers' squares are brought to
@@ -27,6 +29,7 @@ from functools import cache
 from math import comb
 from typing import Protocol
 
+from adjudicator.core.layered import Claim, LayeredGame, colex_rank
 from adjudicator.games.three_musketeers.board import GRID
 
 SQUARES = GRID.files * GRID.ranks
@@ -135,23 +138,60 @@ def classes() -> Classes:
     )
 
 
+def _in_line(squares: Sequence[int]) -> bool:
+    return len({s // _SIDE for s in squares}) == 1 or len({s % _SIDE for s in squares}) == 1
+
+
+@cache
+def layered_game() -> LayeredGame:
+    """The game as a layered game (docs/rules/three-musketeers.md): the class is the
+    Musketeers' placement, the set the empty squares. A capture claims the man's square and
+    leaves the Musketeer's square empty; a man's step swaps an empty square for his. The
+    Musketeers on one line: the Cardinal has won (End 1). A side that cannot move: the
+    Musketeers have won (End 2)."""
+    table = classes()
+    claims = []
+    for k, placement in enumerate(table.canonical):
+        moves = []
+        for s in _squares(placement):
+            for t in _NEIGHBOURS[s]:
+                if placement >> t & 1:
+                    continue  # a Musketeer captures only a man
+                moved = rank_of_three(placement ^ (1 << s) ^ (1 << t))
+                after = table.class_of[moved]
+                g = SYMMETRIES[table.symmetry_of[moved]]
+                where = table.free_index[after]
+                image = tuple(-1 if q == t else where[g[q]] for q in table.free[k])
+                moves.append(Claim(table.free_index[k][t], after, where[g[s]], image))
+        claims.append(tuple(moves))
+    steps = tuple(
+        tuple(
+            tuple(table.free_index[k][s] for s in _NEIGHBOURS[e] if table.free_index[k][s] >= 0)
+            for e in table.free[k]
+        )
+        for k in range(table.count)
+    )
+    return LayeredGame(
+        classes=table.count,
+        slots=FREE,
+        claims=tuple(claims),
+        steps=steps,
+        over=tuple(_in_line(_squares(m)) for m in table.canonical),
+        claimer_wins_when_stuck=True,
+        stepper_wins_when_stuck=False,
+    )
+
+
+@cache
+def layer_offsets() -> tuple[int, ...]:
+    """Where each layer starts in the table, and (last) the table's size in bytes."""
+    return layered_game().layer_offsets()
+
+
 def layer_size(captures: int) -> int:
     """Entries a class has after ``captures`` captures: the ways to leave that many squares
     of the 22 empty."""
     return comb(FREE, captures)
-
-
-def layer_offsets() -> tuple[int, ...]:
-    """Where each layer starts in the table, and (last) the table's size in bytes."""
-    offsets = [0]
-    for captures in range(FREE + 1):
-        offsets.append(offsets[-1] + classes().count * layer_size(captures))
-    return tuple(offsets)
-
-
-def colex_rank(indices: Sequence[int]) -> int:
-    """The rank of a set of free indices (increasing) among the sets of its size."""
-    return sum(comb(p, i + 1) for i, p in enumerate(indices))
 
 
 def entry_of(musketeers: int, empty: int) -> int:
