@@ -27,9 +27,11 @@ from adjudicator.doctor import (
     check_database,
     check_dns,
     check_key,
+    check_solutions,
     dns_lookup,
     run_checks,
 )
+from adjudicator.games.three_musketeers.kind import KIND as THREE_MUSKETEERS
 from adjudicator.storage.db import alembic_config, make_engine, migrate
 
 
@@ -349,3 +351,32 @@ def test_a_resolver_that_does_not_answer_is_a_warning_not_a_crash() -> None:
     assert check.status == WARN
     assert check.message.startswith("could not check DNS: ")
     assert "resolv.conf" in check.fix
+
+
+# --- solutions ----------------------------------------------------------------------------
+
+
+def test_a_solution_not_made_yet_is_no_problem_and_says_how_to_make_it(tmp_path: Path) -> None:
+    config = Config(service=ServiceConfig(solutions_dir=str(tmp_path / "solutions")))
+    (check,) = check_solutions(config)
+    assert check.name == "Three Musketeers solution"
+    assert check.healthy
+    assert "not made yet" in check.message
+    assert "adjudicate solve" in check.fix
+
+
+def test_a_made_solution_is_found_where_the_configuration_says(tmp_path: Path) -> None:
+    assert THREE_MUSKETEERS.solution is not None
+    folder = tmp_path / "solutions"
+    folder.mkdir()
+    made = folder / THREE_MUSKETEERS.solution.file_name
+    with made.open("wb") as handle:  # a sparse file of the table's size stands for it here
+        handle.truncate(THREE_MUSKETEERS.solution.size)
+    (check,) = check_solutions(Config(service=ServiceConfig(solutions_dir=str(folder))))
+    assert check.status == OK
+    assert str(made) in check.message
+    made.unlink()
+    with made.open("wb") as handle:  # a file of another size is not the solution
+        handle.truncate(1000)
+    (check,) = check_solutions(Config(service=ServiceConfig(solutions_dir=str(folder))))
+    assert "not made yet" in check.message

@@ -14,7 +14,12 @@ from pathlib import Path
 
 from adjudicator.doctor.check import FAIL, OK, SKIP, WARN, Check
 from adjudicator.doctor.domain import check_dns, dns_lookup
-from adjudicator.doctor.local import check_configuration, check_database, check_key
+from adjudicator.doctor.local import (
+    check_configuration,
+    check_database,
+    check_key,
+    check_solutions,
+)
 from adjudicator.doctor.mail import check_imap, check_smtp
 
 __all__ = [
@@ -29,6 +34,7 @@ __all__ = [
     "check_imap",
     "check_key",
     "check_smtp",
+    "check_solutions",
     "dns_lookup",
     "report",
     "run_checks",
@@ -43,6 +49,7 @@ def run_checks(path: Path | None, *, send_to: str | None = None) -> Iterator[Che
         return
     yield check_database(config)
     yield check_key(config)
+    yield from check_solutions(config)
     yield from check_imap(config)
     yield from check_smtp(config, send_to=send_to)
     yield from check_dns(config)

@@ -1,5 +1,5 @@
 """The checks that need no network: the configuration, the data folder, the database and its
-schema, the key file."""
+schema, the key file, the games' complete solutions."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
 from adjudicator.config import CONFIG_ENV, DEFAULT_FILE, Config, ConfigError, load_config
-from adjudicator.doctor.check import FAIL, OK, WARN, Check, words
+from adjudicator.doctor.check import FAIL, OK, SKIP, WARN, Check, words
+from adjudicator.games import KINDS
+from adjudicator.service.solutions import file_of, ready
 from adjudicator.storage.db import alembic_config, make_engine
 
 # A plain address as the service sends From: a dot-atom local part and a host name (or
@@ -216,3 +218,28 @@ def check_key(config: Config) -> Check:
             "key file", WARN, f"{who} may read {path} (mode {mode:04o})", f"chmod 600 {path}"
         )
     return Check("key file", OK, f"{path}")
+
+
+def check_solutions(config: Config) -> list[Check]:
+    """Each game's complete solution (docs/stand-ins.md): made, or not yet, which is no
+    problem (it is made when first needed) but delays that first need by a few minutes."""
+    checks = []
+    for kind in KINDS:
+        if kind.solution is None:
+            continue
+        path = file_of(config.solutions_path, kind.solution)
+        name = f"{kind.title} solution"
+        if ready(config.solutions_path, kind.solution):
+            checks.append(Check(name, OK, f"{path}: its stand-in and hints are exact"))
+            continue
+        checks.append(
+            Check(
+                name,
+                SKIP,
+                f"not made yet in {config.solutions_path} "
+                f"({kind.solution.size / 1e9:.2f} GB, made when a stand-in first needs it)",
+                "run `adjudicate solve` to make it now (a few minutes), or set "
+                "service.solutions_dir (ADJUDICATOR_SOLUTIONS_DIR) to where it is",
+            )
+        )
+    return checks
