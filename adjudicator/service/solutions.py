@@ -3,9 +3,10 @@ once, handed to the game.
 
 A solution depends only on the rules, so one file serves every game and every data folder on
 the machine: it lives in the solutions folder (``service.solutions_dir``, by default the user's
-cache folder). It is made the first time it is needed (``adjudicate solve``, a game created
-with computer seats, a stand-in put in a seat, or the start of ``serve`` when a running game
-may need one), under a lock so that two processes never make it twice, into a temporary file
+cache folder). It is made the first time it is needed: by ``adjudicate solve``, by a game
+created with computer seats or a stand-in put in a seat from the command line (before they
+act), or in the background when a stand-in must move on a machine without it (:func:`request`);
+under a lock so that two processes never make it twice, into a temporary file
 renamed into place once complete: a crash leaves no half-made solution behind. Reading it is a
 read-only memory map, shared by every process.
 """

@@ -58,7 +58,11 @@ def _write(tmp_path: Path, *, imap: Settings, smtp: Settings) -> Path:
             lines.append(f"{key} = {json.dumps(value)}")
         return "\n".join(lines)
 
-    service = {"data_dir": str(tmp_path / "data"), "address": "judge@pbem.test"}
+    service = {
+        "data_dir": str(tmp_path / "data"),
+        "address": "judge@pbem.test",
+        "solutions_dir": str(tmp_path / "solutions"),  # none made: skipped, whatever the machine
+    }
     path = tmp_path / "adjudicator.toml"
     path.write_text("\n\n".join([table("service", service), table("imap", imap),
                                  table("smtp", smtp)]) + "\n")  # fmt: skip

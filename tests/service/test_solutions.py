@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from layered_games import random_game
 
 from adjudicator.core.kind import Solution
@@ -85,11 +86,14 @@ def test_a_half_made_solution_is_never_read(tmp_path: Path) -> None:
     assert made.installed[0] == solved()
 
 
-def test_a_request_makes_the_solution_beside_and_never_waits(tmp_path: Path) -> None:
+def test_a_request_makes_the_solution_beside_and_never_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The stand-in's request inside a transaction returns at once; the solution is made in a
     thread and handed over when done."""
     made = Recorder("beside")
     kind = replace(KIND, solution=made.solution)
+    monkeypatch.setattr(solutions, "_FOLDER", [])  # this process's folder, for this test only
     solutions.load_all(tmp_path, [])
     assert solutions.request(kind) is False  # not made yet: returns at once
     assert solutions.request(kind) is False  # a second request starts no second build

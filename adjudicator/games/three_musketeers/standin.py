@@ -1,10 +1,10 @@
 """The Three Musketeers stand-in: exact from every position once the complete solution is
 installed (:func:`install`); without it, exact where a search can finish, a heuristic before.
 
-The complete solution (:mod:`.solution`, computed by :mod:`.solver`; the service keeps it in a
-file and hands it over, docs/stand-ins.md) gives the value of every position with the Cardinal
-to move; with the Musketeers to move it is one ply away. Every move is then chosen by its exact
-value.
+The complete solution (:mod:`.solution`, solved by :mod:`adjudicator.solving.layered`; the
+service keeps it in a file and hands it over, docs/stand-ins.md) gives the value of every
+position with the Cardinal to move; with the Musketeers to move it is one ply away. Every move
+is then chosen by its exact value.
 
 Without it: the exact part. Every Musketeer move captures, so no position repeats and the game
 graph has no cycles (docs/rules/three-musketeers.md): a plain minimax over it, with each
