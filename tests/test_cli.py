@@ -16,8 +16,17 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner, Result
 
 from adjudicator.cli import app
+from adjudicator.games.three_musketeers import RULES, State
+from adjudicator.games.three_musketeers import standin as musketeers
 from adjudicator.storage.db import make_engine
-from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState, Submission
+from adjudicator.storage.models import (
+    OrderSet,
+    OutboxMail,
+    Round,
+    RoundResult,
+    RoundState,
+    Submission,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 runner = CliRunner()
@@ -460,6 +469,27 @@ def test_the_game_master_offers_a_seat_and_decides_a_join_from_the_command_line(
     assert sorted(decided) == ["dee@elsewhere.example", "eve@elsewhere.example"]
     assert ("welcome", "dee@elsewhere.example") in _kinds(env)
     assert ("welcome", "eve@elsewhere.example") not in _kinds(env)
+
+
+def test_a_computer_seat_in_three_musketeers_plays_from_the_complete_solution(env: Path) -> None:
+    """Creating the game hands the machine's solution (made first if there is none: a few
+    minutes, docs/stand-ins.md) to the game before the computer's first move, made at once."""
+    kept = list(musketeers.SOLUTION)
+    musketeers.SOLUTION.clear()
+    try:
+        runner.invoke(app, ["init"])
+        players = ["--player", "cpu=", "--player", "ann=ann@example.org"]  # cpu: the Musketeers
+        create = ["game", "create", "solo", "--kind", "three-musketeers", *players]
+        created = runner.invoke(app, [*create, "--setting", "stand_ins=cpu"])
+        assert created.exit_code == 0, created.output
+        assert musketeers.SOLUTION  # installed by the command, from the machine's file
+        with Session(engine_of(env)) as session:
+            (moved,) = session.exec(select(OrderSet)).all()
+        assert moved.receipt == "stand-in"
+        opening = State(("cpu", "ann"))
+        assert RULES.check(opening, "cpu", moved.lines).ok
+    finally:
+        musketeers.SOLUTION[:] = kept
 
 
 def test_a_seat_the_computer_plays_is_created_with_no_address(env: Path) -> None:

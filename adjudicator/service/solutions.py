@@ -51,14 +51,14 @@ def load(folder: Path, kind: GameKind) -> bool:
     if solution is None:
         return False
     with _LOADING:
-        if solution.file_name in _OPEN:
-            return True
-        if not ready(folder, solution):
-            return False
-        with file_of(folder, solution).open("rb") as handle:
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        _OPEN[solution.file_name] = data
-        solution.install(data)
+        data = _OPEN.get(solution.file_name)
+        if data is None:
+            if not ready(folder, solution):
+                return False
+            with file_of(folder, solution).open("rb") as handle:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            _OPEN[solution.file_name] = data
+        solution.install(data)  # again for a map already open: installing is idempotent
         return True
 
 
