@@ -33,6 +33,10 @@ _FOLDER: list[Path] = []
 _LOADING = threading.Lock()
 _MAKING: dict[str, threading.Thread] = {}
 """Solutions this process makes in the background (:func:`request`), by file name."""
+_FAILED: dict[str, float] = {}
+"""When making a solution in the background last failed (monotonic seconds), by file name."""
+RETRY_AFTER = 3600.0
+"""Seconds before a solution that could not be made is tried again in the background."""
 
 
 def file_of(folder: Path, solution: Solution) -> Path:
@@ -89,7 +93,9 @@ def _build(path: Path, title: str, solution: Solution, say: Callable[[str], None
     started = time.monotonic()
     partial = path.with_name(f"{path.name}.partial")
     with partial.open("w+b") as handle:
-        handle.truncate(solution.size)
+        # Every block up front: a disk that fills up fails here (OSError), not later as a
+        # fault on a write into the map, which would kill the process.
+        os.posix_fallocate(handle.fileno(), 0, solution.size)
         with mmap.mmap(handle.fileno(), solution.size) as out:
             build_into(solution.game(), out)
             out.flush()
@@ -116,6 +122,9 @@ def request(kind: GameKind) -> bool:
     if load(_FOLDER[0], kind):
         return True
     making = _MAKING.get(solution.file_name)
+    failed = _FAILED.get(solution.file_name)
+    if failed is not None and time.monotonic() - failed < RETRY_AFTER:
+        return False  # it could not be made a moment ago (the log says why): not again yet
     if making is None or not making.is_alive():
         folder = _FOLDER[0]
         making = threading.Thread(
@@ -134,6 +143,8 @@ def _make_logged(folder: Path, kind: GameKind) -> None:
     try:
         make(folder, kind)
     except (OSError, MemoryError) as error:
+        assert kind.solution is not None
+        _FAILED[kind.solution.file_name] = time.monotonic()
         log.error(
             "%s: the complete solution could not be made in %s: %s", kind.title, folder, error
         )

@@ -66,7 +66,8 @@ def test_a_solution_is_made_once_and_every_caller_gets_it(tmp_path: Path) -> Non
     assert results == [True, True, True]
     assert made.builds == 1  # the lock made the others wait, then they read the file
     expected = solved()
-    assert made.installed == [expected]  # handed to the game once, as built
+    assert len(made.installed) == 3  # handed to the game for each caller, as built
+    assert set(made.installed) == {expected}
     assert (tmp_path / "once.table").read_bytes() == expected
     assert not (tmp_path / "once.table.partial").exists()
 
@@ -107,3 +108,25 @@ def test_a_request_makes_the_solution_beside_and_never_waits(
     assert made.builds == 1
     assert made.installed == [solved()]
     assert solutions.request(kind) is True
+
+
+def test_a_solution_that_cannot_be_made_is_not_tried_again_at_every_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder cannot be written (a file stands where it should be): the background make
+    fails and says why, and the next requests wait before trying again."""
+    made = Recorder("unwritable")
+    made.release.set()
+    kind = replace(KIND, solution=made.solution)
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file, not a folder")
+    monkeypatch.setattr(solutions, "_FOLDER", [])
+    monkeypatch.setattr(solutions, "_FAILED", {})
+    solutions.load_all(blocked, [])
+    assert solutions.request(kind) is False
+    solutions._MAKING["unwritable.table"].join(10)
+    assert "unwritable.table" in solutions._FAILED
+    first = solutions._MAKING["unwritable.table"]
+    assert solutions.request(kind) is False
+    assert solutions._MAKING["unwritable.table"] is first  # no second attempt yet
+    assert made.builds == 0
