@@ -14,8 +14,8 @@ Three Musketeers is one (:func:`adjudicator.games.three_musketeers.solution.laye
 the class is the Musketeers' placement up to symmetry, the set the empty squares; a capture
 claims a man's square, and a man stepping onto an empty square swaps the two.
 
-The table keeps, for every class and set, the value with the stepper to move: ``top - d`` for a
-win ``d`` plies ahead, ``d - top`` for a loss. Layer ``c`` (sets of ``c`` slots) holds
+The table keeps, for every class and set, the value with the stepper to move: ``TOP - d`` for a
+win ``d`` plies ahead, ``d - TOP`` for a loss. Layer ``c`` (sets of ``c`` slots) holds
 ``classes x C(slots, c)`` values, sets in colexicographic order; the layers follow one another
 from ``c = 0``.
 """
@@ -24,6 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb
+
+TOP = 127
+"""A win ``d`` plies ahead is stored as ``TOP - d``, a loss as ``d - TOP`` (one signed byte: a
+game of this kind may last at most 126 plies)."""
 
 
 @dataclass(frozen=True)

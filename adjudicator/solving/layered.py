@@ -21,10 +21,8 @@ from typing import Any, Protocol, TypeVar, cast
 import numba
 import numpy as np
 
-from adjudicator.core.layered import LayeredGame
+from adjudicator.core.layered import TOP, LayeredGame
 
-TOP = 127
-"""A win ``d`` plies ahead is stored as ``TOP - d``, a loss as ``d - TOP`` (one signed byte)."""
 CHUNKS = 3
 """A set of slots is read a byte at a time: at most 24 slots."""
 

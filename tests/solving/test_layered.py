@@ -10,8 +10,8 @@ from itertools import combinations
 import pytest
 from layered_games import random_game
 
-from adjudicator.core.layered import LayeredGame, colex_rank
-from adjudicator.solving.layered import TOP, build_into
+from adjudicator.core.layered import TOP, LayeredGame, colex_rank
+from adjudicator.solving.layered import build_into
 
 
 def plain_values(game: LayeredGame) -> dict[tuple[int, frozenset[int]], int]:

@@ -29,14 +29,12 @@ from functools import cache
 from math import comb
 from typing import Protocol
 
-from adjudicator.core.layered import Claim, LayeredGame, colex_rank
+from adjudicator.core.layered import TOP, Claim, LayeredGame, colex_rank
 from adjudicator.games.three_musketeers.board import GRID
 
 SQUARES = GRID.files * GRID.ranks
 FREE = SQUARES - 3
 """Squares that are not the Musketeers'; the men and the empty squares share them."""
-TOP = 127
-"""A win ``d`` plies ahead is stored as ``TOP - d``, a loss as ``d - TOP``."""
 VERSION = 1
 """Changes whenever the layout or the values change, so that an old file is never read."""
 FILE_NAME = f"three-musketeers-{VERSION}.table"
