@@ -380,8 +380,10 @@ def solve_command() -> None:
     config = config_from_state()
     for kind in KINDS:
         if kind.solution is not None:
+            there = solutions.ready(config.solutions_path, kind.solution)
             make_solution(config, kind)
-            typer.echo(f"{kind.title}: {solutions.file_of(config.solutions_path, kind.solution)}")
+            path = solutions.file_of(config.solutions_path, kind.solution)
+            typer.echo(f"{kind.title}: {'already made' if there else 'made'}, {path}")
 
 
 @app.command()
