@@ -110,11 +110,13 @@ def authenticate(
     if not section.secret:
         _refuse(handling, "password_missing", listed)
         return None
-    failure = _failures(handling, listed)
+    assert listed.id is not None
+    counted = queries.login_failures_of(handling.session, listed.id)  # every source's
+    failure = _failures(handling, listed, counted)
     if failure.locked_until is not None and failure.locked_until > handling.now:
         handling.notes.append(f"refused for game {game.name}: source locked, not answered")
         return None
-    recent = _recent_failures(handling, listed)
+    recent = _recent_failures(handling, counted)
     if sum(f.failures for f in recent) >= SEAT_GUESSES:
         handling.notes.append(
             f"refused for game {game.name}: {SEAT_GUESSES} wrong passwords for the seat within"
@@ -129,21 +131,17 @@ def authenticate(
     return None
 
 
-def _recent_failures(handling: SectionHandling, seat: Seat) -> list[LoginFailure]:
-    """The seat's failure counts, of every source, whose window has not ended."""
-    assert seat.id is not None
-    return [
-        f
-        for f in queries.login_failures_of(handling.session, seat.id)
-        if (f.locked_until or f.first_at + LOCKOUT) > handling.now
-    ]
+def _recent_failures(handling: SectionHandling, counted: list[LoginFailure]) -> list[LoginFailure]:
+    """The seat's failure counts (``counted``: of every source) whose window has not ended."""
+    return [f for f in counted if (f.locked_until or f.first_at + LOCKOUT) > handling.now]
 
 
-def _failures(handling: SectionHandling, seat: Seat) -> LoginFailure:
-    """This seat's failure count from this mail's source, a new window once the last ended."""
+def _failures(handling: SectionHandling, seat: Seat, counted: list[LoginFailure]) -> LoginFailure:
+    """This seat's failure count from this mail's source (``counted``: the seat's, of every
+    source), a new window once the last ended."""
     assert seat.id is not None
     source = handling.mail.source or "unknown"
-    failure = queries.login_failure(handling.session, seat.id, source)
+    failure = next((f for f in counted if f.source == source), None)
     if failure is None:
         return LoginFailure(seat_id=seat.id, source=source, first_at=handling.now)
     ended = failure.locked_until or failure.first_at + LOCKOUT

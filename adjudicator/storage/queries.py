@@ -114,12 +114,6 @@ def login_failures_of(session: Session, seat_id: int) -> list[LoginFailure]:
     return list(session.exec(select(LoginFailure).where(LoginFailure.seat_id == seat_id)))
 
 
-def login_failure(session: Session, seat_id: int, source: str) -> LoginFailure | None:
-    return session.exec(
-        select(LoginFailure).where(LoginFailure.seat_id == seat_id, LoginFailure.source == source)
-    ).first()
-
-
 # Rounds
 
 
@@ -255,6 +249,13 @@ def order_sets_of(session: Session, round_id: int | None) -> list[OrderSet]:
         session.exec(
             select(OrderSet).where(OrderSet.round_id == round_id).order_by(col(OrderSet.id))
         )
+    )
+
+
+def seats_with_orders(session: Session, round_id: int | None) -> set[int]:
+    """The seats with an accepted order set in a round (their ids only: no rows to load)."""
+    return set(
+        session.exec(select(OrderSet.seat_id).where(OrderSet.round_id == round_id).distinct())
     )
 
 
