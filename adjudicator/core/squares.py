@@ -129,3 +129,24 @@ class SquareGrid:
 
     def squares(self) -> range:
         return range(self.size)
+
+    @cached_property
+    def symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """A square grid's 8 symmetries (4 turns, each with and without a mirror), each as the
+        image of every square; the identity first."""
+        if self.files != self.ranks:
+            raise ValueError("only a square grid has 8 symmetries")
+        last = self.files - 1
+        maps: list[tuple[int, ...]] = []
+        for turn in range(4):
+            for mirror in (False, True):
+                image = []
+                for square in self.squares():
+                    file, rank = self.file_of(square), self.rank_of(square)
+                    if mirror:
+                        file = last - file
+                    for _ in range(turn):
+                        file, rank = rank, last - file
+                    image.append(rank * self.files + file)
+                maps.append(tuple(image))
+        return tuple(maps)

@@ -113,3 +113,24 @@ def test_grids_need_one_to_26_files() -> None:
         SquareGrid(files=27, ranks=5)
     with pytest.raises(ValueError, match="no grid"):
         SquareGrid(files=5, ranks=0)
+
+
+@pytest.mark.parametrize("side", [1, 2, 5, 8])
+def test_a_square_grid_has_8_symmetries_that_keep_every_neighbourhood(side: int) -> None:
+    grid = SquareGrid(files=side, ranks=side)
+    maps = grid.symmetries
+    assert len(maps) == 8
+    assert maps[0] == tuple(grid.squares())
+    if side > 1:
+        assert len(set(maps)) == 8  # all different
+    for image in maps:
+        assert sorted(image) == list(grid.squares())  # a bijection
+        for square in grid.squares():  # orthogonal neighbours stay orthogonal neighbours
+            assert {image[n] for n in grid.orthogonal_neighbours[square]} == set(
+                grid.orthogonal_neighbours[image[square]]
+            )
+
+
+def test_only_a_square_grid_has_8_symmetries() -> None:
+    with pytest.raises(ValueError, match="square grid"):
+        _ = SquareGrid(files=5, ranks=4).symmetries

@@ -111,14 +111,23 @@ _RANK = tuple(GRID.rank_of(sq) for sq in GRID.squares())
 _FILE = tuple(GRID.file_of(sq) for sq in GRID.squares())
 
 
-def musketeers_in_line(cells: str) -> bool:
-    """End (1): all three Musketeers on one rank or one file."""
-    first = cells.find(MUSKETEER)
-    second = cells.find(MUSKETEER, first + 1)
-    third = cells.find(MUSKETEER, second + 1)
+def in_line(squares: Sequence[int]) -> bool:
+    """End (1): the three Musketeers' squares all on one rank or one file."""
+    first, second, third = squares
     return _RANK[first] == _RANK[second] == _RANK[third] or (
         _FILE[first] == _FILE[second] == _FILE[third]
     )
+
+
+def musketeers_in_line(cells: str) -> bool:
+    """End (1) on a board: all three Musketeers on one rank or one file."""
+    return in_line([s for s, piece in enumerate(cells) if piece == MUSKETEER])
+
+
+def squares_of(mask: int) -> list[int]:
+    """The squares of a set of squares held as a bitmask (bit ``s`` is square ``s``), in
+    increasing order: the stand-in's and the solution's positions."""
+    return [s for s in GRID.squares() if mask >> s & 1]
 
 
 def has_legal_move(state: State) -> bool:

@@ -30,7 +30,7 @@ from math import comb
 from typing import Protocol
 
 from adjudicator.core.layered import TOP, Claim, LayeredGame, colex_rank
-from adjudicator.games.three_musketeers.board import GRID
+from adjudicator.games.three_musketeers.board import GRID, in_line, squares_of
 
 SQUARES = GRID.files * GRID.ranks
 FREE = SQUARES - 3
@@ -42,7 +42,6 @@ SIZE = 1_337_982_976
 """The table's size in bytes (:func:`layer_offsets`; a test checks it)."""
 
 _NEIGHBOURS = GRID.orthogonal_neighbours
-_SIDE = GRID.files
 
 
 class Buffer(Protocol):
@@ -53,38 +52,16 @@ class Buffer(Protocol):
     def __len__(self) -> int: ...
 
 
-def _symmetries() -> tuple[tuple[int, ...], ...]:
-    """The board's 8 symmetries as square maps (the identity first)."""
-    last = _SIDE - 1
-    maps: list[tuple[int, ...]] = []
-    for turn in range(4):
-        for mirror in (False, True):
-            image = []
-            for s in range(SQUARES):
-                f, r = s % _SIDE, s // _SIDE
-                if mirror:
-                    f = last - f
-                for _ in range(turn):
-                    f, r = r, last - f
-                image.append(r * _SIDE + f)
-            maps.append(tuple(image))
-    return tuple(maps)
-
-
-SYMMETRIES = _symmetries()
+SYMMETRIES = GRID.symmetries
 
 
 def _mask(squares: Sequence[int]) -> int:
     return sum(1 << s for s in squares)
 
 
-def _squares(mask: int) -> list[int]:
-    return [s for s in range(SQUARES) if mask >> s & 1]
-
-
 def rank_of_three(mask: int) -> int:
     """The colexicographic rank of three squares among the 25 (0 to 2,299)."""
-    a, b, c = _squares(mask)
+    a, b, c = squares_of(mask)
     return a + comb(b, 2) + comb(c, 3)
 
 
@@ -118,7 +95,7 @@ def classes() -> Classes:
         for a in range(b)  # colexicographic order: rank_of_three(placements[i]) == i
     ]
     best = [
-        min((_mask([g[s] for s in _squares(m)]), i) for i, g in enumerate(SYMMETRIES))
+        min((_mask([g[s] for s in squares_of(m)]), i) for i, g in enumerate(SYMMETRIES))
         for m in placements
     ]
     canonical = tuple(sorted({image for image, _g in best}))
@@ -136,10 +113,6 @@ def classes() -> Classes:
     )
 
 
-def _in_line(squares: Sequence[int]) -> bool:
-    return len({s // _SIDE for s in squares}) == 1 or len({s % _SIDE for s in squares}) == 1
-
-
 @cache
 def layered_game() -> LayeredGame:
     """The game as a layered game (docs/rules/three-musketeers.md): the class is the
@@ -151,7 +124,7 @@ def layered_game() -> LayeredGame:
     claims = []
     for k, placement in enumerate(table.canonical):
         moves = []
-        for s in _squares(placement):
+        for s in squares_of(placement):
             for t in _NEIGHBOURS[s]:
                 if placement >> t & 1:
                     continue  # a Musketeer captures only a man
@@ -174,7 +147,7 @@ def layered_game() -> LayeredGame:
         slots=FREE,
         claims=tuple(claims),
         steps=steps,
-        over=tuple(_in_line(_squares(m)) for m in table.canonical),
+        over=tuple(in_line(squares_of(m)) for m in table.canonical),
         claimer_wins_when_stuck=True,
         stepper_wins_when_stuck=False,
     )
@@ -200,7 +173,7 @@ def entry_of(musketeers: int, empty: int) -> int:
     k = table.class_of[placement]
     g = SYMMETRIES[table.symmetry_of[placement]]
     where = table.free_index[k]
-    indices = sorted(where[g[s]] for s in _squares(empty))
+    indices = sorted(where[g[s]] for s in squares_of(empty))
     captures = len(indices)
     return layer_offsets()[captures] + k * layer_size(captures) + colex_rank(indices)
 

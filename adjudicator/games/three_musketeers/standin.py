@@ -37,8 +37,10 @@ from adjudicator.games.three_musketeers.board import (
     MUSKETEERS,
     Move,
     State,
+    in_line,
     outcome,
     side_of,
+    squares_of,
 )
 
 WIN = 1000
@@ -85,10 +87,6 @@ class Choice:
     exact: bool
 
 
-def _squares(mask: int) -> list[int]:
-    return [s for s in range(25) if mask & _BIT[s]]
-
-
 def position_of(state: State) -> Position:
     m = sum(_BIT[s] for s, p in enumerate(state.cells) if p == MUSKETEER)
     c = sum(_BIT[s] for s, p in enumerate(state.cells) if p == MAN)
@@ -100,37 +98,31 @@ def moves_of(pos: Position) -> list[tuple[int, int, Position]]:
     m, c, musketeers = pos
     found = []
     if musketeers:
-        for s in _squares(m):
+        for s in squares_of(m):
             for t in _NEIGHBOURS[s]:
                 if c & _BIT[t]:
                     found.append((s, t, (m ^ _BIT[s] ^ _BIT[t], c ^ _BIT[t], False)))
     else:
         empty = ~(m | c) & ((1 << 25) - 1)
-        for s in _squares(c):
+        for s in squares_of(c):
             for t in _NEIGHBOURS[s]:
                 if empty & _BIT[t]:
                     found.append((s, t, (m, c ^ _BIT[s] ^ _BIT[t], True)))
     return found
 
 
-def in_line(m: int) -> bool:
-    """End (1): all three Musketeers on one rank or one file."""
-    a, b, c = _squares(m)
-    return _RANK[a] == _RANK[b] == _RANK[c] or _FILE[a] == _FILE[b] == _FILE[c]
-
-
 def _can_move(pos: Position) -> bool:
     m, c, musketeers = pos
     empty = ~(m | c) & ((1 << 25) - 1)
     movers, wanted = (m, c) if musketeers else (c, empty)
-    return any(wanted & _BIT[t] for s in _squares(movers) for t in _NEIGHBOURS[s])
+    return any(wanted & _BIT[t] for s in squares_of(movers) for t in _NEIGHBOURS[s])
 
 
 def ended(pos: Position) -> int | None:
     """The value for the side to move of a position where the game is over (it lost: ``-WIN``,
     or won: ``WIN``, zero plies ahead), or None. The rules' End, in order."""
     musketeers = pos[2]
-    if in_line(pos[0]):
+    if in_line(squares_of(pos[0])):
         return WIN if not musketeers else -WIN
     if not _can_move(pos):
         return WIN if musketeers else -WIN
@@ -184,7 +176,7 @@ def _evaluate(pos: Position) -> int:
     Cardinal needs them on one line), and few men to capture (with none next to them, the
     Musketeers cannot move and win)."""
     m, c, _ = pos
-    squares = _squares(m)
+    squares = squares_of(m)
     spread = len({_RANK[s] for s in squares}) + len({_FILE[s] for s in squares})
     captures = sum(1 for s in squares for t in _NEIGHBOURS[s] if c & _BIT[t])
     return 10 * spread - 3 * captures
