@@ -49,6 +49,7 @@ from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.dry_run import ShownMail, result_mails_in_words, worth_showing
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rerun import find_round, pick_game, rerun_round
+from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import make_engine, migrate, session_scope
@@ -331,9 +332,10 @@ def game_create(
     players = [PlayerSpec(h, a) for h, a in pairs(player, "--player", empty=True).items()]
     try:
         settings = settings_from_text(pairs(setting or [], "--setting"))
-        computer = settings.get("stand_ins") or "stand-in" in str(settings.get("absent", ""))
-        if computer and kind.lower() in GAME_NAMES:  # a stand-in may play: exactly from move 1
-            make_solution(application.config, kind_of(kind))
+        if kind.lower() in GAME_NAMES:  # an unknown game is refused by create_game below
+            read = read_settings(kind.lower(), schedule, time_zone, settings)
+            if read.stand_ins or read.absent_stand_in:  # a stand-in may play: exact from move 1
+                make_solution(application.config, kind_of(kind))
         now = application.clock()
         with session_scope(application.engine) as session:
             game, credentials = create_game(
