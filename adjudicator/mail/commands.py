@@ -70,7 +70,7 @@ from adjudicator.mail.command_types import (
     Take,
     Unknown,
 )
-from adjudicator.mail.gm_readers import GM_READERS
+from adjudicator.mail.gm_readers import GM_READERS, MAIL_ADDRESS
 from adjudicator.mail.orderlike import COMMAND_WORDS
 from adjudicator.mail.parse import InboundMail, Section, SectionLine, split_sections
 
@@ -150,7 +150,7 @@ _FORGOT = re.compile(r"forgot(?:ten)?(?:\s+(?:my\s+)?password)?|lost\s+password|
 _SET = re.compile(
     r"set\s+(time\s*zone|tz|zone|password|address|e-?mail|wait|no\s*wait)\b\s*(.*)", re.I
 )
-_ADDRESS = re.compile(r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?(?:\s+([0-9a-z]{8}))?", re.I)
+_ADDRESS = re.compile(MAIL_ADDRESS + r"(?:\s+([0-9a-z]{8}))?", re.I)
 _SET_OTHER = re.compile(r"set\s+(\S+).*", re.I)
 _OBSERVE = re.compile(
     r"(un)?observe(?:\s+(?:game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?(?:\s+([0-9a-z]{8}))?", re.I

@@ -35,7 +35,10 @@ _REMOVE = re.compile(r"remove\b(?:\s+(?:player\s+)?(\S+))?(.*)", re.I)
 _STAND_IN = re.compile(r"stand[\s-]?in\b(?:\s+(?:for\s+)?(\S+))?(?:\s+(on|off))?(.*)", re.I)
 _COPY = re.compile(r"copy\b(?:\s+(\S+))?(.*)", re.I)
 _HANDLE = re.compile(r"[a-z][a-z0-9_-]{0,31}", re.I)
-_MAIL_ADDRESS = re.compile(r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?", re.I)
+MAIL_ADDRESS = r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?"
+"""A mail address as a command line gives it, in angle brackets or not (the address is group
+1): REPLACE here, SET ADDRESS in ``commands.py``."""
+_MAIL_ADDRESS = re.compile(MAIL_ADDRESS, re.I)
 GM_LINE_WORDS = 4
 """A line that starts with a game master's command word but is not well formed is taken for
 a wrong command (and answered) only up to this many words: longer, it is prose ("Replace my
