@@ -51,16 +51,28 @@ SERVICE = "judge@pbem.test"
 """The service's address in the fixture app."""
 
 
+def plain_mail(
+    sender: str, body: str, *, subject: str, message_id: str, to: str = SERVICE
+) -> bytes:
+    """A plain-text mail as a player's client sends it."""
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Message-ID"] = message_id
+    message.set_content(body)
+    return message.as_bytes()
+
+
 def player_mail(game: str, sender: str, body: str, *, number: int = 0) -> bytes:
     """A player's mail to the service about ``game``: from ``sender`` (a handle, at
     example.org), tagged ``[game]`` in the subject; ``number`` makes its bytes unique."""
-    message = EmailMessage()
-    message["From"] = f"{sender}@example.org"
-    message["To"] = SERVICE
-    message["Subject"] = f"[{game}] orders"
-    message["Message-ID"] = f"<{sender}-{number}@example.org>"
-    message.set_content(body)
-    return message.as_bytes()
+    return plain_mail(
+        f"{sender}@example.org",
+        body,
+        subject=f"[{game}] orders",
+        message_id=f"<{sender}-{number}@example.org>",
+    )
 
 
 def new_game(

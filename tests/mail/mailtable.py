@@ -6,6 +6,8 @@ read them."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,16 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink
+from playing import SERVICE, plain_mail
 from sqlmodel import Session, func, select
-from test_service_end_to_end import Running
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
+from adjudicator.runner import Service
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.models import Game, OutboxMail, Round
-
-SERVICE = "judge@pbem.test"
 
 
 @dataclass
@@ -55,6 +56,36 @@ class Mail:
         return " ".join(self.text.split())
 
 
+class Running:
+    """The service's main loop in a thread of its own, stopped at the end of the test."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.loop = asyncio.new_event_loop()
+        self.service: Service | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.ready = threading.Event()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+
+        async def main() -> None:
+            self.service = Service(self.app)
+            self.ready.set()
+            await self.service.run()
+
+        self.loop.run_until_complete(main())
+
+    def wake(self) -> None:
+        assert self.service is not None
+        self.loop.call_soon_threadsafe(self.service.wake.set)
+
+    def stop(self) -> None:
+        if self.service is not None:
+            self.loop.call_soon_threadsafe(self.service.stop.set)
+        self.thread.join(15)
+
+
 class Table:
     """The service running over real servers, and the players' side of it."""
 
@@ -65,13 +96,9 @@ class Table:
 
     def send(self, sender: str, body: str, *, subject: str = "commands", to: str = SERVICE) -> None:
         self.number += 1
-        message = EmailMessage()
-        message["From"] = sender
-        message["To"] = to
-        message["Subject"] = subject
-        message["Message-ID"] = f"<m{self.number}@example.org>"
-        message.set_content(body)
-        self.dovecot.append(self.user, message.as_bytes())
+        message_id = f"<m{self.number}@example.org>"
+        mail = plain_mail(sender, body, subject=subject, message_id=message_id, to=to)
+        self.dovecot.append(self.user, mail)
 
     def expect(self, count: int | None = None) -> list[Mail]:
         """The next ``count`` mails; and the outbox holds no more than those (every mail of a
@@ -106,6 +133,8 @@ def make_service(data: Path, dovecot: Dovecot, imap_user: str, sink: SmtpSink) -
             port=dovecot.port,
             username=imap_user,
             password=IMAP_PASSWORD,
+            # Mail landing between a pass's SEARCH and its IDLE waits for this safety net
+            # (Dovecot does not announce it): short, so that such a race costs seconds.
             poll_seconds=2,
         ),
     )

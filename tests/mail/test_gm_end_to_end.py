@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 from mailservers import Dovecot, SmtpSink
-from mailtable import Mail, Table, make_service, serving, started_game
+from mailtable import Mail, Running, Table, make_service, serving, started_game
 from sqlmodel import Session, select
-from test_service_end_to_end import Running
 
 from adjudicator.service import gm
 from adjudicator.service.announcements import tell_created

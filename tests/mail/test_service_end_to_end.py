@@ -4,23 +4,20 @@ real aiosmtpd receiver."""
 
 from __future__ import annotations
 
-import asyncio
 import re
-import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
-from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink
+from mailservers import Dovecot, SmtpSink
+from mailtable import Running, make_service
+from playing import plain_mail
 from sqlmodel import Session, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
-from adjudicator.runner import Service
+from adjudicator.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
@@ -34,63 +31,15 @@ PLAYERS = ("alice", "bob", "carol")
 
 
 def order_mail(sender: str, body: str, *, message_id: str, game: str = "gw7") -> bytes:
-    message = EmailMessage()
-    message["From"] = f"{sender}@example.org"
-    message["To"] = "judge@pbem.test"
-    message["Subject"] = f"Re: [{game}] orders"
-    message["Message-ID"] = message_id
-    message.set_content(body)
-    return message.as_bytes()
-
-
-class Running:
-    """The service's main loop in a thread of its own, stopped at the end of the test."""
-
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self.loop = asyncio.new_event_loop()
-        self.service: Service | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.ready = threading.Event()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-
-        async def main() -> None:
-            self.service = Service(self.app)
-            self.ready.set()
-            await self.service.run()
-
-        self.loop.run_until_complete(main())
-
-    def wake(self) -> None:
-        assert self.service is not None
-        self.loop.call_soon_threadsafe(self.service.wake.set)
-
-    def stop(self) -> None:
-        if self.service is not None:
-            self.loop.call_soon_threadsafe(self.service.stop.set)
-        self.thread.join(15)
+    subject = f"Re: [{game}] orders"
+    return plain_mail(f"{sender}@example.org", body, subject=subject, message_id=message_id)
 
 
 @pytest.fixture
 def game_app(
     tmp_path: Path, dovecot: Dovecot, imap_user: str, smtp_sink: SmtpSink
 ) -> Iterator[tuple[App, dict[str, Credentials]]]:
-    config = Config(
-        service=ServiceConfig(data_dir=str(tmp_path / "data"), address="judge@pbem.test"),
-        smtp=SmtpConfig(host="127.0.0.1", port=smtp_sink.port),
-        imap=ImapConfig(
-            host="127.0.0.1",
-            port=dovecot.port,
-            username=imap_user,
-            password=IMAP_PASSWORD,
-            # Mail landing between a pass's SEARCH and its IDLE waits for this safety net
-            # (Dovecot does not announce it): short, so that such a race costs seconds.
-            poll_seconds=2,
-        ),
-    )
-    app = make_app(config)
+    app = make_service(tmp_path, dovecot, imap_user, smtp_sink)
     with session_scope(app.engine) as session:
         game, credentials = create_game(
             session,

@@ -7,11 +7,10 @@ from __future__ import annotations
 import re
 import threading
 import time
-from email.message import EmailMessage
 from itertools import count
 
 import pytest
-from playing import add_orders, close_open_round, new_game, plain, queued
+from playing import SERVICE, add_orders, close_open_round, new_game, plain, plain_mail, queued
 from sqlalchemy import text
 from sqlmodel import Session, select
 
@@ -29,17 +28,11 @@ from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, JoinRequest, Seat, SeatOffer, Standby
 
 _numbers = count()
-SERVICE = "judge@pbem.test"
 
 
 def mail(sender: str, body: str, *, to: str = SERVICE, subject: str = "commands") -> bytes:
-    message = EmailMessage()
-    message["From"] = sender
-    message["To"] = to
-    message["Subject"] = subject
-    message["Message-ID"] = f"<seats-{next(_numbers)}@example.org>"
-    message.set_content(body)
-    return message.as_bytes()
+    message_id = f"<seats-{next(_numbers)}@example.org>"
+    return plain_mail(sender, body, subject=subject, message_id=message_id, to=to)
 
 
 def last_answer(app: App, to: str) -> str:
