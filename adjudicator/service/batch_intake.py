@@ -7,7 +7,9 @@
 * ``process_batch`` processes stored mails in ONE transaction, each mail in a savepoint of its
   own: a mail whose processing raises is rolled back alone and marked ``failed`` with the
   error as its note; the others are kept. The raw bytes are passed in by the caller that has
-  them (no second read of the ``raw`` column).
+  them (no second read of the ``raw`` column). Every mail is read first, and the questions
+  the batch will ask the database (its games, their seats, login failures, open rounds and
+  order sets, earlier copies) are asked once for all of them (``storage/prefetch.py``).
 
 A crash before ``process_batch`` commits leaves the whole batch ``received``: the restart
 processes it again, once, because a submission is claimed only while it is ``received``.
@@ -29,9 +31,17 @@ from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.intake import digest_of, process_claimed, received_time, store_raw
+from adjudicator.service.intake import (
+    Reading,
+    digest_of,
+    process_claimed,
+    read_stored,
+    received_time,
+    store_raw,
+)
 from adjudicator.storage import queries
 from adjudicator.storage.models import Submission, SubmissionStatus
+from adjudicator.storage.prefetch import prefetched
 
 log = logging.getLogger(__name__)
 
@@ -113,28 +123,59 @@ def process_batch(
     Raises only when the transaction itself fails (the database went away): nothing of the
     batch is then kept, and every mail stays ``received``.
     """
-    raws = {m.id: m.raw for m in mails if isinstance(m, Stored)}
+    given = {m.id: m.raw for m in mails if isinstance(m, Stored)}
     ids = [m.id if isinstance(m, Stored) else m for m in mails]
     claimed = _claim_all(session, ids)
+    raws = {i: given.get(i) or s.raw for i, s in claimed.items()}
+    readings = {i: _read(raw, ctx) for i, raw in raws.items()}
+    known = [r for r in readings.values() if r is not None]
+    names = {section.game for r in known for section in r.sections if section.game}
+    senders = {
+        r.mail.sender for r in known if r.mail.sender and not all(s.game for s in r.sections)
+    }
+    message_ids = {r.mail.message_id for r in known if r.mail.message_id}
     results: dict[int, SubmissionStatus | None] = {}
-    for id_ in ids:
-        submission = claimed.get(id_)
-        if submission is None:
-            results[id_] = None
-            continue
-        raw = raws.get(id_)
-        try:
-            with session.begin_nested():
-                status = process_claimed(
-                    session, submission, submission.raw if raw is None else raw, ctx=ctx, now=now
-                )
-                session.flush()
-        except Exception as error:  # one bad mail must not cost the others their answers
-            log.exception("processing submission %s failed; it stays stored", id_)
-            mark_failed(session, id_, error, now=now)
-            status = SubmissionStatus.FAILED
-        results[id_] = status
+    with prefetched(session, game_names=names, senders=senders, message_ids=message_ids):
+        for id_ in ids:
+            submission = claimed.get(id_)
+            if submission is None:
+                results[id_] = None
+                continue
+            results[id_] = _process_one(
+                session, submission, raws[id_], readings[id_], ctx=ctx, now=now
+            )
     return results
+
+
+def _read(raw: bytes, ctx: ServiceContext) -> Reading | None:
+    """A mail of the batch read before the batch asks the database anything; None when the
+    reading raised (processing reads it again, and the mail fails alone)."""
+    try:
+        return read_stored(raw, ctx=ctx)
+    except Exception:  # read again in its savepoint, where it fails alone, logged
+        return None
+
+
+def _process_one(
+    session: Session,
+    submission: Submission,
+    raw: bytes,
+    reading: Reading | None,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+) -> SubmissionStatus:
+    """One claimed mail in a savepoint of its own; ``failed`` when its processing raised."""
+    assert submission.id is not None
+    try:
+        with session.begin_nested():
+            status = process_claimed(session, submission, raw, ctx=ctx, now=now, reading=reading)
+            session.flush()
+    except Exception as error:  # one bad mail must not cost the others their answers
+        log.exception("processing submission %s failed; it stays stored", submission.id)
+        mark_failed(session, submission.id, error, now=now)
+        return SubmissionStatus.FAILED
+    return status
 
 
 def _claim_all(session: Session, ids: Sequence[int]) -> dict[int, Submission]:

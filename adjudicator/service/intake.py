@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
@@ -141,6 +142,20 @@ def pending_submissions(session: Session) -> list[int]:
     return queries.pending_submission_ids(session)
 
 
+class Reading(NamedTuple):
+    """A stored mail as read: the mail, and its game sections' commands (none unless it is an
+    ordinary mail)."""
+
+    mail: InboundMail
+    sections: Sequence[MailSection]
+
+
+def read_stored(raw: bytes, *, ctx: ServiceContext) -> Reading:
+    """Read a stored mail (no database: a batch reads all its mails before it asks anything)."""
+    mail = read_mail(raw, own_addresses=ctx.own_addresses, max_bytes=ctx.max_bytes)
+    return Reading(mail, read_commands(mail) if mail.kind == MailKind.ORDINARY else ())
+
+
 def process_claimed(
     session: Session,
     submission: Submission,
@@ -148,11 +163,12 @@ def process_claimed(
     *,
     ctx: ServiceContext,
     now: datetime,
+    reading: Reading | None = None,
 ) -> SubmissionStatus:
     """Process a submission this caller has claimed; ``raw`` is its stored bytes (passed in, so
-    that a caller holding them does not load them again)."""
-    mail = read_mail(raw, own_addresses=ctx.own_addresses, max_bytes=ctx.max_bytes)
-    sections = read_commands(mail) if mail.kind == MailKind.ORDINARY else ()
+    that a caller holding them does not load them again), ``reading`` those bytes read, where
+    the caller read them already."""
+    mail, sections = reading or read_stored(raw, ctx=ctx)
     if mail.kind == MailKind.BOUNCE:
         outcome = record_bounce(session, mail, ctx=ctx, submission_id=submission.id, now=now)
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}; {outcome}"

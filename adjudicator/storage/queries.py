@@ -33,12 +33,20 @@ from adjudicator.storage.models import (
     Submission,
     SubmissionStatus,
 )
+from adjudicator.storage.prefetch import installed
 
 # Games
 
 
 def game_named(session: Session, name: str) -> Game | None:
-    return session.exec(select(Game).where(Game.name == name.strip().lower())).first()
+    name = name.strip().lower()
+    reads = installed(session)
+    if reads is not None and name in reads.games:
+        return reads.games[name]
+    game = session.exec(select(Game).where(Game.name == name)).first()
+    if reads is not None:
+        reads.games[name] = game
+    return game
 
 
 def all_games(session: Session) -> list[Game]:
@@ -55,7 +63,10 @@ def running_games_seating(session: Session, address: str) -> list[Game]:
     """The running games with a seat registered under ``address`` (proof of nothing)."""
     if not address.strip():
         return []  # the computer's seats with no address are nobody's
-    return list(
+    reads = installed(session)
+    if reads is not None and address.lower() in reads.seating:
+        return list(reads.seating[address.lower()])
+    games = list(
         session.exec(
             select(Game)
             .join(Seat, col(Seat.game_id) == col(Game.id))
@@ -63,6 +74,9 @@ def running_games_seating(session: Session, address: str) -> list[Game]:
             .order_by(col(Game.id))
         )
     )
+    if reads is not None:
+        reads.seating[address.lower()] = list(games)
+    return games
 
 
 def games_open_for_signup(session: Session) -> list[Game]:
@@ -87,7 +101,13 @@ def seats_at_address(session: Session, address: str) -> list[Seat]:
 
 def seats_of(session: Session, game_id: int | None) -> list[Seat]:
     """A game's seats in seat order."""
-    return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
+    reads = installed(session)
+    if reads is not None and game_id in reads.seats:
+        return list(reads.seats[game_id])
+    seats = list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
+    if reads is not None and game_id is not None:
+        reads.seats[game_id] = list(seats)
+    return seats
 
 
 def seat_with_token(session: Session, digest: str) -> Seat | None:
@@ -100,6 +120,11 @@ def seat_at_address(session: Session, game_id: int | None, address: str) -> Seat
     itself): ``Alice@Example.org`` is the player registered as ``alice@example.org``."""
     if not address.strip():
         return None
+    reads = installed(session)
+    if reads is not None and game_id is not None:
+        wanted = address.lower()
+        seats = seats_of(session, game_id)  # read for the batch, if not read yet
+        return next((s for s in seats if s.address.lower() == wanted), None)
     return session.exec(
         select(Seat).where(Seat.game_id == game_id, func.lower(Seat.address) == address.lower())
     ).first()
@@ -111,16 +136,30 @@ def clear_login_failures(session: Session, seat_id: int | None) -> None:
 
 
 def login_failures_of(session: Session, seat_id: int) -> list[LoginFailure]:
-    return list(session.exec(select(LoginFailure).where(LoginFailure.seat_id == seat_id)))
+    reads = installed(session)
+    if reads is not None and seat_id in reads.failures:
+        return list(reads.failures[seat_id])
+    failures = list(session.exec(select(LoginFailure).where(LoginFailure.seat_id == seat_id)))
+    if reads is not None:
+        reads.failures[seat_id] = list(failures)
+    return failures
 
 
 # Rounds
 
 
 def open_round(session: Session, game_id: int | None) -> Round | None:
-    return session.exec(
+    reads = installed(session)
+    if reads is not None and game_id in reads.open_rounds:
+        kept = reads.open_rounds[game_id]
+        if kept is None or kept.state == RoundState.OPEN:
+            return kept
+    round_ = session.exec(
         select(Round).where(Round.game_id == game_id, Round.state == RoundState.OPEN)
     ).first()
+    if reads is not None and reads.keeps_rounds and game_id is not None:
+        reads.open_rounds[game_id] = round_
+    return round_
 
 
 def round_numbered(session: Session, game_id: int | None, number: int) -> Round | None:
@@ -254,19 +293,31 @@ def order_sets_of(session: Session, round_id: int | None) -> list[OrderSet]:
 
 def seats_with_orders(session: Session, round_id: int | None) -> set[int]:
     """The seats with an accepted order set in a round (their ids only: no rows to load)."""
-    return set(
+    reads = installed(session)
+    if reads is not None and round_id in reads.ordered:
+        return set(reads.ordered[round_id])
+    seats = set(
         session.exec(select(OrderSet.seat_id).where(OrderSet.round_id == round_id).distinct())
     )
+    if reads is not None and round_id is not None:
+        reads.ordered[round_id] = set(seats)
+    return seats
 
 
 def newest_order_set(session: Session, round_id: int, seat_id: int) -> OrderSet | None:
     """The order set of one seat in force in a round (one indexed row, not the whole round)."""
-    return session.exec(
+    reads = installed(session)
+    if reads is not None and (round_id, seat_id) in reads.newest:
+        return reads.newest[(round_id, seat_id)]
+    newest = session.exec(
         select(OrderSet)
         .where(OrderSet.round_id == round_id, OrderSet.seat_id == seat_id)
         .order_by(col(OrderSet.id).desc())
         .limit(1)
     ).first()
+    if reads is not None:
+        reads.newest[(round_id, seat_id)] = newest
+    return newest
 
 
 # Mail
@@ -331,6 +382,10 @@ def received_with_digests(session: Session, digests: Sequence[str]) -> list[int]
 
 def processed_with_message_id(session: Session, message_id: str, *, before: int) -> int | None:
     """The first submission before ``before`` with this Message-ID that was processed."""
+    reads = installed(session)
+    if reads is not None and message_id in reads.message_ids:
+        first = reads.first_processed.get(message_id)
+        return first if first is not None and first < before else None
     done = (SubmissionStatus.ACCEPTED, SubmissionStatus.REJECTED, SubmissionStatus.IGNORED)
     return session.exec(
         select(Submission.id)

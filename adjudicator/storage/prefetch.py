@@ -1,0 +1,289 @@
+"""Rows read once for a batch of mails, instead of once for each mail.
+
+The intake processes a batch of mails in one transaction (``service/batch_intake.py``). Each
+order mail asks the same few questions: the game of this name, its seats, the seat's login
+failures, the round open, the seats with orders in it and the seat's newest order set, and
+whether a mail with this Message-ID was processed before. :func:`prefetched` asks each of them
+once for every game, seat and Message-ID the batch names (a handful of statements for the whole
+batch), and the functions of ``queries.py`` answer from what it read while it is installed.
+
+What the batch itself writes keeps the answers true: a new order set is added to them; any
+other write to one of these tables through the session (a flush of changed rows, or an
+UPDATE, INSERT or DELETE statement) forgets what was read from that table, and a rolled-back
+savepoint forgets everything, so that later questions go to the database again. Nothing here
+changes what an answer is, only how often it is read.
+
+The open rounds are kept only on SQLite, where the batch holds the database's single write
+lock from its first statement: nothing else can close a round under it. On PostgreSQL
+another instance may close one at any moment, and the round is read for each mail, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import event, inspect
+from sqlalchemy.orm import ORMExecuteState
+from sqlmodel import Session, col, func, select
+
+from adjudicator.storage.models import (
+    Game,
+    GameStatus,
+    LoginFailure,
+    OrderSet,
+    Round,
+    RoundState,
+    Seat,
+    Submission,
+    SubmissionStatus,
+)
+
+KEY = "adjudicator.prefetched"
+"""Where the installed reads live: ``Session.info``."""
+
+PROCESSED = (SubmissionStatus.ACCEPTED, SubmissionStatus.REJECTED, SubmissionStatus.IGNORED)
+
+
+@dataclass
+class BatchReads:
+    """What was read for a batch; a key missing means "not read: ask the database"."""
+
+    games: dict[str, Game | None] = field(default_factory=dict)
+    """By name (as stored: lower case)."""
+    seats: dict[int, list[Seat]] = field(default_factory=dict)
+    """Each game's seats in seat order, by game id."""
+    failures: dict[int, list[LoginFailure]] = field(default_factory=dict)
+    """Each seat's login failures (of every source), by seat id."""
+    open_rounds: dict[int, Round | None] = field(default_factory=dict)
+    """Each game's open round, by game id (SQLite only)."""
+    newest: dict[tuple[int, int], OrderSet | None] = field(default_factory=dict)
+    """The newest order set of (round id, seat id), for each seat of the open rounds read."""
+    ordered: dict[int, set[int]] = field(default_factory=dict)
+    """The seats with an order set, by round id."""
+    seating: dict[str, list[Game]] = field(default_factory=dict)
+    """The running games with a seat at an address, by the address in lower case."""
+    first_processed: dict[str, int] = field(default_factory=dict)
+    """The first processed submission of each Message-ID asked for (absent: none)."""
+    message_ids: set[str] = field(default_factory=set)
+    """The Message-IDs whose ``first_processed`` was read."""
+    keeps_rounds: bool = False
+    """Whether open rounds are kept (SQLite: see the module's text)."""
+
+    def forget(self, table: str) -> None:
+        """What was read from ``table`` is no longer known."""
+        if table == "game":
+            self.games.clear()
+            self.seating.clear()
+        elif table == "seat":
+            self.seats.clear()
+            self.seating.clear()
+        elif table == "loginfailure":
+            self.failures.clear()
+        elif table == "round":
+            self.open_rounds.clear()
+        elif table == "orderset":
+            self.newest.clear()
+            self.ordered.clear()
+        elif table == "submission":
+            self.first_processed.clear()
+            self.message_ids.clear()
+
+    def forget_all(self) -> None:
+        for table in ("game", "seat", "loginfailure", "round", "orderset", "submission"):
+            self.forget(table)
+
+
+def installed(session: Session) -> BatchReads | None:
+    """The reads installed on this session, if any, brought up to date first with what the
+    session holds unflushed, as a query would be by autoflush (a flush of a clean session
+    returns at once)."""
+    reads = session.info.get(KEY)
+    if not isinstance(reads, BatchReads):
+        return None
+    if session.autoflush:
+        session.flush()
+    return reads
+
+
+@contextmanager
+def prefetched(
+    session: Session,
+    *,
+    game_names: Collection[str],
+    senders: Collection[str],
+    message_ids: Collection[str],
+) -> Iterator[BatchReads]:
+    """Read what a batch naming these games, from these senders, with these Message-IDs will
+    ask, and answer the questions of ``queries.py`` from it until the block ends."""
+    reads = read_batch(session, game_names=game_names, senders=senders, message_ids=message_ids)
+
+    def flushed(session_: Session, _context: Any) -> None:
+        _after_flush(reads, session_)
+
+    def executed(state: ORMExecuteState) -> None:
+        if not (state.is_update or state.is_delete or state.is_insert):
+            return
+        table = str(getattr(getattr(state.statement, "table", None), "name", ""))
+        if table == "round" and state.is_update:
+            # The ORM brings the session's Round rows up to date with the statement, and an
+            # open round read is used only while it is still open (queries.open_round); only
+            # "no open round" may have become untrue.
+            for game_id in [g for g, r in reads.open_rounds.items() if r is None]:
+                del reads.open_rounds[game_id]
+        else:
+            reads.forget(table)
+
+    def rolled_back(_session: Session, _previous: Any) -> None:
+        reads.forget_all()
+
+    hooks: list[tuple[str, Callable[..., None]]] = [
+        ("after_flush", flushed),
+        ("do_orm_execute", executed),
+        ("after_soft_rollback", rolled_back),
+    ]
+    for name, hook in hooks:
+        event.listen(session, name, hook)
+    session.info[KEY] = reads
+    try:
+        yield reads
+    finally:
+        session.info.pop(KEY, None)
+        for name, hook in hooks:
+            event.remove(session, name, hook)
+
+
+def read_batch(
+    session: Session,
+    *,
+    game_names: Collection[str],
+    senders: Collection[str],
+    message_ids: Collection[str],
+) -> BatchReads:
+    """The batch's reads: at most eight statements, whatever the number of mails."""
+    reads = BatchReads()
+    names = {name.strip().lower() for name in game_names if name.strip()}
+    if names:
+        found = {g.name: g for g in session.exec(select(Game).where(col(Game.name).in_(names)))}
+        reads.games = {name: found.get(name) for name in names}
+    addresses = {address.lower() for address in senders if address.strip()}
+    if addresses:  # a mail without a GAME line is about its sender's only running game
+        reads.seating = {address: [] for address in addresses}
+        seated = func.lower(Seat.address)
+        for game, address in session.exec(
+            select(Game, seated)
+            .join(Seat, col(Seat.game_id) == col(Game.id))
+            .where(seated.in_(addresses), Game.status == GameStatus.RUNNING)
+            .order_by(col(Game.id))
+        ):
+            reads.seating[address].append(game)
+            reads.games[game.name] = game
+    game_ids = sorted({g.id for g in reads.games.values() if g is not None and g.id is not None})
+    if game_ids:
+        _read_games(session, reads, game_ids)
+    ids = {m for m in message_ids if m}
+    if ids:
+        rows = session.exec(
+            select(Submission.message_id, func.min(Submission.id))
+            .where(col(Submission.message_id).in_(ids), col(Submission.status).in_(PROCESSED))
+            .group_by(col(Submission.message_id))
+        )
+        reads.first_processed = {m: i for m, i in rows if m is not None and i is not None}
+        reads.message_ids = ids
+    return reads
+
+
+def _read_games(session: Session, reads: BatchReads, game_ids: list[int]) -> None:
+    """The seats, their login failures, the open rounds and their order sets of these games."""
+    reads.seats = {game_id: [] for game_id in game_ids}
+    for seat in session.exec(
+        select(Seat).where(col(Seat.game_id).in_(game_ids)).order_by(col(Seat.seat))
+    ):
+        reads.seats[seat.game_id].append(seat)
+    seat_ids = [s.id for seats in reads.seats.values() for s in seats if s.id is not None]
+    reads.failures = {seat_id: [] for seat_id in seat_ids}
+    if seat_ids:
+        query = select(LoginFailure).where(col(LoginFailure.seat_id).in_(seat_ids))
+        for failure in session.exec(query):
+            reads.failures[failure.seat_id].append(failure)
+    rounds = list(
+        session.exec(
+            select(Round).where(col(Round.game_id).in_(game_ids), Round.state == RoundState.OPEN)
+        )
+    )
+    reads.keeps_rounds = session.get_bind().dialect.name == "sqlite"
+    if reads.keeps_rounds:
+        reads.open_rounds = dict.fromkeys(game_ids)
+        reads.open_rounds |= {round_.game_id: round_ for round_ in rounds}
+    round_ids = [r.id for r in rounds if r.id is not None]
+    if not round_ids:
+        return
+    reads.ordered = {round_id: set() for round_id in round_ids}
+    reads.newest = {
+        (r.id, seat.id): None
+        for r in rounds
+        for seat in reads.seats.get(r.game_id, [])
+        if r.id is not None and seat.id is not None
+    }
+    newest_ids = (
+        select(func.max(OrderSet.id))
+        .where(col(OrderSet.round_id).in_(round_ids))
+        .group_by(col(OrderSet.round_id), col(OrderSet.seat_id))
+    )
+    for order_set in session.exec(select(OrderSet).where(col(OrderSet.id).in_(newest_ids))):
+        reads.ordered[order_set.round_id].add(order_set.seat_id)
+        reads.newest[(order_set.round_id, order_set.seat_id)] = order_set
+
+
+def _after_flush(reads: BatchReads, session: Session) -> None:
+    """Keep the reads true after a flush of changed rows (see :func:`_changed`)."""
+    for row in session.new:
+        _changed(reads, row, new=True)
+    for row in session.dirty:
+        _changed(reads, row, new=False)
+    for row in session.deleted:
+        reads.forget(_table(row))
+
+
+def _changed(reads: BatchReads, row: object, *, new: bool) -> None:
+    """A row added or changed: the reads it concerns are kept or forgotten, row by row."""
+    if isinstance(row, OrderSet) and new and row.id is not None:
+        if row.round_id in reads.ordered:
+            reads.ordered[row.round_id].add(row.seat_id)
+        reads.newest[(row.round_id, row.seat_id)] = row  # the highest id: the newest
+    elif isinstance(row, Round):
+        if row.state == RoundState.OPEN and reads.keeps_rounds:
+            reads.open_rounds[row.game_id] = row
+        elif reads.open_rounds.get(row.game_id) is row:
+            del reads.open_rounds[row.game_id]
+    elif isinstance(row, Game):
+        if row.name in reads.games:
+            reads.games[row.name] = row
+        if new or inspect(row).attrs.status.history.has_changes():
+            reads.seating.clear()
+    elif isinstance(row, Seat):
+        reads.seats.pop(row.game_id, None)
+        reads.seating.clear()
+    elif isinstance(row, LoginFailure):
+        reads.failures.pop(row.seat_id, None)
+    elif isinstance(row, Submission) and not new:
+        _note_processed(reads, row)
+    else:
+        reads.forget(_table(row))
+
+
+def _note_processed(reads: BatchReads, submission: Submission) -> None:
+    message_id = submission.message_id
+    if message_id is None or submission.id is None or submission.status not in PROCESSED:
+        return
+    if message_id in reads.message_ids:
+        first = reads.first_processed.get(message_id)
+        if first is None or submission.id < first:
+            reads.first_processed[message_id] = submission.id
+
+
+def _table(row: object) -> str:
+    table = getattr(type(row), "__tablename__", "")
+    return table if isinstance(table, str) else ""

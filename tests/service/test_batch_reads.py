@@ -1,0 +1,195 @@
+"""The reads of a batch (``storage/prefetch.py``): a batch of mails asks the database its
+questions once, whatever the number of its mails, and every mail of the batch still sees what
+the mails before it wrote, exactly as when each mail is processed alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playing import SERVICE, Clock, new_game, plain_mail, player_mail
+from sqlalchemy import event
+from sqlmodel import Session, col, select
+
+from adjudicator.app import App, make_app
+from adjudicator.config import Config, ServiceConfig
+from adjudicator.service import batch_intake
+from adjudicator.service.authentication import MAX_FAILED_LOGINS
+from adjudicator.service.games import Credentials
+from adjudicator.storage.models import LoginFailure, OrderSet, OutboxMail, Round, Submission
+
+PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank")
+
+
+@pytest.fixture
+def twin(tmp_path: Path) -> Iterator[App]:
+    """A second service on a database of its own, processing the same mails one at a time."""
+    data = str(tmp_path / "twin")
+    application = make_app(Config(service=ServiceConfig(data_dir=data, address=SERVICE)))
+    application.clock = Clock()
+    yield application
+    application.engine.dispose()
+
+
+def orders(game: str, creds: dict[str, Credentials], handle: str, gift: str, n: int) -> bytes:
+    body = f"PASSWORD {creds[handle].secret}\nGIVE 3 TO {gift}"
+    return player_mail(game, handle, body, number=n)
+
+
+def selects_while(app: App, raws: list[bytes]) -> int:
+    """The SELECT statements run while these mails are stored and processed as one batch."""
+    count = 0
+
+    def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        nonlocal count
+        count += statement.lstrip().upper().startswith("SELECT")
+
+    event.listen(app.engine, "before_cursor_execute", counted)
+    try:
+        results = app.ingest_batch(raws, channel="imap")
+    finally:
+        event.remove(app.engine, "before_cursor_execute", counted)
+    assert [status for _, status in results] == ["accepted"] * len(raws)
+    return count
+
+
+def test_a_batch_asks_the_same_questions_whatever_its_number_of_mails(app: App) -> None:
+    """Games, seats, login failures, open rounds, order sets and earlier copies are read once
+    for the batch: twelve order mails cost the database no more reads than four."""
+    keep_open = {"early_close": False}
+    games = {name: new_game(app, PLAYERS, name=name, settings=keep_open) for name in ("g1", "g2")}
+
+    def batch(handles: tuple[str, ...], n: int) -> list[bytes]:
+        return [
+            orders(name, creds, h, "alice" if h != "alice" else "bob", 10 * n + g)
+            for g, (name, creds) in enumerate(games.items())
+            for h in handles
+        ]
+
+    few = selects_while(app, batch(PLAYERS[:2], 1))
+    many = selects_while(app, batch(PLAYERS, 2))
+    assert many == few
+    with Session(app.engine) as session:
+        assert len(session.exec(select(OrderSet)).all()) == 16
+
+
+def batch_and_alone(app: App, twin: App, mails: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The same mails (``mails(creds)``) as one batch in ``app``, one at a time in ``twin``;
+    what each decided."""
+    settings = {"early_close": True}
+    in_app, in_twin = (
+        new_game(app, PLAYERS[:3], settings=settings),
+        new_game(twin, PLAYERS[:3], settings=settings),
+    )
+    app.ingest_batch(mails(in_app), channel="imap")
+    for raw in mails(in_twin):
+        twin.ingest(raw, channel="imap")
+    return decided(app), decided(twin)
+
+
+def decided(app: App) -> dict[str, Any]:
+    with Session(app.engine) as session:
+        rounds = {r.id: (r.number, r.state) for r in session.exec(select(Round))}
+        submissions = session.exec(select(Submission).order_by(col(Submission.id))).all()
+        order_sets = session.exec(select(OrderSet).order_by(col(OrderSet.id))).all()
+        confirmations = session.exec(
+            select(OutboxMail).where(OutboxMail.kind == "confirmation").order_by(col(OutboxMail.id))
+        )
+        return {
+            "statuses": [(s.sender, s.status, s.note) for s in submissions],
+            "orders": [(rounds[o.round_id][0], o.lines) for o in order_sets],
+            "rounds": sorted(rounds.values()),
+            "failures": len(session.exec(select(LoginFailure)).all()),
+            "replaced": [_replaced(m.message) for m in confirmations],
+        }
+
+
+def _replaced(message: bytes) -> str | None:
+    """The earlier orders a confirmation says the new ones replace, if any."""
+    mail = message_from_bytes(message, policy=policy.default)
+    assert isinstance(mail, EmailMessage)
+    body = mail.get_body(("plain",))
+    assert body is not None
+    text = body.get_content()
+    if "They replace your earlier orders:" not in text:
+        return None
+    return text.split("They replace your earlier orders:")[1].split("\n\n")[1].strip()
+
+
+def test_each_mail_of_a_batch_sees_what_the_mails_before_it_wrote(app: App, twin: App) -> None:
+    """Replaced orders, a round closed early by the last orders and the round opened after it,
+    a copy under the same Message-ID, a mail without the game's name, and wrong passwords
+    that lock their source: the batch decides all of it as mail by mail would."""
+
+    def mails(creds: dict[str, Credentials]) -> list[bytes]:
+        alice_again = orders("gw1", creds, "alice", "carol", 2)
+        return [
+            orders("gw1", creds, "alice", "bob", 1),
+            alice_again,  # replaces her first orders
+            alice_again.replace(b"Subject:", b"X-Relayed: yes\nSubject:"),  # the same mail
+            orders("gw1", creds, "bob", "carol", 3),
+            plain_mail(  # no game named: the sender's only game
+                "carol@example.org",
+                f"PASSWORD {creds['carol'].secret}\nGIVE 3 TO alice",
+                subject="my orders",
+                message_id="<carol-4@example.org>",
+            ),  # the last orders in: round 1 closes, round 2 opens
+            orders("gw1", creds, "bob", "alice", 5),  # for round 2
+            *[
+                player_mail("gw1", "carol", "PASSWORD wrong\nGIVE 3 TO bob", number=10 + n)
+                for n in range(MAX_FAILED_LOGINS)
+            ],
+            orders("gw1", creds, "carol", "bob", 20),  # its source is locked now
+        ]
+
+    batch, alone = batch_and_alone(app, twin, mails)
+    assert batch == alone
+    assert batch["orders"] == [
+        (1, ["GIVE 3 TO bob"]),
+        (1, ["GIVE 3 TO carol"]),
+        (1, ["GIVE 3 TO carol"]),
+        (1, ["GIVE 3 TO alice"]),
+        (2, ["GIVE 3 TO alice"]),
+    ]
+    assert batch["replaced"] == [None, "GIVE 3 TO bob", None, None, None]
+    notes = [note or "" for _, _, note in batch["statuses"]]
+    assert notes[2].startswith("replay of submission")
+    assert notes[-1] == "refused for game gw1: source locked, not answered"
+    assert batch["failures"] == 1
+
+
+def test_a_mail_rolled_back_leaves_nothing_for_the_mails_after_it(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Carol's orders complete the round and close it, then her mail fails and its savepoint
+    is rolled back: the mails after hers find round 1 still open, without her orders."""
+    creds = new_game(app, PLAYERS[:3], settings={"early_close": True})
+    real = batch_intake.process_claimed
+
+    def broken_for_carol(session: Session, submission: Submission, raw: bytes, **kw: Any) -> Any:
+        status = real(session, submission, raw, **kw)  # all its writes happen, then...
+        if b"From: carol@" in raw:
+            raise RuntimeError("template exploded")
+        return status
+
+    monkeypatch.setattr(batch_intake, "process_claimed", broken_for_carol)
+    mails = [
+        orders("gw1", creds, "alice", "bob", 1),
+        orders("gw1", creds, "bob", "carol", 2),
+        orders("gw1", creds, "carol", "alice", 3),
+        orders("gw1", creds, "alice", "carol", 4),
+    ]
+    statuses = [status for _, status in app.ingest_batch(mails, channel="imap")]
+    assert statuses == ["accepted", "accepted", "failed", "accepted"]
+    result = decided(app)
+    assert result["rounds"] == [(1, "open")]
+    assert result["orders"] == [
+        (1, ["GIVE 3 TO bob"]),
+        (1, ["GIVE 3 TO carol"]),
+        (1, ["GIVE 3 TO carol"]),
+    ]
+    assert result["replaced"] == [None, None, "GIVE 3 TO bob"]
