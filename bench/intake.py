@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python bench/intake.py [--mails 2000] [--games 100] [--latency 100]
      [--latency-mode spaced|sequential|both] [--auth password|token] [--profile]
+     [--database sqlite|pg] [--pg-admin URL]
      [--experiment NAME]... (idle-recheck)
 
 1. Setup: a throwaway Dovecot and an aiosmtpd sink (tests/mailservers.py), a fresh SQLite
@@ -10,7 +11,8 @@ Run: .venv/bin/python bench/intake.py [--mails 2000] [--games 100] [--latency 10
    points held, in assorted accepted forms; some with quoted reply history, signatures, an HTML
    alternative, DKIM and Received headers; 1-4 KB, CRLF) placed in the INBOX with MULTIAPPEND
    before the service starts. ``--auth token`` sends them to the players' reply addresses
-   (``judge+TOKEN@``) without a PASSWORD line instead.
+   (``judge+TOKEN@``) without a PASSWORD line instead. ``--database pg``: a fresh PostgreSQL
+   database (made through ``--pg-admin``, dropped after) instead of the SQLite file.
 2. Bulk: the service (``adjudicator.runner.Service``: IMAP IDLE poller thread, SMTP outbox on
    the event loop) starts; timed until every mail is stored (Submission rows) and every
    confirmation was accepted by the sink. Where the time went is printed: wall-clock timers
@@ -49,7 +51,6 @@ import random
 import re
 import resource
 import shutil
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -71,7 +72,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import aiosmtplib
 import imapclient
 import sqlalchemy.orm
+from deadline_burst import database
 from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink, running_dovecot, start_smtp_sink
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
 
 import adjudicator.app
 import adjudicator.mail.imap
@@ -546,23 +550,27 @@ class Arrivals:
             return max(self.times[i] for i in ids if i in self.times)
 
 
-def stored_count(db: Path) -> int:
-    with sqlite3.connect(db, timeout=10) as connection:
-        row = connection.execute("SELECT count(*) FROM submission").fetchone()
-    return int(row[0])
+def stored_count(db: Engine) -> int:
+    with db.connect() as connection:
+        return int(connection.execute(text("SELECT count(*) FROM submission")).scalar_one())
 
 
-def statuses(db: Path) -> dict[str, Any]:
-    with sqlite3.connect(db, timeout=10) as connection:
-        submissions = dict(connection.execute("SELECT status, count(*) FROM submission GROUP BY 1"))
+def statuses(db: Engine) -> dict[str, Any]:
+    with db.connect() as connection:
+        submissions: dict[str, int] = dict(
+            connection.execute(text("SELECT status, count(*) FROM submission GROUP BY 1")).all()
+        )
         outbox = {
             f"{kind}/{status}": n
             for kind, status, n in connection.execute(
-                "SELECT kind, status, count(*) FROM outboxmail GROUP BY 1, 2"
+                text("SELECT kind, status, count(*) FROM outboxmail GROUP BY 1, 2")
             )
         }
         notes = [
-            n for (n,) in connection.execute("SELECT note FROM submission WHERE note IS NOT NULL")
+            n
+            for (n,) in connection.execute(
+                text("SELECT note FROM submission WHERE note IS NOT NULL")
+            )
         ]
     return {"submissions": submissions, "outbox": outbox, "notes": Counter(notes).most_common(5)}
 
@@ -586,11 +594,15 @@ class Bench:
     rng: random.Random
     figures: dict[str, Any]
     user: str = ""
+    database_url: str = ""
+    """Empty: SQLite in the data folder."""
 
 
 def make_config(bench: Bench) -> Config:
     return Config(
-        service=ServiceConfig(data_dir=str(bench.base / "data"), address=JUDGE),
+        service=ServiceConfig(
+            data_dir=str(bench.base / "data"), database_url=bench.database_url, address=JUDGE
+        ),
         smtp=SmtpConfig(host=bench.sink.host, port=bench.sink.port),
         imap=ImapConfig(
             host=bench.dovecot.host,
@@ -628,7 +640,7 @@ def setup(bench: Bench, app: App) -> tuple[list[Mail], list[Mail]]:
 
 
 def bulk(
-    running: Running, arrivals: Arrivals, db: Path, ids: set[str], *, timeout: float
+    running: Running, arrivals: Arrivals, db: Engine, ids: set[str], *, timeout: float
 ) -> dict[str, float]:
     """Start the service; time until every mail is stored and every answer was accepted."""
     started = time.monotonic()
@@ -711,7 +723,7 @@ def latency(bench: Bench, mails: list[Mail], *, sequential: bool, timeout: float
 
 def run_service(bench: Bench, app: App, bulk_mails: list[Mail], latency_mails: list[Mail]) -> None:
     args, figures = bench.args, bench.figures
-    db = bench.base / "data" / "adjudicator.db"
+    db = app.engine
     figures["maxrss_before_service_mb"] = maxrss_mb()
     timers, profiles = Timers(), Profiles() if args.profile else None
     running = Running(app, profiles=profiles)
@@ -845,6 +857,12 @@ def parse_args() -> argparse.Namespace:
         default=[],
         help="patch the service for this run only, to measure a proposed change",
     )
+    parser.add_argument(
+        "--database", choices=("sqlite", "pg"), default="sqlite", help="the service's database"
+    )
+    parser.add_argument(
+        "--pg-admin", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    )
     parser.add_argument("--profile", action="store_true", help="cProfile the service threads")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=600.0)
@@ -858,6 +876,7 @@ def main() -> None:
         "games": args.games,
         "seats_per_game": max(3, math.ceil(args.mails / args.games)),
         "auth": args.auth,
+        "database": args.database,
         "experiments": args.experiment,
         "poll_seconds": args.poll_seconds,
     }
@@ -869,6 +888,8 @@ def main() -> None:
             for name in args.experiment:
                 patches.enter_context(EXPERIMENTS[name]())
             bench = Bench(args, dovecot, sink, arrivals, base, random.Random(args.seed), figures)
+            if args.database == "pg":
+                bench.database_url = patches.enter_context(database("pg", base, args.pg_admin))
             bench.user = dovecot.new_user("judge")
             app = make_app(make_config(bench))
             bulk_mails, latency_mails = setup(bench, app)
