@@ -13,7 +13,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -278,6 +278,31 @@ class Service:
         except Exception as error:  # the server away, say: its thread keeps trying
             log.warning("reading the IMAP folder before closing due rounds failed: %s", error)
 
+    async def _sending_while(
+        self,
+        work: Coroutine[Any, Any, None],
+        senders: list[MailSender],
+        workers: RoundWorkers | None,
+    ) -> None:
+        """Do ``work`` (the first reading of the mailboxes, which may hold a day's mail) while
+        the answers to what it reads, and the results of the rounds it closes early, go out:
+        a player who wrote while the service was down hears back as soon as his mail is
+        read, not after the last of the backlog."""
+        working = asyncio.ensure_future(work)
+        while not working.done():
+            self.wake.clear()
+            waking = asyncio.ensure_future(self.wake.wait())
+            await asyncio.wait(
+                {working, waking}, timeout=TICK_SECONDS, return_when="FIRST_COMPLETED"
+            )
+            waking.cancel()
+            try:
+                self._report(workers)
+                await self._drain(senders)
+            except OperationalError as error:  # the main loop waits the database out
+                log.warning("sending during the first reading waits: %s", unavailable(error))
+        await working
+
     async def _recover(self, *, once: bool) -> None:
         """Process what was stored before a restart; wait for the database if it is away."""
         failures = 0
@@ -339,7 +364,7 @@ class Service:
                 await self._drain(senders)
                 await asyncio.to_thread(self.archive.run_once)
                 return
-            await self._catch_up(maildir, poller)
+            await self._sending_while(self._catch_up(maildir, poller), senders, workers)
             if poller is not None:
                 imap_thread = threading.Thread(target=poller.run_forever, name="imap", daemon=True)
                 imap_thread.start()

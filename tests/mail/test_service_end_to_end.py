@@ -5,11 +5,13 @@ real aiosmtpd receiver."""
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mailservers import Dovecot, SmtpSink
@@ -188,4 +190,38 @@ def test_a_round_closed_early_by_the_last_orders_is_reported_while_the_mail_goes
             round_ = session.exec(select(Round).where(Round.number == 1, Round.game_id == game.id))
             assert round_.one().state == RoundState.REPORTED
     finally:
+        running.stop()
+
+
+def test_mail_waiting_at_the_start_is_answered_while_the_rest_is_still_being_read(
+    game_app: tuple[App, dict[str, Credentials]],
+    dovecot: Dovecot,
+    imap_user: str,
+    smtp_sink: SmtpSink,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first reading of the mailbox at the start may take a while (a backlog of a day's
+    mail): what it has read is answered meanwhile. Here the reading is held after its first
+    batch until the answers to that batch have arrived."""
+    app, credentials = game_app
+    for n, (giver, taker) in enumerate((("alice", "bob"), ("bob", "carol"))):
+        body = f"PASSWORD {credentials[giver].secret}\nGIVE 3 TO {taker}\n"
+        dovecot.append(imap_user, order_mail(giver, body, message_id=f"<backlog-{n}@example.org>"))
+    answered, real = threading.Event(), app.ingest_batch
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        stored = real(*args, **kwargs)
+        answered.wait(60)  # the rest of the backlog waits for the answers
+        return stored
+
+    monkeypatch.setattr(app, "ingest_batch", held)
+    running = Running(app)
+    running.thread.start()
+    try:
+        mails = smtp_sink.wait_for(5, timeout=30)  # gw7's three welcomes, two confirmations
+        replies = {str(message_from_bytes(m.content)["In-Reply-To"]): m.rcpt_tos[0] for m in mails}
+        assert replies["<backlog-0@example.org>"] == "alice@example.org"
+        assert replies["<backlog-1@example.org>"] == "bob@example.org"
+    finally:
+        answered.set()
         running.stop()
