@@ -74,7 +74,7 @@ def test_text_is_drawn_with_the_shipped_font_whatever_the_machine_has() -> None:
     )
     png = VipsConverter().to_png(svg)
     assert png is not None
-    ink = Image.open(io.BytesIO(png)).convert("L")
+    ink = Image.open(io.BytesIO(png)).convert("RGBA").convert("L")
     dark = sum(1 for x in range(120) for y in range(30) if ink.getpixel((x, y)) < 128)
     assert dark > 100  # the text is there (no font at all draws nothing)
     conf = Path(os.environ["FONTCONFIG_FILE"]).read_text()
