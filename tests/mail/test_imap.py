@@ -389,19 +389,23 @@ def test_a_connection_lost_before_the_flags_are_stored_does_not_deliver_again(
     dovecot: Dovecot, imap_user: str, make_poller: Any
 ) -> None:
     poller, inbox, cursors = make_poller(dovecot, imap_user, poll_seconds=1.0)  # as above
-    kicked = threading.Event()
+    kicked, gone = threading.Event(), threading.Event()
 
     def handle_then_lose_the_connection(ref: str, raw: bytes) -> None:
         inbox(ref, raw)
         if not kicked.is_set():
             kicked.set()
             dovecot.kick(imap_user)  # the STORE of the flags that follows fails
+            gone.set()
 
     poller.handle = handle_then_lose_the_connection
     dovecot.append(imap_user, message(1))
     running = Background(poller)
     try:
         assert inbox.wait_for(1, timeout=5)
+        # The next mail is appended once the kick is over: a connection of the same user
+        # made while it is under way is told "Server shutting down" too.
+        assert gone.wait(15)
         dovecot.append(imap_user, message(2))
         assert inbox.wait_for(2, timeout=5)  # reconnected and went on after the cursor
         assert poller.idling.wait(5)
