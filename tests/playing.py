@@ -9,15 +9,17 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from typing import Any
 
+import pytest
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
+from adjudicator.service import batch_intake
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import OrderSet, OutboxMail, Seat
+from adjudicator.storage.models import OrderSet, OutboxMail, Seat, Submission
 
 START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 """Where the fixture clock (tests/service/conftest.py) starts."""
@@ -161,3 +163,17 @@ def plain(message: EmailMessage) -> str:
     body = message.get_body(preferencelist=("plain",))
     assert body is not None
     return str(body.get_content())
+
+
+def fail_processing_of(monkeypatch: pytest.MonkeyPatch, sender: str) -> None:
+    """Make the processing of each mail from ``sender`` (an address) raise once all its writes
+    are done, as a failing template would."""
+    real = batch_intake.process_claimed
+
+    def broken(session: Session, submission: Submission, raw: bytes, **kw: Any) -> Any:
+        status = real(session, submission, raw, **kw)
+        if f"From: {sender}".encode() in raw:
+            raise RuntimeError("template exploded")
+        return status
+
+    monkeypatch.setattr(batch_intake, "process_claimed", broken)

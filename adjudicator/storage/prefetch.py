@@ -72,27 +72,24 @@ class BatchReads:
     keeps_rounds: bool = False
     """Whether open rounds are kept (SQLite: see the module's text)."""
 
+    def _by_table(self) -> dict[str, tuple[dict[Any, Any] | set[Any], ...]]:
+        """What is kept of each table."""
+        return {
+            "game": (self.games, self.seating),
+            "seat": (self.seats, self.seating),
+            "loginfailure": (self.failures,),
+            "round": (self.open_rounds,),
+            "orderset": (self.newest, self.ordered),
+            "submission": (self.first_processed, self.message_ids),
+        }
+
     def forget(self, table: str) -> None:
         """What was read from ``table`` is no longer known."""
-        if table == "game":
-            self.games.clear()
-            self.seating.clear()
-        elif table == "seat":
-            self.seats.clear()
-            self.seating.clear()
-        elif table == "loginfailure":
-            self.failures.clear()
-        elif table == "round":
-            self.open_rounds.clear()
-        elif table == "orderset":
-            self.newest.clear()
-            self.ordered.clear()
-        elif table == "submission":
-            self.first_processed.clear()
-            self.message_ids.clear()
+        for kept in self._by_table().get(table, ()):
+            kept.clear()
 
     def forget_all(self) -> None:
-        for table in ("game", "seat", "loginfailure", "round", "orderset", "submission"):
+        for table in self._by_table():
             self.forget(table)
 
 

@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playing import SERVICE, Clock, new_game, plain_mail, player_mail
+from playing import SERVICE, Clock, fail_processing_of, new_game, plain_mail, player_mail
 from sqlalchemy import event
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
-from adjudicator.service import batch_intake
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials
 from adjudicator.storage.models import LoginFailure, OrderSet, OutboxMail, Round, Submission
@@ -168,15 +167,7 @@ def test_a_mail_rolled_back_leaves_nothing_for_the_mails_after_it(
     """Carol's orders complete the round and close it, then her mail fails and its savepoint
     is rolled back: the mails after hers find round 1 still open, without her orders."""
     creds = new_game(app, PLAYERS[:3], settings={"early_close": True})
-    real = batch_intake.process_claimed
-
-    def broken_for_carol(session: Session, submission: Submission, raw: bytes, **kw: Any) -> Any:
-        status = real(session, submission, raw, **kw)  # all its writes happen, then...
-        if b"From: carol@" in raw:
-            raise RuntimeError("template exploded")
-        return status
-
-    monkeypatch.setattr(batch_intake, "process_claimed", broken_for_carol)
+    fail_processing_of(monkeypatch, "carol@example.org")
     mails = [
         orders("gw1", creds, "alice", "bob", 1),
         orders("gw1", creds, "bob", "carol", 2),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playing import fail_processing_of
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
@@ -122,15 +123,7 @@ def test_a_mail_whose_processing_raises_fails_alone(
         make_mail(f"PASSWORD {creds[p].secret}\nGIVE 3 TO {q}", sender=p)
         for p, q in (("alice", "bob"), ("bob", "carol"), ("carol", "alice"))
     ]
-    real = batch_intake.process_claimed
-
-    def broken_for_bob(session: Session, submission: Submission, raw: bytes, **kw: Any) -> Any:
-        status = real(session, submission, raw, **kw)  # all its writes happen, then...
-        if b"From: bob@" in raw:
-            raise RuntimeError("template exploded")
-        return status
-
-    monkeypatch.setattr(batch_intake, "process_claimed", broken_for_bob)
+    fail_processing_of(monkeypatch, "bob@example.org")
     statuses = [status for _, status in app.ingest_batch(mails, channel="imap")]
     assert statuses == ["accepted", "failed", "accepted"]
     result = outcome(app)
