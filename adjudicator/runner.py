@@ -293,7 +293,7 @@ class Service:
             self.wake.clear()
             waking = asyncio.ensure_future(self.wake.wait())
             await asyncio.wait(
-                {working, waking}, timeout=TICK_SECONDS, return_when="FIRST_COMPLETED"
+                {working, waking}, timeout=TICK_SECONDS, return_when=asyncio.FIRST_COMPLETED
             )
             waking.cancel()
             try:

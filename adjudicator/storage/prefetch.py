@@ -7,11 +7,12 @@ whether a mail with this Message-ID was processed before. :func:`prefetched` ask
 once for every game, seat and Message-ID the batch names (a handful of statements for the whole
 batch), and the functions of ``queries.py`` answer from what it read while it is installed.
 
-What the batch itself writes keeps the answers true: a new order set is added to them; any
-other write to one of these tables through the session (a flush of changed rows, or an
-UPDATE, INSERT or DELETE statement) forgets what was read from that table, and a rolled-back
-savepoint forgets everything, so that later questions go to the database again. Nothing here
-changes what an answer is, only how often it is read.
+What the batch itself writes keeps the answers true. A new order set is added to them; a
+round, seat, game or login failure flushed changed updates or forgets its own entry; an
+UPDATE, INSERT or DELETE statement forgets what was read from its table; a rolled-back
+savepoint forgets everything; and an answer is given only after the session's pending changes
+are flushed, as a query would be. A question not held goes to the database, and its answer is
+kept. Nothing here changes what an answer is, only how often it is read.
 
 The open rounds are kept only on SQLite, where the batch holds the database's single write
 lock from its first statement: nothing else can close a round under it. On PostgreSQL
