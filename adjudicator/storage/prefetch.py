@@ -14,9 +14,14 @@ savepoint forgets everything; and an answer is given only after the session's pe
 are flushed, as a query would be. A question not held goes to the database, and its answer is
 kept. Nothing here changes what an answer is, only how often it is read.
 
-The open rounds are kept only on SQLite, where the batch holds the database's single write
-lock from its first statement: nothing else can close a round under it. On PostgreSQL
-another instance may close one at any moment, and the round is read for each mail, as before.
+The open rounds are read locked, so that no deadline closes one under the batch: a round's
+orders are counted in its result exactly when the batch that took them commits first. On
+SQLite the batch holds the database's single write lock from its first statement. On
+PostgreSQL the rounds are read ``FOR NO KEY UPDATE`` (in the order of their ids, so that two
+batches never wait for each other in a circle): the closing of a round, by a worker or another
+instance, waits until the batch commits and then reads its orders. Without the lock it could
+adjudicate the round while the batch stored orders for it, and the players would be told
+their orders were stored for a round that was over without them.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import Any
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import ORMExecuteState
 from sqlmodel import Session, col, func, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from adjudicator.storage.models import (
     Game,
@@ -70,8 +76,13 @@ class BatchReads:
     """The first processed submission of each Message-ID asked for (absent: none)."""
     message_ids: set[str] = field(default_factory=set)
     """The Message-IDs whose ``first_processed`` was read."""
-    keeps_rounds: bool = False
-    """Whether open rounds are kept (SQLite: see the module's text)."""
+    locks_rounds: bool = False
+    """Whether open rounds are read ``FOR NO KEY UPDATE`` (PostgreSQL: see the module's
+    text); ``queries.open_round`` reads them so too while the reads are installed."""
+
+    def locked(self, query: SelectOfScalar[Round]) -> SelectOfScalar[Round]:
+        """A query of open rounds as the batch reads them (see the module's text)."""
+        return query.with_for_update(key_share=True) if self.locks_rounds else query
 
     def _by_table(self) -> dict[str, tuple[dict[Any, Any] | set[Any], ...]]:
         """What is kept of each table."""
@@ -161,7 +172,7 @@ def read_batch(
     message_ids: Collection[str],
 ) -> BatchReads:
     """The batch's reads: at most eight statements, whatever the number of mails."""
-    reads = BatchReads()
+    reads = BatchReads(locks_rounds=session.get_bind().dialect.name == "postgresql")
     names = {name.strip().lower() for name in game_names if name.strip()}
     if names:
         found = {g.name: g for g in session.exec(select(Game).where(col(Game.name).in_(names)))}
@@ -208,13 +219,15 @@ def _read_games(session: Session, reads: BatchReads, game_ids: list[int]) -> Non
             reads.failures[failure.seat_id].append(failure)
     rounds = list(
         session.exec(
-            select(Round).where(col(Round.game_id).in_(game_ids), Round.state == RoundState.OPEN)
+            reads.locked(
+                select(Round)
+                .where(col(Round.game_id).in_(game_ids), Round.state == RoundState.OPEN)
+                .order_by(col(Round.id))
+            )
         )
     )
-    reads.keeps_rounds = session.get_bind().dialect.name == "sqlite"
-    if reads.keeps_rounds:
-        reads.open_rounds = dict.fromkeys(game_ids)
-        reads.open_rounds |= {round_.game_id: round_ for round_ in rounds}
+    reads.open_rounds = dict.fromkeys(game_ids)
+    reads.open_rounds |= {round_.game_id: round_ for round_ in rounds}
     round_ids = [r.id for r in rounds if r.id is not None]
     if not round_ids:
         return
@@ -252,7 +265,7 @@ def _changed(reads: BatchReads, row: object, *, new: bool) -> None:
             reads.ordered[row.round_id].add(row.seat_id)
         reads.newest[(row.round_id, row.seat_id)] = row  # the highest id: the newest
     elif isinstance(row, Round):
-        if row.state == RoundState.OPEN and reads.keeps_rounds:
+        if row.state == RoundState.OPEN:
             reads.open_rounds[row.game_id] = row
         elif reads.open_rounds.get(row.game_id) is row:
             del reads.open_rounds[row.game_id]

@@ -154,10 +154,11 @@ def open_round(session: Session, game_id: int | None) -> Round | None:
         kept = reads.open_rounds[game_id]
         if kept is None or kept.state == RoundState.OPEN:
             return kept
-    round_ = session.exec(
-        select(Round).where(Round.game_id == game_id, Round.state == RoundState.OPEN)
-    ).first()
-    if reads is not None and reads.keeps_rounds and game_id is not None:
+    query = select(Round).where(Round.game_id == game_id, Round.state == RoundState.OPEN)
+    if reads is None:
+        return session.exec(query).first()
+    round_ = session.exec(reads.locked(query)).first()
+    if game_id is not None:
         reads.open_rounds[game_id] = round_
     return round_
 

@@ -4,22 +4,40 @@ the mails before it wrote, exactly as when each mail is processed alone."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playing import SERVICE, Clock, fail_processing_of, new_game, plain_mail, player_mail
-from sqlalchemy import event
+from playing import (
+    SERVICE,
+    Clock,
+    close_open_round,
+    fail_processing_of,
+    new_game,
+    plain_mail,
+    player_mail,
+)
+from sqlalchemy import event, text
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
+from adjudicator.service import batch_intake
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials
-from adjudicator.storage.models import LoginFailure, OrderSet, OutboxMail, Round, Submission
+from adjudicator.storage.models import (
+    LoginFailure,
+    OrderSet,
+    OutboxMail,
+    Round,
+    RoundResult,
+    Submission,
+)
 
 PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank")
 
@@ -184,3 +202,63 @@ def test_a_mail_rolled_back_leaves_nothing_for_the_mails_after_it(
         (1, ["GIVE 3 TO carol"]),
     ]
     assert result["replaced"] == [None, None, "GIVE 3 TO bob"]
+
+
+def test_on_postgresql_a_deadline_waits_for_the_batch_taking_orders_for_its_round(
+    pg_app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alice's orders are stored and the batch has not committed yet when the deadline comes
+    (another connection, as a worker or another instance closes rounds): the closing waits
+    for the batch, and the result counts the orders she is told were stored."""
+    creds = new_game(pg_app, PLAYERS[:3], settings={"early_close": False})
+    stored, release = threading.Event(), threading.Event()
+    real = batch_intake.process_claimed
+
+    def held(session: Session, submission: Submission, raw: bytes, **kw: Any) -> Any:
+        status = real(session, submission, raw, **kw)
+        stored.set()
+        release.wait(60)  # the batch stays open until the closing has had its chance
+        return status
+
+    monkeypatch.setattr(batch_intake, "process_claimed", held)
+    alice = orders("gw1", creds, "alice", "bob", 1)
+    intake = threading.Thread(
+        target=pg_app.ingest_batch, args=([alice],), kwargs={"channel": "imap"}
+    )
+    closing = threading.Thread(target=close_open_round, args=(pg_app, "gw1"))
+    intake.start()
+    try:
+        assert stored.wait(30)
+        closing.start()
+        assert poll(lambda: not closing.is_alive() or waiting_for_a_lock(pg_app), timeout=30)
+    finally:
+        release.set()
+        intake.join(60)
+    closing.join(60)
+    with Session(pg_app.engine) as session:
+        (result,) = session.exec(select(RoundResult)).all()
+        assert result.orders["alice"] == ["GIVE 3 TO bob"]
+        (submission,) = session.exec(select(Submission)).all()
+        assert submission.status == "accepted"
+
+
+def waiting_for_a_lock(app: App) -> bool:
+    """Whether a connection to the app's database waits for a lock (PostgreSQL)."""
+    with app.engine.connect() as connection:
+        waiting = connection.execute(
+            text(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+        ).scalar_one()
+    return bool(waiting)
+
+
+def poll(condition: Callable[[], bool], *, timeout: float) -> bool:
+    """Whether ``condition`` came true within ``timeout`` seconds (asked every 50 ms)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
