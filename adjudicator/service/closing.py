@@ -267,10 +267,9 @@ def _closes_early(session: Session, round_: Round) -> bool:
     sequential = rules_of(game).sequential
     if not (sequential or settings_of(game).early_close):
         return False
-    seats = active_seats(session, game)
-    if not sequential and any(s.wait for s in seats):
+    if not sequential and any(s.wait for s in active_seats(session, game)):
         return False  # a player asked for the full time (SET WAIT)
-    return not missing_seats(session, game, round_, seats=seats)
+    return not missing_seats(session, game, round_)
 
 
 def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[ClosingOutcome]:

@@ -30,30 +30,18 @@ from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 
 
-def waiting_for(
-    session: Session, game: Game, *, state: Any = None, seats: list[Seat] | None = None
-) -> list[Seat]:
+def waiting_for(session: Session, game: Game, *, state: Any = None) -> list[Seat]:
     """The active seats whose orders the game waits for this round (``state``: the game's
-    current state, ``seats``: its active seats, when the caller has them loaded)."""
+    current state when the caller has it loaded)."""
     state = game_state(game) if state is None else state
     movers = set(rules_of(game).to_move(state))
-    seats = active_seats(session, game) if seats is None else seats
-    return [seat for seat in seats if seat.handle in movers]
+    return [seat for seat in active_seats(session, game) if seat.handle in movers]
 
 
-def missing_seats(
-    session: Session,
-    game: Game,
-    round_: Round,
-    *,
-    state: Any = None,
-    seats: list[Seat] | None = None,
-) -> list[Seat]:
-    """The seats the game waits for that have no orders in force (``state`` and ``seats`` as
-    for :func:`waiting_for`)."""
+def missing_seats(session: Session, game: Game, round_: Round, *, state: Any = None) -> list[Seat]:
+    """The seats the game waits for that have no orders in force."""
     ordered = queries.seats_with_orders(session, round_.id)
-    waiting = waiting_for(session, game, state=state, seats=seats)
-    return [seat for seat in waiting if seat.id not in ordered]
+    return [seat for seat in waiting_for(session, game, state=state) if seat.id not in ordered]
 
 
 Reminder = tuple[timedelta, datetime]

@@ -44,9 +44,8 @@ class ThrownWin:
 
 def _value_after(after: tuple[int, int, bool], budget: list[int]) -> int:
     over = ended(after)
-    return -(
-        over if over is not None else exact_value(after, budget)
-    )  # for the mover: positive wins
+    value = over if over is not None else exact_value(after, budget)
+    return -value  # for the mover: positive is a win
 
 
 def _thrown(state: State, move: Move, number: int, budget: list[int]) -> ThrownWin | None:

@@ -159,12 +159,6 @@ def layer_offsets() -> tuple[int, ...]:
     return layered_game().layer_offsets()
 
 
-def layer_size(captures: int) -> int:
-    """Entries a class has after ``captures`` captures: the ways to leave that many squares
-    of the 22 empty."""
-    return comb(FREE, captures)
-
-
 def entry_of(musketeers: int, empty: int) -> int:
     """The table's index of the position with the Cardinal to move, Musketeers on the squares
     of mask ``musketeers`` and the squares of mask ``empty`` empty."""
@@ -175,7 +169,8 @@ def entry_of(musketeers: int, empty: int) -> int:
     where = table.free_index[k]
     indices = sorted(where[g[s]] for s in squares_of(empty))
     captures = len(indices)
-    return layer_offsets()[captures] + k * layer_size(captures) + colex_rank(indices)
+    game = layered_game()
+    return layer_offsets()[captures] + k * game.layer_size(captures) + colex_rank(indices)
 
 
 def decode(byte: int) -> tuple[bool, int]:
