@@ -26,10 +26,10 @@ their orders were stored for a round that was over without them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import ORMExecuteState
@@ -60,15 +60,15 @@ class BatchReads:
 
     games: dict[str, Game | None] = field(default_factory=dict)
     """By name (as stored: lower case)."""
-    seats: dict[int, list[Seat]] = field(default_factory=dict)
+    seats: dict[int | None, list[Seat]] = field(default_factory=dict)
     """Each game's seats in seat order, by game id."""
     failures: dict[int, list[LoginFailure]] = field(default_factory=dict)
     """Each seat's login failures (of every source), by seat id."""
-    open_rounds: dict[int, Round | None] = field(default_factory=dict)
+    open_rounds: dict[int | None, Round | None] = field(default_factory=dict)
     """Each game's open round, by game id (SQLite only)."""
     newest: dict[tuple[int, int], OrderSet | None] = field(default_factory=dict)
     """The newest order set of (round id, seat id), for each seat of the open rounds read."""
-    ordered: dict[int, set[int]] = field(default_factory=dict)
+    ordered: dict[int | None, set[int]] = field(default_factory=dict)
     """The seats with an order set, by round id."""
     seating: dict[str, list[Game]] = field(default_factory=dict)
     """The running games with a seat at an address, by the address in lower case."""
@@ -115,6 +115,27 @@ def installed(session: Session) -> BatchReads | None:
     if session.autoflush:
         session.flush()
     return reads
+
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def remembered(
+    session: Session, kept: Callable[[BatchReads], dict[K, V]], key: K, ask: Callable[[], V]
+) -> V:
+    """The answer to one question of ``queries.py`` (``ask``): from the batch's reads where they
+    hold it (``kept``: where they keep this question's answers, by ``key``); else asked, and
+    kept while the reads are installed. Without reads, simply asked. ``ask`` builds its
+    statement itself: building one costs as much as the lookup saves. Callers copy a kept
+    list or set before they hand it out."""
+    reads = installed(session)
+    if reads is None:
+        return ask()
+    answers = kept(reads)
+    if key not in answers:
+        answers[key] = ask()
+    return answers[key]
 
 
 @contextmanager

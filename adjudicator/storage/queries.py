@@ -33,20 +33,18 @@ from adjudicator.storage.models import (
     Submission,
     SubmissionStatus,
 )
-from adjudicator.storage.prefetch import installed
+from adjudicator.storage.prefetch import installed, remembered
 
 # Games
 
 
 def game_named(session: Session, name: str) -> Game | None:
     name = name.strip().lower()
-    reads = installed(session)
-    if reads is not None and name in reads.games:
-        return reads.games[name]
-    game = session.exec(select(Game).where(Game.name == name)).first()
-    if reads is not None:
-        reads.games[name] = game
-    return game
+
+    def ask() -> Game | None:
+        return session.exec(select(Game).where(Game.name == name)).first()
+
+    return remembered(session, lambda r: r.games, name, ask)
 
 
 def all_games(session: Session) -> list[Game]:
@@ -63,20 +61,21 @@ def running_games_seating(session: Session, address: str) -> list[Game]:
     """The running games with a seat registered under ``address`` (proof of nothing)."""
     if not address.strip():
         return []  # the computer's seats with no address are nobody's
-    reads = installed(session)
-    if reads is not None and address.lower() in reads.seating:
-        return list(reads.seating[address.lower()])
-    games = list(
-        session.exec(
-            select(Game)
-            .join(Seat, col(Seat.game_id) == col(Game.id))
-            .where(func.lower(Seat.address) == address.lower(), Game.status == GameStatus.RUNNING)
-            .order_by(col(Game.id))
+
+    def ask() -> list[Game]:
+        return list(
+            session.exec(
+                select(Game)
+                .join(Seat, col(Seat.game_id) == col(Game.id))
+                .where(
+                    func.lower(Seat.address) == address.lower(), Game.status == GameStatus.RUNNING
+                )
+                .order_by(col(Game.id))
+            )
         )
-    )
-    if reads is not None:
-        reads.seating[address.lower()] = list(games)
-    return games
+
+    games = remembered(session, lambda r: r.seating, address.lower(), ask)
+    return list(games)  # a copy: the kept list stays as read
 
 
 def games_open_for_signup(session: Session) -> list[Game]:
@@ -101,13 +100,14 @@ def seats_at_address(session: Session, address: str) -> list[Seat]:
 
 def seats_of(session: Session, game_id: int | None) -> list[Seat]:
     """A game's seats in seat order."""
-    reads = installed(session)
-    if reads is not None and game_id in reads.seats:
-        return list(reads.seats[game_id])
-    seats = list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
-    if reads is not None and game_id is not None:
-        reads.seats[game_id] = list(seats)
-    return seats
+
+    def ask() -> list[Seat]:
+        return list(
+            session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat)))
+        )
+
+    seats: list[Seat] = remembered(session, lambda r: r.seats, game_id, ask)
+    return list(seats)  # a copy: the kept list stays as read
 
 
 def seat_with_token(session: Session, digest: str) -> Seat | None:
@@ -120,11 +120,9 @@ def seat_at_address(session: Session, game_id: int | None, address: str) -> Seat
     itself): ``Alice@Example.org`` is the player registered as ``alice@example.org``."""
     if not address.strip():
         return None
-    reads = installed(session)
-    if reads is not None and game_id is not None:
+    if installed(session) is not None:  # the game's seats, read once for the batch
         wanted = address.lower()
-        seats = seats_of(session, game_id)  # read for the batch, if not read yet
-        return next((s for s in seats if s.address.lower() == wanted), None)
+        return next((s for s in seats_of(session, game_id) if s.address.lower() == wanted), None)
     return session.exec(
         select(Seat).where(Seat.game_id == game_id, func.lower(Seat.address) == address.lower())
     ).first()
@@ -136,13 +134,12 @@ def clear_login_failures(session: Session, seat_id: int | None) -> None:
 
 
 def login_failures_of(session: Session, seat_id: int) -> list[LoginFailure]:
-    reads = installed(session)
-    if reads is not None and seat_id in reads.failures:
-        return list(reads.failures[seat_id])
-    failures = list(session.exec(select(LoginFailure).where(LoginFailure.seat_id == seat_id)))
-    if reads is not None:
-        reads.failures[seat_id] = list(failures)
-    return failures
+
+    def ask() -> list[LoginFailure]:
+        return list(session.exec(select(LoginFailure).where(LoginFailure.seat_id == seat_id)))
+
+    failures: list[LoginFailure] = remembered(session, lambda r: r.failures, seat_id, ask)
+    return list(failures)  # a copy: the kept list stays as read
 
 
 # Rounds
@@ -150,17 +147,16 @@ def login_failures_of(session: Session, seat_id: int) -> list[LoginFailure]:
 
 def open_round(session: Session, game_id: int | None) -> Round | None:
     reads = installed(session)
-    if reads is not None and game_id in reads.open_rounds:
-        kept = reads.open_rounds[game_id]
-        if kept is None or kept.state == RoundState.OPEN:
-            return kept
-    query = select(Round).where(Round.game_id == game_id, Round.state == RoundState.OPEN)
-    if reads is None:
-        return session.exec(query).first()
-    round_ = session.exec(reads.locked(query)).first()
-    if game_id is not None:
-        reads.open_rounds[game_id] = round_
-    return round_
+    if reads is not None:
+        kept = reads.open_rounds.get(game_id)
+        if kept is not None and kept.state != RoundState.OPEN:  # closed by the batch itself
+            del reads.open_rounds[game_id]
+
+    def ask() -> Round | None:
+        query = select(Round).where(Round.game_id == game_id, Round.state == RoundState.OPEN)
+        return session.exec(query if reads is None else reads.locked(query)).first()
+
+    return remembered(session, lambda r: r.open_rounds, game_id, ask)
 
 
 def round_numbered(session: Session, game_id: int | None, number: int) -> Round | None:
@@ -294,31 +290,28 @@ def order_sets_of(session: Session, round_id: int | None) -> list[OrderSet]:
 
 def seats_with_orders(session: Session, round_id: int | None) -> set[int]:
     """The seats with an accepted order set in a round (their ids only: no rows to load)."""
-    reads = installed(session)
-    if reads is not None and round_id in reads.ordered:
-        return set(reads.ordered[round_id])
-    seats = set(
-        session.exec(select(OrderSet.seat_id).where(OrderSet.round_id == round_id).distinct())
-    )
-    if reads is not None and round_id is not None:
-        reads.ordered[round_id] = set(seats)
-    return seats
+
+    def ask() -> set[int]:
+        return set(
+            session.exec(select(OrderSet.seat_id).where(OrderSet.round_id == round_id).distinct())
+        )
+
+    seats: set[int] = remembered(session, lambda r: r.ordered, round_id, ask)
+    return set(seats)  # a copy: the kept set stays as read
 
 
 def newest_order_set(session: Session, round_id: int, seat_id: int) -> OrderSet | None:
     """The order set of one seat in force in a round (one indexed row, not the whole round)."""
-    reads = installed(session)
-    if reads is not None and (round_id, seat_id) in reads.newest:
-        return reads.newest[(round_id, seat_id)]
-    newest = session.exec(
-        select(OrderSet)
-        .where(OrderSet.round_id == round_id, OrderSet.seat_id == seat_id)
-        .order_by(col(OrderSet.id).desc())
-        .limit(1)
-    ).first()
-    if reads is not None:
-        reads.newest[(round_id, seat_id)] = newest
-    return newest
+
+    def ask() -> OrderSet | None:
+        return session.exec(
+            select(OrderSet)
+            .where(OrderSet.round_id == round_id, OrderSet.seat_id == seat_id)
+            .order_by(col(OrderSet.id).desc())
+            .limit(1)
+        ).first()
+
+    return remembered(session, lambda r: r.newest, (round_id, seat_id), ask)
 
 
 # Mail

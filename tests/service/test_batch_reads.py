@@ -30,6 +30,7 @@ from adjudicator.config import Config, ServiceConfig
 from adjudicator.service import batch_intake
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials
+from adjudicator.storage import queries
 from adjudicator.storage.models import (
     LoginFailure,
     OrderSet,
@@ -38,6 +39,7 @@ from adjudicator.storage.models import (
     RoundResult,
     Submission,
 )
+from adjudicator.storage.prefetch import prefetched
 
 PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank")
 
@@ -59,17 +61,8 @@ def orders(game: str, creds: dict[str, Credentials], handle: str, gift: str, n: 
 
 def selects_while(app: App, raws: list[bytes]) -> int:
     """The SELECT statements run while these mails are stored and processed as one batch."""
-    count = 0
-
-    def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        nonlocal count
-        count += statement.lstrip().upper().startswith("SELECT")
-
-    event.listen(app.engine, "before_cursor_execute", counted)
-    try:
-        results = app.ingest_batch(raws, channel="imap")
-    finally:
-        event.remove(app.engine, "before_cursor_execute", counted)
+    results: list[Any] = []
+    count = selects_in(app, lambda: results.extend(app.ingest_batch(raws, channel="imap")))
     assert [status for _, status in results] == ["accepted"] * len(raws)
     return count
 
@@ -262,3 +255,36 @@ def poll(condition: Callable[[], bool], *, timeout: float) -> bool:
             return True
         time.sleep(0.05)
     return condition()
+
+
+def test_a_question_the_batch_did_not_read_is_asked_once(app: App) -> None:
+    """A game the batch's mails did not name (reached through a reply address, say): its seats
+    and open round are read when first asked, then kept for the rest of the batch."""
+    new_game(app, PLAYERS[:3])
+    with (
+        Session(app.engine) as session,
+        prefetched(session, game_names=[], senders=[], message_ids=[]),
+    ):
+        game = queries.game_named(session, "gw1")
+        assert game is not None
+        before = selects_in(app, lambda: queries.seats_of(session, game.id))
+        again = selects_in(app, lambda: queries.seats_of(session, game.id))
+        round_ = selects_in(app, lambda: queries.open_round(session, game.id))
+        round_again = selects_in(app, lambda: queries.open_round(session, game.id))
+    assert (before, again, round_, round_again) == (1, 0, 1, 0)
+
+
+def selects_in(app: App, work: Callable[[], object]) -> int:
+    """The SELECT statements ``work`` runs."""
+    count = 0
+
+    def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        nonlocal count
+        count += statement.lstrip().upper().startswith("SELECT")
+
+    event.listen(app.engine, "before_cursor_execute", counted)
+    try:
+        work()
+    finally:
+        event.remove(app.engine, "before_cursor_execute", counted)
+    return count
