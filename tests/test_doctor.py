@@ -77,7 +77,8 @@ def test_init_makes_a_local_setup_ready(tmp_path: Path) -> None:
     code, output = _doctor("doctor", "--config", str(path))  # --config after the command too
     assert code == 0, output
     assert output.splitlines()[-1] == "everything is ready"
-    statuses = [line.split()[0] for line in output.splitlines()[:-1] if line[:1] == " "]
+    # A status is right-aligned in the first four columns; a fix below a line is indented.
+    statuses = [line[:4].strip() for line in output.splitlines()[:-1] if line[:4].strip()]
     assert set(statuses) <= {OK, SKIP}
     assert any("Maildir" in line for line in output.splitlines() if "IMAP" in line)
     assert any("outbox-maildir" in line for line in output.splitlines() if "SMTP" in line)
