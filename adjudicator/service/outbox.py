@@ -55,6 +55,7 @@ class PendingMail:
     game_id: int | None = None
     round_id: int | None = None
     envelope_sender: str | None = None
+    answer: bool = False  # to a mail the recipient just sent: sent before the others due
 
 
 def queue_mail(

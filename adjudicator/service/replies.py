@@ -169,8 +169,10 @@ def queue_templated(
     seat_id: int | None = None,
     attachments: Sequence[Attachment] = (),
     images: Sequence[InlineImage] = (),
+    answer: bool = False,
 ) -> None:
-    """Render ``template`` (see :func:`templated_mail`) and queue it."""
+    """Render ``template`` (see :func:`templated_mail`) and queue it; an ``answer`` to a mail
+    its recipient just sent is sent before the other mails due."""
     mail = templated_mail(
         session,
         ctx=ctx,
@@ -187,7 +189,7 @@ def queue_templated(
         attachments=attachments,
         images=images,
     )
-    queue_pending(session, mail, now=now)
+    queue_pending(session, replace(mail, answer=answer) if answer else mail, now=now)
 
 
 def templated_mail(
@@ -312,6 +314,7 @@ def queue_reply(
         seat_id=seat_id,
         attachments=attachments,
         images=images,
+        answer=True,
     )
     return True
 

@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, LargeBinary, String, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, LargeBinary, String, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 
@@ -242,6 +242,12 @@ class OutboxMail(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, description="idempotency key: queuing twice is a no-op")
     kind: str
+    answer: bool = Field(
+        default=False,
+        sa_column_kwargs={"server_default": false()},
+        description="an answer to a mail the recipient just sent: sent before the mails due "
+        "that nobody is waiting for (a burst's results), so that a player is answered at once",
+    )
     game_id: int | None = Field(default=None, foreign_key="game.id")
     round_id: int | None = Field(default=None, foreign_key="round.id")
     recipient: str

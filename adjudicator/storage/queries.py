@@ -439,12 +439,13 @@ def address_has_seat(session: Session, address: str) -> bool:
 
 
 def due_mails(session: Session, *, now: datetime, limit: int) -> list[OutboxMail]:
-    """Pending mails due now, oldest first; on PostgreSQL rows another instance holds are
-    skipped (several instances never send the same mail at once)."""
+    """Pending mails due now: answers to players' own mails first, then the rest, oldest
+    first in each; on PostgreSQL rows another instance holds are skipped (several instances
+    never send the same mail at once)."""
     query = (
         select(OutboxMail)
         .where(OutboxMail.status == OutboxStatus.PENDING, OutboxMail.next_attempt_at <= now)
-        .order_by(col(OutboxMail.id))
+        .order_by(col(OutboxMail.answer).desc(), col(OutboxMail.id))
         .limit(limit)
     )
     if session.get_bind().dialect.name == "postgresql":

@@ -8,19 +8,23 @@ import asyncio
 import sqlite3
 import threading
 from datetime import UTC, datetime
+from email import message_from_bytes, policy
 from email.message import EmailMessage
 
 import pytest
 from mailservers import SmtpSink, running_smtp_sink
+from playing import close_open_round, new_game, player_mail, queued
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from adjudicator.app import App
 from adjudicator.mail.smtp import SmtpSender, SmtpSettings
 from adjudicator.service.outbox import MAX_ATTEMPTS, ServerUnavailable, queue_mail, send_due
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank")
 
 
 def queue(engine: Engine, count: int) -> None:
@@ -177,3 +181,36 @@ def test_an_smtp_server_away_leaves_the_mails_due_and_their_attempts_unspent(
         sink.start_again()
         assert drain(sqlite_engine, sink) == 3  # at once: nothing was pushed back
     assert set(statuses(sqlite_engine).values()) == {OutboxStatus.SENT}
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_an_answer_goes_out_before_the_results_queued_ahead_of_it(
+    database: str, request: pytest.FixtureRequest
+) -> None:
+    """A deadline has just queued three games' results when a player sends orders: the player
+    is waiting for the answer and nobody waits for one result more than another, so over one
+    connection the answer is sent first, then every result, each once."""
+    app: App = request.getfixturevalue("app" if database == "sqlite" else "pg_app")
+    games = {name: new_game(app, PLAYERS, name=name) for name in ("g1", "g2", "g3")}
+    for name in games:
+        close_open_round(app, name)
+    results = queued(app, "result")
+    assert len(results) == 3 * len(PLAYERS)
+    body = f"PASSWORD {games['g2']['carol'].secret}\nGIVE 1 TO alice"
+    app.ingest(player_mail("g2", "carol", body), channel="pipe")  # answered either way
+
+    with running_smtp_sink() as sink:
+
+        async def run() -> int:
+            async with SmtpSender(SmtpSettings(host=sink.host, port=sink.port)) as sender:
+                return await send_due(
+                    app.engine, sender, bounce_address="judge@pbem.test", now=app.clock
+                )
+
+        assert asyncio.run(run()) == len(results) + 1
+        received = [message_from_bytes(m.content, policy=policy.default) for m in sink.received]
+    first = received[0]
+    assert first["To"] == "carol@example.org"
+    assert first["In-Reply-To"] == "<carol-0@example.org>"
+    assert first["Auto-Submitted"] == "auto-replied"
+    assert sorted(m["Message-ID"] for m in received[1:]) == sorted(m["Message-ID"] for m in results)
