@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from adjudicator.archive import update_game, write_rules
 from adjudicator.config import Config
+from adjudicator.mail.compose import Renderer
 from adjudicator.storage.db import unavailable
 from adjudicator.storage.models import Game, Round
 
@@ -38,6 +39,8 @@ class ArchiveKeeper:
         self.archived: dict[int, datetime] = {}  # round id -> reported_at, within the margin
         self.stopping = threading.Event()  # set on shutdown: the pass ends after its game
         self.rules_written = False  # the rules pages, linked from the first welcome on
+        # One set of templates for every pass: compiled once, not once per game rebuilt.
+        self.renderer = Renderer()
 
     def _reported(self) -> list[tuple[int, str, datetime]]:
         query = (
@@ -50,12 +53,24 @@ class ArchiveKeeper:
         with Session(self.engine) as session:
             return [(i, n, at) for i, n, at in session.exec(query) if i is not None and at]
 
+    def build(self, name: str) -> None:
+        """Rebuild the pages of the game ``name`` (and the index, style sheet and rules pages
+        beside them); pages whose bytes are unchanged are not written again."""
+        update_game(
+            self.engine,
+            name,
+            self.out_dir,
+            base_url=self.base_url,
+            authority=self.authority,
+            renderer=self.renderer,
+        )
+
     def run_once(self) -> list[str]:
         """Rebuild the games with newly reported rounds; their names. The first pass also
         writes the rules pages, which mails link to before any round is reported."""
         if not self.rules_written:
             try:
-                write_rules(self.out_dir)
+                write_rules(self.out_dir, renderer=self.renderer)
                 self.rules_written = True
             except Exception:
                 log.exception("rules pages not written; trying again later")
@@ -70,13 +85,7 @@ class ArchiveKeeper:
             if self.stopping.is_set():
                 break
             try:
-                update_game(
-                    self.engine,
-                    name,
-                    self.out_dir,
-                    base_url=self.base_url,
-                    authority=self.authority,
-                )
+                self.build(name)
             except OperationalError as error:
                 log.warning(
                     "archive of game %s not updated, database unavailable: %s; trying again later",

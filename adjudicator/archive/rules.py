@@ -7,6 +7,7 @@ with tables; raw HTML in the source is not passed through). A link to another ru
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from markdown_it.token import Token
@@ -61,7 +62,10 @@ def _title(tokens: list[Token], fallback: str) -> str:
     return fallback
 
 
+@functools.cache
 def rules_page(kind: str) -> RulesPage:
+    """The rules page of ``kind``, made once per process: the rules are shipped with the
+    package, and every rebuild of a game's archive writes the rules pages beside it."""
     md = parser()
     tokens = md.parse(rules_markdown(kind))
     pictures = [(name, rules_asset(name)) for name in _relink(tokens)]

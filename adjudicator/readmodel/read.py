@@ -7,6 +7,8 @@ rounds in state ``reported`` are shown: a result is public once its mails are qu
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
@@ -36,7 +38,7 @@ def read_archive(engine: Engine, *, game_name: str | None = None) -> Archive:
     """Every game's index row, and the full view of one game (``game_name``) or of all."""
     with Session(engine) as session:
         games = list(session.exec(select(Game).order_by(col(Game.created_at), col(Game.name))))
-        index = tuple(_summary(session, game) for game in games)
+        index = _summaries(session, games)
         if game_name is not None:
             games = [g for g in games if g.name == game_name.strip().lower()]
             if not games:
@@ -63,31 +65,61 @@ def _reported(session: Session, game: Game) -> list[tuple[Round, RoundResult]]:
     return [(round_, result) for round_, result in rows]
 
 
-def _summary(session: Session, game: Game) -> GameSummary:
-    count, newest = session.exec(
-        select(func.count(col(Round.id)), func.max(col(Round.adjudicated_at))).where(
-            Round.game_id == game.id, Round.state == RoundState.REPORTED
+def _summaries(session: Session, games: list[Game]) -> tuple[GameSummary, ...]:
+    """Every game's index row, in three queries whatever the number of games (the index is
+    rewritten with each game's pages, so that one game's rebuild costs the same with 5 games
+    or 5,000)."""
+    reported = Round.state == RoundState.REPORTED
+    counts: dict[int, tuple[int, datetime | None]] = {
+        game_id: (int(count), newest)
+        for game_id, count, newest in session.exec(
+            select(Round.game_id, func.count(col(Round.id)), func.max(col(Round.adjudicated_at)))
+            .where(reported)
+            .group_by(col(Round.game_id))
         )
-    ).one()
-    last = session.exec(
-        select(RoundResult)
-        .join(Round, col(RoundResult.round_id) == col(Round.id))
-        .where(Round.game_id == game.id, Round.state == RoundState.REPORTED)
-        .order_by(col(Round.number).desc())
-        .limit(1)
-    ).first()
-    return GameSummary(
-        name=game.name,
-        kind=game.kind,
-        status=str(game.status),
-        time_zone=game.time_zone,
-        created_at=game.created_at,
-        updated_at=max(game.created_at, newest) if newest is not None else game.created_at,
-        players=tuple(handle for handle, _, _ in _handles(session, game)),
-        rounds=int(count),
-        winners=tuple(last.winners) if last else (),
-        draw=bool(last.draw) if last else False,
+    }
+    newest_number = (
+        select(Round.game_id, func.max(col(Round.number)).label("number"))
+        .where(reported)
+        .group_by(col(Round.game_id))
+        .subquery()
     )
+    newest_result = (
+        select(Round.game_id, RoundResult)
+        .join(RoundResult, col(RoundResult.round_id) == col(Round.id))
+        .join(
+            newest_number,
+            (newest_number.c.game_id == col(Round.game_id))
+            & (newest_number.c.number == col(Round.number)),
+        )
+        .where(reported)
+    )
+    last: dict[int, RoundResult] = dict(session.exec(newest_result).all())
+    players: dict[int, list[str]] = {}
+    for game_id, handle in session.exec(
+        select(Seat.game_id, Seat.handle).order_by(col(Seat.game_id), col(Seat.seat))
+    ):
+        players.setdefault(game_id, []).append(handle)
+    summaries = []
+    for game in games:
+        assert game.id is not None
+        count, newest = counts.get(game.id, (0, None))
+        result = last.get(game.id)
+        summaries.append(
+            GameSummary(
+                name=game.name,
+                kind=game.kind,
+                status=str(game.status),
+                time_zone=game.time_zone,
+                created_at=game.created_at,
+                updated_at=max(game.created_at, newest) if newest is not None else game.created_at,
+                players=tuple(players.get(game.id, ())),
+                rounds=count,
+                winners=tuple(result.winners) if result else (),
+                draw=bool(result.draw) if result else False,
+            )
+        )
+    return tuple(summaries)
 
 
 def _public_press(session: Session, game: Game) -> dict[int, tuple[PublicPress, ...]]:

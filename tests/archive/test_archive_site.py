@@ -148,6 +148,31 @@ def test_a_finished_game_shows_its_winner(played: Played) -> None:
     assert "ann is out of missiles while the other ship still has one: ben wins." in round_text
 
 
+def test_the_index_has_a_row_per_game_with_its_players_rounds_and_outcome(
+    played: Played,
+) -> None:
+    """Each game's row (read for all games at once) names its players in seat order, counts
+    its reported rounds, and tells a finished game's outcome: ben won the duel (round 4),
+    and late ended by richelieu's forfeit (athos wins); the game not started has no round."""
+    html = played.text("index.html")
+    rows = {}
+    for row in re.findall(r"<tr>\s*<th scope=\"row\">(.*?)</tr>", html, flags=re.DOTALL):
+        name = re.search(r'href="([^/"]+)/index.html"', row)
+        assert name is not None
+        # the cells after the name: kind, players, rounds, state, last change
+        cells = [re.sub(r"<[^>]+>", "", cell).split(">")[-1].strip() for cell in row.split("<td")]
+        rows[name.group(1)] = dict(
+            zip(("kind", "players", "rounds", "state"), cells[1:], strict=False)
+        )
+    for game in GAMES:
+        assert rows[game.name]["players"] == ", ".join(game.players)
+        assert rows[game.name]["rounds"] == str(len(played.results(game.name)))
+    assert "ben wins" in rows["duel"]["state"]
+    assert "athos wins" in rows["late"]["state"]
+    assert rows["soon"]["rounds"] == "0"
+    assert "finished" not in rows["gw1"]["state"]
+
+
 def test_a_forfeit_is_told_in_words(played: Played) -> None:
     text = check_page(played.out / "late" / "round-2.html").text
     assert "richelieu (the Cardinal) made no move in time and forfeits." in text
