@@ -1,9 +1,9 @@
 """Mail intake end to end: order mails in a real Dovecot, answers at a real SMTP receiver.
 
 Run: .venv/bin/python bench/intake.py [--mails 2000] [--games 100] [--latency 100]
-     [--latency-mode spaced|sequential|both] [--auth password|token] [--profile]
-     [--database sqlite|pg] [--pg-admin URL]
-     [--experiment NAME]... (idle-recheck)
+     [--latency-mode spaced|sequential|both] [--auth password|token]
+     [--database sqlite|pg] [--pg-admin URL] [--service process|thread]
+     [--profile] [--experiment NAME]... (idle-recheck; both with --service thread)
 
 1. Setup: a throwaway Dovecot and an aiosmtpd sink (tests/mailservers.py), a fresh SQLite
    database with ``--games`` Giveaway games (seats enough for one mail each; no welcome mails),
@@ -13,22 +13,32 @@ Run: .venv/bin/python bench/intake.py [--mails 2000] [--games 100] [--latency 10
    before the service starts. ``--auth token`` sends them to the players' reply addresses
    (``judge+TOKEN@``) without a PASSWORD line instead. ``--database pg``: a fresh PostgreSQL
    database (made through ``--pg-admin``, dropped after) instead of the SQLite file.
-2. Bulk: the service (``adjudicator.runner.Service``: IMAP IDLE poller thread, SMTP outbox on
-   the event loop) starts; timed until every mail is stored (Submission rows) and every
-   confirmation was accepted by the sink. Where the time went is printed: wall-clock timers
-   around the service's functions, per thread (nested lines are parts of the line above).
-   ``--profile`` adds cProfile of the service's two threads (it slows the run: take the timed
-   figures from a run without it).
-3. Latency: with the service idle in IDLE, ``--latency`` more mails appended one at a time,
-   ``spaced`` (``--gap`` seconds apart, jittered +-33%) and ``sequential`` (each after the
-   previous answer plus 0.05-0.3 s); append -> confirmation accepted by the sink: median, p90,
-   p99 (nearest rank), max. Dovecot tells an IDLE client of new mail 0.5 s after it arrived.
+2. Bulk: the service starts; timed until every mail is stored (Submission rows) and every
+   confirmation was accepted by the sink. The mails fill every seat, so each game's round
+   closes early as its last orders arrive: the service also adjudicates 100 rounds and sends
+   their results (with pictures) meanwhile; the confirmations go first (answers before mails
+   nobody waits for).
+   - ``--service process`` (the default): as deployed, an ``adjudicate serve`` process (and the
+     worker processes it starts), configured through the environment; the sink stays in this
+     process, as an MTA is a process of its own.
+   - ``--service thread``: ``adjudicator.runner.Service`` in this process (IMAP IDLE poller
+     thread, SMTP outbox on the event loop), sharing its interpreter lock with the sink. Where
+     the time went is printed: wall-clock timers around the service's functions, per thread
+     (nested lines are parts of the line above). ``--profile`` adds cProfile of the service's
+     two threads (it slows the run: take the timed figures from a run without it).
+3. Latency: with the service idle (in IDLE; in process mode: every mail processed and every
+   queued mail sent, for a second), ``--latency`` more mails appended one at a time, ``spaced``
+   (``--gap`` seconds apart, jittered +-33%) and ``sequential`` (each after the previous
+   answer plus 0.05-0.3 s); append -> confirmation accepted by the sink: median, p90, p99
+   (nearest rank), max. Dovecot tells an IDLE client of new mail 0.5 s after it arrived.
 4. Floor, same run, service stopped: a bare imapclient FETCH BODY.PEEK[] of the same mails (one
    command) and a bare aiosmtplib send of the service's own confirmations over one connection
-   to the same sink. Ratio floor / service: 1.0 would mean the service is as fast as the bare
-   transfers.
-5. Peak memory: ``ru_maxrss`` of this process, which also holds the sink (with every mail it
-   received), the generated mails and the floor's FETCH.
+   to the same sink (in this process, in both modes). Ratio floor / service: 1.0 would mean the
+   service is as fast as the bare transfers.
+5. Peak memory: in process mode, the peak resident memory (VmHWM) of the service process and of
+   each worker; in both modes ``ru_maxrss`` of this process, which holds the sink (with every
+   mail it received), the generated mails and the floor's FETCH (and the service in thread
+   mode).
 
 ``--experiment`` patches the service for the run only, to measure a change proposed for
 adjudicator/ before anyone makes it (see ``EXPERIMENTS``).
@@ -46,12 +56,14 @@ import inspect
 import io
 import json
 import math
+import os
 import pstats
 import random
 import re
 import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -72,7 +84,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import aiosmtplib
 import imapclient
 import sqlalchemy.orm
-from deadline_burst import database
+from deadline_burst import ADJUDICATE, database
 from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink, running_dovecot, start_smtp_sink
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -290,12 +302,24 @@ def make_mails(
     return mails
 
 
-def multiappend(dovecot: Dovecot, user: str, raws: list[bytes]) -> float:
+def multiappend(dovecot: Dovecot, user: str, raws: list[bytes], folder: str = "INBOX") -> float:
     started = time.perf_counter()
     with dovecot.client(user) as client:
+        if folder != "INBOX":
+            client.create_folder(folder)
         for i in range(0, len(raws), APPEND_BATCH):
-            client.multiappend("INBOX", raws[i : i + APPEND_BATCH])
+            client.multiappend(folder, raws[i : i + APPEND_BATCH])
     return time.perf_counter() - started
+
+
+STAGING = "Staging"
+
+
+def deliver_staged(dovecot: Dovecot, user: str) -> None:
+    """Every mail of the staging folder into the INBOX at once (one MOVE)."""
+    with dovecot.client(user) as client:
+        client.select_folder(STAGING)
+        client.move(client.search(["ALL"]), "INBOX")
 
 
 # --- instruments -------------------------------------------------------------------------------
@@ -518,6 +542,87 @@ class Running:
             self.loop.close()
 
 
+class Served:
+    """The service as it is deployed: an ``adjudicate serve`` process (and the worker processes
+    it starts), configured through the environment, on the same database, Dovecot and sink."""
+
+    def __init__(self, bench: Bench) -> None:
+        self.bench = bench
+        self.process: subprocess.Popen[bytes] | None = None
+        self.peaks: dict[str, float] = {}
+
+    def env(self) -> dict[str, str]:
+        bench = self.bench
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
+        return env | {
+            "ADJUDICATOR_DATA_DIR": str(bench.base / "data"),
+            "ADJUDICATOR_DATABASE_URL": bench.database_url,
+            "ADJUDICATOR_ADDRESS": JUDGE,
+            "ADJUDICATOR_SMTP_HOST": bench.sink.host,
+            "ADJUDICATOR_SMTP_PORT": str(bench.sink.port),
+            "ADJUDICATOR_IMAP_HOST": bench.dovecot.host,
+            "ADJUDICATOR_IMAP_PORT": str(bench.dovecot.port),
+            "ADJUDICATOR_IMAP_USERNAME": bench.user,
+            "ADJUDICATOR_IMAP_PASSWORD": IMAP_PASSWORD,
+            "ADJUDICATOR_IMAP_POLL_SECONDS": str(bench.args.poll_seconds),
+        }
+
+    def start(self) -> None:
+        log = (self.bench.base / "service.log").open("wb")
+        self.process = subprocess.Popen(
+            [str(ADJUDICATE), "serve"], env=self.env(), stdout=log, stderr=subprocess.STDOUT
+        )
+
+    def wait_ready(self, *, timeout: float) -> None:
+        """Until the service says it serves (its start-up pass done), and a second more for
+        its IMAP reader to sit in IDLE."""
+        log = self.bench.base / "service.log"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                raise SystemExit(f"the service ended at its start: see {log}")
+            if b"deadlines planned; serving" in log.read_bytes():
+                time.sleep(1.0)
+                return
+            time.sleep(0.05)
+        raise SystemExit("the service did not start")
+
+    def keep_peaks(self) -> None:
+        """The peak resident memory (VmHWM) of the service and of each of its workers so far."""
+        if self.process is None:
+            return
+        pids = [self.process.pid, *_children(self.process.pid)]
+        for n, pid in enumerate(pids):
+            name = "service" if n == 0 else "worker"
+            peak = _peak_mb(pid)
+            if peak is not None:
+                key = name if n == 0 else f"{name}_{pid}"
+                self.peaks[key] = max(self.peaks.get(key, 0.0), peak)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.keep_peaks()
+        self.process.terminate()
+        self.process.wait(60)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        found += [int(c) for c in task.read_text().split()]
+    return found
+
+
+def _peak_mb(pid: int) -> float | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
+    return int(found.group(1)) / 1024 if found else None
+
+
 class Arrivals:
     """When the sink accepted each message, by its In-Reply-To (patched into the handler)."""
 
@@ -630,21 +735,27 @@ def setup(bench: Bench, app: App) -> tuple[list[Mail], list[Mail]]:
     sizes = [len(raw) for _, _, raw in bulk_mails]
     figures["mail_bytes_mean"] = statistics.mean(sizes)
     figures["mail_bytes_max"] = max(sizes)
-    figures["multiappend_s"] = multiappend(bench.dovecot, bench.user, [r for *_, r in bulk_mails])
     print(
         f"setup: {args.games} games x {seats} seats in {figures['setup_games_s']:.1f} s;"
         f" {args.mails} mails (mean {figures['mail_bytes_mean']:.0f} B, max"
-        f" {figures['mail_bytes_max']} B) MULTIAPPENDed in {figures['multiappend_s']:.2f} s"
+        f" {figures['mail_bytes_max']} B)"
     )
     return bulk_mails, latency_mails
 
 
+def append_bulk(bench: Bench, bulk_mails: list[Mail], folder: str = "INBOX") -> None:
+    raws = [r for *_, r in bulk_mails]
+    seconds = multiappend(bench.dovecot, bench.user, raws, folder)
+    bench.figures["multiappend_s"] = seconds
+    print(f"{len(raws)} mails MULTIAPPENDed to {folder} in {seconds:.2f} s")
+
+
 def bulk(
-    running: Running, arrivals: Arrivals, db: Engine, ids: set[str], *, timeout: float
+    start: Callable[[], None], arrivals: Arrivals, db: Engine, ids: set[str], *, timeout: float
 ) -> dict[str, float]:
     """Start the service; time until every mail is stored and every answer was accepted."""
     started = time.monotonic()
-    running.start()
+    start()
     stored_at = first_at = None
     deadline = started + timeout
     while time.monotonic() < deadline:
@@ -666,6 +777,27 @@ def bulk(
         "stored_s": stored_at - started,
         "first_confirmation_s": (first_at or done) - started,
     }
+
+
+def wait_quiet(db: Engine, *, timeout: float) -> None:
+    """Until every mail stored is processed and every mail queued is sent, for a second (the
+    service out of reach in its own process: it is then back in IDLE, with nothing to do)."""
+    query = text(
+        "SELECT (SELECT count(*) FROM submission WHERE status = 'received')"
+        " + (SELECT count(*) FROM outboxmail WHERE status = 'pending')"
+    )
+    deadline, quiet_since = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        with db.connect() as connection:
+            busy = int(connection.execute(query).scalar_one())
+        if busy:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= 1.0:
+            return
+        time.sleep(0.05)
+    raise SystemExit("the service did not go quiet")
 
 
 def wait_idle(running: Running, *, timeout: float) -> None:
@@ -722,58 +854,97 @@ def latency(bench: Bench, mails: list[Mail], *, sequential: bool, timeout: float
 
 
 def run_service(bench: Bench, app: App, bulk_mails: list[Mail], latency_mails: list[Mail]) -> None:
+    """The bulk and latency phases, the service in this process (``--service thread``: where the
+    time went, profiles and experiments) or in its own (``--service process``, as deployed)."""
     args, figures = bench.args, bench.figures
     db = app.engine
     figures["maxrss_before_service_mb"] = maxrss_mb()
-    timers, profiles = Timers(), Profiles() if args.profile else None
-    running = Running(app, profiles=profiles)
+    ids = {message_id for _, message_id, _ in bulk_mails}
     with ExitStack() as stack:  # undone in reverse: stop the service, then remove the patches
         stack.callback(app.engine.dispose)
-        if profiles is not None:
-            stack.enter_context(profiles.installed())
-        stack.enter_context(running.capturing_poller())
-        stack.callback(timers.uninstall)
-        timers.install()
-        stack.callback(running.stop)
-        ids = {message_id for _, message_id, _ in bulk_mails}
-        measured = bulk(running, bench.arrivals, db, ids, timeout=args.timeout)
-        figures |= measured
-        service_s = measured["service_s"]
-        print(
-            f"service: {args.mails} stored in {measured['stored_s']:.2f} s, all"
-            f" confirmations accepted by the sink in {service_s:.2f} s"
-            f" ({args.mails / service_s:.0f} mail/s; first answer after"
-            f" {measured['first_confirmation_s']:.2f} s)"
-        )
-        figures["breakdown"] = timers.report(service_s)
+        if args.service == "process":
+            # Started first and waited for: a burst of mail reaches a running service, and the
+            # process's start (its imports) is not counted. The mails wait in another
+            # folder, then are moved into the INBOX in one command.
+            served = Served(bench)
+            stack.callback(lambda: figures.update(service_peak_mb=served.peaks))
+            stack.callback(served.stop)
+            append_bulk(bench, bulk_mails, STAGING)
+            served.start()
+            served.wait_ready(timeout=120)
+
+            def deliver() -> None:
+                deliver_staged(bench.dovecot, bench.user)
+
+            figures |= bulk(deliver, bench.arrivals, db, ids, timeout=args.timeout)
+            report_bulk(bench)
+            served.keep_peaks()
+            latency_phases(bench, latency_mails, lambda: wait_quiet(db, timeout=120))
+        else:
+            timers, profiles = Timers(), Profiles() if args.profile else None
+            running = Running(app, profiles=profiles)
+            if profiles is not None:
+                stack.enter_context(profiles.installed())
+            stack.enter_context(running.capturing_poller())
+            stack.callback(timers.uninstall)
+            timers.install()
+            stack.callback(running.stop)
+            append_bulk(bench, bulk_mails)  # before the start: the start-up pass reads them
+            figures |= bulk(running.start, bench.arrivals, db, ids, timeout=args.timeout)
+            report_bulk(bench)
+            figures["breakdown"] = timers.report(figures["service_s"])
+            timers.uninstall()
+            latency_phases(bench, latency_mails, lambda: wait_idle(running, timeout=60))
         figures["maxrss_after_bulk_mb"] = maxrss_mb()
-        timers.uninstall()
-        halves = {
-            "spaced": latency_mails[: args.latency],
-            "sequential": latency_mails[args.latency :],
-        }
-        for mode, mails in halves.items():
-            if not mails or args.latency_mode not in (mode, "both"):
-                continue
-            wait_idle(running, timeout=60)
-            timeout = max(30.0, 2.0 * args.poll_seconds)
-            lat = latency(bench, mails, sequential=mode == "sequential", timeout=timeout)
-            figures[f"latency_{mode}"] = lat
-            how = f"{args.gap:.2f} s apart" if mode == "spaced" else "each after the last answer"
-            if not lat["answered"]:
-                print(f"latency ({mode}): none of {len(mails)} mails was answered")
-                continue
-            print(
-                f"latency ({mode}): {lat['answered']} mails {how}: append -> confirmation"
-                f" median {lat['median_s']:.3f} s, p90 {lat['p90_s']:.3f} s, p99"
-                f" {lat['p99_s']:.3f} s, max {lat['max_s']:.3f} s, min {lat['min_s']:.3f} s;"
-                f" {lat['over_2s']} over 2 s, {lat['missing']} unanswered"
-            )
     figures["maxrss_service_mb"] = maxrss_mb()
     figures["outcome"] = statuses(db)
     print(f"outcome: {figures['outcome']}")
-    if profiles is not None:
+    if args.service == "process":
+        peaks = figures["service_peak_mb"]
+        workers = [v for k, v in peaks.items() if k != "service"]
+        print(
+            f"memory of the service: peak RSS {peaks.get('service', 0):.0f} MB"
+            + (
+                f", its {len(workers)} child processes {max(workers):.0f} MB at most"
+                if workers
+                else ""
+            )
+        )
+    elif profiles is not None:
         profiles.report()
+
+
+def report_bulk(bench: Bench) -> None:
+    args, figures = bench.args, bench.figures
+    service_s = figures["service_s"]
+    print(
+        f"service ({args.service}): {args.mails} stored in {figures['stored_s']:.2f} s, all"
+        f" confirmations accepted by the sink in {service_s:.2f} s"
+        f" ({args.mails / service_s:.0f} mail/s; first answer after"
+        f" {figures['first_confirmation_s']:.2f} s)"
+    )
+
+
+def latency_phases(bench: Bench, latency_mails: list[Mail], wait: Callable[[], None]) -> None:
+    args, figures = bench.args, bench.figures
+    halves = {"spaced": latency_mails[: args.latency], "sequential": latency_mails[args.latency :]}
+    for mode, mails in halves.items():
+        if not mails or args.latency_mode not in (mode, "both"):
+            continue
+        wait()
+        timeout = max(30.0, 2.0 * args.poll_seconds)
+        lat = latency(bench, mails, sequential=mode == "sequential", timeout=timeout)
+        figures[f"latency_{mode}"] = lat
+        how = f"{args.gap:.2f} s apart" if mode == "spaced" else "each after the last answer"
+        if not lat["answered"]:
+            print(f"latency ({mode}): none of {len(mails)} mails was answered")
+            continue
+        print(
+            f"latency ({mode}): {lat['answered']} mails {how}: append -> confirmation"
+            f" median {lat['median_s']:.3f} s, p90 {lat['p90_s']:.3f} s, p99"
+            f" {lat['p99_s']:.3f} s, max {lat['max_s']:.3f} s, min {lat['min_s']:.3f} s;"
+            f" {lat['over_2s']} over 2 s, {lat['missing']} unanswered"
+        )
 
 
 def floor_fetch(dovecot: Dovecot, user: str, count: int, sizes: list[int]) -> dict[str, float]:
@@ -863,10 +1034,20 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--pg-admin", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
     )
+    parser.add_argument(
+        "--service",
+        choices=("process", "thread"),
+        default="process",
+        help="the service as deployed (adjudicate serve), or in this process (where the time"
+        " went; needed by --profile and --experiment)",
+    )
     parser.add_argument("--profile", action="store_true", help="cProfile the service threads")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=600.0)
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.service == "process" and (args.profile or args.experiment):
+        parser.error("--profile and --experiment need --service thread")
+    return args
 
 
 def main() -> None:
@@ -879,6 +1060,7 @@ def main() -> None:
         "database": args.database,
         "experiments": args.experiment,
         "poll_seconds": args.poll_seconds,
+        "service": args.service,
     }
     base = Path(tempfile.mkdtemp(prefix="adjudicator-bench-"))
     sink = start_smtp_sink()
