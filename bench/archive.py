@@ -3,11 +3,11 @@
 Run: .venv/bin/python bench/archive.py [--games 20] [--players 6] [--rounds 4]
 
 ``--games`` Giveaway games of ``--players`` players are played for ``--rounds`` rounds through
-the real intake on SQLite (random legal orders by mail; each round closed and reported as at its
-deadline). Then each game's pages are rebuilt as the service's archive pass rebuilds them after
-a round (``ArchiveKeeper.build``: the game's page, its rounds' pages and pictures, its record
-and feed, the index, the style sheet and the rules pages; a page whose bytes did not change is
-not written again). Per game, median over the games:
+the real intake on SQLite (as ``bench/reports.py`` plays its game: random legal orders by mail,
+each round closed and reported as at its deadline). Then each game's pages are rebuilt as the
+service's archive pass rebuilds them after a round (``ArchiveKeeper.build``: the game's page,
+its rounds' pages and pictures, its record and feed, the index, the style sheet and the rules
+pages; a page whose bytes did not change is not written again). Per game, median over the games:
 
 1. ``warm_ms``: by the running service's keeper (templates compiled and rules pages made by its
    earlier passes);
@@ -22,76 +22,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from email.message import EmailMessage
 from pathlib import Path
 
-from sqlmodel import Session, select
+from reports import SERVICE, play
 
-from adjudicator.app import App, make_app
+from adjudicator.app import make_app
 from adjudicator.archive.render import ArchiveRenderer, Site
 from adjudicator.archive.rules import rules_page
 from adjudicator.archiving import ArchiveKeeper
 from adjudicator.config import Config, ServiceConfig
-from adjudicator.games import get_rules
 from adjudicator.readmodel.read import read_archive
-from adjudicator.readmodel.stored import game_state
-from adjudicator.service.closing import close_and_adjudicate
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.rounds import open_round_of, start_game
-from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Game
 
-SERVICE = "judge@pbem.test"
 AUTHORITY = "pbem.test"
-
-
-def orders_mail(game: str, player: str, secret: str, lines: list[str], serial: int) -> bytes:
-    message = EmailMessage()
-    message["From"] = f"{player}@example.org"
-    message["To"] = SERVICE
-    message["Subject"] = f"[{game}] orders"
-    message["Message-ID"] = f"<{player}-{serial}@example.org>"
-    message.set_content("\n".join([f"PASSWORD {secret}", *lines]) + "\n")
-    return message.as_bytes()
-
-
-def play(app: App, name: str, players: int, rounds: int, rng: random.Random) -> None:
-    """The game ``name`` played for ``rounds`` rounds, every round reported."""
-    handles = [f"p{i:02d}" for i in range(players)]
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name=name,
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},
-            players=[PlayerSpec(h, f"{h}.{name}@example.org") for h in handles],
-            options={},
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    secrets = {c.handle: c.secret for c in credentials}
-    rules = get_rules("giveaway")
-    for number in range(rounds):
-        with Session(app.engine) as session:
-            state = game_state(session.exec(select(Game).where(Game.name == name)).one())
-        for h in handles:
-            lines = rules.sample_orders(state, h, rng)
-            raw = orders_mail(name, f"{h}.{name}", secrets[h], lines, number)
-            app.ingest(raw, channel="bench")
-        with session_scope(app.engine) as session:
-            round_ = open_round_of(
-                session, session.exec(select(Game).where(Game.name == name)).one()
-            )
-            assert round_ is not None, "the game ended: ask for fewer rounds"
-            assert round_.id is not None
-            close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
-        app.report()
 
 
 def per_game(names: list[str], work: Callable[[str], object]) -> list[float]:
@@ -119,11 +65,10 @@ def main() -> None:
         base = Path(folder)
         config = Config(service=ServiceConfig(data_dir=str(base / "data"), address=SERVICE))
         app = make_app(config)
-        rng = random.Random(args.seed)
         names = [f"g{n:03d}" for n in range(args.games)]
         start = time.perf_counter()
-        for name in names:
-            play(app, name, args.players, args.rounds, rng)
+        for n, name in enumerate(names):
+            play(app, args.players, args.rounds, args.seed + n, name)
         print(
             f"setup: {args.games} games x {args.players} players, {args.rounds} rounds each, "
             f"in {time.perf_counter() - start:.1f} s"

@@ -40,23 +40,23 @@ from adjudicator.storage.models import Game, OutboxMail
 SERVICE = "judge@pbem.test"
 
 
-def mail(player: str, secret: str, lines: list[str], serial: int) -> bytes:
+def mail(player: str, secret: str, lines: list[str], serial: int, game: str = "bench") -> bytes:
     message = EmailMessage()
     message["From"] = f"{player}@example.org"
     message["To"] = SERVICE
-    message["Subject"] = "[bench] orders"
+    message["Subject"] = f"[{game}] orders"
     message["Message-ID"] = f"<{player}-{serial}@example.org>"
     message.set_content("\n".join([f"PASSWORD {secret}", *lines]) + "\n")
     return message.as_bytes()
 
 
-def play(app: App, players: int, rounds: int, seed: int) -> dict[str, str]:
-    """The game ``bench`` played for ``rounds`` rounds; each player's password."""
+def play(app: App, players: int, rounds: int, seed: int, name: str = "bench") -> dict[str, str]:
+    """The game ``name`` played for ``rounds`` rounds; each player's password."""
     names = [f"p{i:02d}" for i in range(players)]
     with session_scope(app.engine) as session:
         game, credentials = create_game(
             session,
-            name="bench",
+            name=name,
             kind="giveaway",
             time_zone="Europe/Berlin",
             schedule="72h",
@@ -68,17 +68,16 @@ def play(app: App, players: int, rounds: int, seed: int) -> dict[str, str]:
         start_game(session, game, now=app.clock())
     secrets = {c.handle: c.secret for c in credentials}
     rules, rng, serial = get_rules("giveaway"), random.Random(seed), 0
+    this_game = select(Game).where(Game.name == name)
     for _ in range(rounds):
         with Session(app.engine) as session:
-            state = game_state(session.exec(select(Game)).one())
-        for name in names:
+            state = game_state(session.exec(this_game).one())
+        for handle in names:
             serial += 1
-            app.ingest(
-                mail(name, secrets[name], rules.sample_orders(state, name, rng), serial),
-                channel="bench",
-            )
+            lines = rules.sample_orders(state, handle, rng)
+            app.ingest(mail(handle, secrets[handle], lines, serial, name), channel="bench")
         with session_scope(app.engine) as session:
-            round_ = open_round_of(session, session.exec(select(Game)).one())
+            round_ = open_round_of(session, session.exec(this_game).one())
             assert round_ is not None, "the game ended early: ask for fewer rounds"
             assert round_.id is not None
             close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
