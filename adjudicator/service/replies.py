@@ -189,7 +189,7 @@ def queue_templated(
         attachments=attachments,
         images=images,
     )
-    queue_pending(session, replace(mail, answer=answer) if answer else mail, now=now)
+    queue_pending(session, replace(mail, answer=answer), now=now)
 
 
 def templated_mail(
