@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
@@ -41,6 +42,8 @@ class ArchiveKeeper:
         self.rules_written = False  # the rules pages, linked from the first welcome on
         # One set of templates for every pass: compiled once, not once per game rebuilt.
         self.renderer = Renderer()
+        # Who rebuilds a game's pages: this process, or a worker process (``runner.py``).
+        self.builder: Callable[[str], None] = self.build
 
     def _reported(self) -> list[tuple[int, str, datetime]]:
         query = (
@@ -85,7 +88,7 @@ class ArchiveKeeper:
             if self.stopping.is_set():
                 break
             try:
-                self.build(name)
+                self.builder(name)
             except OperationalError as error:
                 log.warning(
                     "archive of game %s not updated, database unavailable: %s; trying again later",

@@ -344,6 +344,8 @@ class Service:
         senders = make_senders(self.app)
 
         workers = self._workers(once=once)
+        if workers is not None:
+            self.archive.builder = workers.archive_game
         if not once:
             self.app.report_later = lambda: self._report_soon(loop)
         scheduler = DeadlineScheduler(
@@ -374,9 +376,11 @@ class Service:
             await self._serve(senders, maildir, workers)
         finally:
             self.systemd.stopping()
+            # An archive pass ends after its game (its worker finishes it before stopping);
+            # the pages left out are built on the next start.
+            self.archive.stopping.set()
             await self._finish_rounds(scheduler, workers)
             if self._archiving is not None:
-                self.archive.stopping.set()  # the pages left out are built on the next start
                 await asyncio.gather(self._archiving, return_exceptions=True)
             if poller is not None:
                 poller.stop()

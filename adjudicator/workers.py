@@ -9,6 +9,10 @@ then ``report_round``), in its own transactions: every step is the same compare-
 worker that dies (SIGKILL, out of memory) loses nothing and does nothing twice; the round is
 left to the sweeper, and the next due round starts a new pool.
 
+The archive pass rebuilds each game's pages in a worker too (``archive_game``): a pass after a
+burst of results costs tens of milliseconds a game, which the service's own process keeps for
+the mail.
+
 Workers ignore SIGINT and SIGTERM: the service stops them itself, after the round in hand. A
 worker whose service was killed ends by itself within a second or so.
 """
@@ -29,6 +33,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from adjudicator.app import App, make_app
+from adjudicator.archiving import ArchiveKeeper
 from adjudicator.config import Config
 from adjudicator.faults import crash_point
 from adjudicator.logs import configure_logging
@@ -38,6 +43,10 @@ from adjudicator.storage.db import session_scope
 
 log = logging.getLogger("adjudicator.workers")
 T = TypeVar("T")
+
+
+class WorkerDied(RuntimeError):
+    """The worker process doing a job died (killed, out of memory) before it was done."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,19 @@ def _report_waiting(now: datetime) -> int:
     return report_waiting(_app, now)
 
 
+_keeper: ArchiveKeeper | None = None
+
+
+def _archive_game(name: str) -> bool:
+    """One game's archive pages, by this worker's keeper (its templates compiled once)."""
+    global _keeper  # noqa: PLW0603 - one keeper per worker process, made on first use
+    assert _app is not None, "a worker is started with its application"
+    if _keeper is None:
+        _keeper = ArchiveKeeper(_app.engine, _app.config, authority=_app.ctx.identity.domain)
+    _keeper.build(name)
+    return True
+
+
 def _ready() -> bool:
     return _app is not None
 
@@ -153,7 +175,21 @@ class RoundWorkers:
         """Report the rounds waiting to be reported, in a worker; how many."""
         return self._run(_report_waiting, now, what="reporting rounds") or 0
 
-    def _run(self, job: Callable[..., T], *args: object, what: str) -> T | None:
+    def archive_game(self, name: str) -> None:
+        """Rebuild the archive pages of the game ``name`` in a worker (``ArchiveKeeper.build``),
+        so that an archive pass after a burst of results (tens of milliseconds a game) leaves
+        the service's own process to the mail. Raises :class:`WorkerDied` when the worker died:
+        the game is rebuilt on the next pass."""
+        if self._run(_archive_game, name, what=f"archiving game {name}", then=None) is None:
+            raise WorkerDied(f"the worker archiving game {name} died")
+
+    def _run(
+        self,
+        job: Callable[..., T],
+        *args: object,
+        what: str,
+        then: str | None = "the sweeper takes it up",
+    ) -> T | None:
         """``job(*args)`` in a worker. A worker that died leaves its round to the sweeper (its
         transactions rolled back or committed whole): ``None``, and the next job starts a
         new pool."""
@@ -161,7 +197,7 @@ class RoundWorkers:
         try:
             return pool.submit(job, *args).result()
         except BrokenProcessPool:
-            log.error("a worker process died %s; the sweeper takes it up", what)
+            log.error("a worker process died %s%s", what, f"; {then}" if then else "")
             if self.pool is pool:
                 self.pool = None
             pool.shutdown(wait=False, cancel_futures=True)

@@ -13,10 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from playing import new_game
+from playing import close_open_round, new_game
 from sqlmodel import Session, col, func, select
 
+import adjudicator.workers
 from adjudicator.app import App
+from adjudicator.archiving import ArchiveKeeper
 from adjudicator.faults import ENVIRONMENT_VARIABLE
 from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.service.closing import sweep
@@ -150,3 +152,56 @@ def test_the_workers_of_a_killed_service_end_too(tmp_path: Path) -> None:
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+def test_an_archive_pass_rebuilds_the_pages_in_a_worker(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With workers, the archive pass hands each game to a worker process: the pages of both
+    games with a reported round are written although this process cannot build any (its
+    ``ArchiveKeeper.build`` fails here, not in the worker's fresh interpreter)."""
+    for name in ("gw1", "gw2"):
+        new_game(app, ["alice", "bob", "carol"], name=name)
+        close_open_round(app, name)
+
+    def not_here(self: ArchiveKeeper, name: str) -> None:
+        raise AssertionError(f"game {name} built in the service's own process")
+
+    monkeypatch.setattr(ArchiveKeeper, "build", not_here)
+    keeper = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
+    workers = RoundWorkers(app.config, 2)
+    try:
+        keeper.builder = workers.archive_game
+        assert keeper.run_once() == ["gw1", "gw2"]
+    finally:
+        workers.shutdown()
+    for name in ("gw1", "gw2"):
+        page = (app.config.archive_path / name / "round-1.html").read_text(encoding="utf-8")
+        assert "alice" in page
+    assert keeper.run_once() == []  # each game once
+
+
+def test_a_game_whose_archiving_worker_died_is_rebuilt_on_the_next_pass(
+    app: App, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The worker is killed (SIGKILL) while it archives the game: the pass counts the game
+    as not built, and the next pass builds it with a new worker."""
+    new_game(app, ["alice", "bob", "carol"], name="gw1")
+    close_open_round(app, "gw1")
+    keeper = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
+    workers = RoundWorkers(app.config, 2)
+    try:
+        keeper.builder = workers.archive_game
+        monkeypatch.setattr(adjudicator.workers, "_archive_game", _die)
+        assert keeper.run_once() == []  # the worker died: nothing counted as built
+        assert "a worker process died archiving game gw1" in caplog.text
+        monkeypatch.undo()
+        assert keeper.run_once() == ["gw1"]  # a new pool, the game built
+    finally:
+        workers.shutdown()
+    assert (app.config.archive_path / "gw1" / "round-1.html").is_file()
+
+
+def _die(name: str) -> bool:
+    os.kill(os.getpid(), signal.SIGKILL)
+    return False
