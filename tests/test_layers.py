@@ -25,9 +25,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("mail",),
     ("service",),
     ("archive",),
-    ("app",),
+    ("app", "archiving"),
     ("workers",),
-    ("demo", "scheduler", "archiving", "cli_support", "metrics", "systemd", "doctor", "backup"),
+    ("demo", "scheduler", "cli_support", "metrics", "systemd", "doctor", "backup"),
     ("runner",),
     ("cli", "cli_gm", "cli_archive"),
 )
