@@ -56,7 +56,6 @@ import inspect
 import io
 import json
 import math
-import os
 import pstats
 import random
 import re
@@ -84,7 +83,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import aiosmtplib
 import imapclient
 import sqlalchemy.orm
-from deadline_burst import ADJUDICATE, database
+from deadline_burst import ADJUDICATE, database, service_env
 from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink, running_dovecot, start_smtp_sink
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -552,14 +551,11 @@ class Served:
         self.peaks: dict[str, float] = {}
 
     def env(self) -> dict[str, str]:
+        """The deadline bench's service environment, with this bench's address and IMAP."""
         bench = self.bench
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
+        env = service_env(bench.base / "data", bench.database_url, bench.sink, workers=0)
         return env | {
-            "ADJUDICATOR_DATA_DIR": str(bench.base / "data"),
-            "ADJUDICATOR_DATABASE_URL": bench.database_url,
             "ADJUDICATOR_ADDRESS": JUDGE,
-            "ADJUDICATOR_SMTP_HOST": bench.sink.host,
-            "ADJUDICATOR_SMTP_PORT": str(bench.sink.port),
             "ADJUDICATOR_IMAP_HOST": bench.dovecot.host,
             "ADJUDICATOR_IMAP_PORT": str(bench.dovecot.port),
             "ADJUDICATOR_IMAP_USERNAME": bench.user,

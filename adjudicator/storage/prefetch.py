@@ -65,7 +65,7 @@ class BatchReads:
     failures: dict[int, list[LoginFailure]] = field(default_factory=dict)
     """Each seat's login failures (of every source), by seat id."""
     open_rounds: dict[int | None, Round | None] = field(default_factory=dict)
-    """Each game's open round, by game id (SQLite only)."""
+    """Each game's open round, by game id (read locked on PostgreSQL: see the module's text)."""
     newest: dict[tuple[int, int], OrderSet | None] = field(default_factory=dict)
     """The newest order set of (round id, seat id), for each seat of the open rounds read."""
     ordered: dict[int | None, set[int]] = field(default_factory=dict)

@@ -172,7 +172,7 @@ def test_an_archive_pass_rebuilds_the_pages_in_a_worker(
     workers = RoundWorkers(app.config, 2)
     try:
         keeper.builder = workers.archive_game
-        assert keeper.run_once() == ["gw1", "gw2"]
+        assert set(keeper.run_once()) == {"gw1", "gw2"}
     finally:
         workers.shutdown()
     for name in ("gw1", "gw2"):
