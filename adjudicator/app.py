@@ -26,6 +26,7 @@ from adjudicator.service.batch_intake import (
     process_batch,
     store_batch,
 )
+from adjudicator.service.closing import close_completed
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import digest_of, pending_submissions
 from adjudicator.service.reporting import report_adjudicated
@@ -50,8 +51,9 @@ class App:
     ctx: ServiceContext
     clock: Callable[[], datetime] = utcnow
     report_later: Callable[[], object] | None = None
-    """Set by ``adjudicate serve``: rounds that orders closed early are reported by its own
-    reporter, not in the thread that reads the mail (which goes on reading)."""
+    """Set by ``adjudicate serve``: rounds whose last orders came in are closed and reported
+    by its own reporter (in a worker process where it has them), not in the thread that reads
+    the mail (which goes on reading)."""
 
     def ingest(
         self, raw: bytes, *, channel: str, arrived: datetime | None = None
@@ -117,7 +119,7 @@ class App:
                 mark_failed(session, ids[0], error, now=self.clock())
             return [(ids[0], SubmissionStatus.FAILED)]
         self._log_outcomes(list(statuses))
-        # Rounds the last orders closed early: their pictures and results.
+        # Rounds whose last orders came in: closed, then their pictures and results.
         if self.report_later is not None:
             self.report_later()
         else:
@@ -141,8 +143,10 @@ class App:
                 )
 
     def report(self) -> list[int]:
-        """Report the rounds adjudicated and not yet reported (``service/reporting.py``): their
-        pictures are made outside any transaction, then their result mails are queued."""
+        """Close the rounds whose last orders came in (``closing.close_completed``), then report
+        the rounds adjudicated and not yet reported (``service/reporting.py``): their pictures
+        are made outside any transaction, then their result mails are queued."""
+        close_completed(self.engine, ctx=self.ctx, now=self.clock())
         return report_adjudicated(self.engine, ctx=self.ctx, now=self.clock())
 
     def process_pending(self) -> int:

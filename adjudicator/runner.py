@@ -141,13 +141,14 @@ class Service:
         self._archiving = archiving
 
     def _report_soon(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Rounds were closed early by orders (called from the thread reading the mail)."""
+        """A batch of mail was processed: rounds may have their last orders in (called from
+        the thread reading the mail)."""
         self._to_report = True
         loop.call_soon_threadsafe(self.wake.set)
 
     def _report(self, workers: RoundWorkers | None) -> None:
-        """Report the rounds that orders closed early: one pass at a time, in a worker process
-        (or a thread), while the mail goes on being read."""
+        """Close the rounds whose last orders came in and report them: one pass at a time, in a
+        worker process (or a thread), while the mail goes on being read."""
         if not self._to_report or (self._reporting is not None and not self._reporting.done()):
             return
         self._to_report = False

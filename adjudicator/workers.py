@@ -37,7 +37,7 @@ from adjudicator.archiving import ArchiveKeeper
 from adjudicator.config import Config
 from adjudicator.faults import crash_point
 from adjudicator.logs import configure_logging
-from adjudicator.service.closing import ClosingOutcome, close_or_remind
+from adjudicator.service.closing import ClosingOutcome, close_completed, close_or_remind
 from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.storage.db import session_scope
 
@@ -80,7 +80,9 @@ def round_is_due(app: App, round_id: int, now: datetime) -> Closed | None:
 
 
 def report_waiting(app: App, now: datetime) -> int:
-    """Report every round waiting to be reported (closed early by orders); how many."""
+    """Close the rounds whose last orders came in, then report every round waiting to be
+    reported (those, and any a crash left); how many were reported."""
+    close_completed(app.engine, ctx=app.ctx, now=now)
     return len(report_adjudicated(app.engine, ctx=app.ctx, now=now))
 
 

@@ -246,6 +246,42 @@ def close_if_complete(
     return close_and_adjudicate(session, round_id, ctx=ctx, now=now, force=True)
 
 
+def mark_if_complete(session: Session, round_: Round, *, now: datetime) -> bool:
+    """Note that ``round_`` has every order in and closes early (``Round.complete_at``), for
+    :func:`close_completed` to close it once the mail's transaction has committed; True when
+    it does. The mail that completed it is answered at once: adjudicating, drawing and
+    reporting the round is not the mail reader's work. A game played in turns is closed by
+    :func:`close_if_complete` instead, as its confirmation tells the move applied."""
+    if not _closes_early(session, round_):
+        return False
+    if round_.complete_at is None:
+        round_.complete_at = now
+        session.add(round_)
+    return True
+
+
+def close_completed(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[ClosingOutcome]:
+    """Close the rounds :func:`mark_if_complete` noted, each in a transaction of its own, when
+    they still close early (a player may have asked for the full time since, or the game
+    master paused the game); a round that no longer does loses its note, and waits for its
+    deadline. Run after each batch of mail, by the reporter, and by the sweeper (a note that a
+    crash left behind). A second caller loses the round's compare-and-set and does nothing."""
+    with Session(engine) as session:
+        noted = queries.completed_rounds(session)
+    closed = []
+    for round_id in noted:
+        with session_scope(engine) as session:
+            outcome = close_if_complete(session, round_id, ctx=ctx, now=now)
+            round_ = session.get(Round, round_id)
+            if outcome is None and round_ is not None and round_.state == RoundState.OPEN:
+                round_.complete_at = None
+                session.add(round_)
+        crash_point("committed")
+        if outcome is not None:
+            closed.append(outcome)
+    return closed
+
+
 def begin_game(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> Round:
     """Open round 1 (``rounds.start_game``) and let the seats the computer plays move; when
     it waits only for them (the computer moves first), it closes at once. The round open now."""
@@ -274,6 +310,7 @@ def _closes_early(session: Session, round_: Round) -> bool:
 
 def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[ClosingOutcome]:
     """Close every due round and send every due reminder, each in its own transaction."""
+    closed = close_completed(engine, ctx=ctx, now=now)  # noted complete before a crash
     with session_scope(engine) as session:
         work = queries.due_rounds(session, now=now)
         quiet = queries.quiet_seats(session)
@@ -285,7 +322,6 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
             and reminder_pending(session, r, now, quiet=quiet)
         ]
     report_adjudicated(engine, ctx=ctx, now=now)  # left adjudicated by a crash
-    closed = []
     for round_id in work:
         with session_scope(engine) as session:
             done = close_and_adjudicate(session, round_id, ctx=ctx, now=now)

@@ -11,7 +11,7 @@ from adjudicator.mail.commands import Command, Orders
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.security import receipt
 from adjudicator.service import replies
-from adjudicator.service.closing import close_if_complete
+from adjudicator.service.closing import close_if_complete, mark_if_complete
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
 from adjudicator.storage.db import aware
@@ -94,11 +94,13 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     )
     session.flush()
     context |= {"stored": lines, "previous": previous.lines if previous else None, "receipt": code}
-    # Closed first: in a game played in turns the move is applied at once, and its
-    # confirmation says so (docs/rules/<game>.md: a round is one move).
-    close_if_complete(session, round_.id, ctx=handling.ctx, now=handling.now)
     if rules.sequential:
+        # Closed first: in a game played in turns the move is applied at once, and its
+        # confirmation says so (docs/rules/<game>.md: a round is one move).
+        close_if_complete(session, round_.id, ctx=handling.ctx, now=handling.now)
         context |= _turn_after_move(handling, round_)
+    else:  # closed once this mail's transaction commits (closing.close_completed)
+        mark_if_complete(session, round_, now=handling.now)
     handling.reply_to_seat("confirmation", context, round_id=round_.id)
     return True
 

@@ -178,6 +178,11 @@ class Round(SQLModel, table=True):
     reminded_for: str | None = Field(
         default=None, description="'<deadline epoch>:<minutes before>' of the last reminder sent"
     )
+    complete_at: datetime | None = Field(
+        default=None,
+        description="when the last orders of a round that closes early came in: it is closed "
+        "after the mail's transaction, by the reporter (service/closing.py close_completed)",
+    )
 
 
 class Submission(SQLModel, table=True):

@@ -224,6 +224,16 @@ def open_rounds(session: Session, *, of_rounds: Collection[int] | None = None) -
     return list(session.exec(query))
 
 
+def completed_rounds(session: Session) -> list[int]:
+    """Open rounds whose last orders came in (``Round.complete_at``): to be closed early."""
+    rows = session.exec(
+        select(Round.id)
+        .where(Round.state == RoundState.OPEN, col(Round.complete_at).is_not(None))
+        .order_by(col(Round.id))
+    )
+    return [i for i in rows if i is not None]
+
+
 def adjudicated_rounds(session: Session) -> list[int]:
     """Rounds adjudicated and not yet reported (a crash in between, or another instance)."""
     rows = session.exec(

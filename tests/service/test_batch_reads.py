@@ -131,9 +131,9 @@ def _replaced(message: bytes) -> str | None:
 
 
 def test_each_mail_of_a_batch_sees_what_the_mails_before_it_wrote(app: App, twin: App) -> None:
-    """Replaced orders, a round closed early by the last orders and the round opened after it,
-    a copy under the same Message-ID, a mail without the game's name, and wrong passwords
-    that lock their source: the batch decides all of it as mail by mail would."""
+    """Replaced orders, the last orders of a round that closes early, a copy under the same
+    Message-ID, a mail without the game's name, and wrong passwords that lock their source:
+    the batch decides all of it as mail by mail would."""
 
     def mails(creds: dict[str, Credentials]) -> list[bytes]:
         alice_again = orders("gw1", creds, "alice", "carol", 2)
@@ -147,8 +147,7 @@ def test_each_mail_of_a_batch_sees_what_the_mails_before_it_wrote(app: App, twin
                 f"PASSWORD {creds['carol'].secret}\nGIVE 3 TO alice",
                 subject="my orders",
                 message_id="<carol-4@example.org>",
-            ),  # the last orders in: round 1 closes, round 2 opens
-            orders("gw1", creds, "bob", "alice", 5),  # for round 2
+            ),  # the last orders in: round 1 closes after the batch, round 2 opens
             *[
                 player_mail("gw1", "carol", "PASSWORD wrong\nGIVE 3 TO bob", number=10 + n)
                 for n in range(MAX_FAILED_LOGINS)
@@ -163,9 +162,9 @@ def test_each_mail_of_a_batch_sees_what_the_mails_before_it_wrote(app: App, twin
         (1, ["GIVE 3 TO carol"]),
         (1, ["GIVE 3 TO carol"]),
         (1, ["GIVE 3 TO alice"]),
-        (2, ["GIVE 3 TO alice"]),
     ]
-    assert batch["replaced"] == [None, "GIVE 3 TO bob", None, None, None]
+    assert batch["rounds"] == [(1, "reported"), (2, "open")]
+    assert batch["replaced"] == [None, "GIVE 3 TO bob", None, None]
     notes = [note or "" for _, _, note in batch["statuses"]]
     assert notes[2].startswith("replay of submission")
     assert notes[-1] == "refused for game gw1: source locked, not answered"
@@ -175,8 +174,8 @@ def test_each_mail_of_a_batch_sees_what_the_mails_before_it_wrote(app: App, twin
 def test_a_mail_rolled_back_leaves_nothing_for_the_mails_after_it(
     app: App, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Carol's orders complete the round and close it, then her mail fails and its savepoint
-    is rolled back: the mails after hers find round 1 still open, without her orders."""
+    """Carol's orders complete the round, then her mail fails and its savepoint is rolled
+    back: the mails after hers find round 1 without her orders, and it stays open."""
     creds = new_game(app, PLAYERS[:3], settings={"early_close": True})
     fail_processing_of(monkeypatch, "carol@example.org")
     mails = [
