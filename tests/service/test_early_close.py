@@ -1,6 +1,5 @@
-"""A round that closes early (``early_close``, docs/rules/giveaway.md: the round ends when every
-player's orders are in) is closed once the batch of mail bringing its last orders has
-committed, not by the thread reading the mail (``closing.mark_if_complete`` and
+"""A round that closes early (the game's ``early_close`` setting: close as soon as every order
+is in) is closed once the batch of mail bringing its last orders has committed, not by the thread reading the mail (``closing.mark_if_complete`` and
 ``close_completed``). The round is noted complete in the batch's transaction, so that a crash
 between the commit and the close loses nothing: the sweeper closes it."""
 
