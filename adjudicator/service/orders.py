@@ -92,7 +92,6 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
             created_at=handling.now,
         )
     )
-    session.flush()
     context |= {"stored": lines, "previous": previous.lines if previous else None, "receipt": code}
     if rules.sequential:
         # Closed first: in a game played in turns the move is applied at once, and its

@@ -11,8 +11,11 @@ What the batch itself writes keeps the answers true. A new order set is added to
 round, seat, game or login failure flushed changed updates or forgets its own entry; an
 UPDATE, INSERT or DELETE statement forgets what was read from its table; a rolled-back
 savepoint forgets everything; and an answer is given only after the session's pending changes
-are flushed, as a query would be. A question not held goes to the database, and its answer is
-kept. Nothing here changes what an answer is, only how often it is read.
+are flushed, as a query would be, or taken in by the reads themselves: the new order sets and
+the submissions marked processed that each order mail leaves are not flushed mail by mail,
+but written together when the batch ends (or when anything else must be flushed). A question
+not held goes to the database, and its answer is kept. Nothing here changes what an answer
+is, only how often it is read.
 
 The open rounds are read locked, so that no deadline closes one under the batch: a round's
 orders are counted in its result exactly when the batch that took them commits first. On
@@ -76,6 +79,9 @@ class BatchReads:
     """The first processed submission of each Message-ID asked for (absent: none)."""
     message_ids: set[str] = field(default_factory=set)
     """The Message-IDs whose ``first_processed`` was read."""
+    taken: set[int] = field(default_factory=set)
+    """``id()`` of the unflushed rows whose changes the reads hold already (kept alive by the
+    session until its next flush, which empties this)."""
     locks_rounds: bool = False
     """Whether open rounds are read ``FOR NO KEY UPDATE`` (PostgreSQL: see the module's
     text); ``queries.open_round`` reads them so too while the reads are installed."""
@@ -103,18 +109,45 @@ class BatchReads:
     def forget_all(self) -> None:
         for table in self._by_table():
             self.forget(table)
+        self.taken.clear()
 
 
 def installed(session: Session) -> BatchReads | None:
     """The reads installed on this session, if any, brought up to date first with what the
-    session holds unflushed, as a query would be by autoflush (a flush of a clean session
-    returns at once)."""
+    session holds unflushed, as a query would be by autoflush: without a flush where the
+    reads can take in every unflushed change themselves (:func:`_take_in_unflushed`), so that
+    the batch's writes go to the database together, at its end."""
     reads = session.info.get(KEY)
     if not isinstance(reads, BatchReads):
         return None
-    if session.autoflush:
+    if session.autoflush and not _take_in_unflushed(reads, session):
         session.flush()
     return reads
+
+
+def _take_in_unflushed(reads: BatchReads, session: Session) -> bool:
+    """Bring the reads up to date with the session's unflushed changes, as the flush would
+    (:func:`_changed`), when they are only of the kinds an order mail makes: new order sets,
+    and submissions marked processed. False for any other change: the caller flushes. Each
+    row is taken in once (``BatchReads.taken``); the new ones in the order they were added,
+    so that a seat's newest set is the last one added."""
+    if session.deleted:
+        return False
+    new = [row for row in session.new if id(row) not in reads.taken]
+    dirty = [row for row in session.dirty if id(row) not in reads.taken]
+    if not all(isinstance(row, OrderSet) for row in new):
+        return False
+    if not all(isinstance(row, Submission) for row in dirty):
+        return False
+    for row in sorted(new, key=lambda row: inspect(row).insert_order or 0):
+        assert isinstance(row, OrderSet)
+        _note_order_set(reads, row)
+        reads.taken.add(id(row))
+    for row in dirty:
+        assert isinstance(row, Submission)
+        _note_processed(reads, row)
+        reads.taken.add(id(row))
+    return True
 
 
 K = TypeVar("K", bound=Hashable)
@@ -271,6 +304,7 @@ def _read_games(session: Session, reads: BatchReads, game_ids: list[int]) -> Non
 
 def _after_flush(reads: BatchReads, session: Session) -> None:
     """Keep the reads true after a flush of changed rows (see :func:`_changed`)."""
+    reads.taken.clear()
     for row in session.new:
         _changed(reads, row, new=True)
     for row in session.dirty:
@@ -281,10 +315,8 @@ def _after_flush(reads: BatchReads, session: Session) -> None:
 
 def _changed(reads: BatchReads, row: object, *, new: bool) -> None:
     """A row added or changed: the reads it concerns are kept or forgotten, row by row."""
-    if isinstance(row, OrderSet) and new and row.id is not None:
-        if row.round_id in reads.ordered:
-            reads.ordered[row.round_id].add(row.seat_id)
-        reads.newest[(row.round_id, row.seat_id)] = row  # the highest id: the newest
+    if isinstance(row, OrderSet) and new:
+        _note_order_set(reads, row)
     elif isinstance(row, Round):
         if row.state == RoundState.OPEN:
             reads.open_rounds[row.game_id] = row
@@ -304,6 +336,17 @@ def _changed(reads: BatchReads, row: object, *, new: bool) -> None:
         _note_processed(reads, row)
     else:
         reads.forget(_table(row))
+
+
+def _note_order_set(reads: BatchReads, row: OrderSet) -> None:
+    """A new order set: its seat has orders in its round, and it is the seat's newest (after
+    a flush of several, the one with the highest id)."""
+    if row.round_id in reads.ordered:
+        reads.ordered[row.round_id].add(row.seat_id)
+    key = (row.round_id, row.seat_id)
+    kept = reads.newest.get(key)
+    if kept is None or kept.id is None or row.id is None or row.id >= kept.id:
+        reads.newest[key] = row
 
 
 def _note_processed(reads: BatchReads, submission: Submission) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -85,6 +86,44 @@ def test_a_batch_asks_the_same_questions_whatever_its_number_of_mails(app: App) 
     assert many == few
     with Session(app.engine) as session:
         assert len(session.exec(select(OrderSet)).all()) == 16
+
+
+def test_a_batch_writes_its_orders_and_marks_its_mails_together(app: App) -> None:
+    """A batch's mails are marked processed in one statement for twelve mails as for four, in
+    the flush at the batch's end, with the order sets they brought: not a flush per mail (each
+    mail still sees the orders of the mails before it: see the test below)."""
+    keep_open = {"early_close": False}
+    games = {name: new_game(app, PLAYERS, name=name, settings=keep_open) for name in ("g1", "g2")}
+
+    def writes(handles: tuple[str, ...], n: int) -> Counter[str]:
+        raws = [
+            orders(name, creds, h, "alice" if h != "alice" else "bob", 10 * n + g)
+            for g, (name, creds) in enumerate(games.items())
+            for h in handles
+        ]
+        written: Counter[str] = Counter()
+
+        def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+            words = statement.split()
+            if words[0] in ("INSERT", "UPDATE"):
+                table = (words[2] if words[0] == "INSERT" else words[1]).strip("\"")
+                written[f"{words[0]} {table}"] += 1
+
+        event.listen(app.engine, "before_cursor_execute", counted)
+        try:
+            statuses = [status for _, status in app.ingest_batch(raws, channel="imap")]
+        finally:
+            event.remove(app.engine, "before_cursor_execute", counted)
+        assert statuses == ["accepted"] * len(raws)
+        return written
+
+    few, many = writes(PLAYERS[:2], 1), writes(PLAYERS, 2)
+    # The claim (SQLite: the write lock taken) and the marks, whatever the number of mails.
+    assert few["UPDATE submission"] == many["UPDATE submission"] == 2
+    assert (few["INSERT orderset"], many["INSERT orderset"]) == (4, 12)  # a row each
+    with Session(app.engine) as session:
+        assert len(session.exec(select(OrderSet)).all()) == 16
+        assert {s.status for s in session.exec(select(Submission))} == {"accepted"}
 
 
 def batch_and_alone(app: App, twin: App, mails: Any) -> tuple[dict[str, Any], dict[str, Any]]:
