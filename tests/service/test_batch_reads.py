@@ -106,7 +106,7 @@ def test_a_batch_writes_its_orders_and_marks_its_mails_together(app: App) -> Non
         def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
             words = statement.split()
             if words[0] in ("INSERT", "UPDATE"):
-                table = (words[2] if words[0] == "INSERT" else words[1]).strip("\"")
+                table = (words[2] if words[0] == "INSERT" else words[1]).strip('"')
                 written[f"{words[0]} {table}"] += 1
 
         event.listen(app.engine, "before_cursor_execute", counted)
