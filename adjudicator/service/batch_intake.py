@@ -136,8 +136,11 @@ def process_batch(
         r.mail.sender for r in known if r.mail.sender and not all(s.game for s in r.sections)
     }
     message_ids = {r.mail.message_id for r in known if r.mail.message_id}
+    writers = {r.mail.sender for r in known if r.mail.sender}
     mine = [(claimed[i], raws[i], readings[i]) for i in ids if i in claimed]
-    with prefetched(session, game_names=names, senders=senders, message_ids=message_ids):
+    with prefetched(
+        session, game_names=names, senders=senders, message_ids=message_ids, writers=writers
+    ):
         done = _process_together(session, mine, ctx=ctx, now=now)
         if done is None:  # one of them raised: each alone, so that only that one fails
             done = {s.id: _process_one(session, s, raw, r, ctx=ctx, now=now) for s, raw, r in mine}

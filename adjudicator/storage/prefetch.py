@@ -70,7 +70,8 @@ class BatchReads:
     open_rounds: dict[int | None, Round | None] = field(default_factory=dict)
     """Each game's open round, by game id (read locked on PostgreSQL: see the module's text)."""
     newest: dict[tuple[int, int], OrderSet | None] = field(default_factory=dict)
-    """The newest order set of (round id, seat id), for each seat of the open rounds read."""
+    """The newest order set of (round id, seat id), for the seats of the open rounds read at
+    an address the batch was written from."""
     ordered: dict[int | None, set[int]] = field(default_factory=dict)
     """The seats with an order set, by round id."""
     seating: dict[str, list[Game]] = field(default_factory=dict)
@@ -178,10 +179,18 @@ def prefetched(
     game_names: Collection[str],
     senders: Collection[str],
     message_ids: Collection[str],
+    writers: Collection[str] = (),
 ) -> Iterator[BatchReads]:
-    """Read what a batch naming these games, from these senders, with these Message-IDs will
+    """Read what a batch naming these games, from these senders (those of its mails that name
+    no game), with these Message-IDs, written from these addresses (every mail's sender) will
     ask, and answer the questions of ``queries.py`` from it until the block ends."""
-    reads = read_batch(session, game_names=game_names, senders=senders, message_ids=message_ids)
+    reads = read_batch(
+        session,
+        game_names=game_names,
+        senders=senders,
+        message_ids=message_ids,
+        writers=writers,
+    )
 
     def flushed(session_: Session, _context: Any) -> None:
         _after_flush(reads, session_)
@@ -224,8 +233,9 @@ def read_batch(
     game_names: Collection[str],
     senders: Collection[str],
     message_ids: Collection[str],
+    writers: Collection[str] = (),
 ) -> BatchReads:
-    """The batch's reads: at most eight statements, whatever the number of mails."""
+    """The batch's reads: at most nine statements, whatever the number of mails."""
     reads = BatchReads(locks_rounds=session.get_bind().dialect.name == "postgresql")
     names = {name.strip().lower() for name in game_names if name.strip()}
     if names:
@@ -245,7 +255,7 @@ def read_batch(
             reads.games[game.name] = game
     game_ids = sorted({g.id for g in reads.games.values() if g is not None and g.id is not None})
     if game_ids:
-        _read_games(session, reads, game_ids)
+        _read_games(session, reads, game_ids, {a.lower() for a in writers})
     ids = {m for m in message_ids if m}
     if ids:
         rows = session.exec(
@@ -258,8 +268,12 @@ def read_batch(
     return reads
 
 
-def _read_games(session: Session, reads: BatchReads, game_ids: list[int]) -> None:
-    """The seats, their login failures, the open rounds and their order sets of these games."""
+def _read_games(
+    session: Session, reads: BatchReads, game_ids: list[int], writers: Collection[str]
+) -> None:
+    """The seats, their login failures and the open rounds of these games, the seats with
+    orders in those rounds, and the newest order set of each seat at an address of
+    ``writers`` (lower case)."""
     reads.seats = {game_id: [] for game_id in game_ids}
     for seat in session.exec(
         select(Seat).where(col(Seat.game_id).in_(game_ids)).order_by(col(Seat.seat))
@@ -286,19 +300,28 @@ def _read_games(session: Session, reads: BatchReads, game_ids: list[int]) -> Non
     if not round_ids:
         return
     reads.ordered = {round_id: set() for round_id in round_ids}
+    in_rounds = col(OrderSet.round_id).in_(round_ids)
+    for round_id, seat_id in session.exec(
+        select(OrderSet.round_id, OrderSet.seat_id).where(in_rounds).distinct()
+    ):
+        reads.ordered[round_id].add(seat_id)
+    # The newest set of the seats at the batch's senders' addresses only: the rows a mail's
+    # confirmation shows as replaced. Another seat's is read when asked.
     reads.newest = {
         (r.id, seat.id): None
         for r in rounds
         for seat in reads.seats.get(r.game_id, [])
-        if r.id is not None and seat.id is not None
+        if r.id is not None and seat.id is not None and seat.address.lower() in writers
     }
+    writing = sorted({seat_id for _, seat_id in reads.newest})
+    if not writing:
+        return
     newest_ids = (
         select(func.max(OrderSet.id))
-        .where(col(OrderSet.round_id).in_(round_ids))
+        .where(in_rounds, col(OrderSet.seat_id).in_(writing))
         .group_by(col(OrderSet.round_id), col(OrderSet.seat_id))
     )
     for order_set in session.exec(select(OrderSet).where(col(OrderSet.id).in_(newest_ids))):
-        reads.ordered[order_set.round_id].add(order_set.seat_id)
         reads.newest[(order_set.round_id, order_set.seat_id)] = order_set
 
 
