@@ -210,6 +210,25 @@ def test_each_mail_of_a_batch_sees_what_the_mails_before_it_wrote(app: App, twin
     assert batch["failures"] == 1
 
 
+def test_orders_through_a_reply_address_from_elsewhere_replace_the_seats_own(app: App) -> None:
+    """The batch loads the newest orders of the seats its senders' addresses hold; a player
+    writing from another address through the seat's reply address (its token is the proof)
+    still sees the orders it replaces, in a batch as mail by mail."""
+    creds = new_game(app, PLAYERS[:3], settings={"early_close": True})
+    app.ingest_batch([orders("gw1", creds, "alice", "bob", 1)], channel="imap")
+    from_work = plain_mail(
+        "alice.at.work@example.com",
+        "GIVE 3 TO carol",
+        subject="orders",
+        message_id="<alice-work@example.com>",
+        to=f"judge+{creds['alice'].reply_token}@pbem.test",
+    )
+    mails = [orders("gw1", creds, "bob", "carol", 2), from_work]
+    statuses = app.ingest_batch(mails, channel="imap")
+    assert [status for _, status in statuses] == ["accepted", "accepted"]
+    assert decided(app)["replaced"] == [None, None, "GIVE 3 TO bob"]
+
+
 def test_a_mail_rolled_back_leaves_nothing_for_the_mails_after_it(
     app: App, monkeypatch: pytest.MonkeyPatch
 ) -> None:
