@@ -7,6 +7,7 @@ order parser decides, so a new game's orders are protected as soon as it is in `
 
 from __future__ import annotations
 
+import functools
 import re
 
 from adjudicator.core.errors import NotAnOrder
@@ -58,9 +59,12 @@ _CODED = re.compile(r"(?i)(?:take|approve|decline)\s+\S+\s+[0-9a-f]{8}")
 signature's phone number, though "Take care," alone may well be a sign-off."""
 
 
+@functools.lru_cache(maxsize=4096)
 def reads_as_order(line: str) -> bool:
     """Whether ``line`` reads as an order of any game (even a wrongly written one: the game's
-    parser says so with ``OrderSyntaxError`` rather than ``NotAnOrder``) or a command."""
+    parser says so with ``OrderSyntaxError`` rather than ``NotAnOrder``) or a command. Kept
+    for the last few thousand lines asked: the same lines (orders, greetings, signatures)
+    come in mail after mail, and each is tried against every game's parser."""
     text = normalise_line(line)
     if not text or len(text) > MAX_ORDER:
         return False

@@ -62,6 +62,10 @@ def _load() -> Any:
             try:
                 import pyvips  # noqa: PLC0415 - loaded after FONTCONFIG_FILE is set
 
+                # No operation cache: every picture is a new SVG, drawn once (the PNGs are
+                # kept by digest, ``images.PngCache``); libvips would keep the last hundred
+                # drawings' pixels, some 8 MB of each worker process for nothing.
+                pyvips.cache_set_max(0)
                 _vips = pyvips
             except (ImportError, OSError) as error:
                 _failed = str(error)
