@@ -39,6 +39,9 @@ Run: .venv/bin/python bench/intake.py [--mails 2000] [--games 100] [--latency 10
    each worker; in both modes ``ru_maxrss`` of this process, which holds the sink (with every
    mail it received), the generated mails and the floor's FETCH (and the service in thread
    mode).
+6. CPU: in process mode, the CPU seconds the service process and its child processes used
+   during the bulk (``/proc/PID/stat``): steadier from run to run than the wall-clock ratio on
+   a machine doing other work.
 
 ``--experiment`` patches the service for the run only, to measure a change proposed for
 adjudicator/ before anyone makes it (see ``EXPERIMENTS``).
@@ -56,6 +59,7 @@ import inspect
 import io
 import json
 import math
+import os
 import pstats
 import random
 import re
@@ -595,6 +599,16 @@ class Served:
                 key = name if n == 0 else f"{name}_{pid}"
                 self.peaks[key] = max(self.peaks.get(key, 0.0), peak)
 
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds (user and system) used so far by the service process and by its child
+        processes together."""
+        if self.process is None:
+            return {}
+        used = {"service": _cpu_s(self.process.pid) or 0.0, "workers": 0.0}
+        for pid in _children(self.process.pid):
+            used["workers"] += _cpu_s(pid) or 0.0
+        return used
+
     def stop(self) -> None:
         if self.process is None:
             return
@@ -608,6 +622,16 @@ def _children(pid: int) -> list[int]:
     for task in Path(f"/proc/{pid}/task").glob("*/children"):
         found += [int(c) for c in task.read_text().split()]
     return found
+
+
+def _cpu_s(pid: int) -> float | None:
+    """User and system CPU seconds of a process (``/proc/PID/stat``, fields 14 and 15)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # after the command's name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _peak_mb(pid: int) -> float | None:
@@ -872,8 +896,17 @@ def run_service(bench: Bench, app: App, bulk_mails: list[Mail], latency_mails: l
             def deliver() -> None:
                 deliver_staged(bench.dovecot, bench.user)
 
+            before = served.cpu()
             figures |= bulk(deliver, bench.arrivals, db, ids, timeout=args.timeout)
+            after = served.cpu()
+            figures["bulk_cpu_s"] = {k: round(after[k] - before.get(k, 0.0), 2) for k in after}
             report_bulk(bench)
+            cpu = figures["bulk_cpu_s"]
+            print(
+                f"CPU during the bulk: service process {cpu['service']:.2f} s "
+                f"({1000 * cpu['service'] / len(bulk_mails):.2f} ms a mail), "
+                f"its child processes {cpu['workers']:.2f} s"
+            )
             served.keep_peaks()
             latency_phases(bench, latency_mails, lambda: wait_quiet(db, timeout=120))
         else:
