@@ -1,5 +1,7 @@
 """Orders by mail: checked against the game's state, stored in canonical form with a receipt,
-confirmed (or every bad line named), and the round closed early when the last orders are in."""
+confirmed (or every bad line named). When the last orders of a round that closes early are in,
+the round is noted complete and closed once the mail's batch commits (``closing.py``); in a
+game played in turns the move is applied at once."""
 
 from __future__ import annotations
 
