@@ -42,7 +42,8 @@ from adjudicator.service.intake import (
     store_raw,
 )
 from adjudicator.storage import queries
-from adjudicator.storage.models import Submission, SubmissionStatus
+from adjudicator.storage.db import inserts_held
+from adjudicator.storage.models import OutboxMail, Submission, SubmissionStatus
 from adjudicator.storage.prefetch import prefetched
 
 log = logging.getLogger(__name__)
@@ -160,10 +161,11 @@ def _process_together(
         return None  # a mail that cannot even be read fails: processed alone
     try:
         with session.begin_nested():
-            done = {
-                s.id: process_claimed(session, s, raw, ctx=ctx, now=now, reading=reading)
-                for s, raw, reading in mails
-            }
+            with inserts_held(session, OutboxMail, key="key"):  # the answers, queued together
+                done = {
+                    s.id: process_claimed(session, s, raw, ctx=ctx, now=now, reading=reading)
+                    for s, raw, reading in mails
+                }
             session.flush()
     except OperationalError:
         raise  # the database is away: the whole batch waits

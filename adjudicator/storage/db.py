@@ -6,6 +6,7 @@ import contextlib
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from sqlalchemy import event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import ORMExecuteState
+from sqlalchemy.sql.elements import ClauseElement
+from sqlalchemy.sql.util import find_tables
 from sqlmodel import Session, create_engine
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -97,10 +101,69 @@ def insert_new(session: Session, model: type[Any], values: dict[str, Any], *, ke
     """Insert one row unless a row with the same unique ``key`` column exists; True when
     inserted. One statement (``INSERT ... ON CONFLICT DO NOTHING``, on SQLite and PostgreSQL
     alike) on the session's connection: no read before, no ORM object to flush, no savepoint,
-    and the statement compiled once (the values travel as parameters)."""
+    and the statement compiled once (the values travel as parameters).
+
+    Inside :func:`inserts_held` for ``model``, the row is held and written with the others
+    when the block ends: True then means held (a row with its key, if any, wins)."""
+    held = session.info.get(HELD)
+    if isinstance(held, Held) and held.model is model and held.key == key:
+        held.rows.append(values)
+        return True
     connection = session.connection()
     statement = _insert_new(connection.dialect.name, model.__table__, key)
     return bool(connection.execute(statement, values).rowcount == 1)
+
+
+HELD = "adjudicator.held_inserts"
+"""Where :func:`inserts_held` keeps its rows: ``Session.info``."""
+
+
+@dataclass
+class Held:
+    """Rows of ``model`` held by :func:`inserts_held`, unique by ``key``, in the order given."""
+
+    model: type[Any]
+    key: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+@contextmanager
+def inserts_held(session: Session, model: type[Any], *, key: str) -> Iterator[None]:
+    """Hold the rows :func:`insert_new` is given for ``model`` (with the same ``key``) and
+    write them in one statement for all (executemany) when the block ends without an error,
+    in the session's transaction: a batch of mails queues its answers with one round trip
+    to the database instead of one per mail. Any statement of the session that names the
+    model's table (the count of answers an address got this hour, say) writes them first, as
+    a query flushes the session first. An error drops them: the caller rolls back its
+    savepoint."""
+    table = model.__table__
+
+    def before(state: ORMExecuteState) -> None:
+        statement = state.statement
+        if not held.rows or not isinstance(statement, ClauseElement):
+            return
+        if table in find_tables(statement, include_crud=True):
+            write_held(session)
+
+    held = session.info[HELD] = Held(model, key)
+    event.listen(session, "do_orm_execute", before)
+    try:
+        yield
+        write_held(session)
+    finally:
+        event.remove(session, "do_orm_execute", before)
+        session.info.pop(HELD, None)
+
+
+def write_held(session: Session) -> None:
+    """Write the rows :func:`inserts_held` holds now, if any (before they are read)."""
+    held = session.info.get(HELD)
+    if not isinstance(held, Held) or not held.rows:
+        return
+    connection = session.connection()
+    statement = _insert_new(connection.dialect.name, held.model.__table__, held.key)
+    connection.execute(statement, list(held.rows))
+    held.rows.clear()
 
 
 @functools.cache

@@ -91,7 +91,8 @@ def test_a_batch_asks_the_same_questions_whatever_its_number_of_mails(app: App) 
 def test_a_batch_writes_its_orders_and_marks_its_mails_together(app: App) -> None:
     """A batch's mails are marked processed in one statement for twelve mails as for four, in
     the flush at the batch's end, with the order sets they brought: not a flush per mail (each
-    mail still sees the orders of the mails before it: see the test below)."""
+    mail still sees the orders of the mails before it: see the test below). Their answers are
+    queued in one statement too."""
     keep_open = {"early_close": False}
     games = {name: new_game(app, PLAYERS, name=name, settings=keep_open) for name in ("g1", "g2")}
 
@@ -121,6 +122,7 @@ def test_a_batch_writes_its_orders_and_marks_its_mails_together(app: App) -> Non
     # The claim (SQLite: the write lock taken) and the marks, whatever the number of mails.
     assert few["UPDATE submission"] == many["UPDATE submission"] == 2
     assert (few["INSERT orderset"], many["INSERT orderset"]) == (4, 12)  # a row each
+    assert few["INSERT outboxmail"] == many["INSERT outboxmail"] == 1  # the answers together
     with Session(app.engine) as session:
         assert len(session.exec(select(OrderSet)).all()) == 16
         assert {s.status for s in session.exec(select(Submission))} == {"accepted"}

@@ -205,6 +205,16 @@ def test_forged_mail_from_many_addresses_gets_few_answers(
     assert len(outbox(app)) == STRANGER_ANSWERS_PER_HOUR + 1
 
 
+def test_forged_mail_read_in_one_batch_gets_as_few_answers(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """The same flood read from the mailbox at once: a batch holds its answers back to queue
+    them together, and the answers it holds count as queued."""
+    raws = [make_mail(f"GIVE 3 TO bob {n}", sender="victim@example.net") for n in range(40)]
+    app.ingest_batch(raws, channel="imap")
+    assert len(outbox(app)) == STRANGER_ANSWERS_PER_HOUR
+
+
 def test_a_robot_answering_our_answers_is_not_answered_for_ever(
     app: App, creds: dict[str, Credentials]
 ) -> None:
