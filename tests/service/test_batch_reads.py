@@ -128,6 +128,42 @@ def test_a_batch_writes_its_orders_and_marks_its_mails_together(app: App) -> Non
         assert {s.status for s in session.exec(select(Submission))} == {"accepted"}
 
 
+def test_on_postgresql_a_batch_costs_the_same_round_trips_whatever_its_number_of_mails(
+    pg_app: App,
+) -> None:
+    """Every statement a batch sends PostgreSQL, reads and writes alike, counted: twelve order
+    mails cost the same round trips as four (their order sets, answers and processed marks
+    each go in one statement for the batch)."""
+    keep_open = {"early_close": False}
+    games = {n: new_game(pg_app, PLAYERS, name=n, settings=keep_open) for n in ("g1", "g2")}
+
+    def statements(handles: tuple[str, ...], n: int) -> Counter[str]:
+        raws = [
+            orders(name, creds, h, "alice" if h != "alice" else "bob", 10 * n + g)
+            for g, (name, creds) in enumerate(games.items())
+            for h in handles
+        ]
+        sent: Counter[str] = Counter()
+
+        def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+            words = statement.split()
+            sent[" ".join(words[:3]) if words[0] in ("INSERT", "UPDATE") else words[0]] += 1
+
+        event.listen(pg_app.engine, "before_cursor_execute", counted)
+        try:
+            statuses = [status for _, status in pg_app.ingest_batch(raws, channel="imap")]
+        finally:
+            event.remove(pg_app.engine, "before_cursor_execute", counted)
+        assert statuses == ["accepted"] * len(raws)
+        return sent
+
+    few, many = statements(PLAYERS[:2], 1), statements(PLAYERS, 2)
+    assert many == few
+    assert few["INSERT INTO orderset"] == few["INSERT INTO outboxmail"] == 1
+    with Session(pg_app.engine) as session:
+        assert len(session.exec(select(OrderSet)).all()) == 16
+
+
 def batch_and_alone(app: App, twin: App, mails: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The same mails (``mails(creds)``) as one batch in ``app``, one at a time in ``twin``;
     what each decided."""
