@@ -88,27 +88,25 @@ def test_a_batch_asks_the_same_questions_whatever_its_number_of_mails(app: App) 
         assert len(session.exec(select(OrderSet)).all()) == 16
 
 
-def test_a_batch_writes_its_orders_and_marks_its_mails_together(app: App) -> None:
-    """A batch's mails are marked processed in one statement for twelve mails as for four, in
-    the flush at the batch's end, with the order sets they brought: not a flush per mail (each
-    mail still sees the orders of the mails before it: see the test below). Their answers are
-    queued in one statement too."""
+def statements_of_batches(app: App) -> Callable[[tuple[str, ...], int], Counter[str]]:
+    """Two games of six (rounds kept open); the returned function sends one batch of order
+    mails from ``handles`` in both games (``n`` makes the mails new) and counts the statements
+    the batch sent the database: ``INSERT INTO <table>``, ``UPDATE <table> SET``, or the first
+    word (SELECT, SAVEPOINT, ...)."""
     keep_open = {"early_close": False}
     games = {name: new_game(app, PLAYERS, name=name, settings=keep_open) for name in ("g1", "g2")}
 
-    def writes(handles: tuple[str, ...], n: int) -> Counter[str]:
+    def statements(handles: tuple[str, ...], n: int) -> Counter[str]:
         raws = [
             orders(name, creds, h, "alice" if h != "alice" else "bob", 10 * n + g)
             for g, (name, creds) in enumerate(games.items())
             for h in handles
         ]
-        written: Counter[str] = Counter()
+        sent: Counter[str] = Counter()
 
         def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-            words = statement.split()
-            if words[0] in ("INSERT", "UPDATE"):
-                table = (words[2] if words[0] == "INSERT" else words[1]).strip('"')
-                written[f"{words[0]} {table}"] += 1
+            words = [word.strip('"') for word in statement.split()]
+            sent[" ".join(words[:3]) if words[0] in ("INSERT", "UPDATE") else words[0]] += 1
 
         event.listen(app.engine, "before_cursor_execute", counted)
         try:
@@ -116,13 +114,22 @@ def test_a_batch_writes_its_orders_and_marks_its_mails_together(app: App) -> Non
         finally:
             event.remove(app.engine, "before_cursor_execute", counted)
         assert statuses == ["accepted"] * len(raws)
-        return written
+        return sent
 
-    few, many = writes(PLAYERS[:2], 1), writes(PLAYERS, 2)
+    return statements
+
+
+def test_a_batch_writes_its_orders_and_marks_its_mails_together(app: App) -> None:
+    """A batch's mails are marked processed in one statement for twelve mails as for four, in
+    the flush at the batch's end, with the order sets they brought: not a flush per mail (each
+    mail still sees the orders of the mails before it: see the test below). Their answers are
+    queued in one statement too."""
+    statements = statements_of_batches(app)
+    few, many = statements(PLAYERS[:2], 1), statements(PLAYERS, 2)
     # The claim (SQLite: the write lock taken) and the marks, whatever the number of mails.
-    assert few["UPDATE submission"] == many["UPDATE submission"] == 2
-    assert (few["INSERT orderset"], many["INSERT orderset"]) == (4, 12)  # a row each
-    assert few["INSERT outboxmail"] == many["INSERT outboxmail"] == 1  # the answers together
+    assert few["UPDATE submission SET"] == many["UPDATE submission SET"] == 2
+    assert (few["INSERT INTO orderset"], many["INSERT INTO orderset"]) == (4, 12)  # a row each
+    assert few["INSERT INTO outboxmail"] == many["INSERT INTO outboxmail"] == 1  # together
     with Session(app.engine) as session:
         assert len(session.exec(select(OrderSet)).all()) == 16
         assert {s.status for s in session.exec(select(Submission))} == {"accepted"}
@@ -134,29 +141,7 @@ def test_on_postgresql_a_batch_costs_the_same_round_trips_whatever_its_number_of
     """Every statement a batch sends PostgreSQL, reads and writes alike, counted: twelve order
     mails cost the same round trips as four (their order sets, answers and processed marks
     each go in one statement for the batch)."""
-    keep_open = {"early_close": False}
-    games = {n: new_game(pg_app, PLAYERS, name=n, settings=keep_open) for n in ("g1", "g2")}
-
-    def statements(handles: tuple[str, ...], n: int) -> Counter[str]:
-        raws = [
-            orders(name, creds, h, "alice" if h != "alice" else "bob", 10 * n + g)
-            for g, (name, creds) in enumerate(games.items())
-            for h in handles
-        ]
-        sent: Counter[str] = Counter()
-
-        def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-            words = statement.split()
-            sent[" ".join(words[:3]) if words[0] in ("INSERT", "UPDATE") else words[0]] += 1
-
-        event.listen(pg_app.engine, "before_cursor_execute", counted)
-        try:
-            statuses = [status for _, status in pg_app.ingest_batch(raws, channel="imap")]
-        finally:
-            event.remove(pg_app.engine, "before_cursor_execute", counted)
-        assert statuses == ["accepted"] * len(raws)
-        return sent
-
+    statements = statements_of_batches(pg_app)
     few, many = statements(PLAYERS[:2], 1), statements(PLAYERS, 2)
     assert many == few
     assert few["INSERT INTO orderset"] == few["INSERT INTO outboxmail"] == 1
