@@ -28,7 +28,7 @@ from adjudicator.service.batch_intake import (
 )
 from adjudicator.service.closing import close_completed
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.intake import Reading, digest_of, pending_submissions
+from adjudicator.service.intake import digest_of, pending_submissions
 from adjudicator.service.reporting import report_adjudicated
 from adjudicator.service.solutions import load_all
 from adjudicator.storage import queries
@@ -54,10 +54,6 @@ class App:
     """Set by ``adjudicate serve``: rounds whose last orders came in are closed and reported
     by its own reporter (in a worker process where it has them), not in the thread that reads
     the mail (which goes on reading)."""
-
-    reader: Callable[[Sequence[bytes]], Sequence[Reading | None] | None] | None = None
-    """Set by ``adjudicate serve`` where it has worker processes: reads a batch's mails in
-    them (``workers.RoundWorkers.read_mails``); None from it means "read them here"."""
 
     def ingest(
         self, raw: bytes, *, channel: str, arrived: datetime | None = None
@@ -104,12 +100,9 @@ class App:
     def _process_batch(
         self, batch: Sequence[Stored] | Sequence[int]
     ) -> list[tuple[int, SubmissionStatus | None]]:
-        readings = self._read_elsewhere(batch)
         try:
             with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
-                statuses = process_batch(
-                    session, batch, ctx=self.ctx, now=self.clock(), read_already=readings
-                )
+                statuses = process_batch(session, batch, ctx=self.ctx, now=self.clock())
         except OperationalError:
             # The database is locked or away: the mails stay received, and are processed
             # when it is back (``process_pending``); marking them failed would lose them.
@@ -132,17 +125,6 @@ class App:
         else:
             self.report()
         return list(statuses.items())
-
-    def _read_elsewhere(self, batch: Sequence[Stored] | Sequence[int]) -> dict[int, Reading]:
-        """The batch's mails read by ``reader`` (before the transaction: no lock is held while
-        the workers read), by submission id; empty where there is none, or it declined."""
-        stored = [m for m in batch if isinstance(m, Stored)]
-        if self.reader is None or not stored:
-            return {}
-        readings = self.reader([m.raw for m in stored])
-        if readings is None:
-            return {}
-        return {m.id: r for m, r in zip(stored, readings, strict=True) if r is not None}
 
     def _log_outcomes(self, ids: list[int]) -> None:
         """One line per mail processed: what became of it and why, with its ids."""

@@ -175,7 +175,6 @@ class Service:
         """Plan no more; let a report pass and the rounds in hand finish; stop the workers."""
         scheduler.shutdown()
         self.app.report_later = None
-        self.app.reader = None
         if self._reporting is not None:
             await asyncio.gather(self._reporting, return_exceptions=True)
         if workers is not None:
@@ -348,7 +347,6 @@ class Service:
         workers = self._workers(once=once)
         if workers is not None:
             self.archive.builder = workers.archive_game
-            self.app.reader = workers.read_mails
         if not once:
             self.app.report_later = lambda: self._report_soon(loop)
         scheduler = DeadlineScheduler(

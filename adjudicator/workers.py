@@ -13,11 +13,6 @@ The archive pass rebuilds each game's pages in a worker too (``archive_game``): 
 burst of results costs tens of milliseconds a game, which the service's own process keeps for
 the mail.
 
-While the workers have nothing else to do, they read the mail too (``read_mails``): parsing a
-mail (MIME, quotes, signatures, commands) is a sixth of what the intake costs the interpreter
-lock of the service's own process, and a worker's reading comes back as plain data. A worker
-busy with a round is not waited for: the intake then reads the mail itself.
-
 Workers ignore SIGINT and SIGTERM: the service stops them itself, after the round in hand. A
 worker whose service was killed ends by itself within a second or so.
 """
@@ -30,7 +25,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -43,7 +38,6 @@ from adjudicator.config import Config
 from adjudicator.faults import crash_point
 from adjudicator.logs import configure_logging
 from adjudicator.service.closing import ClosingOutcome, close_completed, close_or_remind
-from adjudicator.service.intake import Reading, read_stored
 from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.storage.db import session_scope
 
@@ -149,19 +143,6 @@ def _archive_game(name: str) -> bool:
     return True
 
 
-def _read_mails(raws: list[bytes]) -> list[Reading | None]:
-    """Mails read as the intake reads them (``intake.read_stored``); None for one whose
-    reading raised (the intake reads it again, and it fails alone)."""
-    assert _app is not None, "a worker is started with its application"
-    readings: list[Reading | None] = []
-    for raw in raws:
-        try:
-            readings.append(read_stored(raw, ctx=_app.ctx))
-        except Exception:  # read again by the intake, where it fails alone, logged
-            readings.append(None)
-    return readings
-
-
 def _ready() -> bool:
     return _app is not None
 
@@ -173,8 +154,6 @@ class RoundWorkers:
         self.config, self.count = config, count
         self.level = logging.getLevelName(logging.getLogger().getEffectiveLevel()).lower()
         self.pool: ProcessPoolExecutor | None = None
-        self._busy = 0  # rounds, reports and archive passes in the workers now
-        self._busy_lock = threading.Lock()
         self._started()  # now, not at the first deadline
 
     def _started(self) -> ProcessPoolExecutor:
@@ -206,30 +185,6 @@ class RoundWorkers:
         if self._run(_archive_game, name, what=f"archiving game {name}", then=None) is None:
             raise WorkerDied(f"the worker archiving game {name} died")
 
-    def read_mails(self, raws: Sequence[bytes]) -> list[Reading | None] | None:
-        """The mails read in the workers (``intake.read_stored``), split among them, so that
-        the thread processing the mail holds the interpreter lock for less of each mail; None
-        when every worker has other work (a deadline's rounds) or the pool is gone: the caller
-        reads them itself rather than wait."""
-        with self._busy_lock:
-            idle = self.count - self._busy
-        pool = self.pool
-        if idle < 1 or pool is None or not raws:
-            return None
-        size = -(-len(raws) // idle)  # ceiling: one share for each idle worker
-        shares = [list(raws[start : start + size]) for start in range(0, len(raws), size)]
-        try:
-            futures = [pool.submit(_read_mails, share) for share in shares]
-            return [reading for future in futures for reading in future.result()]
-        except BrokenProcessPool:
-            log.error("a worker process died reading mail; this process reads it")
-            if self.pool is pool:
-                self.pool = None  # the next round or report starts a new pool
-            pool.shutdown(wait=False, cancel_futures=True)
-            return None
-        except RuntimeError:  # the pool was shut down meanwhile: the service is stopping
-            return None
-
     def _run(
         self,
         job: Callable[..., T],
@@ -241,8 +196,6 @@ class RoundWorkers:
         transactions rolled back or committed whole): ``None``, and the next job starts a
         new pool."""
         pool = self._started()
-        with self._busy_lock:
-            self._busy += 1
         try:
             return pool.submit(job, *args).result()
         except BrokenProcessPool:
@@ -251,9 +204,6 @@ class RoundWorkers:
                 self.pool = None
             pool.shutdown(wait=False, cancel_futures=True)
             return None
-        finally:
-            with self._busy_lock:
-                self._busy -= 1
 
     def shutdown(self) -> None:
         """Let the rounds in hand finish, then stop the workers."""

@@ -23,7 +23,7 @@ instead of starving one another.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -118,10 +118,8 @@ def process_batch(
     *,
     ctx: ServiceContext,
     now: datetime,
-    read_already: Mapping[int, Reading] | None = None,
 ) -> dict[int, SubmissionStatus | None]:
     """Process these submissions in this session's transaction (see the module's text).
-    ``read_already``: mails read elsewhere (``App.reader``), by submission id.
 
     Returns each id's status; ``None`` when it was not ``received`` (processed already, or
     claimed by another instance). A mail whose processing raised is ``failed``, with a note.
@@ -132,8 +130,7 @@ def process_batch(
     ids = [m.id if isinstance(m, Stored) else m for m in mails]
     claimed = _claim_all(session, ids)
     raws = {i: given.get(i) or s.raw for i, s in claimed.items()}
-    elsewhere = read_already or {}
-    readings = {i: elsewhere.get(i) or _read(raw, ctx) for i, raw in raws.items()}
+    readings = {i: _read(raw, ctx) for i, raw in raws.items()}
     known = [r for r in readings.values() if r is not None]
     names = {section.game for r in known for section in r.sections if section.game}
     senders = {

@@ -10,11 +10,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from playing import close_open_round, new_game, player_mail
+from playing import close_open_round, new_game
 from sqlmodel import Session, col, func, select
 
 import adjudicator.workers
@@ -24,9 +23,8 @@ from adjudicator.faults import ENVIRONMENT_VARIABLE
 from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import find_game
-from adjudicator.service.intake import Reading, read_stored
 from adjudicator.service.rounds import open_round_of
-from adjudicator.storage.models import OrderSet, OutboxMail, Round, RoundResult, RoundState
+from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState
 from adjudicator.workers import RoundWorkers
 
 
@@ -207,64 +205,3 @@ def test_a_game_whose_archiving_worker_died_is_rebuilt_on_the_next_pass(
 def _die(name: str) -> bool:
     os.kill(os.getpid(), signal.SIGKILL)
     return False
-
-
-def _orders(app: App) -> list[bytes]:
-    """Three mails for a new game: two players' orders and one the service ignores."""
-    creds = new_game(app, ["alice", "bob", "carol"], name="gw1", settings={"early_close": False})
-    return [
-        player_mail("gw1", "alice", f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob", number=1),
-        player_mail("gw1", "bob", f"PASSWORD {creds['bob'].secret}\nGIVE 3 TO carol", number=2),
-        player_mail("gw1", "mailer-daemon", "Delivery failed", number=3).replace(
-            b"Subject:", b"Auto-Submitted: auto-replied\nSubject:"
-        ),
-    ]
-
-
-def test_the_workers_read_a_batch_of_mail_as_the_service_does(app: App) -> None:
-    """The mails are read in the workers exactly as in the service's own process, and a batch
-    the workers read is processed as one read here."""
-    raws = _orders(app)
-    workers = RoundWorkers(app.config, 2)
-    handed: list[object] = []
-
-    def reader(batch: Sequence[bytes]) -> Sequence[Reading | None] | None:
-        readings = workers.read_mails(batch)
-        handed.append(readings)
-        return readings
-
-    try:
-        assert workers.read_mails(raws) == [read_stored(raw, ctx=app.ctx) for raw in raws]
-        app.reader = reader
-        statuses = [status for _, status in app.ingest_batch(raws, channel="imap")]
-    finally:
-        workers.shutdown()
-    assert statuses == ["accepted", "accepted", "ignored"]
-    assert len(handed) == 1
-    assert handed[0] is not None  # read by the workers, not here
-    with Session(app.engine) as session:
-        assert len(session.exec(select(OrderSet)).all()) == 2
-
-
-def test_a_batch_whose_reading_worker_died_is_read_here(
-    app: App, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    """A worker killed (SIGKILL) while it reads mail: the batch is read in the service's own
-    process and processed all the same, and the next job starts new workers."""
-    raws = _orders(app)
-    workers = RoundWorkers(app.config, 2)
-    try:
-        app.reader = workers.read_mails
-        monkeypatch.setattr(adjudicator.workers, "_read_mails", _die_reading)
-        statuses = [status for _, status in app.ingest_batch(raws, channel="imap")]
-        assert "a worker process died reading mail" in caplog.text
-        monkeypatch.undo()
-        assert workers.report_waiting(app.clock()) == 0  # a new pool works
-    finally:
-        workers.shutdown()
-    assert statuses == ["accepted", "accepted", "ignored"]
-
-
-def _die_reading(raws: list[bytes]) -> list[Reading | None]:
-    os.kill(os.getpid(), signal.SIGKILL)
-    return []
