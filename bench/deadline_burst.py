@@ -16,6 +16,12 @@ The services are real processes (``adjudicate serve``: APScheduler deadlines, th
 sending to an aiosmtpd sink in this process. Timed: T until the sink has accepted every result
 mail. Checked: exactly one mail per player and game (Message-IDs unique, none missing).
 
+Answers during the burst (``--answers``, default 20): a small game whose round stays open
+("talk") gets one valid order mail every ``--answer-gap`` seconds from T + ``--answer-gap``
+on, delivered into the service's Maildir; timed from each delivery until the sink accepted
+its confirmation (median, p90, max, how many over 2 s). The players of a deadline's games
+write their next orders while the results go out: they should not wait for them.
+
 Floor, same run: a bare aiosmtplib send of the same rendered result mails (read back from the
 outbox) over one connection to a fresh sink. Ratio floor / service: 1.0 means the whole burst,
 closing, adjudicating, rendering and storing included, takes no longer than sending alone.
@@ -28,17 +34,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
+from email.utils import format_datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -48,6 +60,7 @@ from mailservers import SmtpSink, start_smtp_sink  # noqa: E402
 from sqlalchemy import create_engine, text, update  # noqa: E402
 from sqlmodel import Session, col, select  # noqa: E402
 
+from adjudicator.mail.maildir import deliver, ensure_maildir  # noqa: E402
 from adjudicator.security import hash_secret, token_digest  # noqa: E402
 from adjudicator.service.games import PlayerSpec, create_game  # noqa: E402
 from adjudicator.service.rounds import start_game  # noqa: E402
@@ -58,12 +71,17 @@ ADJUDICATE = Path(sys.executable).parent / "adjudicate"
 JUDGE = "judge@burst.test"
 
 
+TALK = "talk"
+"""The game whose players write during the burst; its round closes a day after T."""
+SECRET = "not-used-here"
+
+
 def seed(url: str, games: int, players: int, deadline: datetime) -> int:
-    """Create the games; return the number of result mails expected."""
+    """Create the games (and ``TALK``); return the number of result mails expected."""
     engine = make_engine(url)
     migrate(engine)
     opened = deadline - timedelta(days=1)
-    hashed = hash_secret("not-used-here")  # one hash for all: the setup is not what is timed
+    hashed = hash_secret(SECRET)  # one hash for all: the setup is not what is timed
     with session_scope(engine) as session:
         for g in range(games):
             handles = [f"p{g}x{i}" for i in range(players)]
@@ -95,8 +113,83 @@ def seed(url: str, games: int, players: int, deadline: datetime) -> int:
                     )
                 )
         session.execute(update(Round).values(deadline=deadline))
+        talk, _ = create_game(
+            session,
+            name=TALK,
+            kind="giveaway",
+            players=[PlayerSpec(f"t{i}", f"t{i}@players.test") for i in range(players)],
+            options={},
+            schedule="72h",
+            settings={"reminders": [], "early_close": False},
+            now=opened,
+        )
+        talk_round = start_game(session, talk, now=opened)
+        talk_round.deadline = deadline + timedelta(days=1)
+        for seat in session.exec(select(Seat).where(Seat.game_id == talk.id)).all():
+            seat.secret_hash = hashed
+            session.add(seat)
     engine.dispose()
     return games * players
+
+
+def talk_mail(n: int, players: int) -> tuple[str, bytes]:
+    """The ``n``th order mail of the ``TALK`` game; its Message-ID and bytes."""
+    handle, gift = f"t{n % players}", f"t{(n + 1) % players}"
+    message_id = f"<talk-{n}-{uuid.uuid4().hex[:8]}@players.test>"
+    raw = (
+        f"From: {handle} <{handle}@players.test>\r\nTo: {JUDGE}\r\n"
+        f"Subject: [{TALK}] orders\r\nMessage-ID: {message_id}\r\n"
+        f"Date: {format_datetime(datetime.now(UTC))}\r\n\r\n"
+        f"PASSWORD {SECRET}\r\nGIVE 3 TO {gift}\r\n"
+    ).encode()
+    return message_id, raw
+
+
+def replying_to(content: bytes) -> str | None:
+    """The In-Reply-To of a mail (its header only), if any."""
+    head = content.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+    found = re.search(rb"^In-Reply-To:\s*(<[^>]+>)", head, re.MULTILINE | re.IGNORECASE)
+    return found.group(1).decode() if found is not None else None
+
+
+class Answers:
+    """When the sink accepted each mail answering one of ours (by its In-Reply-To), patched
+    into its handler; and when each of ours was delivered."""
+
+    def __init__(self, sink: SmtpSink) -> None:
+        self.sent: dict[str, float] = {}
+        self.answered: dict[str, float] = {}
+        handle = sink.handler.handle_DATA
+
+        async def timed(server: Any, session: Any, envelope: Any) -> str:
+            reply = await handle(server, session, envelope)
+            replied = replying_to(bytes(envelope.original_content or b""))
+            if replied in self.sent:
+                self.answered.setdefault(replied, time.time())
+            return reply
+
+        sink.handler.handle_DATA = timed  # type: ignore[method-assign]
+
+    def write(self, maildir: Path, at: float, count: int, gap: float, players: int) -> None:
+        """``count`` mails into ``maildir``, ``gap`` seconds apart from the epoch time ``at``."""
+        for n in range(count):
+            time.sleep(max(0.0, at + n * gap - time.time()))
+            message_id, raw = talk_mail(n, players)
+            self.sent[message_id] = time.time()
+            deliver(maildir, raw)
+
+    def figures(self, kind: str) -> dict[str, object]:
+        waits = sorted(self.answered[m] - t for m, t in self.sent.items() if m in self.answered)
+        if not waits:
+            return {f"{kind}_answers": 0}
+        return {
+            f"{kind}_answers": len(waits),
+            f"{kind}_answers_missing": len(self.sent) - len(waits),
+            f"{kind}_answer_median_s": round(statistics.median(waits), 3),
+            f"{kind}_answer_p90_s": round(waits[math.ceil(0.9 * len(waits)) - 1], 3),
+            f"{kind}_answer_max_s": round(waits[-1], 3),
+            f"{kind}_answers_over_2s": sum(w > 2.0 for w in waits),
+        }
 
 
 def service_env(data: Path, url: str, sink: SmtpSink, workers: int) -> dict[str, str]:
@@ -186,36 +279,49 @@ def run_setup(kind: str, args: argparse.Namespace, base: Path) -> dict[str, obje
         if datetime.now(UTC) > deadline - timedelta(seconds=3):
             raise SystemExit(f"setup took {seeded:.1f}s: raise --lead above that")
         sink = start_smtp_sink()
+        answers = Answers(sink)
         try:
             env = service_env(folder / "data", url, sink, args.workers)
             with services(instances, env, folder):
-                sink.wait_for(expected, timeout=args.timeout)
+                writer = threading.Thread(
+                    target=answers.write,
+                    args=(
+                        ensure_maildir(folder / "data" / "maildir"),
+                        deadline.timestamp() + args.answer_gap,
+                        args.answers,
+                        args.answer_gap,
+                        args.players,
+                    ),
+                )
+                writer.start()
+                sink.wait_for(expected + args.answers, timeout=args.timeout)
                 done = time.time()
+                writer.join()
                 time.sleep(args.settle)  # duplicates, if any, would arrive now
             received = list(sink.handler.received)
         finally:
             sink.stop()
         elapsed = done - deadline.timestamp()
+        results = [r for r in received if replying_to(r.content) not in answers.sent]
         ids = [
-            str(message_from_bytes(r.content, policy=policy.default)["Message-ID"])
-            for r in received
+            str(message_from_bytes(r.content, policy=policy.default)["Message-ID"]) for r in results
         ]
         mails = result_mails(url)
     floor = floor_send(mails)
     figures: dict[str, object] = {
         f"{kind}_instances": instances,
         f"{kind}_mails": expected,
-        f"{kind}_received": len(received),
+        f"{kind}_received": len(results),
         f"{kind}_duplicates": len(ids) - len(set(ids)),
         f"{kind}_burst_s": round(elapsed, 3),
         f"{kind}_mails_per_s": round(expected / elapsed, 1),
         f"{kind}_floor_s": round(floor, 3),
         f"{kind}_ratio": round(floor / elapsed, 3),
         f"{kind}_seed_s": round(seeded, 1),
-    }
+    } | answers.figures(kind)
     for key, value in figures.items():
         print(f"{key:>24}: {value}")
-    if len(received) != expected or len(set(ids)) != expected:
+    if len(results) != expected or len(set(ids)) != expected:
         raise SystemExit(f"{kind}: expected {expected} distinct mails, got {len(set(ids))}")
     return figures
 
@@ -228,6 +334,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--settle", type=float, default=2.0)
     parser.add_argument("--setups", default="sqlite,pg1,pg2")
+    parser.add_argument("--answers", type=int, default=20, help="order mails during the burst")
+    parser.add_argument("--answer-gap", type=float, default=0.5, help="seconds between them")
     parser.add_argument(
         "--workers", type=int, default=0, help="service.workers of each instance (0: a core each)"
     )
