@@ -13,7 +13,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -110,6 +110,7 @@ class Service:
         self._reporting: asyncio.Future[Any] | None = None
         self._to_report = False
         self._swept_at = time.monotonic()
+        self._maildir_read_at = 0.0  # monotonic
         self._smtp_failures = 0
         self._smtp_retry_at = 0.0  # monotonic: no sending before (the SMTP server is away)
         self.metrics = Metrics(app.engine, clock=app.clock)
@@ -201,9 +202,14 @@ class Service:
 
         return MaildirReader(folder, handle=handle)
 
-    async def _drain(self, senders: list[MailSender]) -> None:
+    async def _drain(
+        self,
+        senders: list[MailSender],
+        meanwhile: Callable[[], Awaitable[object]] | None = None,
+    ) -> None:
         """Send what is due; while the SMTP server is away, wait for it with backoff (the
-        mails keep their place and their attempts: ``ServerUnavailable``)."""
+        mails keep their place and their attempts: ``ServerUnavailable``). ``meanwhile``:
+        awaited between two batches of the pass (``outbox.send_due``)."""
         if time.monotonic() < self._smtp_retry_at:
             return
         try:
@@ -213,6 +219,7 @@ class Service:
                 bounce_address=self.app.config.service.address,
                 now=self.app.clock,
                 on_recorded=self.metrics.confirmations_sent,
+                meanwhile=meanwhile,
             )
         except ServerUnavailable as away:
             self._smtp_failures += 1
@@ -243,12 +250,26 @@ class Service:
     async def _turn(
         self, senders: list[MailSender], maildir: MaildirReader, workers: RoundWorkers | None
     ) -> None:
-        await asyncio.to_thread(maildir.run_once)
-        self._report(workers)
-        await self._drain(senders)
+        await self._read_maildir(maildir, workers)
+        await self._drain(
+            senders, meanwhile=lambda: self._read_maildir(maildir, workers, TICK_SECONDS)
+        )
         if time.monotonic() - self._swept_at > PENDING_SECONDS:
             self._swept_at = time.monotonic()
             await self._pending()
+
+    async def _read_maildir(
+        self, maildir: MaildirReader, workers: RoundWorkers | None, every: float = 0.0
+    ) -> None:
+        """Read the Maildir (unless it was read less than ``every`` seconds ago), then report
+        the rounds its mail completed. Also between two batches of a send pass: a deadline's
+        burst of results takes a while to send, and a player who writes meanwhile is
+        answered in the pass, not after it."""
+        if time.monotonic() - self._maildir_read_at < every:
+            return
+        await asyncio.to_thread(maildir.run_once)
+        self._maildir_read_at = time.monotonic()
+        self._report(workers)
 
     async def _wait_out(self, error: OperationalError, failures: int) -> None:
         """The database is locked or away: say so, count it, wait (unless stopping)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
@@ -166,6 +166,7 @@ async def send_due(
     now: Callable[[], datetime],
     batch: int = 50,
     on_recorded: Callable[[list[OutboxMail]], object] | None = None,
+    meanwhile: Callable[[], Awaitable[object]] | None = None,
 ) -> int:
     """Send every due mail, in batches; return how many were sent. A batch in which every
     mail failed for a temporary reason ends the pass (the server is down: back off). When none
@@ -184,6 +185,11 @@ async def send_due(
     may be held by the intake for a moment, and the SMTP connection need not wait for it.
     The batch being recorded is left out of the next claim (PostgreSQL's row locks skip it
     too), so no mail is sent twice by one pass.
+
+    ``meanwhile`` is awaited after each batch is handed over, while its record is written: a
+    pass may last as long as a deadline's burst of results, and the caller reads new mail
+    there (the Maildir), so that an answer to it goes out in this pass (answers are claimed
+    first), not after the last result.
     """
     senders = [sender] if not isinstance(sender, Sequence) else list(sender)
     sent = 0
@@ -217,6 +223,8 @@ async def send_due(
             sent += sum(result.sent for result in results)
             if not any(result.sent for result in results):
                 return sent
+            if meanwhile is not None:
+                await meanwhile()
     finally:
         if recording is not None:
             await recording

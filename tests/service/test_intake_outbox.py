@@ -214,3 +214,42 @@ def test_an_answer_goes_out_before_the_results_queued_ahead_of_it(
     assert first["In-Reply-To"] == "<carol-0@example.org>"
     assert first["Auto-Submitted"] == "auto-replied"
     assert sorted(m["Message-ID"] for m in received[1:]) == sorted(m["Message-ID"] for m in results)
+
+
+def test_a_mail_read_during_a_long_send_pass_is_answered_in_it(app: App) -> None:
+    """A pass sending a deadline's results takes a while; the mail read between two of its
+    batches (``send_due``'s ``meanwhile``, where the service reads its Maildir) is answered
+    in the next batch of the same pass, before the results still waiting."""
+    games = {name: new_game(app, PLAYERS, name=name) for name in ("g1", "g2", "g3", "g4")}
+    for name in games:
+        close_open_round(app, name)
+    results = queued(app, "result")
+    batch = 5
+    assert len(results) > 2 * batch
+    calls = 0
+
+    async def read_new_mail() -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:  # the player writes while the first batch goes out
+            body = f"PASSWORD {games['g3']['bob'].secret}\nGIVE 1 TO alice"
+            await asyncio.to_thread(app.ingest, player_mail("g3", "bob", body), channel="pipe")
+
+    with running_smtp_sink() as sink:
+
+        async def run() -> int:
+            async with SmtpSender(SmtpSettings(host=sink.host, port=sink.port)) as sender:
+                return await send_due(
+                    app.engine,
+                    sender,
+                    bounce_address="judge@pbem.test",
+                    now=app.clock,
+                    batch=batch,
+                    meanwhile=read_new_mail,
+                )
+
+        assert asyncio.run(run()) == len(results) + 1
+        received = [message_from_bytes(m.content, policy=policy.default) for m in sink.received]
+    answers = [n for n, m in enumerate(received) if m["In-Reply-To"] == "<bob-0@example.org>"]
+    assert answers == [batch]  # the first mail of the second batch
+    assert calls >= len(results) // batch
