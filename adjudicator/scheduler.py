@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable, Collection
 from datetime import datetime
 
+from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.exc import OperationalError
 
@@ -26,6 +27,9 @@ from adjudicator.workers import Closed, RoundWorkers, round_is_due
 
 log = logging.getLogger("adjudicator.scheduler")
 SWEEP_SECONDS = 30
+ROUND_THREADS = 8
+"""Due rounds handled at once: each thread closes one (or waits for a worker process that
+does); the others wait their turn in the scheduler's queue."""
 
 
 class DeadlineScheduler:
@@ -42,7 +46,13 @@ class DeadlineScheduler:
         self.app = app
         self.on_closed = on_closed
         self.workers = workers
-        self.scheduler = AsyncIOScheduler(timezone="UTC")
+        # Threads of the scheduler's own: APScheduler would run the jobs in the event loop's
+        # default executor, which the service's own thread work (reading the Maildir, the
+        # outbox's claims and records) shares; a deadline's hundreds of due rounds queued
+        # there made a player who wrote meanwhile wait for all of them to be answered.
+        self.scheduler = AsyncIOScheduler(
+            timezone="UTC", executors={"default": ThreadPoolExecutor(ROUND_THREADS)}
+        )
 
     def start(self) -> None:
         self.scheduler.add_job(
