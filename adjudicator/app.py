@@ -26,10 +26,9 @@ from adjudicator.service.batch_intake import (
     process_batch,
     store_batch,
 )
-from adjudicator.service.closing import close_completed
+from adjudicator.service.closing import close_and_report_completed
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import digest_of, pending_submissions
-from adjudicator.service.reporting import report_adjudicated
 from adjudicator.service.solutions import load_all
 from adjudicator.storage import queries
 from adjudicator.storage.db import make_engine, migrate, session_scope
@@ -146,8 +145,7 @@ class App:
         """Close the rounds whose last orders came in (``closing.close_completed``), then report
         the rounds adjudicated and not yet reported (``service/reporting.py``): their pictures
         are made outside any transaction, then their result mails are queued."""
-        close_completed(self.engine, ctx=self.ctx, now=self.clock())
-        return report_adjudicated(self.engine, ctx=self.ctx, now=self.clock())
+        return close_and_report_completed(self.engine, ctx=self.ctx, now=self.clock())
 
     def process_pending(self) -> int:
         """Process whatever was stored but not processed (after a crash), in batches."""

@@ -37,8 +37,12 @@ from adjudicator.archiving import ArchiveKeeper
 from adjudicator.config import Config
 from adjudicator.faults import crash_point
 from adjudicator.logs import configure_logging
-from adjudicator.service.closing import ClosingOutcome, close_completed, close_or_remind
-from adjudicator.service.reporting import report_adjudicated, report_round
+from adjudicator.service.closing import (
+    ClosingOutcome,
+    close_and_report_completed,
+    close_or_remind,
+)
+from adjudicator.service.reporting import report_round
 from adjudicator.storage.db import session_scope
 
 log = logging.getLogger("adjudicator.workers")
@@ -82,8 +86,7 @@ def round_is_due(app: App, round_id: int, now: datetime) -> Closed | None:
 def report_waiting(app: App, now: datetime) -> int:
     """Close the rounds whose last orders came in, then report every round waiting to be
     reported (those, and any a crash left); how many were reported."""
-    close_completed(app.engine, ctx=app.ctx, now=now)
-    return len(report_adjudicated(app.engine, ctx=app.ctx, now=now))
+    return len(close_and_report_completed(app.engine, ctx=app.ctx, now=now))
 
 
 def worker_count(configured: int) -> int:

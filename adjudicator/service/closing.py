@@ -282,6 +282,14 @@ def close_completed(engine: Engine, *, ctx: ServiceContext, now: datetime) -> li
     return closed
 
 
+def close_and_report_completed(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[int]:
+    """What follows a batch of mail: the rounds its last orders completed are closed
+    (:func:`close_completed`), then every round waiting to be reported is (those, and any a
+    crash left); the ids of the rounds reported now."""
+    close_completed(engine, ctx=ctx, now=now)
+    return report_adjudicated(engine, ctx=ctx, now=now)
+
+
 def begin_game(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> Round:
     """Open round 1 (``rounds.start_game``) and let the seats the computer plays move; when
     it waits only for them (the computer moves first), it closes at once. The round open now."""

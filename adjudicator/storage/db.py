@@ -97,6 +97,19 @@ def aware(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+HELD = "adjudicator.held_inserts"
+"""Where :func:`inserts_held` keeps its rows: ``Session.info``."""
+
+
+@dataclass
+class Held:
+    """Rows of ``model`` held by :func:`inserts_held`, unique by ``key``, in the order given."""
+
+    model: type[Any]
+    key: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
 def insert_new(session: Session, model: type[Any], values: dict[str, Any], *, key: str) -> bool:
     """Insert one row unless a row with the same unique ``key`` column exists; True when
     inserted. One statement (``INSERT ... ON CONFLICT DO NOTHING``, on SQLite and PostgreSQL
@@ -112,19 +125,6 @@ def insert_new(session: Session, model: type[Any], values: dict[str, Any], *, ke
     connection = session.connection()
     statement = _insert_new(connection.dialect.name, model.__table__, key)
     return bool(connection.execute(statement, values).rowcount == 1)
-
-
-HELD = "adjudicator.held_inserts"
-"""Where :func:`inserts_held` keeps its rows: ``Session.info``."""
-
-
-@dataclass
-class Held:
-    """Rows of ``model`` held by :func:`inserts_held`, unique by ``key``, in the order given."""
-
-    model: type[Any]
-    key: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
 
 
 @contextmanager
