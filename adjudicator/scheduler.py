@@ -113,24 +113,24 @@ class DeadlineScheduler:
                 closed = self.workers.round_is_due(round_id, now)
             else:
                 closed = round_is_due(self.app, round_id, now)
+            if closed is not None:
+                self._closed([closed])
         except OperationalError as error:
+            # The database went away during the closing or while planning what it opened:
+            # one line, and the sweeper finds both again (APScheduler would log a traceback).
             log.warning(
                 "round %s left to the sweeper, database unavailable: %s",
                 round_id,
                 unavailable(error),
             )
-            return
-        if closed is not None:
-            self._closed([closed])
 
     def sweep(self) -> None:
         try:
             swept = sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock())
+            self._closed([Closed.of(outcome) for outcome in swept])
+            self.plan_all()  # rounds opened or moved by other instances or by the game master
         except OperationalError as error:  # one line, not a traceback every 30 s
             log.warning("sweep skipped, database unavailable: %s", unavailable(error))
-            return
-        self._closed([Closed.of(outcome) for outcome in swept])
-        self.plan_all()  # rounds opened or moved by other instances or by the game master
 
     def _closed(self, closed: list[Closed]) -> None:
         for item in closed:

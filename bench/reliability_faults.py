@@ -501,6 +501,27 @@ def waits_logged(log: bytes, marker: bytes) -> dict[str, object]:
     return {"lines": len(lines), "backoff_seconds": pauses}
 
 
+TRACEBACK = b"Traceback (most recent call last)"
+
+
+def tracebacks_logged(log: bytes) -> list[str]:
+    """Each traceback in ``log``, named by the log line before it and the exception it ends with
+    (its last line, which does not start with a blank), so that a failing check says which code
+    logged it."""
+    lines = log.splitlines()
+    found: list[str] = []
+    for number, line in enumerate(lines):
+        if TRACEBACK not in line:
+            continue
+        before = lines[number - 1] if number else b""
+        end = next(
+            (later for later in lines[number + 1 :] if later and not later[:1].isspace()),
+            b"",
+        )
+        found.append(f"{before.decode(errors='replace')} | {end.decode(errors='replace')}")
+    return found
+
+
 class Serving:
     """``adjudicate serve`` as a process with metrics on a free port, its log in a file."""
 
@@ -867,7 +888,8 @@ def _database_outage(
         "taken_before": took_before,
         "serve_alive_through_outage": alive,
         "waits_logged": waits_logged(serving.log(), b"database unavailable"),
-        "tracebacks_logged": serving.log().count(b"Traceback (most recent call last)"),
+        "tracebacks_logged": len(tracebacks := tracebacks_logged(serving.log())),
+        "tracebacks": tracebacks[:5],
         "metric_database_retries": retries,
         "metrics_answered_while_away": retries_seen_while_away is not None,
         "receive_exit_while_away": receive_while_away,

@@ -1,0 +1,146 @@
+"""A deadline job when PostgreSQL goes away in the middle of it.
+
+APScheduler runs the scheduler's jobs and logs a traceback for any exception that leaves one.
+A database that goes away is expected (a restart, a failover): the job must say so in one line
+and leave the round to the sweeper, whichever of its transactions the outage hits (closing,
+reporting, or planning the rounds the closing opened). Afterwards nothing is lost and nothing
+is done twice."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import Session, col, select
+
+from adjudicator.app import App
+from adjudicator.scheduler import DeadlineScheduler
+from adjudicator.service.closing import sweep
+from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.rounds import start_game
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState
+
+
+def _duel(app: App, name: str) -> int:
+    with session_scope(app.engine) as session:
+        game, _ = create_game(
+            session,
+            name=name,
+            kind="starship-combat",
+            players=[PlayerSpec("ann", f"ann.{name}@example.org"), PlayerSpec("ben", "ben@x.org")],
+            options={},
+            schedule="1h",
+            settings={"reminders": []},
+            now=app.clock(),
+        )
+        round_ = start_game(session, game, now=app.clock())
+        assert round_.id is not None
+        return round_.id
+
+
+class Outage:
+    """Takes the test's database away (no new connections, every open one ended) and brings it
+    back, from the server's admin database."""
+
+    def __init__(self, admin_url: str, database: str) -> None:
+        self.admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+        self.database = database
+        self.away = False
+
+    def take_away(self) -> None:
+        with self.admin.connect() as connection:
+            connection.execute(text(f'ALTER DATABASE "{self.database}" ALLOW_CONNECTIONS false'))
+            connection.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = :name AND pid <> pg_backend_pid()"
+                ),
+                {"name": self.database},
+            )
+        self.away = True
+
+    def bring_back(self) -> None:
+        with self.admin.connect() as connection:
+            connection.execute(text(f'ALTER DATABASE "{self.database}" ALLOW_CONNECTIONS true'))
+        self.away = False
+
+
+@contextmanager
+def commits_counted(after: int | None, outage: Outage) -> Iterator[list[int]]:
+    """Count the commits of every session; with ``after``, take the database away right after
+    that many."""
+    count = [0]
+
+    def committed(_session: Any) -> None:
+        count[0] += 1
+        if after is not None and count[0] == after and not outage.away:
+            outage.take_away()
+
+    event.listen(OrmSession, "after_commit", committed)
+    try:
+        yield count
+    finally:
+        event.remove(OrmSession, "after_commit", committed)
+
+
+def test_a_deadline_job_hit_by_an_outage_logs_one_line_and_the_sweeper_finishes(
+    pg_app: App, pg_server: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = pg_app
+    outage = Outage(pg_server, app.engine.url.database or "")
+    try:
+        scheduler = DeadlineScheduler(app)
+        # A job that meets no outage: how many transactions it commits.
+        calm = _duel(app, "calm")
+        app.clock.advance(hours=1)  # type: ignore[attr-defined]
+        with commits_counted(None, outage) as count:
+            scheduler.round_is_due(calm)
+        commits = count[0]
+        assert commits >= 3  # closing, reporting, planning the next round at least
+        # The same job, the database gone after each of its commits but the last.
+        rounds = [_duel(app, f"hit{k}") for k in range(1, commits)]
+        app.clock.advance(hours=1)  # type: ignore[attr-defined]
+        caplog.set_level(logging.WARNING, logger="adjudicator.scheduler")
+        for k, round_id in enumerate(rounds, start=1):
+            with commits_counted(k, outage):
+                scheduler.round_is_due(round_id)  # raises nothing
+            assert outage.away, f"no outage after commit {k}"
+            outage.bring_back()
+        warnings = [r for r in caplog.records if "database unavailable" in r.getMessage()]
+        assert len(warnings) == len(rounds), [r.getMessage() for r in caplog.records]
+        assert all(r.exc_info is None for r in warnings)
+        # Back again: the sweeper closes and reports what the outages interrupted.
+        sweep(app.engine, ctx=app.ctx, now=app.clock())
+        app.report()
+        with Session(app.engine) as session:
+            hit = {session.get(Round, round_id).game_id for round_id in rounds}  # type: ignore[union-attr]
+            states = {
+                (r.game_id, r.number): r.state
+                for r in session.exec(select(Round))
+                if r.game_id in hit
+            }
+            assert states == {
+                **{(game_id, 1): RoundState.REPORTED for game_id in hit},
+                **{(game_id, 2): RoundState.OPEN for game_id in hit},
+            }
+            closed = session.exec(select(RoundResult).where(col(RoundResult.round_id).in_(rounds)))
+            assert len(closed.all()) == len(rounds)  # each once
+            results = session.exec(
+                select(OutboxMail).where(
+                    OutboxMail.kind == "result", col(OutboxMail.round_id).in_(rounds)
+                )
+            ).all()
+            # Each player of each game once.
+            assert sorted(m.recipient for m in results) == sorted(
+                [f"ann.hit{k}@example.org" for k in range(1, commits)] + ["ben@x.org"] * len(rounds)
+            )
+    finally:
+        if outage.away:
+            outage.bring_back()
+        outage.admin.dispose()
