@@ -16,11 +16,13 @@ The services are real processes (``adjudicate serve``: APScheduler deadlines, th
 sending to an aiosmtpd sink in this process. Timed: T until the sink has accepted every result
 mail. Checked: exactly one mail per player and game (Message-IDs unique, none missing).
 
-Answers during the burst (``--answers``, default 20): a small game whose round stays open
-("talk") gets one valid order mail every ``--answer-gap`` seconds from T + ``--answer-gap``
-on, delivered into the service's Maildir; timed from each delivery until the sink accepted
-its confirmation (median, p90, max, how many over 2 s). The players of a deadline's games
-write their next orders while the results go out: they should not wait for them.
+Answers during and after the burst (``--answers``, default 80): a small game whose round stays
+open ("talk") gets one valid order mail every ``--answer-gap`` seconds from T + ``--answer-gap``
+on (40 s by default: the burst, then the archive rebuilt after it), delivered into the service's
+Maildir; timed from each delivery until the sink accepted its confirmation (median, p90, max,
+how many over 2 s; and the slowest of those written after the last result mail). The players of
+a deadline's games write their next orders while the results go out: they should not wait for
+them. The burst's time ends with its last result mail, not with the last answer.
 
 Floor, same run: a bare aiosmtplib send of the same rendered result mails (read back from the
 outbox) over one connection to a fresh sink. Ratio floor / service: 1.0 means the whole burst,
@@ -154,11 +156,14 @@ def replying_to(content: bytes) -> str | None:
 
 class Answers:
     """When the sink accepted each mail answering one of ours (by its In-Reply-To), patched
-    into its handler; and when each of ours was delivered."""
+    into its handler; when each of ours was delivered; and when the last other mail (a result
+    mail) was accepted."""
 
     def __init__(self, sink: SmtpSink) -> None:
         self.sent: dict[str, float] = {}
         self.answered: dict[str, float] = {}
+        self.last_result = 0.0
+        """When the sink accepted the last mail that answers none of ours (a result mail)."""
         handle = sink.handler.handle_DATA
 
         async def timed(server: Any, session: Any, envelope: Any) -> str:
@@ -166,6 +171,8 @@ class Answers:
             replied = replying_to(bytes(envelope.original_content or b""))
             if replied in self.sent:
                 self.answered.setdefault(replied, time.time())
+            else:
+                self.last_result = time.time()
             return reply
 
         sink.handler.handle_DATA = timed  # type: ignore[method-assign]
@@ -182,6 +189,11 @@ class Answers:
         waits = sorted(self.answered[m] - t for m, t in self.sent.items() if m in self.answered)
         if not waits:
             return {f"{kind}_answers": 0}
+        after = [
+            self.answered[m] - t
+            for m, t in self.sent.items()
+            if m in self.answered and t > self.last_result
+        ]
         return {
             f"{kind}_answers": len(waits),
             f"{kind}_answers_missing": len(self.sent) - len(waits),
@@ -189,6 +201,9 @@ class Answers:
             f"{kind}_answer_p90_s": round(waits[math.ceil(0.9 * len(waits)) - 1], 3),
             f"{kind}_answer_max_s": round(waits[-1], 3),
             f"{kind}_answers_over_2s": sum(w > 2.0 for w in waits),
+            # Written after the last result mail, while the archive is rebuilt.
+            f"{kind}_answers_after_burst": len(after),
+            f"{kind}_answer_after_burst_max_s": round(max(after), 3) if after else None,
         }
 
 
@@ -295,7 +310,9 @@ def run_setup(kind: str, args: argparse.Namespace, base: Path) -> dict[str, obje
                 )
                 writer.start()
                 sink.wait_for(expected + args.answers, timeout=args.timeout)
-                done = time.time()
+                # The burst ends with its last result mail, whether or not the answers to
+                # mails written during and after it still come in.
+                done = answers.last_result
                 writer.join()
                 time.sleep(args.settle)  # duplicates, if any, would arrive now
             received = list(sink.handler.received)
@@ -334,7 +351,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--settle", type=float, default=2.0)
     parser.add_argument("--setups", default="sqlite,pg1,pg2")
-    parser.add_argument("--answers", type=int, default=20, help="order mails during the burst")
+    parser.add_argument("--answers", type=int, default=80, help="order mails from T on")
     parser.add_argument("--answer-gap", type=float, default=0.5, help="seconds between them")
     parser.add_argument(
         "--workers", type=int, default=0, help="service.workers of each instance (0: a core each)"

@@ -102,7 +102,8 @@ def palette_png(image: Image.Image) -> bytes:
     (plus the shades of their anti-aliased edges), and every player's mail carries the image, so
     a file several times smaller is worth the few milliseconds once per round. No dithering:
     flat areas stay flat."""
-    quantized = image.convert("RGBA").quantize(
+    rgba = image if image.mode == "RGBA" else image.convert("RGBA")
+    quantized = rgba.quantize(
         colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
     )
     out = io.BytesIO()
