@@ -882,13 +882,14 @@ def _database_outage(
         retries = (serving.metric("adjudicator_database_retries") or 0.0) - retries
     finally:
         code = serving.stop()
+    tracebacks = tracebacks_logged(serving.log())
     return {
         "down_seconds": round(back - went, 1),
         "mails": len(raws),
         "taken_before": took_before,
         "serve_alive_through_outage": alive,
         "waits_logged": waits_logged(serving.log(), b"database unavailable"),
-        "tracebacks_logged": len(tracebacks := tracebacks_logged(serving.log())),
+        "tracebacks_logged": len(tracebacks),
         "tracebacks": tracebacks[:5],
         "metric_database_retries": retries,
         "metrics_answered_while_away": retries_seen_while_away is not None,

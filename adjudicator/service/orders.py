@@ -101,7 +101,7 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
         close_if_complete(session, round_.id, ctx=handling.ctx, now=handling.now)
         context |= _turn_after_move(handling, round_)
     else:  # closed once this mail's transaction commits (closing.close_completed)
-        mark_if_complete(session, round_, now=handling.now)
+        context["completes_round"] = mark_if_complete(session, round_, now=handling.now)
     handling.reply_to_seat("confirmation", context, round_id=round_.id)
     return True
 

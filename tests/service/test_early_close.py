@@ -1,11 +1,11 @@
 """A round that closes early (the game's ``early_close`` setting: close as soon as every order
-is in) is closed once the batch of mail bringing its last orders has committed, not by the thread reading the mail (``closing.mark_if_complete`` and
-``close_completed``). The round is noted complete in the batch's transaction, so that a crash
+is in) is closed once the batch of mail bringing its last orders has committed, not by the
+thread reading the mail (``closing.mark_if_complete`` and ``close_completed``). The round is noted complete in the batch's transaction, so that a crash
 between the commit and the close loses nothing: the sweeper closes it."""
 
 from __future__ import annotations
 
-from playing import new_game, player_mail, queued
+from playing import new_game, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
@@ -54,7 +54,15 @@ def test_the_round_closes_once_the_batch_with_its_last_orders_commits(app: App) 
     assert rounds(app) == [(1, RoundState.REPORTED, True), (2, RoundState.OPEN, False)]
     assert len(orders_of_round(app, 1)) == 4
     assert {m["To"] for m in queued(app, "result")} == {f"{p}@example.org" for p in TRIO}
-    assert "for round 1" in str(queued(app, "confirmation")[-1]["Subject"])
+    confirmations = queued(app, "confirmation")
+    assert [m["To"] for m in confirmations] == [f"{p}@example.org" for p in (*TRIO, "alice")]
+    assert all("for round 1" in str(m["Subject"]) for m in confirmations)
+    # Those before the last orders: they may still change them until the deadline. From the
+    # last orders on: the round is adjudicated now, the result follows.
+    for mail, completes in zip(confirmations, (False, False, True, True), strict=True):
+        text = plain(mail)
+        assert ("adjudicated now" in text) is completes, text
+        assert ("Deadline:" in text) is not completes, text
     with Session(app.engine) as session:
         result = session.exec(select(RoundResult)).one()
     assert result.orders["alice"] == ["GIVE 3 TO carol"]  # her newest orders
