@@ -364,6 +364,7 @@ class Received:
     connection: int  # 1 for the first connection the sink accepted, 2 for the next...
     tls: bool
     login: str | None
+    mail_options: tuple[str, ...] = ()  # the MAIL command's parameters, e.g. "SIZE=1234"
 
 
 @dataclass
@@ -431,6 +432,7 @@ class SinkHandler:
             connection=self.connections.get(id(server), 0),
             tls=server.transport.get_extra_info("ssl_object") is not None,
             login=auth.login.decode() if isinstance(auth, LoginPassword) else None,
+            mail_options=tuple(envelope.mail_options),
         )
         with self.condition:
             self.received.append(message)
@@ -542,16 +544,20 @@ def start_smtp_sink(
     cert: SelfSignedCert | None = None,
     accounts: dict[str, str] | None = None,
     require_auth: bool = False,
+    smtputf8: bool = False,
 ) -> SmtpSink:
     """Start a sink. ``tls``: none, starttls (required before MAIL) or implicit (TLS from the
     first byte). ``accounts``: user -> password; AUTH is offered (also without TLS) when given,
-    and ``require_auth`` refuses mail from unauthenticated clients."""
+    and ``require_auth`` refuses mail from unauthenticated clients. ``smtputf8``: offer
+    SMTPUTF8 (RFC 6531), for addresses that are not ASCII."""
     if tls not in ("none", "starttls", "implicit"):
         raise ValueError(f"tls must be none, starttls or implicit, not {tls!r}")
     if tls != "none" and cert is None:
         raise ValueError(f"tls={tls} needs a certificate")
     handler = SinkHandler(accounts)
     kwargs: dict[str, Any] = {"hostname": HOST, "port": free_port(), "server_hostname": "sink"}
+    if smtputf8:
+        kwargs["enable_SMTPUTF8"] = True
     if tls == "starttls" and cert is not None:
         kwargs.update(tls_context=cert.server_context(), require_starttls=True)
     if tls == "implicit" and cert is not None:

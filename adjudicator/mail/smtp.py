@@ -28,6 +28,7 @@ from typing import Literal, Protocol
 import aiosmtplib
 
 from adjudicator.mail.maildir import deliver
+from adjudicator.mail.smtp_wire import transact
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +144,8 @@ class SmtpSender:
         smtp = await self._connection()
         options = _mail_options(smtp, raw, sender=sender, recipients=recipients)
         try:
-            refused, reply = await smtp.sendmail(
-                sender, list(recipients), raw, mail_options=options
+            refused, reply = await transact(
+                smtp, raw, sender=sender, recipients=recipients, options=options
             )
         except ValueError as error:
             # aiosmtplib refuses an address it cannot put on the wire (e.g. non-ASCII
@@ -207,6 +208,8 @@ class SmtpSender:
             if s.username:
                 stage = "auth"
                 await smtp.login(s.username, s.password)
+            stage = "connect"
+            await _greet(smtp)
         except (aiosmtplib.SMTPException, OSError) as error:
             smtp.close()
             raise _Failed(_failure(error, stage=stage)) from error
@@ -231,6 +234,17 @@ class SmtpSender:
                 log.debug("SMTP QUIT failed: %r", error)
             finally:
                 smtp.close()
+
+
+async def _greet(smtp: aiosmtplib.SMTP) -> None:
+    """EHLO (HELO if the server does not know it) unless done: the extensions it lists decide
+    the first message's MAIL parameters (SIZE, 8BITMIME, SMTPUTF8) as much as the next ones'."""
+    if not smtp.is_ehlo_or_helo_needed:
+        return
+    try:
+        await smtp.ehlo()
+    except aiosmtplib.SMTPHeloError:
+        await smtp.helo()
 
 
 def _mail_options(

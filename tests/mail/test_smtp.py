@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from aiosmtplib.protocol import PERIOD_REGEX, normalize_message_line_endings
+from hypothesis import given
+from hypothesis import strategies as st
 from mailservers import HOST, SelfSignedCert, SmtpSink, free_port
 
 from adjudicator.mail.maildir import MaildirReader
@@ -21,6 +24,7 @@ from adjudicator.mail.smtp import (
     SmtpSender,
     SmtpSettings,
 )
+from adjudicator.mail.smtp_wire import wire_form
 
 T = TypeVar("T")
 
@@ -86,6 +90,57 @@ def test_an_8bit_body_arrives_unchanged(smtp_sink: SmtpSink) -> None:
     raw = message(1, body="Jürgen’s fleet: ✓")
     assert send_one(sender_for(smtp_sink), raw).sent
     assert smtp_sink.wait_for(1)[0].content == raw
+
+
+def test_line_ends_and_leading_dots_arrive_as_smtp_carries_them(smtp_sink: SmtpSink) -> None:
+    """RFC 5321 2.3.8 and 4.5.2: every line end goes as CRLF, and a line that starts with
+    "." (even a line that is only ".") arrives as it was, not as the end of the data."""
+    raw = b".first line\nlone LF\r\nCRLF\rlone CR\r\r\n..two dots\n.\n\nlast line"
+    arrived = (
+        b".first line\r\nlone LF\r\nCRLF\r\nlone CR\r\n\r\n..two dots\r\n.\r\n\r\nlast line\r\n"
+    )
+    after = message(2)
+    results = run(
+        send_all(
+            sender_for(smtp_sink),
+            [(raw, "judge@example.org", ["a@example.org"]), (after, "", ["b@example.org"])],
+        )
+    )
+    assert [r.sent for r in results] == [True, True]
+    assert [r.content for r in smtp_sink.wait_for(2)] == [arrived, after]
+
+
+def test_the_size_goes_with_every_message_from_the_first(smtp_sink: SmtpSink) -> None:
+    """RFC 1870: SIZE is the message's octets with CRLF line ends, and the server (aiosmtpd
+    offers SIZE) gets it on a new connection's first message too."""
+    raws = [b"Subject: one\n\nshort\n", message(2, body="\n".join(["x" * 70] * 80))]
+    run(send_all(sender_for(smtp_sink), [(r, "", ["a@example.org"]) for r in raws]))
+    received = smtp_sink.wait_for(2)
+    assert [r.mail_options for r in received] == [(f"SIZE={len(r.content)}",) for r in received]
+    assert len(received[0].content) == len(b"Subject: one\r\n\r\nshort\r\n")
+
+
+def test_a_first_message_to_an_address_that_is_not_ascii_goes_with_smtputf8(
+    make_smtp_sink: Callable[..., SmtpSink],
+) -> None:
+    """RFC 6531: the server lists SMTPUTF8 in its EHLO reply, which must be read before the
+    first MAIL of a connection, not only before the second."""
+    sink = make_smtp_sink(smtputf8=True)
+    result = send_one(sender_for(sink), recipients=["jürgen@exämple.org"])
+    assert result.sent, result
+    received = sink.wait_for(1)[0]
+    assert received.rcpt_tos == ("jürgen@exämple.org",)
+    assert "SMTPUTF8" in received.mail_options
+
+
+@given(
+    st.binary(max_size=300) | st.lists(st.sampled_from([b"a", b".", b"\r", b"\n"])).map(b"".join)
+)
+def test_the_wire_form_is_what_aiosmtplib_makes_of_a_message(message: bytes) -> None:
+    """The size and DATA of ``wire_form`` against aiosmtplib's own line-end normalising and
+    dot-stuffing, which it replaces."""
+    normalized = normalize_message_line_endings(message)
+    assert wire_form(message) == (len(normalized), PERIOD_REGEX.sub(b"..", normalized) + b".\r\n")
 
 
 def test_the_null_sender_is_allowed(smtp_sink: SmtpSink) -> None:
