@@ -6,13 +6,21 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from alembic import command
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Game, Round, RoundState, Submission
+from adjudicator.storage.db import alembic_config, migrate, session_scope
+from adjudicator.storage.models import (
+    Game,
+    OutboxMail,
+    PicturePng,
+    Round,
+    RoundState,
+    Submission,
+)
 
 TABLES = {
     "game",
@@ -82,3 +90,68 @@ def test_raw_mail_is_kept_byte_for_byte_and_only_once(engine: Engine) -> None:
         assert session.exec(select(Submission)).one().raw == raw
     with pytest.raises(IntegrityError), session_scope(engine) as session:
         session.add(Submission(received_at=now, channel="imap", digest="d1", raw=raw))
+
+
+def _storage(engine: Engine) -> dict[str, tuple[str, str]]:
+    """attstorage and attcompression of the large columns (pg_attribute)."""
+    with engine.connect() as connection:
+        rows = connection.execute(
+            text(
+                "SELECT attrelid::regclass::text || '.' || attname, attstorage,"
+                " attcompression::text FROM pg_attribute WHERE (attrelid::regclass::text,"
+                " attname) IN (('outboxmail', 'message'), ('submission', 'raw'),"
+                " ('picturepng', 'png'))"
+            )
+        ).all()
+    return {name: (storage, compression) for name, storage, compression in rows}
+
+
+def test_on_postgresql_mails_are_compressed_with_lz4_and_pngs_not_at_all(
+    pg_engine: Engine,
+) -> None:
+    """Migration 0010: PostgreSQL compresses a value over about 2 KB before storing it; the
+    mails get LZ4 (much cheaper than the default pglz) where the server has it, a PNG (which
+    does not compress) is stored as it is. What is stored comes back byte for byte."""
+    with pg_engine.connect() as connection:
+        lz4 = connection.execute(
+            text(
+                "SELECT coalesce(bool_or(enumvals @> ARRAY['lz4']), false) FROM pg_settings"
+                " WHERE name = 'default_toast_compression'"
+            )
+        ).scalar_one()
+    now = datetime.now(UTC)
+    mail = b"".join(b"Line %d of a result mail, with its words.\r\n" % n for n in range(1000))
+    png = bytes(range(256)) * 8 + (b"\x89PNG" + bytes(reversed(range(256))) * 80)
+    with session_scope(pg_engine) as session:
+        session.add(Submission(received_at=now, channel="pipe", digest="d1", raw=mail))
+        session.add(
+            OutboxMail(
+                key="k1",
+                kind="result",
+                recipient="a@example.org",
+                message=mail,
+                next_attempt_at=now,
+                created_at=now,
+            )
+        )
+        session.add(PicturePng(digest="p1", png=png, created_at=now))
+    with pg_engine.connect() as connection:
+        stored = connection.execute(
+            text(
+                "SELECT (SELECT pg_column_compression(message) FROM outboxmail),"
+                " (SELECT pg_column_compression(raw) FROM submission),"
+                " (SELECT pg_column_compression(png) FROM picturepng)"
+            )
+        ).one()
+    method = "lz4" if lz4 else "pglz"
+    assert tuple(stored) == (method, method, None)
+    with Session(pg_engine) as session:
+        assert session.exec(select(OutboxMail.message)).one() == mail
+        assert session.exec(select(Submission.raw)).one() == mail
+        assert session.exec(select(PicturePng.png)).one() == png
+    assert _storage(pg_engine)["picturepng.png"][0] == "e"  # external: out of line, as is
+    command.downgrade(alembic_config(pg_engine), "0009")
+    assert {s for s, _ in _storage(pg_engine).values()} == {"x"}  # extended, the default
+    assert {c for _, c in _storage(pg_engine).values()} == {""}  # the server's default
+    migrate(pg_engine)
+    assert _storage(pg_engine)["outboxmail.message"][1] == ("l" if lz4 else "")
