@@ -544,20 +544,20 @@ def start_smtp_sink(
     cert: SelfSignedCert | None = None,
     accounts: dict[str, str] | None = None,
     require_auth: bool = False,
-    smtputf8: bool = False,
+    smtputf8: bool = True,
 ) -> SmtpSink:
     """Start a sink. ``tls``: none, starttls (required before MAIL) or implicit (TLS from the
     first byte). ``accounts``: user -> password; AUTH is offered (also without TLS) when given,
     and ``require_auth`` refuses mail from unauthenticated clients. ``smtputf8``: offer
-    SMTPUTF8 (RFC 6531), for addresses that are not ASCII."""
+    SMTPUTF8 (RFC 6531), for addresses that are not ASCII, as aiosmtpd's Controller does unless
+    told not to."""
     if tls not in ("none", "starttls", "implicit"):
         raise ValueError(f"tls must be none, starttls or implicit, not {tls!r}")
     if tls != "none" and cert is None:
         raise ValueError(f"tls={tls} needs a certificate")
     handler = SinkHandler(accounts)
     kwargs: dict[str, Any] = {"hostname": HOST, "port": free_port(), "server_hostname": "sink"}
-    if smtputf8:
-        kwargs["enable_SMTPUTF8"] = True
+    kwargs["enable_SMTPUTF8"] = smtputf8
     if tls == "starttls" and cert is not None:
         kwargs.update(tls_context=cert.server_context(), require_starttls=True)
     if tls == "implicit" and cert is not None:

@@ -47,7 +47,8 @@ async def transact(
     """What ``aiosmtplib.SMTP.sendmail`` does, with the same exceptions: the recipients refused
     while others were taken, and the server's reply to the message. Raises ValueError for an
     address that cannot go on the wire, ``SMTPRecipientsRefused`` when every recipient was
-    refused; after a refusal the envelope is reset (RSET) for the next transaction."""
+    refused; after a refusal or a ValueError the envelope is reset (RSET) for the next
+    transaction."""
     encoding = "utf-8" if any(o.upper() == "SMTPUTF8" for o in options) else "ascii"
     size, data = wire_form(message)
     mail_options = list(options)
@@ -64,7 +65,9 @@ async def transact(
         if len(refused) == len(recipients):
             raise aiosmtplib.SMTPRecipientsRefused(refused)
         reply = await _data(smtp, data)
-    except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused):
+    except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused, ValueError):
+        # A refusal, or an address aiosmtplib would not put on the wire (after MAIL went out,
+        # for a recipient): the envelope is reset, or the next MAIL would be a nested one.
         # The refusal is what the caller needs to hear, not a failed reset.
         with suppress(ConnectionError, aiosmtplib.SMTPResponseException):
             await smtp.rset()

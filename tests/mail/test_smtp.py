@@ -125,7 +125,7 @@ def test_a_first_message_to_an_address_that_is_not_ascii_goes_with_smtputf8(
 ) -> None:
     """RFC 6531: the server lists SMTPUTF8 in its EHLO reply, which must be read before the
     first MAIL of a connection, not only before the second."""
-    sink = make_smtp_sink(smtputf8=True)
+    sink = make_smtp_sink(smtputf8=True)  # as aiosmtpd's Controller does by default
     result = send_one(sender_for(sink), recipients=["jürgen@exämple.org"])
     assert result.sent, result
     received = sink.wait_for(1)[0]
@@ -244,6 +244,29 @@ def test_refusals_are_classified_by_their_code(
     assert after.sent
     assert [r.content for r in smtp_sink.wait_for(1)] == [message(2)]
     assert smtp_sink.connections == 1
+
+
+@pytest.mark.parametrize(
+    ("recipient", "smtputf8"),
+    [
+        ("pl ayer@example.org", True),  # a space would end the address on the RCPT line
+        ("jürgen@example.org", False),  # not ASCII, to a server that offers no SMTPUTF8
+    ],
+)
+def test_an_address_that_cannot_go_on_the_wire_leaves_the_connection_usable(
+    make_smtp_sink: Callable[..., SmtpSink], recipient: str, smtputf8: bool
+) -> None:
+    """The address is refused on our side, for good, after MAIL went out; the envelope is
+    reset, so the next message goes through on the same connection instead of meeting
+    "503 nested MAIL command"."""
+    sink = make_smtp_sink(smtputf8=smtputf8)
+    bad = (message(1), "bounce+1@judge.example.org", [recipient])
+    ok = (message(2), "bounce+2@judge.example.org", ["player2@example.org"])
+    refused, after = run(send_all(sender_for(sink), [bad, ok]))
+    assert (refused.status, refused.stage) == (SendStatus.PERMANENT, "mail")
+    assert after.sent, after
+    assert [r.rcpt_tos for r in sink.wait_for(1)] == [("player2@example.org",)]
+    assert sink.connections == 1
 
 
 def test_a_refused_recipient_among_others_is_reported(smtp_sink: SmtpSink) -> None:
