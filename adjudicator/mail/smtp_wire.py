@@ -2,12 +2,14 @@
 message put in its wire form once.
 
 aiosmtplib's ``sendmail`` turns the message's line ends into CRLF with a regular expression
-twice (once to count the SIZE parameter, once for DATA) and dot-stuffs it with another, and
-parses each address twice. For a result mail with its pictures (40-90 KB, a thousand lines of
-base64) that came to about 1 ms a mail, an eighth of the service's CPU while it answers a
-thousand order mails. Here the same transformations are done with ``bytes.replace``, which
-gives the same bytes (the tests compare them with aiosmtplib's own), once; the commands go
-through aiosmtplib's public ``mail``, ``rcpt`` and ``execute_command``.
+twice (once to count the SIZE parameter, once for DATA), dot-stuffs it with another, and
+parses each address twice (to check it, then to quote it). A result mail with its pictures is
+40-90 KB, most of it lines of base64: the regular expressions took 0.5 ms for one of 38 KB,
+1.5 s of the service's CPU for a deadline's 3,000 result mails. Here the same transformations
+are done once, with ``bytes.replace``, which gives the same bytes (the tests compare them with
+aiosmtplib's own). The commands go through aiosmtplib's ``mail``, ``rcpt`` and
+``execute_command``, and the data through its protocol's ``write`` and ``read_response``, as
+aiosmtplib's own DATA does (its 5.x series).
 
 The connection must not be shared by two transactions at once (``SmtpSender`` holds a lock).
 """
