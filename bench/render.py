@@ -135,9 +135,14 @@ def _result(rules: Any, resolution: Any, lines: dict[str, list[str]]) -> RoundRe
 
 def render_round(ctx: ServiceContext, scene: Scene, extras: RoundExtras) -> int:
     """Every player's result mail of the round; the bytes written."""
+    return sum(map(len, render_mails(ctx, scene, extras)))
+
+
+def render_mails(ctx: ServiceContext, scene: Scene, extras: RoundExtras) -> list[bytes]:
+    """Every player's result mail of the round."""
     pictures = extras.picture_context()
     template = result_template(ctx, scene.game.kind)
-    written = 0
+    mails = []
     for seat in scene.seats:
         context = result_context(
             scene.game,
@@ -150,7 +155,7 @@ def render_round(ctx: ServiceContext, scene: Scene, extras: RoundExtras) -> int:
             pictures=pictures,
             calendar=bool(extras.attachments),
         )
-        written += len(
+        mails.append(
             render_mail(
                 ctx,
                 template=template,
@@ -163,7 +168,25 @@ def render_round(ctx: ServiceContext, scene: Scene, extras: RoundExtras) -> int:
                 images=extras.images,
             )
         )
-    return written
+    return mails
+
+
+def round_extras(ctx: ServiceContext, scene: Scene, *, pictures: bool) -> RoundExtras:
+    """The round's deadline attachment, and with ``pictures`` its pictures made into PNGs."""
+    calendar = deadline_attachment(ctx, scene.game, scene.next_round, now=NOW)
+    attachments = [calendar] if calendar else []
+    if not pictures:
+        return RoundExtras([], [], attachments)
+    drawn = kind_of(scene.game.kind).pictures(
+        scene.result.public_state, scene.result.report["public"]
+    )
+    pngs = make_pngs(ctx, drawn)
+    return RoundExtras(drawn, inline_images(drawn, domain="pbem.test", pngs=pngs), attachments)
+
+
+def round_mails(ctx: ServiceContext, scene: Scene, *, pictures: bool) -> list[bytes]:
+    """The round's result mails as the service writes them, with or without pictures."""
+    return render_mails(ctx, scene, round_extras(ctx, scene, pictures=pictures))
 
 
 def timed(repeat: int, work: Callable[[], object]) -> list[float]:
@@ -178,18 +201,13 @@ def timed(repeat: int, work: Callable[[], object]) -> list[float]:
 def bench_game(ctx: ServiceContext, scene: Scene, rounds: int) -> dict[str, Any]:
     kind = scene.game.kind
     public = scene.result.report["public"]
-    calendar = deadline_attachment(ctx, scene.game, scene.next_round, now=NOW)
-    attachments = [calendar] if calendar else []
-    bare = RoundExtras([], [], attachments)
+    bare = round_extras(ctx, scene, pictures=False)
     render_round(ctx, scene, bare)  # compile the templates once
     paint = timed(rounds, lambda: kind_of(kind).pictures(scene.result.public_state, public))
     pictures = kind_of(kind).pictures(scene.result.public_state, public)
     ctx.pngs.clear()
     convert = timed(max(3, rounds // 5), lambda: make_pngs(ctx, pictures))  # no cache in it
-    pngs = make_pngs(ctx, pictures)
-    extras = RoundExtras(
-        pictures, inline_images(pictures, domain="pbem.test", pngs=pngs), attachments
-    )
+    extras = round_extras(ctx, scene, pictures=True)
     plain = timed(rounds, lambda: render_round(ctx, scene, bare))
     full = timed(rounds, lambda: render_round(ctx, scene, extras))
     mails = len(scene.seats)
