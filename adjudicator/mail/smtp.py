@@ -142,11 +142,8 @@ class SmtpSender:
         self, raw: bytes, *, sender: str, recipients: Sequence[str]
     ) -> SendResult:
         smtp = await self._connection()
-        options = _mail_options(smtp, raw, sender=sender, recipients=recipients)
         try:
-            refused, reply = await transact(
-                smtp, raw, sender=sender, recipients=recipients, options=options
-            )
+            refused, reply = await transact(smtp, raw, sender=sender, recipients=recipients)
         except ValueError as error:
             # aiosmtplib refuses an address it cannot put on the wire (e.g. non-ASCII
             # without SMTPUTF8 on the server): no retry will change that.
@@ -245,18 +242,6 @@ async def _greet(smtp: aiosmtplib.SMTP) -> None:
         await smtp.ehlo()
     except aiosmtplib.SMTPHeloError:
         await smtp.helo()
-
-
-def _mail_options(
-    smtp: aiosmtplib.SMTP, raw: bytes, *, sender: str, recipients: Sequence[str]
-) -> list[str]:
-    """8BITMIME for a body with 8-bit bytes, SMTPUTF8 for non-ASCII addresses, when offered."""
-    options: list[str] = []
-    if not raw.isascii() and smtp.supports_extension("8bitmime"):
-        options.append("BODY=8BITMIME")
-    if not all(a.isascii() for a in (sender, *recipients)) and smtp.supports_extension("smtputf8"):
-        options.append("SMTPUTF8")
-    return options
 
 
 def _reply_failure(error: aiosmtplib.SMTPResponseException, *, stage: str) -> SendResult:

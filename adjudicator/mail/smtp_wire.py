@@ -39,23 +39,26 @@ def wire_form(message: bytes) -> tuple[int, bytes]:
 
 
 async def transact(
-    smtp: aiosmtplib.SMTP,
-    message: bytes,
-    *,
-    sender: str,
-    recipients: Sequence[str],
-    options: Sequence[str] = (),
+    smtp: aiosmtplib.SMTP, message: bytes, *, sender: str, recipients: Sequence[str]
 ) -> tuple[dict[str, aiosmtplib.SMTPResponse], str]:
     """What ``aiosmtplib.SMTP.sendmail`` does, with the same exceptions: the recipients refused
     while others were taken, and the server's reply to the message. Raises ValueError for an
     address that cannot go on the wire, ``SMTPRecipientsRefused`` when every recipient was
     refused; after a refusal or a ValueError the envelope is reset (RSET) for the next
-    transaction."""
-    encoding = "utf-8" if any(o.upper() == "SMTPUTF8" for o in options) else "ascii"
+    transaction. The MAIL parameters are those the server offers (its EHLO reply must have
+    been read) and the message needs: SIZE, BODY=8BITMIME for 8-bit bytes, SMTPUTF8 for an
+    address that is not ASCII (without it, such an address raises ValueError)."""
     size, data = wire_form(message)
-    mail_options = list(options)
+    mail_options = []
     if smtp.supports_extension("size"):
-        mail_options.insert(0, f"SIZE={size}")
+        mail_options.append(f"SIZE={size}")
+    if not message.isascii() and smtp.supports_extension("8bitmime"):
+        mail_options.append("BODY=8BITMIME")
+    ascii_addresses = all(a.isascii() for a in (sender, *recipients))
+    utf8 = not ascii_addresses and smtp.supports_extension("smtputf8")
+    if utf8:
+        mail_options.append("SMTPUTF8")
+    encoding = "utf-8" if utf8 else "ascii"
     try:
         await smtp.mail(sender, options=mail_options, encoding=encoding)
         refused: list[aiosmtplib.SMTPRecipientRefused] = []

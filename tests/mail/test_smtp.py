@@ -87,9 +87,13 @@ def test_many_messages_go_over_one_connection(smtp_sink: SmtpSink) -> None:
 
 
 def test_an_8bit_body_arrives_unchanged(smtp_sink: SmtpSink) -> None:
+    """RFC 6152: a body with 8-bit bytes is declared BODY=8BITMIME (aiosmtpd offers it), on a
+    new connection's first message too."""
     raw = message(1, body="Jürgen’s fleet: ✓")
     assert send_one(sender_for(smtp_sink), raw).sent
-    assert smtp_sink.wait_for(1)[0].content == raw
+    received = smtp_sink.wait_for(1)[0]
+    assert received.content == raw
+    assert "BODY=8BITMIME" in received.mail_options
 
 
 def test_line_ends_and_leading_dots_arrive_as_smtp_carries_them(smtp_sink: SmtpSink) -> None:
