@@ -556,8 +556,12 @@ def start_smtp_sink(
     if tls != "none" and cert is None:
         raise ValueError(f"tls={tls} needs a certificate")
     handler = SinkHandler(accounts)
-    kwargs: dict[str, Any] = {"hostname": HOST, "port": free_port(), "server_hostname": "sink"}
-    kwargs["enable_SMTPUTF8"] = smtputf8
+    kwargs: dict[str, Any] = {
+        "hostname": HOST,
+        "port": free_port(),
+        "server_hostname": "sink",
+        "enable_SMTPUTF8": smtputf8,
+    }
     if tls == "starttls" and cert is not None:
         kwargs.update(tls_context=cert.server_context(), require_starttls=True)
     if tls == "implicit" and cert is not None:
