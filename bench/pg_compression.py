@@ -19,16 +19,15 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from deadline_burst import database
 from render import giveaway_scene, round_mails
 
 from adjudicator.mail.compose import Identity, Renderer
@@ -39,18 +38,6 @@ STORAGE = {
     "lz4": "SET COMPRESSION lz4",
     "none": "SET STORAGE EXTERNAL",
 }
-
-
-@contextmanager
-def database(admin_url: str) -> Iterator[str]:
-    name = f"adjudicator_compression_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield admin_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 def store(url: str, method: str, rounds: list[list[bytes]]) -> dict[str, float]:
@@ -84,7 +71,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--pg-admin", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument(
+        "--pg-admin", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    )
     args = parser.parse_args()
     ctx = ServiceContext(
         identity=Identity("judge@pbem.test"), renderer=Renderer(), receipt_key=b"k"
@@ -94,7 +83,8 @@ def main() -> None:
     mean_kb = statistics.mean(map(len, mails)) / 1024
     print(f"{args.rounds} rounds of {len(mails)} result mails, {mean_kb:.1f} KB a mail")
     runs: dict[str, list[dict[str, float]]] = {method: [] for method in STORAGE}
-    with database(args.pg_admin) as url:
+    with tempfile.TemporaryDirectory() as base, database("pg", Path(base), args.pg_admin) as db:
+        url = db.replace("postgresql+psycopg://", "postgresql://", 1)  # psycopg's own form
         for _ in range(args.repeat):
             for method in STORAGE:
                 runs[method].append(store(url, method, rounds))
