@@ -199,6 +199,8 @@ def _process_one(
         with session.begin_nested():
             status = process_claimed(session, submission, raw, ctx=ctx, now=now, reading=reading)
             session.flush()
+    except OperationalError:
+        raise  # the database is away, not the mail at fault: it waits, stored, as received
     except Exception as error:  # one bad mail must not cost the others their answers
         log.exception("processing submission %s failed; it stays stored", submission.id)
         mark_failed(session, submission.id, error, now=now)

@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from pg_outage import Outage
 from playing import new_game
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
@@ -33,33 +34,6 @@ def _duel(app: App, name: str) -> int:
         round_ = session.exec(select(Round).where(Round.game_id == game.id)).one()
         assert round_.id is not None
         return round_.id
-
-
-class Outage:
-    """Takes the test's database away (no new connections, every open one ended) and brings it
-    back, from the server's admin database."""
-
-    def __init__(self, admin_url: str, database: str) -> None:
-        self.admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-        self.database = database
-        self.away = False
-
-    def take_away(self) -> None:
-        with self.admin.connect() as connection:
-            connection.execute(text(f'ALTER DATABASE "{self.database}" ALLOW_CONNECTIONS false'))
-            connection.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE datname = :name AND pid <> pg_backend_pid()"
-                ),
-                {"name": self.database},
-            )
-        self.away = True
-
-    def bring_back(self) -> None:
-        with self.admin.connect() as connection:
-            connection.execute(text(f'ALTER DATABASE "{self.database}" ALLOW_CONNECTIONS true'))
-        self.away = False
 
 
 @contextmanager
