@@ -9,14 +9,13 @@ from typing import Annotated, Any
 
 import typer
 
-from adjudicator import __version__
+from adjudicator import __version__, pipe
 from adjudicator.app import make_app, utcnow
 from adjudicator.backup import BackupError, backup
 from adjudicator.cli_archive import app as archive_app
 from adjudicator.cli_gm import player_app
 from adjudicator.cli_gm import register as register_game_commands
 from adjudicator.cli_support import (
-    EX_TEMPFAIL,
     EXIT_DIFFERENT,
     EXIT_USAGE,
     State,
@@ -404,14 +403,11 @@ def status(
 
 @app.command()
 def receive() -> None:
-    """Read one message on standard input (for procmail, .forward or a Postfix alias)."""
-    raw = sys.stdin.buffer.read()
-    try:
-        application = app_from_config()
-        application.ingest(raw, channel="pipe")
-    except Exception as error:  # the mail server keeps the message and retries
-        typer.echo(f"adjudicate: could not store the message: {error}", err=True)
-        raise typer.Exit(EX_TEMPFAIL) from None
+    """Read one message on standard input (for procmail, .forward or a Postfix alias) into
+    the service's Maildir, where the running service reads it (``pipe.py``)."""
+    status = pipe.receive(State.config_path, source=sys.stdin.buffer, errors=sys.stderr)
+    if status:
+        raise typer.Exit(status)
 
 
 def main() -> None:

@@ -21,7 +21,6 @@ from adjudicator.service.solutions import make
 
 EXIT_USAGE = 2
 EXIT_DIFFERENT = 4  # --round re-run differs from the archive
-EX_TEMPFAIL = 75  # sysexits.h: the mail server will try again later
 
 
 class State:

@@ -24,7 +24,7 @@ from adjudicator.app import App
 from adjudicator.archiving import ArchiveKeeper
 from adjudicator.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
-from adjudicator.mail.maildir import MaildirReader, arrival_time, ensure_maildir
+from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import Metrics
 from adjudicator.scheduler import DeadlineScheduler
@@ -85,7 +85,7 @@ def make_imap_poller(
     )
 
     def handle_batch(raws: list[bytes], delivered: list[datetime | None]) -> None:
-        # When the IMAP server delivered each, on the service's clock (see ``_maildir``).
+        # When the IMAP server delivered each, on the service's clock (see make_maildir_reader).
         now = datetime.now(UTC)
         arrived = [None if at is None else app.clock() - max(now - at, ZERO) for at in delivered]
         app.ingest_batch(raws, channel="imap", arrived=arrived)  # one transaction per batch
@@ -97,6 +97,22 @@ def make_imap_poller(
         handle_batch=handle_batch,
         on_reconnect=metrics.imap_reconnects.inc,
     )
+
+
+def make_maildir_reader(app: App) -> MaildirReader:
+    """The reader of the service's Maildir: mail delivered there by a mail server (Dovecot's
+    LDA, procmail) or by ``adjudicate receive`` (``pipe.py``), each as of its delivery time."""
+    folder = ensure_maildir(Path(app.config.maildir_path))
+    log.info("reading orders from the Maildir %s", folder)
+
+    def handle_batch(raws: list[bytes], delivered: list[datetime]) -> None:
+        # How long ago each was delivered, on the service's clock (a test's or the demo's may
+        # not be the wall clock the file names were written by).
+        now = datetime.now(UTC)
+        arrived = [app.clock() - max(now - at, ZERO) for at in delivered]
+        app.ingest_batch(raws, channel="maildir", arrived=arrived)
+
+    return MaildirReader(folder, handle_batch=handle_batch)
 
 
 class Service:
@@ -190,18 +206,6 @@ class Service:
         log.info("due rounds are closed by %d worker processes", count)
         return RoundWorkers(self.app.config, count)
 
-    def _maildir(self) -> MaildirReader:
-        folder = ensure_maildir(Path(self.app.config.maildir_path))
-        log.info("reading orders from the Maildir %s", folder)
-
-        def handle(ref: str, raw: bytes) -> None:
-            # How long ago it was delivered, on the service's clock (a test's or the demo's
-            # may not be the wall clock the file name was written by).
-            ago = max(datetime.now(UTC) - arrival_time(Path(ref.removeprefix("maildir:"))), ZERO)
-            self.app.ingest(raw, channel="maildir", arrived=self.app.clock() - ago)
-
-        return MaildirReader(folder, handle=handle)
-
     async def _drain(
         self,
         senders: list[MailSender],
@@ -241,8 +245,8 @@ class Service:
             self._sent_at = asyncio.get_running_loop().time()
 
     async def _pending(self) -> None:
-        """Process mail stored but left unprocessed: after a crash, or by a piped delivery
-        (``adjudicate receive``) killed between storing and processing."""
+        """Process mail stored but left unprocessed: after a crash between storing and
+        processing, or a database that went away in between."""
         recovered = await asyncio.to_thread(self.app.process_pending)
         if recovered:
             log.info("processed %d mail(s) stored but not processed", recovered)
@@ -361,7 +365,7 @@ class Service:
     async def run(self, *, once: bool = False) -> None:
         loop = asyncio.get_running_loop()
         await self._recover(once=once)
-        maildir = self._maildir()
+        maildir = make_maildir_reader(self.app)
         self.stopping_readers.append(maildir.stop)
         senders = make_senders(self.app)
 

@@ -15,9 +15,12 @@ import pytest
 from sqlmodel import Session, select
 from typer.testing import CliRunner, Result
 
+from adjudicator.app import make_app
 from adjudicator.cli import app
+from adjudicator.config import load_config
 from adjudicator.games.three_musketeers import RULES, State
 from adjudicator.games.three_musketeers import standin as musketeers
+from adjudicator.runner import make_maildir_reader
 from adjudicator.storage.db import make_engine
 from adjudicator.storage.models import (
     OrderSet,
@@ -43,6 +46,17 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def engine_of(env: Path):  # type: ignore[no-untyped-def]
     return make_engine(f"sqlite:///{env / 'data' / 'adjudicator.db'}")
+
+
+def _piped(raw: bytes) -> None:
+    """A mail through the pipe, as the mail server hands it over, then read from the Maildir
+    by the service, as ``adjudicate serve`` reads it within a second."""
+    assert runner.invoke(app, ["receive"], input=raw).exit_code == 0
+    application = make_app(load_config())
+    try:
+        assert make_maildir_reader(application).run_once() == 1
+    finally:
+        application.engine.dispose()
 
 
 def _row(status: str, handle: str) -> list[str]:
@@ -113,7 +127,7 @@ def _ann_fires(env: Path) -> None:
         "[duel]",
     )
     message.set_content(f"PASSWORD {secret}\nfire\n")
-    assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
+    _piped(message.as_bytes())
 
 
 def test_a_game_master_runs_a_game_from_the_command_line(env: Path) -> None:
@@ -266,7 +280,7 @@ def test_round_errors_have_clear_messages_and_codes(env: Path) -> None:
 
 def test_receive_stores_even_what_it_cannot_use(env: Path) -> None:
     runner.invoke(app, ["init"])
-    assert runner.invoke(app, ["receive"], input=b"\xff\xfe not a mail at all").exit_code == 0
+    _piped(b"\xff\xfe not a mail at all")
     with Session(engine_of(env)) as session:
         assert len(session.exec(select(Submission)).all()) == 1
 
@@ -422,7 +436,7 @@ def _mail_in(sender: str, subject: str, body: str) -> None:
     message["From"], message["To"], message["Subject"] = sender, "judge@pbem.test", subject
     message["Message-ID"] = f"<{abs(hash((sender, body)))}@example.org>"
     message.set_content(body)
-    assert runner.invoke(app, ["receive"], input=message.as_bytes()).exit_code == 0
+    _piped(message.as_bytes())
 
 
 def _kinds(env: Path) -> list[tuple[str, str]]:

@@ -27,9 +27,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("archive",),
     ("app", "archiving"),
     ("workers",),
-    ("demo", "scheduler", "cli_support", "metrics", "systemd", "doctor", "backup"),
+    ("demo", "scheduler", "cli_support", "metrics", "systemd", "doctor", "backup", "pipe"),
     ("runner",),
     ("cli", "cli_gm", "cli_archive"),
+    ("entry",),
 )
 """Bottom first. A name is a package (a folder) or a module (a file) directly under the package."""
 

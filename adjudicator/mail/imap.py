@@ -60,7 +60,7 @@ class CursorStore(Protocol):
 
 
 class MemoryCursorStore:
-    """A CursorStore in a dict: for tests and for a one-shot ``adjudicate receive``."""
+    """A CursorStore in a dict: for tests."""
 
     def __init__(self) -> None:
         self.cursors: dict[str, tuple[int, int]] = {}

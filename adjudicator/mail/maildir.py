@@ -38,6 +38,14 @@ MessageHandler = Callable[[str, bytes], None]
 """``handle(ref, raw)``, the same callback as the IMAP poller's; ``ref`` is ``maildir:<path>``
 of the message as it was found."""
 
+BatchHandler = Callable[[list[bytes], list[datetime]], None]
+"""``handle_batch(raws, arrived)``: store several messages at once, committed when it returns
+(one transaction instead of one per message), as the IMAP poller's; ``arrived`` gives each
+one's delivery time (:func:`arrival_time`). If it raises, none of them is marked handled."""
+
+BATCH = 50
+"""Messages handed to ``handle_batch`` at once, at most: as many as the IMAP poller fetches."""
+
 SUBFOLDERS = ("tmp", "new", "cur")
 INFO_SEPARATOR = ":"  # ':2,' starts the info part of a name (some Windows tools use '!')
 HANDLED = "S"
@@ -56,8 +64,9 @@ def ensure_maildir(path: Path) -> Path:
 
 def deliver(maildir: Path, raw: bytes) -> Path:
     """Write ``raw`` into ``maildir``'s ``new/`` the Maildir way: into ``tmp/`` first, synced,
-    then renamed, so a reader never sees half a message. Creates the folders when missing and
-    returns the new file's path."""
+    then renamed, so a reader never sees half a message; the folder is synced after the rename,
+    so the message is on disk when this returns (a mail server's pipe then forgets its copy).
+    Creates the folders when missing and returns the new file's path."""
     ensure_maildir(maildir)
     name = _unique_name()
     temporary = maildir / "tmp" / name
@@ -67,6 +76,11 @@ def deliver(maildir: Path, raw: bytes) -> Path:
         os.fsync(file.fileno())
     final = maildir / "new" / name
     os.rename(temporary, final)
+    folder = os.open(maildir / "new", os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
     return final
 
 
@@ -127,16 +141,27 @@ class MaildirReader:
     """Hands every unhandled message of a Maildir to ``handle``: all of ``new/``, and the files
     in ``cur/`` without the ``S`` flag (put there by another program without reading them)."""
 
-    def __init__(self, maildir: Path, *, handle: MessageHandler) -> None:
+    def __init__(
+        self,
+        maildir: Path,
+        *,
+        handle: MessageHandler | None = None,
+        handle_batch: BatchHandler | None = None,
+    ) -> None:
+        if (handle is None) == (handle_batch is None):
+            raise ValueError("give handle (one message at a time) or handle_batch, not both")
         self.maildir = maildir
         self.handle = handle
+        self.handle_batch = handle_batch
         self._stop_event = threading.Event()
 
     def run_once(self) -> int:
-        """One pass; returns how many messages were handled. When ``handle`` raises, the
-        message stays where it is and the exception propagates."""
+        """One pass; returns how many messages were handled. When ``handle`` (or
+        ``handle_batch``) raises, the message (the batch) and those after it stay where they
+        are and the exception propagates."""
         ensure_maildir(self.maildir)
         handled = 0
+        batch: list[tuple[Path, bytes]] = []
         for path in self._unhandled():
             if self._stop_event.is_set():
                 break  # stopping: the rest waits in the folder for the next start
@@ -144,12 +169,27 @@ class MaildirReader:
                 raw = path.read_bytes()
             except FileNotFoundError:
                 continue  # taken or deleted by someone else meanwhile
-            self.handle(f"maildir:{path}", raw)
-            self._mark_handled(path)
-            handled += 1
+            batch.append((path, raw))
+            if self.handle_batch is None or len(batch) == BATCH:
+                handled += self._hand_over(batch)
+                batch = []
+        if batch:
+            handled += self._hand_over(batch)
         if handled:
             log.info("Maildir %s: handled %d new messages", self.maildir, handled)
         return handled
+
+    def _hand_over(self, batch: list[tuple[Path, bytes]]) -> int:
+        """Hand ``batch`` (in arrival order) to the handler, then mark it handled."""
+        if self.handle_batch is not None:
+            self.handle_batch([raw for _, raw in batch], [arrival_time(p) for p, _ in batch])
+        else:
+            assert self.handle is not None
+            for path, raw in batch:
+                self.handle(f"maildir:{path}", raw)
+        for path, _ in batch:
+            self._mark_handled(path)
+        return len(batch)
 
     def _unhandled(self) -> Iterator[Path]:
         """The unhandled messages of ``new/`` and ``cur/`` together, in arrival order."""

@@ -188,7 +188,7 @@ class Round(SQLModel, table=True):
 class Submission(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     received_at: datetime
-    channel: str = Field(description="imap, maildir, pipe or cli")
+    channel: str = Field(description="imap, maildir (piped mail too; pipe in older rows) or cli")
     digest: str = Field(unique=True, description="sha256 of the raw bytes: re-delivery is a no-op")
     message_id: str | None = Field(default=None, index=True)
     sender: str | None = None

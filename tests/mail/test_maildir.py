@@ -6,11 +6,19 @@ import os
 import re
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from adjudicator.mail.maildir import MaildirReader, deliver, flags_of, with_flag
+from adjudicator.mail.maildir import (
+    BATCH,
+    MaildirReader,
+    arrival_time,
+    deliver,
+    flags_of,
+    with_flag,
+)
 
 
 def message(n: int) -> bytes:
@@ -180,3 +188,30 @@ def test_delivered_names_carry_six_digit_microseconds(maildir: Path) -> None:
     names = [deliver(maildir, message(n)).name for n in range(20)]
     for name in names:
         assert re.fullmatch(r"\d+\.M\d{6}P\d+Q\d+\..+", name), name
+
+
+def test_batches_go_whole_in_arrival_order_and_are_marked_only_when_stored(maildir: Path) -> None:
+    """``handle_batch``: at most BATCH messages at once, in arrival order, each with its
+    delivery time; a batch whose handler raises stays unmarked, whole, for the next pass."""
+    count = BATCH + 3
+    paths = [deliver(maildir, message(n)) for n in range(count)]
+    batches: list[tuple[list[bytes], list[datetime]]] = []
+    fail = True
+
+    def store(raws: list[bytes], arrived: list[datetime]) -> None:
+        if fail and len(batches) == 1:
+            raise RuntimeError("database is down")
+        batches.append((raws, arrived))
+
+    reader = MaildirReader(maildir, handle_batch=store)
+    with pytest.raises(RuntimeError):
+        reader.run_once()
+    assert [len(raws) for raws, _ in batches] == [BATCH]
+    assert len(listing(maildir, "new")) == 3  # the second batch, none of it marked
+    fail = False
+    assert reader.run_once() == 3
+    assert [raw for raws, _ in batches for raw in raws] == [message(n) for n in range(count)]
+    assert [at for _, arrived in batches for at in arrived] == [arrival_time(p) for p in paths]
+    assert listing(maildir, "new") == []
+    with pytest.raises(ValueError, match="not both"):
+        MaildirReader(maildir, handle=Inbox(), handle_batch=store)

@@ -1,0 +1,165 @@
+"""``adjudicate receive`` as a mail server runs it: a process of its own for each message, which
+delivers the message into the service's Maildir and ends; the service reads it from there
+(deploy/MAIL.md, "By pipe")."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playing import new_game, player_mail
+from sqlmodel import Session, col, select
+
+from adjudicator.app import make_app
+from adjudicator.config import load_config
+from adjudicator.mail.maildir import arrival_time
+from adjudicator.pipe import EX_TEMPFAIL, config_of_receive
+from adjudicator.runner import make_maildir_reader
+from adjudicator.storage.db import aware
+from adjudicator.storage.models import OrderSet, Submission, SubmissionStatus
+
+ADJUDICATE = Path(sys.executable).parent / "adjudicate"
+RAW = b"From: ann@example.org\r\nSubject: [gw1] orders\r\n\r\nGIVE 3 TO bob\r\n\xe9t\xe9\r\n"
+
+
+def _config(tmp_path: Path, *, maildir: Path | None = None) -> Path:
+    config = tmp_path / "adjudicator.toml"
+    lines = ["[service]", f'data_dir = "{tmp_path / "data"}"', 'address = "judge@pbem.test"']
+    if maildir is not None:
+        lines += ["[maildir]", f'path = "{maildir}"']
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return config
+
+
+def _pipe(config: Path, raw: bytes, *command: str) -> subprocess.CompletedProcess[bytes]:
+    """The command as a mail server's alias runs it: the message on standard input."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
+    return subprocess.run(
+        [str(ADJUDICATE), "-c", str(config), *(command or ("receive",))],
+        input=raw,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _delivered(maildir: Path) -> list[Path]:
+    return sorted((maildir / "new").iterdir()) if (maildir / "new").exists() else []
+
+
+def test_a_piped_message_is_in_the_maildir_byte_for_byte_when_the_command_ends(
+    tmp_path: Path,
+) -> None:
+    done = _pipe(_config(tmp_path), RAW)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr == b""
+    maildir = tmp_path / "data" / "maildir"  # the default: <data_dir>/maildir
+    (message,) = _delivered(maildir)
+    assert message.read_bytes() == RAW  # line ends and 8-bit bytes as the mail server gave them
+    assert list((maildir / "tmp").iterdir()) == []
+    assert not (tmp_path / "data" / "adjudicator.db").exists()  # no database was opened
+
+
+def test_the_pipe_imports_neither_the_database_nor_the_service(tmp_path: Path) -> None:
+    """What keeps a deadline's rush of piped mail cheap: the process the mail server starts
+    for each message loads the configuration and the Maildir writer, not the service."""
+    heavy = ("sqlalchemy", "sqlmodel", "typer", "jinja2", "adjudicator.app", "adjudicator.service")
+    probe = (
+        "import atexit, sys\n"
+        f"heavy = {heavy!r}\n"
+        "atexit.register(lambda: print(sorted(m for m in sys.modules"
+        " if m.startswith(heavy)), file=sys.stderr))\n"
+        f"sys.argv = ['adjudicate', '--config', {str(_config(tmp_path))!r}, 'receive']\n"
+        "from adjudicator.entry import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=RAW, capture_output=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr.decode().strip() == "[]"
+    assert len(_delivered(tmp_path / "data" / "maildir")) == 1
+
+
+@pytest.mark.parametrize("broken", ["no configuration file", "the Maildir is a file"])
+def test_a_message_that_cannot_be_stored_is_left_to_the_mail_server(
+    tmp_path: Path, broken: str
+) -> None:
+    """Exit status 75: the mail server keeps the message and tries again later."""
+    maildir = tmp_path / "maildir"
+    if broken == "no configuration file":
+        config = tmp_path / "missing.toml"
+    else:
+        maildir.write_text("not a folder", encoding="utf-8")
+        config = _config(tmp_path, maildir=maildir)
+    done = _pipe(config, RAW)
+    assert done.returncode == EX_TEMPFAIL
+    error = done.stderr.decode()
+    assert error.startswith("adjudicate: could not store the message: ")
+    assert ("missing.toml" if broken == "no configuration file" else str(maildir)) in error
+    assert "Traceback" not in error
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "short", "config"),
+    [
+        (["receive"], True, None),
+        (["-c", "a.toml", "receive"], True, Path("a.toml")),
+        (["--config", "a.toml", "receive"], True, Path("a.toml")),
+        (["--config=a.toml", "receive"], True, Path("a.toml")),
+        (["receive", "--help"], False, None),
+        (["--round", "7", "receive"], False, None),
+        (["-c", "a.toml", "status"], False, None),
+        ([], False, None),
+    ],
+)
+def test_only_a_plain_receive_takes_the_short_way(
+    arguments: list[str], short: bool, config: Path | None
+) -> None:
+    assert config_of_receive(arguments) == (short, config)
+
+
+def test_other_commands_still_reach_the_whole_command_line(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    helped = _pipe(config, b"", "receive", "--help")
+    assert helped.returncode == 0
+    assert "Maildir" in helped.stdout.decode()
+    wrong = _pipe(config, b"", "--round", "7", "receive")  # --round goes with no command
+    assert wrong.returncode == 2
+    assert "--round does not go with a command" in wrong.stderr.decode()
+    assert _delivered(tmp_path / "data" / "maildir") == []
+
+
+def test_the_service_reads_piped_mail_in_order_as_of_its_delivery(tmp_path: Path) -> None:
+    """Two order mails piped one after the other: both stored as of their delivery, and the
+    later one's orders are in force."""
+    config = _config(tmp_path)
+    app = make_app(load_config(config, env={}))
+    try:
+        credentials = new_game(app, ["ann", "bob", "cid"])
+        secret = credentials["ann"].secret
+        first = player_mail("gw1", "ann", f"PASSWORD {secret}\nGIVE 3 TO bob\n", number=1)
+        second = player_mail("gw1", "ann", f"PASSWORD {secret}\nGIVE 3 TO cid\n", number=2)
+        for raw in (first, second):
+            done = _pipe(config, raw)
+            assert done.returncode == 0, done.stderr.decode()
+        files = _delivered(tmp_path / "data" / "maildir")
+        delivered = sorted(arrival_time(path) for path in files)
+        assert make_maildir_reader(app).run_once() == 2
+        with Session(app.engine) as session:
+            stored = session.exec(select(Submission).order_by(col(Submission.id))).all()
+            assert [s.status for s in stored] == [SubmissionStatus.ACCEPTED] * 2
+            assert [s.message_id for s in stored] == ["<ann-1@example.org>", "<ann-2@example.org>"]
+            assert {s.channel for s in stored} == {"maildir"}
+            for submission, at in zip(stored, delivered, strict=True):
+                assert abs((aware(submission.received_at) - at).total_seconds()) < 1
+            sets = session.exec(select(OrderSet).order_by(col(OrderSet.id))).all()
+            assert [s.submission_id for s in sets] == [stored[0].id, stored[1].id]
+            assert [" ".join(s.lines) for s in sets] == ["GIVE 3 TO bob", "GIVE 3 TO cid"]
+    finally:
+        app.engine.dispose()
