@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from adjudicator.config import ConfigError, load_config
+from adjudicator.config import load_config
 from adjudicator.mail.maildir import deliver
 
 EX_TEMPFAIL = 75
@@ -36,7 +36,7 @@ def receive(config_path: Path | None, *, source: BinaryIO, errors: TextIO) -> in
         raw = source.read()
         maildir = load_config(config_path).maildir_path
         deliver(maildir, raw)
-    except (ConfigError, OSError) as error:
+    except Exception as error:  # whatever it is: any other status makes the mail bounce
         print(f"adjudicate: could not store the message: {error}", file=errors)
         return EX_TEMPFAIL
     return 0

@@ -9,8 +9,8 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    broken MIME, wrong and unknown charsets, 8-bit and RFC 2047 garbage in headers, deep
    multipart and message/rfc822 nesting, bodies of ``--big-mb`` MB, 100,000 header fields, HTML
    bombs, zip and TNEF attachments, NUL bytes, binary junk, random byte flips, cuts and
-   repeats) go one at a time through ``App.ingest`` (the function ``serve`` and ``receive``
-   call: store, commit, process, queue the answer) on a fresh SQLite database. Counted:
+   repeats) go one at a time through ``App.ingest`` (what ``serve`` does with each mail it
+   reads: store, commit, process, queue the answer) on a fresh SQLite database. Counted:
    crashes (an exception out of the intake, or a mail left ``failed``), mails not stored, mails
    left unprocessed, mails accepted or rejected with neither an answer nor the reason it was
    held back, mails ignored without a reason; the slowest mail (its generator); peak RSS of
@@ -39,7 +39,8 @@ Run: .venv/bin/python bench/reliability.py [--mails 100000] [--seed 1] [--short]
    stopped, aiosmtpd stopped, a private PostgreSQL stopped, the SQLite file's disk full, each for
    ``--outage-seconds``, and the SQLite write lock held for ``--lock-seconds``, while
    ``--outage-mails`` order mails arrive: ``serve`` must stay up, log and count its waits, back
-   off and catch up with nothing lost; ``adjudicate receive`` must exit 75 while it cannot store.
+   off and catch up with nothing lost; ``adjudicate receive`` must store a piped mail all the
+   same (it needs the Maildir only), and the service take it once the database is back.
 
 5. Time (bench/reliability_time.py): deadlines across daylight-saving changes and 29 February
    in five zones, on the tests' clock; ``serve`` started after a deadline passed while it was
@@ -319,7 +320,7 @@ def _plan(count: int, rng: random.Random, kinds: list[str]) -> list[str]:
 
 
 def hostile(count: int, seed: int, big_mb: list[int], short: bool) -> dict[str, object]:
-    """Every mail through ``App.ingest``, one at a time, as ``adjudicate receive`` does."""
+    """Every mail through ``App.ingest``, one at a time."""
     rng = random.Random(seed)
     world = World.make()
     secret = world.creds["alice"].secret

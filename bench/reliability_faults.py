@@ -22,9 +22,11 @@ service and take its servers away (issue 16).
      retries with backoff;
    * PostgreSQL: a private cluster (initdb and pg_ctl on a free port, never the machine's shared
      server) stopped for ``pg_seconds`` and started again while order mails arrive, and
-     ``adjudicate receive`` piped a mail meanwhile (it must exit 75, the mail server retries);
+     ``adjudicate receive`` piped a mail meanwhile (it must exit 0: it needs the Maildir only,
+     and the service takes the mail once the database is back);
    * disk full: the SQLite file on a small tmpfs filled to the last byte while order mails
-     arrive and ``adjudicate receive`` is piped one (75 again); then space is freed (root only).
+     arrive and ``adjudicate receive`` is piped one (0 again: the Maildir is on another disk);
+     then space is freed (root only).
 
    Each: did ``serve`` stay up, did it say so in its log and count it in its metrics, how long
    after the server came back until every mail was taken, and was anything lost.
@@ -905,7 +907,7 @@ def _database_outage(
 def sqlite_lock(lock_seconds: float, mails: int) -> dict[str, object]:
     """Another program holds SQLite's write lock for ``lock_seconds`` (longer than the 10 s busy
     timeout) while ``mails`` order mails arrive; ``adjudicate receive`` is piped a mail under the
-    lock (75: the mail server retries) and again after it."""
+    lock (0: it does not need the lock) and again after it."""
     folder = Path(tempfile.mkdtemp(prefix="reliability-lock-"))
     try:
         config = Config(service=ServiceConfig(data_dir=str(folder), address=SERVICE))

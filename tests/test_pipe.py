@@ -85,7 +85,10 @@ def test_the_pipe_imports_neither_the_database_nor_the_service(tmp_path: Path) -
     assert len(_delivered(tmp_path / "data" / "maildir")) == 1
 
 
-@pytest.mark.parametrize("broken", ["no configuration file", "the Maildir is a file"])
+@pytest.mark.parametrize(
+    "broken",
+    ["no configuration file", "a configuration that is not UTF-8", "the Maildir is a file"],
+)
 def test_a_message_that_cannot_be_stored_is_left_to_the_mail_server(
     tmp_path: Path, broken: str
 ) -> None:
@@ -93,6 +96,9 @@ def test_a_message_that_cannot_be_stored_is_left_to_the_mail_server(
     maildir = tmp_path / "maildir"
     if broken == "no configuration file":
         config = tmp_path / "missing.toml"
+    elif broken == "a configuration that is not UTF-8":
+        config = _config(tmp_path)
+        config.write_bytes(config.read_bytes() + b"# caf\xe9\n")
     else:
         maildir.write_text("not a folder", encoding="utf-8")
         config = _config(tmp_path, maildir=maildir)
@@ -100,7 +106,8 @@ def test_a_message_that_cannot_be_stored_is_left_to_the_mail_server(
     assert done.returncode == EX_TEMPFAIL
     error = done.stderr.decode()
     assert error.startswith("adjudicate: could not store the message: ")
-    assert ("missing.toml" if broken == "no configuration file" else str(maildir)) in error
+    named = {"no configuration file": "missing.toml", "the Maildir is a file": str(maildir)}
+    assert named.get(broken, "utf-8") in error
     assert "Traceback" not in error
     assert not (tmp_path / "data").exists()
 
