@@ -10,8 +10,6 @@ import tomllib
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
 from adjudicator.config import CONFIG_ENV, DEFAULT_FILE, Config, ConfigError, load_config
@@ -147,6 +145,9 @@ def check_database(config: Config) -> Check:
         return Check(
             "database", FAIL, f"no database at {file}", "run `adjudicate init` to create it"
         )
+    from alembic.runtime.migration import MigrationContext  # noqa: PLC0415 - only here
+    from alembic.script import ScriptDirectory  # noqa: PLC0415 - only here
+
     engine = make_engine(url)
     try:
         with engine.connect() as connection:

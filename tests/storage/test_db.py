@@ -3,16 +3,27 @@ the same message cannot be stored twice; both SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from alembic import command
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from adjudicator.storage.db import alembic_config, migrate, session_scope
+from adjudicator.storage.db import (
+    SCHEMA_HEAD,
+    alembic_config,
+    make_engine,
+    migrate,
+    schema_revision,
+    session_scope,
+)
 from adjudicator.storage.models import (
     Game,
     OutboxMail,
@@ -155,3 +166,37 @@ def test_on_postgresql_mails_are_compressed_with_lz4_and_pngs_not_at_all(
     assert {c for _, c in _storage(pg_engine).values()} == {""}  # the server's default
     migrate(pg_engine)
     assert _storage(pg_engine)["outboxmail.message"][1] == ("l" if lz4 else "")
+
+
+def test_the_schema_head_is_alembics_newest_revision(sqlite_engine: Engine) -> None:
+    """A database at SCHEMA_HEAD is not migrated: it must move with every new migration."""
+    scripts = ScriptDirectory.from_config(alembic_config(sqlite_engine))
+    assert scripts.get_current_head() == SCHEMA_HEAD
+    assert schema_revision(sqlite_engine) == SCHEMA_HEAD
+
+
+def test_a_database_behind_is_migrated_and_one_at_the_head_is_left_without_alembic(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = make_engine(url)
+    try:
+        assert schema_revision(engine) is None  # a new database
+        command.upgrade(alembic_config(engine), "0008")  # before rounds noted complete (0009)
+        assert "complete_at" not in {c["name"] for c in inspect(engine).get_columns("round")}
+        migrate(engine)
+        assert schema_revision(engine) == SCHEMA_HEAD
+        assert "complete_at" in {c["name"] for c in inspect(engine).get_columns("round")}
+    finally:
+        engine.dispose()
+    probe = (
+        "import sys\n"
+        "from adjudicator.storage.db import make_engine, migrate\n"
+        f"migrate(make_engine({url!r}))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
