@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 MIGRATIONS = Path(__file__).with_name("migrations")
 SCHEMA_HEAD = "0010"
 """The newest revision of ``migrations/versions``. A database at it is left as it is without
-loading Alembic, which is a sixth of the time any process of the service takes to start (each
+loading Alembic, about a tenth of the time any process of the service takes to start (each
 command, ``serve`` and its worker processes); ``tests/storage/test_db.py`` holds it to
 Alembic's own head."""
 
