@@ -5,9 +5,9 @@ The message is written into the Maildir the service reads (``[maildir] path``, b
 ``<data_dir>/maildir``) as a delivery agent writes it: into ``tmp/``, synced, renamed into
 ``new/``, the folder synced (``mail/maildir.py``). Once this command has ended with status 0, the
 message is on disk and the mail server may forget it. The running service (``adjudicate
-serve``, which also sends every answer) reads it within a second, with the rest of its mail,
-in arrival order: the delivery time in the file name is when the mail arrived, and orders count
-as of then.
+serve``, which also sends every answer) is told of it and reads it at once
+(``mail/maildir_watch.py``), with the rest of its mail, in arrival order: the delivery time in
+the file name is when the mail arrived, and orders count as of then.
 
 Nothing else happens in this process. A mail server starts one for every message, and at a
 deadline many at once: this one imports the configuration and the Maildir writer only (the

@@ -25,6 +25,7 @@ from adjudicator.archiving import ArchiveKeeper
 from adjudicator.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
 from adjudicator.mail.maildir import MaildirReader, ensure_maildir
+from adjudicator.mail.maildir_watch import watch_deliveries
 from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import Metrics
 from adjudicator.scheduler import DeadlineScheduler
@@ -348,6 +349,9 @@ class Service:
         """Turn after turn until stopped; a locked or unreachable database is waited out."""
         failures = 0
         while not self.stop.is_set():
+            # Cleared before the turn, not after it: what wakes the loop during a turn (a
+            # delivery, an IMAP batch, a round reported) starts the next turn at once.
+            self.wake.clear()
             try:
                 await self._turn(senders, maildir, workers)
                 failures = 0
@@ -358,7 +362,6 @@ class Service:
                 continue
             self._keep_archive()
             self._alive()
-            self.wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wait_any(), timeout=TICK_SECONDS)
 
@@ -379,6 +382,7 @@ class Service:
         )
         imap_thread = None
         poller = None
+        watching: asyncio.Future[None] | None = None
         if self.app.config.imap.host:
             poller = self.poller = make_imap_poller(self.app, self.wake, loop, self.metrics)
             if once:
@@ -397,6 +401,9 @@ class Service:
                 imap_thread = threading.Thread(target=poller.run_forever, name="imap", daemon=True)
                 imap_thread.start()
             scheduler.start()
+            watching = asyncio.ensure_future(
+                watch_deliveries(maildir.maildir, stop=self.stop, on_delivery=self._delivered)
+            )
             log.info("deadlines planned; serving")
             self.systemd.ready("reading mail, deadlines planned")
             await self._serve(senders, maildir, workers)
@@ -408,12 +415,21 @@ class Service:
             await self._finish_rounds(scheduler, workers)
             if self._archiving is not None:
                 await asyncio.gather(self._archiving, return_exceptions=True)
+            if watching is not None:
+                watching.cancel()  # ends by itself once stop is set
+                await asyncio.gather(watching, return_exceptions=True)
             if poller is not None:
                 poller.stop()
             if imap_thread is not None:
                 await asyncio.to_thread(imap_thread.join, 10)
             for sender in senders:
                 await sender.close()
+
+    def _delivered(self) -> None:
+        """Mail was delivered into the Maildir: read it now, not at the next tick (also between
+        two batches of a send pass)."""
+        self._maildir_read_at = 0.0
+        self.wake.set()
 
     def _alive(self) -> None:
         """One turn of the main loop is done: tell the health check, and systemd's watchdog

@@ -4,15 +4,18 @@ delivers the message into the service's Maildir and ends; the service reads it f
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from playing import new_game, player_mail
 from sqlmodel import Session, col, select
 
+from adjudicator import runner
 from adjudicator.app import make_app
 from adjudicator.config import load_config
 from adjudicator.mail.maildir import arrival_time
@@ -170,3 +173,55 @@ def test_the_service_reads_piped_mail_in_order_as_of_its_delivery(tmp_path: Path
             assert [" ".join(s.lines) for s in sets] == ["GIVE 3 TO bob", "GIVE 3 TO cid"]
     finally:
         app.engine.dispose()
+
+
+def test_the_running_service_reads_a_piped_mail_at_once_not_at_its_next_tick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service is told of a delivery into its Maildir (mail/maildir_watch.py): with its
+    regular turn an hour apart, a mail piped while it waits is answered all the same."""
+    monkeypatch.setattr(runner, "TICK_SECONDS", 3600.0)
+    config = _config(tmp_path)
+    app = make_app(load_config(config, env={}))
+    turned = threading.Event()
+    alive = runner.Service._alive
+
+    def counted(service: runner.Service) -> None:
+        alive(service)
+        turned.set()
+
+    monkeypatch.setattr(runner.Service, "_alive", counted)
+    credentials = new_game(app, ["ann", "bob", "cid"])
+    secret = credentials["ann"].secret
+
+    def accepted() -> int:
+        with Session(app.engine) as session:
+            statuses = session.exec(select(Submission.status)).all()
+        return statuses.count(SubmissionStatus.ACCEPTED)
+
+    async def scenario() -> int:
+        service = runner.Service(app)
+        running = asyncio.ensure_future(service.run())
+        try:
+            assert await asyncio.to_thread(turned.wait, 60)  # its first turn is over: it waits
+            # A delivery made before the watch was in place is not told: piped again (another
+            # mail) until one is, a bounded number of times.
+            for number in range(10):
+                raw = player_mail(
+                    "gw1", "ann", f"PASSWORD {secret}\nGIVE 3 TO bob\n", number=number
+                )
+                assert (await asyncio.to_thread(_pipe, config, raw)).returncode == 0
+                for _ in range(40):
+                    if await asyncio.to_thread(accepted):
+                        return number + 1
+                    await asyncio.sleep(0.05)
+            return 0
+        finally:
+            service.request_stop()
+            await running
+
+    try:
+        piped = asyncio.run(scenario())
+    finally:
+        app.engine.dispose()
+    assert piped >= 1  # answered without the hour's turn
