@@ -13,7 +13,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -86,9 +86,7 @@ def make_imap_poller(
     )
 
     def handle_batch(raws: list[bytes], delivered: list[datetime | None]) -> None:
-        # When the IMAP server delivered each, on the service's clock (see make_maildir_reader).
-        now = datetime.now(UTC)
-        arrived = [None if at is None else app.clock() - max(now - at, ZERO) for at in delivered]
+        arrived = _on_service_clock(app, delivered)
         app.ingest_batch(raws, channel="imap", arrived=arrived)  # one transaction per batch
         loop.call_soon_threadsafe(wake.set)  # the sender wakes once per batch
 
@@ -100,6 +98,13 @@ def make_imap_poller(
     )
 
 
+def _on_service_clock(app: App, delivered: Sequence[datetime | None]) -> list[datetime | None]:
+    """When each mail was delivered (by the wall clock its mailbox was written by), on the
+    service's clock: as long ago (a test's clock, or the demo's, is not the wall clock)."""
+    now = datetime.now(UTC)
+    return [None if at is None else app.clock() - max(now - at, ZERO) for at in delivered]
+
+
 def make_maildir_reader(app: App) -> MaildirReader:
     """The reader of the service's Maildir: mail delivered there by a mail server (Dovecot's
     LDA, procmail) or by ``adjudicate receive`` (``pipe.py``), each as of its delivery time."""
@@ -107,11 +112,7 @@ def make_maildir_reader(app: App) -> MaildirReader:
     log.info("reading orders from the Maildir %s", folder)
 
     def handle_batch(raws: list[bytes], delivered: list[datetime]) -> None:
-        # How long ago each was delivered, on the service's clock (a test's or the demo's may
-        # not be the wall clock the file names were written by).
-        now = datetime.now(UTC)
-        arrived = [app.clock() - max(now - at, ZERO) for at in delivered]
-        app.ingest_batch(raws, channel="maildir", arrived=arrived)
+        app.ingest_batch(raws, channel="maildir", arrived=_on_service_clock(app, delivered))
 
     return MaildirReader(folder, handle_batch=handle_batch)
 
@@ -416,7 +417,9 @@ class Service:
             if self._archiving is not None:
                 await asyncio.gather(self._archiving, return_exceptions=True)
             if watching is not None:
-                watching.cancel()  # ends by itself once stop is set
+                # It ends by itself once stop is set; this is for an exit by an exception
+                # (watchfiles then sets stop itself).
+                watching.cancel()
                 await asyncio.gather(watching, return_exceptions=True)
             if poller is not None:
                 poller.stop()

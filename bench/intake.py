@@ -87,7 +87,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import aiosmtplib
 import imapclient
 import sqlalchemy.orm
-from deadline_burst import ADJUDICATE, database, service_env
+from deadline_burst import ADJUDICATE, database, nearest_rank, service_env
 from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink, running_dovecot, start_smtp_sink
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -858,15 +858,12 @@ def latency(bench: Bench, mails: list[Mail], *, sequential: bool, timeout: float
     if not delays:
         return {"answered": 0, "missing": missing}
 
-    def quantile(q: float) -> float:
-        return delays[min(len(delays) - 1, math.ceil(q * len(delays)) - 1)]
-
     return {
         "answered": len(delays),
         "missing": missing,
         "median_s": statistics.median(delays),
-        "p90_s": quantile(0.9),
-        "p99_s": quantile(0.99),
+        "p90_s": nearest_rank(delays, 0.9),
+        "p99_s": nearest_rank(delays, 0.99),
         "max_s": delays[-1],
         "min_s": delays[0],
         "over_2s": sum(d > 2 for d in delays),

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from deadline_burst import ADJUDICATE, service_env
+from deadline_burst import ADJUDICATE, nearest_rank, service_env
 from intake import JUDGE, Arrivals, create_games, make_mails
 from mailservers import SmtpSink, start_smtp_sink
 
@@ -63,7 +63,7 @@ def quantiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     return {
         "median_s": round(statistics.median(ordered), 4),
-        "p90_s": round(ordered[max(0, round(0.9 * len(ordered)) - 1)], 4),
+        "p90_s": round(nearest_rank(ordered, 0.9), 4),
         "max_s": round(ordered[-1], 4),
     }
 

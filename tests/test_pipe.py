@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -138,7 +139,7 @@ def test_other_commands_still_reach_the_whole_command_line(tmp_path: Path) -> No
     config = _config(tmp_path)
     helped = _pipe(config, b"", "receive", "--help")
     assert helped.returncode == 0
-    assert "Maildir" in helped.stdout.decode()
+    assert "Usage: adjudicate receive" in helped.stdout.decode()  # typer answered, not the pipe
     wrong = _pipe(config, b"", "--round", "7", "receive")  # --round goes with no command
     assert wrong.returncode == 2
     assert "--round does not go with a command" in wrong.stderr.decode()
@@ -199,29 +200,32 @@ def test_the_running_service_reads_a_piped_mail_at_once_not_at_its_next_tick(
             statuses = session.exec(select(Submission.status)).all()
         return statuses.count(SubmissionStatus.ACCEPTED)
 
-    async def scenario() -> int:
+    async def scenario() -> bool:
         service = runner.Service(app)
         running = asyncio.ensure_future(service.run())
         try:
             assert await asyncio.to_thread(turned.wait, 60)  # its first turn is over: it waits
-            # A delivery made before the watch was in place is not told: piped again (another
-            # mail) until one is, a bounded number of times.
-            for number in range(10):
-                raw = player_mail(
-                    "gw1", "ann", f"PASSWORD {secret}\nGIVE 3 TO bob\n", number=number
-                )
-                assert (await asyncio.to_thread(_pipe, config, raw)).returncode == 0
-                for _ in range(40):
-                    if await asyncio.to_thread(accepted):
-                        return number + 1
-                    await asyncio.sleep(0.05)
-            return 0
+            # A delivery made before the watch was in place is not told: another mail is piped
+            # every 2 s until one is answered, for a minute at most (a turn is an hour away).
+            deadline = time.monotonic() + 60
+            number, next_pipe = 0, time.monotonic()
+            while time.monotonic() < deadline:
+                if time.monotonic() >= next_pipe:
+                    raw = player_mail(
+                        "gw1", "ann", f"PASSWORD {secret}\nGIVE 3 TO bob\n", number=number
+                    )
+                    assert (await asyncio.to_thread(_pipe, config, raw)).returncode == 0
+                    number, next_pipe = number + 1, time.monotonic() + 2
+                if await asyncio.to_thread(accepted):
+                    return True
+                await asyncio.sleep(0.05)
+            return False
         finally:
             service.request_stop()
             await running
 
     try:
-        piped = asyncio.run(scenario())
+        answered = asyncio.run(scenario())
     finally:
         app.engine.dispose()
-    assert piped >= 1  # answered without the hour's turn
+    assert answered  # without the hour's turn

@@ -16,7 +16,7 @@ from adjudicator.config import CONFIG_ENV, DEFAULT_FILE, Config, ConfigError, lo
 from adjudicator.doctor.check import FAIL, OK, SKIP, WARN, Check, words
 from adjudicator.games import KINDS
 from adjudicator.service.solutions import file_of, ready
-from adjudicator.storage.db import alembic_config, make_engine
+from adjudicator.storage.db import alembic_config, make_engine, schema_revision
 
 # A plain address as the service sends From: a dot-atom local part and a host name (or
 # localhost, or an address literal). Display names belong in service.name.
@@ -145,13 +145,11 @@ def check_database(config: Config) -> Check:
         return Check(
             "database", FAIL, f"no database at {file}", "run `adjudicate init` to create it"
         )
-    from alembic.runtime.migration import MigrationContext  # noqa: PLC0415 - only here
     from alembic.script import ScriptDirectory  # noqa: PLC0415 - only here
 
     engine = make_engine(url)
     try:
-        with engine.connect() as connection:
-            current = MigrationContext.configure(connection).get_current_revision()
+        current = schema_revision(engine)
         scripts = ScriptDirectory.from_config(alembic_config(engine))
         head = scripts.get_current_head()
     except Exception as error:  # any driver error: say it as the driver did

@@ -138,8 +138,9 @@ def with_flag(name: str, flag: str) -> str:
 
 
 class MaildirReader:
-    """Hands every unhandled message of a Maildir to ``handle``: all of ``new/``, and the files
-    in ``cur/`` without the ``S`` flag (put there by another program without reading them)."""
+    """Hands every unhandled message of a Maildir to ``handle`` one at a time, or to
+    ``handle_batch`` up to ``BATCH`` at a time: all of ``new/``, and the files in ``cur/``
+    without the ``S`` flag (put there by another program without reading them)."""
 
     def __init__(
         self,

@@ -45,8 +45,6 @@ async def watch_deliveries(
             recursive=False,
         ):
             on_delivery()
-    except asyncio.CancelledError:
-        raise
     except Exception as error:  # the caller's own schedule reads the folder all the same
         log.warning(
             "the Maildir %s cannot be watched (%s): read on the regular turn", maildir, error
