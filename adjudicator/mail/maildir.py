@@ -17,6 +17,15 @@ both are compared as numbers, not as text. A name without microseconds takes the
 file's change time (the moment it was renamed into the folder), kept within the named second.
 Two mails that arrived in the same microsecond are handled in the order of their delivery
 counter (``Q``) and then of their names, so the one whose name sorts last is in force.
+
+``cur/`` keeps every mail handled, so it grows for good, and listing it costs about 0.7 ms per
+thousand files: every pass would pay it, though unread mail rarely lands there (a mail client
+moves it there). A pass lists ``cur/`` only when its change time says something changed since
+the reader last knew it (the way Dovecot keeps its own Maildirs): a rename into the folder, by
+another program or by this reader marking mail handled, changes it. A change that falls in the
+same tick of the file system's clock as the reader's own last look leaves the time alone: so a
+look that close to a change is trusted for ``RELIST_SECONDS`` only, then ``cur/`` is listed
+again.
 """
 
 from __future__ import annotations
@@ -45,6 +54,13 @@ one's delivery time (:func:`arrival_time`). If it raises, none of them is marked
 
 BATCH = 50
 """Messages handed to ``handle_batch`` at once, at most: as many as the IMAP poller fetches."""
+
+RELIST_SECONDS = 10.0
+"""How long a look at ``cur/`` taken close to a change of it is trusted (module docstring)."""
+
+RACY_NS = 2_000_000_000
+"""A look at ``cur/`` taken less than this after its last change may have missed a change made
+in the same tick of the file system's clock (coarse, on some file systems a whole second)."""
 
 SUBFOLDERS = ("tmp", "new", "cur")
 INFO_SEPARATOR = ":"  # ':2,' starts the info part of a name (some Windows tools use '!')
@@ -155,6 +171,10 @@ class MaildirReader:
         self.handle = handle
         self.handle_batch = handle_batch
         self._stop_event = threading.Event()
+        self.relist_seconds = RELIST_SECONDS
+        self._cur_known: int | None = None  # cur/'s change time when last known to hold no
+        self._cur_racy = True  # unread mail of others; whether that look may have missed one
+        self._cur_listed = 0.0  # monotonic: when cur/ was last listed
 
     def run_once(self) -> int:
         """One pass; returns how many messages were handled. When ``handle`` (or
@@ -163,22 +183,56 @@ class MaildirReader:
         ensure_maildir(self.maildir)
         handled = 0
         batch: list[tuple[Path, bytes]] = []
-        for path in self._unhandled():
-            if self._stop_event.is_set():
-                break  # stopping: the rest waits in the folder for the next start
-            try:
-                raw = path.read_bytes()
-            except FileNotFoundError:
-                continue  # taken or deleted by someone else meanwhile
-            batch.append((path, raw))
-            if self.handle_batch is None or len(batch) == BATCH:
+        try:
+            for path in self._unhandled():
+                if self._stop_event.is_set():
+                    self._cur_known = None  # what is left of cur/ waits for the next pass
+                    break  # stopping: the rest waits in the folder for the next start
+                try:
+                    raw = path.read_bytes()
+                except FileNotFoundError:
+                    continue  # taken or deleted by someone else meanwhile
+                batch.append((path, raw))
+                if self.handle_batch is None or len(batch) == BATCH:
+                    handled += self._hand_over(batch)
+                    batch = []
+            if batch:
                 handled += self._hand_over(batch)
-                batch = []
-        if batch:
-            handled += self._hand_over(batch)
+        except BaseException:
+            self._cur_known = None  # unread mail of cur/ left behind: the next pass lists it
+            raise
         if handled:
             log.info("Maildir %s: handled %d new messages", self.maildir, handled)
         return handled
+
+    def _cur_changed(self) -> int | None:
+        """The change time of ``cur/`` when it must be listed on this pass (it changed since
+        the reader last knew it, or that knowledge is racy and ``relist_seconds`` old); None
+        when it need not be. The time is taken before the listing: a rename into the folder
+        after it changes the time again, and the next pass lists the folder."""
+        changed = self._cur_time()
+        stale = time.monotonic() - self._cur_listed >= self.relist_seconds
+        if changed == self._cur_known and not (self._cur_racy and stale):
+            return None
+        return changed
+
+    def _cur_listed_at(self, changed: int) -> None:
+        """``cur/`` was listed, its change time ``changed`` taken just before."""
+        self._cur_known, self._cur_listed = changed, time.monotonic()
+        self._cur_racy = time.time_ns() - changed < RACY_NS
+
+    def _cur_marked(self) -> None:
+        """This reader renamed mail into ``cur/``, which held no unread mail of others just
+        before: it still holds none, unless another program renamed one into it in the same
+        tick of the clock as these renames (so the look is racy)."""
+        self._cur_known, self._cur_racy = self._cur_time(), True
+
+    def _cur_time(self) -> int:
+        """``cur/``'s change time in nanoseconds; 0 when the folder is missing."""
+        try:
+            return os.stat(self.maildir / "cur").st_mtime_ns
+        except FileNotFoundError:
+            return 0
 
     def _hand_over(self, batch: list[tuple[Path, bytes]]) -> int:
         """Hand ``batch`` (in arrival order) to the handler, then mark it handled."""
@@ -188,25 +242,28 @@ class MaildirReader:
             assert self.handle is not None
             for path, raw in batch:
                 self.handle(f"maildir:{path}", raw)
+        unchanged = self._cur_known is not None and self._cur_time() == self._cur_known
         for path, _ in batch:
             self._mark_handled(path)
+        if unchanged:  # cur/ held no unread mail of others just now: it still does not
+            self._cur_marked()
         return len(batch)
 
     def _unhandled(self) -> Iterator[Path]:
         """The unhandled messages of ``new/`` and ``cur/`` together, in arrival order."""
-        found: list[Path] = []
-        for sub in ("new", "cur"):
-            try:
-                names = os.listdir(self.maildir / sub)
-            except FileNotFoundError:
-                continue
-            for name in names:
-                if name.startswith("."):
-                    continue
-                if sub == "cur" and HANDLED in flags_of(name):
-                    continue
-                found.append(self.maildir / sub / name)
+        found = [self.maildir / "new" / name for name in self._names("new")]
+        changed = self._cur_changed()
+        if changed is not None:
+            cur = self.maildir / "cur"
+            found += [cur / name for name in self._names("cur") if HANDLED not in flags_of(name)]
+            self._cur_listed_at(changed)
         yield from sorted(found, key=arrival_key)
+
+    def _names(self, sub: str) -> list[str]:
+        try:
+            return [name for name in os.listdir(self.maildir / sub) if not name.startswith(".")]
+        except FileNotFoundError:
+            return []
 
     def _mark_handled(self, path: Path) -> None:
         target = self.maildir / "cur" / with_flag(path.name, HANDLED)

@@ -215,3 +215,99 @@ def test_batches_go_whole_in_arrival_order_and_are_marked_only_when_stored(maild
     assert listing(maildir, "new") == []
     with pytest.raises(ValueError, match="not both"):
         MaildirReader(maildir, handle=Inbox(), handle_batch=store)
+
+
+# --- cur/ is listed only when it changed ---------------------------------------------------------
+
+
+def age(folder: Path, seconds: float) -> int:
+    """Set ``folder``'s change time ``seconds`` into the past (as though nothing had changed it
+    since); the new time in nanoseconds."""
+    when = time.time_ns() - int(seconds * 1e9)
+    os.utime(folder, ns=(when, when))
+    return when
+
+
+class Listings:
+    """Counts the listings of one folder (``os.listdir``), the cost a pass must not pay."""
+
+    def __init__(self, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.folder, self.count = folder, 0
+        real = os.listdir
+
+        def counted(path: os.PathLike[str] | str = ".") -> list[str]:
+            if Path(path) == self.folder:
+                self.count += 1
+            return real(path)
+
+        monkeypatch.setattr(os, "listdir", counted)
+
+
+def test_a_pass_lists_cur_only_when_another_program_changed_it(
+    maildir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cur/ keeps every mail handled; a pass reads it again only when it changed."""
+    for n in range(3):
+        deliver(maildir, message(n))
+    inbox = Inbox()
+    reader = MaildirReader(maildir, handle=inbox)
+    assert reader.run_once() == 3
+    age(maildir / "cur", 60)  # a minute later, nothing changed: one more look, then none
+    assert reader.run_once() == 0
+    listings = Listings(maildir / "cur", monkeypatch)
+    for _ in range(3):
+        assert reader.run_once() == 0
+    deliver(maildir, message(3))  # new mail: read from new/, marked into cur/
+    assert reader.run_once() == 1
+    assert reader.run_once() == 0
+    assert listings.count == 0
+    # A mail client moves an unread mail into cur/: the folder changed, and the mail is read.
+    (maildir / "tmp" / "1.a.host:2,F").write_bytes(message(4))
+    age(maildir / "cur", 30)  # stands for a change in another tick than the reader's last look
+    os.rename(maildir / "tmp" / "1.a.host:2,F", maildir / "cur" / "1.a.host:2,F")
+    assert reader.run_once() == 1
+    assert inbox.raws == [message(n) for n in range(5)]
+    assert listings.count == 1
+
+
+def test_a_change_of_cur_in_the_tick_of_the_readers_own_is_caught_by_a_later_listing(
+    maildir: Path,
+) -> None:
+    """A rename by another program in the same tick of the clock as the reader's own leaves
+    cur/'s change time as the reader saw it: the reader lists cur/ again after a while."""
+    deliver(maildir, message(0))
+    inbox = Inbox()
+    reader = MaildirReader(maildir, handle=inbox)
+    reader.relist_seconds = 0.2
+    assert reader.run_once() == 1
+    seen = os.stat(maildir / "cur").st_mtime_ns
+    (maildir / "cur" / "1.a.host:2,F").write_bytes(message(1))
+    os.utime(maildir / "cur", ns=(seen, seen))  # the same tick as the reader's last rename
+    deadline = time.monotonic() + 30
+    while len(inbox.raws) < 2 and time.monotonic() < deadline:
+        reader.run_once()
+        time.sleep(0.05)
+    assert inbox.raws == [message(0), message(1)]
+
+
+def test_unread_mail_of_cur_left_by_a_failed_pass_is_read_on_the_next(maildir: Path) -> None:
+    deliver(maildir, b"x").unlink()  # the folders, empty
+    inbox = Inbox()
+    failing = [True]
+
+    def handle(ref: str, raw: bytes) -> None:
+        if failing[0]:
+            raise RuntimeError("database away")
+        inbox(ref, raw)
+
+    reader = MaildirReader(maildir, handle=handle)
+    age(maildir / "cur", 120)
+    assert reader.run_once() == 0  # cur/ looked at, long unchanged: not looked at again
+    (maildir / "cur" / "1.a.host:2,F").write_bytes(message(1))
+    age(maildir / "cur", 60)
+    with pytest.raises(RuntimeError):
+        reader.run_once()  # found it, failed to store it: it stays, unread
+    failing[0] = False
+    assert reader.run_once() == 1
+    assert inbox.raws == [message(1)]
+    assert listing(maildir, "cur") == ["1.a.host:2,FS"]
