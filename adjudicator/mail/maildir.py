@@ -172,9 +172,12 @@ class MaildirReader:
         self.handle_batch = handle_batch
         self._stop_event = threading.Event()
         self.relist_seconds = RELIST_SECONDS
-        self._cur_known: int | None = None  # cur/'s change time when last known to hold no
-        self._cur_racy = True  # unread mail of others; whether that look may have missed one
-        self._cur_listed = 0.0  # monotonic: when cur/ was last listed
+        # What the reader knows of cur/: its change time when it last held no unread mail of
+        # other programs (None: not known), whether that look may have missed a change made
+        # in the same tick of the clock, and when it was last listed (monotonic).
+        self._cur_known: int | None = None
+        self._cur_racy = True
+        self._cur_listed = 0.0
 
     def run_once(self) -> int:
         """One pass; returns how many messages were handled. When ``handle`` (or
