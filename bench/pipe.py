@@ -14,6 +14,8 @@ Run: .venv/bin/python bench/pipe.py [--mails 200] [--games 20] [--parallel 4]
    IMAP), the mails piped ``--parallel`` at a time, as a mail server runs its deliveries. Timed
    from the first pipe's start to the last confirmation accepted by the sink (mails a second),
    and for each mail from its pipe's start to its confirmation (median, p90, max).
+   ``--history N`` first puts N handled mails into the Maildir's ``cur/``, as a service that
+   has read its Maildir for a long while has there (bench/maildir_pass.py).
 
 The last line printed is a JSON object with every figure.
 """
@@ -37,6 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from deadline_burst import ADJUDICATE, nearest_rank, service_env
 from intake import JUDGE, Arrivals, create_games, make_mails
+from maildir_pass import fill
 from mailservers import SmtpSink, start_smtp_sink
 
 from adjudicator.app import make_app
@@ -170,6 +173,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--parallel", type=int, default=4, help="pipes running at once")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--history", type=int, default=0, help="handled mails in cur/ before the service starts"
+    )
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="adjudicator-pipe-"))
     sink: SmtpSink = start_smtp_sink()
@@ -188,6 +194,8 @@ def main() -> None:
         env["ADJUDICATOR_ADDRESS"] = JUDGE
         figures: dict[str, Any] = {"mails": args.mails, "games": args.games}
         figures["alone"] = pipe_alone([raw for *_, raw in mails], env, data / "maildir")
+        fill(data / "maildir", args.history)
+        figures["history"] = args.history
         figures["service"] = with_service(mails, env, arrivals, parallel=args.parallel, base=base)
     finally:
         sink.stop()
