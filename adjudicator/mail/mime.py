@@ -54,9 +54,12 @@ def header(name: str, value: str) -> str:
     return f"{name}: " + Header(value, charset, header_name=name).encode(linesep="\n")
 
 
+@lru_cache(maxsize=4096)
 def address_header(name: str, value: str) -> str:
     """``Name: Display Name <addr>``: only the display name is RFC 2047-encoded; the address
-    itself stays as it is (UTF-8 where it is not ASCII, RFC 6532), so that it can be read."""
+    itself stays as it is (UTF-8 where it is not ASCII, RFC 6532), so that it can be read.
+    Kept for each name and value: every mail has three such headers, mostly the same ones
+    (the service's own address, a player's), and parsing an address is slow."""
     display, address = parseaddr(value)
     if not address:
         return header(name, value)

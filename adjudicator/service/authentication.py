@@ -112,8 +112,9 @@ def authenticate(
         return None
     assert listed.id is not None
     counted = queries.login_failures_of(handling.session, listed.id)  # every source's
-    failure = _failures(handling, listed, counted)
-    if failure.locked_until is not None and failure.locked_until > handling.now:
+    failure = _failures(handling, counted)
+    locked_until = failure.locked_until if failure is not None else None
+    if locked_until is not None and locked_until > handling.now:
         handling.notes.append(f"refused for game {game.name}: source locked, not answered")
         return None
     recent = _recent_failures(handling, counted)
@@ -124,9 +125,11 @@ def authenticate(
         )
         return None
     if verify_secret(section.secret, listed.secret_hash):
-        if failure.id is not None:
+        if failure is not None and failure.id is not None:
             handling.session.delete(failure)
         return listed
+    if failure is None:
+        failure = LoginFailure(seat_id=listed.id, source=_source(handling), first_at=handling.now)
     _count_failure(handling, listed, failure, told=any(f.told for f in recent))
     return None
 
@@ -136,14 +139,18 @@ def _recent_failures(handling: SectionHandling, counted: list[LoginFailure]) -> 
     return [f for f in counted if (f.locked_until or f.first_at + LOCKOUT) > handling.now]
 
 
-def _failures(handling: SectionHandling, seat: Seat, counted: list[LoginFailure]) -> LoginFailure:
+def _source(handling: SectionHandling) -> str:
+    return handling.mail.source or "unknown"
+
+
+def _failures(handling: SectionHandling, counted: list[LoginFailure]) -> LoginFailure | None:
     """This seat's failure count from this mail's source (``counted``: the seat's, of every
-    source), a new window once the last ended."""
-    assert seat.id is not None
-    source = handling.mail.source or "unknown"
+    source), a new window once the last ended; None when the source has none (a row is made
+    only when a password is wrong)."""
+    source = _source(handling)
     failure = next((f for f in counted if f.source == source), None)
     if failure is None:
-        return LoginFailure(seat_id=seat.id, source=source, first_at=handling.now)
+        return None
     ended = failure.locked_until or failure.first_at + LOCKOUT
     if ended <= handling.now:
         failure.failures, failure.told, failure.locked_until = 0, False, None

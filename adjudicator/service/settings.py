@@ -38,6 +38,8 @@ Settings live in ``Game.settings`` (JSON), all optional:
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -104,8 +106,16 @@ class GameSettings:
 
 
 def settings_of(game: Game) -> GameSettings:
-    """The pace of a stored game (its settings were checked when they were stored)."""
-    return read_settings(game.kind, game.schedule, game.time_zone, game.settings)
+    """The pace of a stored game (its settings were checked when they were stored). Read once
+    for each set of values: a mail asks for them several times, and every mail of a game the
+    same."""
+    settings = json.dumps(game.settings, sort_keys=True)
+    return _read_stored(game.kind, game.schedule, game.time_zone, settings)
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_stored(kind: str, schedule: str | None, time_zone: str, settings: str) -> GameSettings:
+    return read_settings(kind, schedule, time_zone, json.loads(settings))
 
 
 def read_settings(
