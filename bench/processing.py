@@ -1,0 +1,122 @@
+"""The intake's processing alone: CPU a mail to read, authenticate, apply and answer stored mail.
+
+Run: .venv/bin/python bench/processing.py [--mails 1000] [--games 100] [--repeat 5]
+
+bench/intake.py measures the intake end to end, with Dovecot, the SMTP sink and the service in
+processes of their own; its ratio moves with the load of the machine by a quarter and more.
+This measures the part of it that is the service's own Python work, in one process, as CPU
+time (``time.process_time``), steadier from run to run:
+
+1. Setup: a fresh SQLite database with ``--games`` Giveaway games and ``--mails`` valid order
+   mails (those of bench/intake.py: assorted forms, quotes, signatures, HTML parts), stored as
+   received (``store_batch``).
+2. Processing: ``App.process_pending``, the same batches as ``serve`` processes (claim, read,
+   authenticate with the password, store the orders, queue the confirmation). The first 50
+   mails warm the process up (templates compiled, statements cached) and are not counted.
+3. Floor, same run, the same mails: the standard library's parser reading each mail
+   (``email.message_from_bytes``) and one bare UPDATE a mail marking it processed, in one
+   transaction: what any intake in Python pays at least.
+
+Each of ``--repeat`` rounds starts from a fresh database; the figures are the median and the
+lowest (the least disturbed by other work on the machine). The last line printed is a JSON
+object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import email
+import json
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from email import policy
+from pathlib import Path
+
+from sqlalchemy import text
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from intake import JUDGE, create_games, make_mails
+
+from adjudicator.app import make_app
+from adjudicator.config import Config, ServiceConfig
+from adjudicator.service.batch_intake import store_batch
+from adjudicator.storage.db import session_scope
+
+WARM_UP = 50
+
+
+def one_round(mails: int, games: int, seed: int) -> tuple[float, float, int]:
+    """CPU seconds a mail: processing, floor; and how many mails were counted."""
+    data = Path(tempfile.mkdtemp(prefix="adjudicator-processing-"))
+    try:
+        app = make_app(Config(service=ServiceConfig(data_dir=str(data), address=JUDGE)))
+        app.report_later = lambda: None  # the rounds completed are closed elsewhere in serve
+        seats = max(3, -(-mails // games))
+        players = [p for game in create_games(app, games=games, seats=seats) for p in game]
+        rng = random.Random(seed)
+        rng.shuffle(players)
+        made = make_mails(players[:mails], rng, tag="p", start=datetime.now(UTC), token=False)
+        raws = [raw for *_, raw in made]
+        with session_scope(app.engine) as session:
+            store_batch(session, raws[:WARM_UP], channel="imap", now=app.clock())
+        app.process_pending()
+        with session_scope(app.engine) as session:
+            stored = store_batch(session, raws[WARM_UP:], channel="imap", now=app.clock())
+        started = time.process_time()
+        counted = app.process_pending()
+        processing = time.process_time() - started
+        assert counted == len(stored), f"{counted} of {len(stored)} processed"
+        update = text("UPDATE submission SET status = 'accepted', note = 'floor' WHERE id = :id")
+        started = time.process_time()
+        with app.engine.begin() as connection:
+            for mail in stored:
+                email.message_from_bytes(mail.raw, policy=policy.compat32)
+                connection.execute(update, {"id": mail.id})
+        floor = time.process_time() - started
+        app.engine.dispose()
+        return processing / counted, floor / counted, counted
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mails", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    if args.mails <= WARM_UP:
+        parser.error(f"--mails must be more than the {WARM_UP} of the warm-up")
+    processing, floor = [], []
+    counted = 0
+    for n in range(args.repeat):
+        mail, bare, counted = one_round(args.mails, args.games, args.seed + n)
+        processing.append(1000 * mail)
+        floor.append(1000 * bare)
+    figures = {
+        "mails_counted": counted,
+        "repeat": args.repeat,
+        "processing_ms_median": round(statistics.median(processing), 3),
+        "processing_ms_min": round(min(processing), 3),
+        "floor_ms_median": round(statistics.median(floor), 3),
+        "floor_ms_min": round(min(floor), 3),
+    }
+    figures["processing_over_floor"] = round(
+        figures["processing_ms_median"] / figures["floor_ms_median"], 1
+    )
+    print(
+        f"processing: {figures['processing_ms_median']} ms of CPU a mail (median of"
+        f" {args.repeat}, lowest {figures['processing_ms_min']}); floor (parse + one UPDATE)"
+        f" {figures['floor_ms_median']} ms: {figures['processing_over_floor']} times the floor"
+    )
+    print(json.dumps(figures, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
