@@ -128,7 +128,7 @@ def process_batch(
     """
     given = {m.id: m.raw for m in mails if isinstance(m, Stored)}
     ids = [m.id if isinstance(m, Stored) else m for m in mails]
-    claimed = _claim_all(session, ids)
+    claimed = _claim_all(session, ids, with_raw=len(given) < len(ids))
     raws = {i: given.get(i) or s.raw for i, s in claimed.items()}
     readings = {i: _read(raw, ctx) for i, raw in raws.items()}
     known = [r for r in readings.values() if r is not None]
@@ -208,8 +208,10 @@ def _process_one(
     return status
 
 
-def _claim_all(session: Session, ids: Sequence[int]) -> dict[int, Submission]:
-    """The submissions among ``ids`` still ``received``, locked for this transaction.
+def _claim_all(session: Session, ids: Sequence[int], *, with_raw: bool) -> dict[int, Submission]:
+    """The submissions among ``ids`` still ``received``, locked for this transaction; their
+    raw bytes read with them only ``with_raw`` (mail given by id alone: after a restart), not
+    one query a mail later.
 
     PostgreSQL: row locks, skipping rows another instance holds. SQLite: a no-op UPDATE of the
     same rows first, which opens the transaction with the database's single write lock held.
@@ -217,11 +219,9 @@ def _claim_all(session: Session, ids: Sequence[int]) -> dict[int, Submission]:
     savepoint commits (SQLite's rule): one transaction per mail instead of per batch.
     """
     waiting = col(Submission.status) == SubmissionStatus.RECEIVED
-    query = (
-        select(Submission)
-        .where(col(Submission.id).in_(ids), waiting)
-        .options(defer(Submission.raw))  # type: ignore[arg-type]
-    )
+    query = select(Submission).where(col(Submission.id).in_(ids), waiting)
+    if not with_raw:
+        query = query.options(defer(Submission.raw))  # type: ignore[arg-type]
     if session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
     else:

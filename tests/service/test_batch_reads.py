@@ -32,6 +32,7 @@ from adjudicator.service import batch_intake
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials
 from adjudicator.storage import queries
+from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import (
     LoginFailure,
     OrderSet,
@@ -335,6 +336,34 @@ def poll(condition: Callable[[], bool], *, timeout: float) -> bool:
             return True
         time.sleep(0.05)
     return condition()
+
+
+def test_mail_processed_after_a_restart_is_read_with_its_batch_not_one_query_a_mail(
+    app: App,
+) -> None:
+    """Mail stored and left unprocessed (a crash between the two steps) is processed by id on
+    the next start (``process_pending``): its raw bytes come with the batch's claim, so twelve
+    mails cost no more reads than four, as when the reader hands them over with their bytes."""
+    keep_open = {"early_close": False}
+    games = {name: new_game(app, PLAYERS, name=name, settings=keep_open) for name in ("g1", "g2")}
+
+    def stored(handles: tuple[str, ...], n: int) -> None:
+        raws = [
+            orders(name, creds, h, "alice" if h != "alice" else "bob", 10 * n + g)
+            for g, (name, creds) in enumerate(games.items())
+            for h in handles
+        ]
+        with session_scope(app.engine) as session:
+            assert len(batch_intake.store_batch(session, raws, channel="imap", now=app.clock()))
+
+    stored(PLAYERS[:2], 1)
+    few = selects_in(app, app.process_pending)
+    stored(PLAYERS, 2)
+    many = selects_in(app, app.process_pending)
+    assert many == few
+    with Session(app.engine) as session:
+        statuses = session.exec(select(Submission.status)).all()
+        assert statuses == ["accepted"] * 16
 
 
 def test_a_question_the_batch_did_not_read_is_asked_once(app: App) -> None:
