@@ -11,6 +11,7 @@ an hour a round, so a whole game takes seconds. Then it says what happened and w
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -172,8 +173,10 @@ def _turn(app: App, games: dict[str, dict[str, Credentials]], rng: random.Random
     return written
 
 
-def _ingest(app: App, raw: bytes) -> None:
-    app.ingest(raw, channel="maildir")
+def _ingest(app: App, raws: list[bytes], _delivered: list[datetime]) -> None:
+    """The players' mail as of now on the demonstration's clock, not as of its delivery by the
+    wall clock: the demonstration's days pass in a moment."""
+    app.ingest_batch(raws, channel="maildir")
 
 
 def _all_over(app: App, games: dict[str, dict[str, Credentials]]) -> bool:
@@ -188,7 +191,7 @@ def play_demo(
     rng = random.Random(seed)
     games = _create_games(app)
     say(f"demo: {len(games)} games created: {', '.join(games)}; their players start mailing")
-    reader = MaildirReader(app.config.maildir_path, handle=lambda _ref, raw: _ingest(app, raw))
+    reader = MaildirReader(app.config.maildir_path, handle_batch=functools.partial(_ingest, app))
     outbox = ensure_maildir(app.config.data_path / "outbox-maildir")
     sender = LocalMaildirSender(outbox)
     bounces = app.config.service.address

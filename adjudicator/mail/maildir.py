@@ -3,8 +3,8 @@
 A Maildir (https://cr.yp.to/proto/maildir.html) is three folders: ``tmp/`` where a message is
 written, ``new/`` where it appears with one atomic rename, and ``cur/`` where a reader moves it
 with an info suffix ``:2,<flags>``. We mark a message handled by moving it to ``cur/`` with the
-``S`` (seen) flag, only after ``handle`` returned: as with IMAP, a crash in between delivers it
-again and the service drops the copy by its digest.
+``S`` (seen) flag, only after ``handle_batch`` returned: as with IMAP, a crash in between
+delivers it again and the service drops the copy by its digest.
 
 Other programs (a mail client, a second reader) may move or delete files at any time, so every
 step tolerates a file that vanished.
@@ -42,10 +42,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 log = logging.getLogger(__name__)
-
-MessageHandler = Callable[[str, bytes], None]
-"""``handle(ref, raw)``, the same callback as the IMAP poller's; ``ref`` is ``maildir:<path>``
-of the message as it was found."""
 
 BatchHandler = Callable[[list[bytes], list[datetime]], None]
 """``handle_batch(raws, arrived)``: store several messages at once, committed when it returns
@@ -154,21 +150,12 @@ def with_flag(name: str, flag: str) -> str:
 
 
 class MaildirReader:
-    """Hands every unhandled message of a Maildir to ``handle`` one at a time, or to
-    ``handle_batch`` up to ``BATCH`` at a time: all of ``new/``, and the files in ``cur/``
-    without the ``S`` flag (put there by another program without reading them)."""
+    """Hands every unhandled message of a Maildir to ``handle_batch``, up to ``BATCH`` at a
+    time: all of ``new/``, and the files in ``cur/`` without the ``S`` flag (put there by
+    another program without reading them)."""
 
-    def __init__(
-        self,
-        maildir: Path,
-        *,
-        handle: MessageHandler | None = None,
-        handle_batch: BatchHandler | None = None,
-    ) -> None:
-        if (handle is None) == (handle_batch is None):
-            raise ValueError("give handle (one message at a time) or handle_batch, not both")
+    def __init__(self, maildir: Path, *, handle_batch: BatchHandler) -> None:
         self.maildir = maildir
-        self.handle = handle
         self.handle_batch = handle_batch
         self._stop_event = threading.Event()
         self.relist_seconds = RELIST_SECONDS
@@ -180,9 +167,8 @@ class MaildirReader:
         self._cur_listed = 0.0
 
     def run_once(self) -> int:
-        """One pass; returns how many messages were handled. When ``handle`` (or
-        ``handle_batch``) raises, the message (the batch) and those after it stay where they
-        are and the exception propagates."""
+        """One pass; returns how many messages were handled. When ``handle_batch`` raises,
+        the batch and those after it stay where they are and the exception propagates."""
         ensure_maildir(self.maildir)
         handled = 0
         batch: list[tuple[Path, bytes]] = []
@@ -196,7 +182,7 @@ class MaildirReader:
                 except FileNotFoundError:
                     continue  # taken or deleted by someone else meanwhile
                 batch.append((path, raw))
-                if self.handle_batch is None or len(batch) == BATCH:
+                if len(batch) == BATCH:
                     handled += self._hand_over(batch)
                     batch = []
             if batch:
@@ -239,12 +225,7 @@ class MaildirReader:
 
     def _hand_over(self, batch: list[tuple[Path, bytes]]) -> int:
         """Hand ``batch`` (in arrival order) to the handler, then mark it handled."""
-        if self.handle_batch is not None:
-            self.handle_batch([raw for _, raw in batch], [arrival_time(p) for p, _ in batch])
-        else:
-            assert self.handle is not None
-            for path, raw in batch:
-                self.handle(f"maildir:{path}", raw)
+        self.handle_batch([raw for _, raw in batch], [arrival_time(p) for p, _ in batch])
         unchanged = self._cur_known is not None and self._cur_time() == self._cur_known
         for path, _ in batch:
             self._mark_handled(path)
@@ -282,7 +263,7 @@ class MaildirReader:
         self, stop_event: threading.Event | None = None, *, poll_seconds: float = 5.0
     ) -> None:
         """Pass after pass, ``poll_seconds`` apart, until ``stop()`` or ``stop_event``.
-        A failing ``handle`` is logged and tried again on the next pass."""
+        A failing ``handle_batch`` is logged and tried again on the next pass."""
         if stop_event is not None:
             self._stop_event = stop_event
         while not self._stop_event.is_set():

@@ -374,7 +374,7 @@ def test_local_maildir_sender_keeps_the_envelope(tmp_path: Path) -> None:
     assert result.sent
     assert result.stage == "local"
     got: list[bytes] = []
-    assert MaildirReader(outbox, handle=lambda ref, raw: got.append(raw)).run_once() == 1
+    assert MaildirReader(outbox, handle_batch=lambda raws, _: got.extend(raws)).run_once() == 1
     assert got == [
         b"Return-Path: <bounce+1@judge.example.org>\r\n"
         b"X-Envelope-To: a@x.org, b@x.org\r\n" + message(1)
