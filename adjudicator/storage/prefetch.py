@@ -66,7 +66,8 @@ class BatchReads:
     seats: dict[int | None, list[Seat]] = field(default_factory=dict)
     """Each game's seats in seat order, by game id."""
     failures: dict[int, list[LoginFailure]] = field(default_factory=dict)
-    """Each seat's login failures (of every source), by seat id."""
+    """Each seat's login failures (of every source), by seat id, for the seats at an address
+    the batch was written from."""
     open_rounds: dict[int | None, Round | None] = field(default_factory=dict)
     """Each game's open round, by game id (read locked on PostgreSQL: see the module's text)."""
     newest: dict[tuple[int, int], OrderSet | None] = field(default_factory=dict)
@@ -271,15 +272,22 @@ def read_batch(
 def _read_games(
     session: Session, reads: BatchReads, game_ids: list[int], writers: Collection[str]
 ) -> None:
-    """The seats, their login failures and the open rounds of these games, the seats with
-    orders in those rounds, and the newest order set of each seat at an address of
-    ``writers`` (lower case)."""
+    """The seats and the open rounds of these games, the seats with orders in those rounds,
+    and the login failures and newest order set of each seat at an address of ``writers``
+    (lower case)."""
     reads.seats = {game_id: [] for game_id in game_ids}
     for seat in session.exec(
         select(Seat).where(col(Seat.game_id).in_(game_ids)).order_by(col(Seat.seat))
     ):
         reads.seats[seat.game_id].append(seat)
-    seat_ids = [s.id for seats in reads.seats.values() for s in seats if s.id is not None]
+    # The login failures of the seats at the batch's senders' addresses only: those its mails
+    # prove with a password. Another seat's are read when asked.
+    seat_ids = [
+        s.id
+        for seats in reads.seats.values()
+        for s in seats
+        if s.id is not None and s.address.lower() in writers
+    ]
     reads.failures = {seat_id: [] for seat_id in seat_ids}
     if seat_ids:
         query = select(LoginFailure).where(col(LoginFailure.seat_id).in_(seat_ids))
