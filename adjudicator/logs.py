@@ -3,8 +3,8 @@
 Events are logged through structlog with a name and fields (``mail.accepted submission=12
 game=gw42 round=3 message_id=<...>``); the standard library's loggers (ours and the libraries')
 go through the same formatter, so every line has one shape. The libraries' routine chatter
-(APScheduler's "Running job ..." every 30 seconds, Alembic's context lines) is kept below
-WARNING unless ``log_level = "debug"``.
+(APScheduler's "Running job ..." every 30 seconds, Alembic's context lines, libvips' thread
+pools) is kept below WARNING unless ``log_level = "debug"``.
 
 With ``log_file`` set, lines go to that file through a handler that reopens it when it was
 rotated; ``reopen`` (wired to SIGHUP by ``adjudicate serve``) reopens it at once.
@@ -21,8 +21,9 @@ import structlog
 
 FORMATS = ("text", "json")
 LEVELS = ("debug", "info", "warning", "error")
-CHATTY = ("apscheduler", "alembic", "aiosmtplib", "imapclient", "mail.log", "asyncio")
-"""Libraries whose INFO lines say nothing an operator needs."""
+CHATTY = ("apscheduler", "alembic", "aiosmtplib", "imapclient", "mail.log", "asyncio", "pyvips")
+"""Libraries whose INFO lines say nothing an operator needs (libvips: "threadpool completed
+with 2 workers", twice for every round's pictures)."""
 
 _SHARED: list[Any] = [
     structlog.contextvars.merge_contextvars,

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from adjudicator.logs import configure_logging, events, reopen
+from adjudicator.mail.render import VipsConverter
 
 
 @pytest.fixture(autouse=True)
@@ -137,3 +138,18 @@ def test_the_service_logs_one_line_per_mail_and_round_with_their_ids(tmp_path: P
     (reported,) = by_event["round.reported"]
     assert (reported["game"], reported["round"]) == ("gw1", 1)
     app.engine.dispose()
+
+
+def test_drawing_a_picture_logs_nothing_but_a_failure_is_said() -> None:
+    """libvips reports each thread pool it ends at INFO ("threadpool completed with 2
+    workers"): two lines a round, nothing an operator can act on. A picture that cannot be
+    drawn is still said."""
+    out = io.StringIO()
+    configure_logging(log_format="json", stream=out)
+    converter = VipsConverter()
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><text y="15">hi</text></svg>'
+    assert converter.to_png(svg) is not None
+    assert converter.to_png(svg * 2) is None  # two root elements: not a picture
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [line["level"] for line in lines] == ["warning"]
+    assert lines[0]["event"].startswith("a picture could not be drawn")
