@@ -14,7 +14,9 @@ quickly: the one handled last is the one in force. The arrival time is read from
 which every common delivery agent starts with the delivery time in seconds (``1700000000.``) and
 most follow with the microseconds (``M123456`` from this module, Dovecot's LDA and Postfix);
 both are compared as numbers, not as text. A name without microseconds takes them from the
-file's change time (the moment it was renamed into the folder), kept within the named second.
+file's change time (the moment it was renamed into the folder), kept within the named second;
+a name that starts with no time, or with a number that cannot be one (a day or more ahead of
+the clock: nanoseconds, a counter), takes the change time whole.
 Two mails that arrived in the same microsecond are handled in the order of their delivery
 counter (``Q``) and then of their names, so the one whose name sorts last is in force.
 
@@ -63,6 +65,9 @@ INFO_SEPARATOR = ":"  # ':2,' starts the info part of a name (some Windows tools
 HANDLED = "S"
 
 _counter = itertools.count(1)
+NAME_AHEAD_SECONDS = 86_400
+"""A name whose time is later than now by more than this holds no delivery time."""
+
 _SECONDS = re.compile(r"(\d+)\.")
 _MICROS = re.compile(r"M(\d{1,6})(?=\D|$)")
 _COUNTER = re.compile(r"Q(\d+)(?=\D|$)")
@@ -109,6 +114,8 @@ def arrival_key(path: Path) -> tuple[int, int, str]:
     name: what :class:`MaildirReader` sorts by (see the module docstring)."""
     name = path.name.partition(INFO_SEPARATOR)[0]
     seconds = _SECONDS.match(name)
+    if seconds is not None and int(seconds.group(1)) > time.time() + NAME_AHEAD_SECONDS:
+        seconds = None  # no delivery time (nanoseconds, a counter): the file's change time
     unique = name.split(".")[1] if name.count(".") >= 1 else ""
     micros = _MICROS.search(unique)
     counter = _COUNTER.search(unique)

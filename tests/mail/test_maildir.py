@@ -173,6 +173,22 @@ def test_arrival_order_spans_new_and_cur_and_names_without_microseconds(maildir:
     assert inbox.raws == [message(1), message(2), message(3)]
 
 
+def test_a_name_whose_time_cannot_be_a_delivery_time_takes_the_files(maildir: Path) -> None:
+    """A name starting with a number that is no time in seconds (nanoseconds, a counter, a
+    date far in the future) does not stop the reading of the folder: the mail is read, as of
+    the moment its file came into the folder, among the others by that time."""
+    deliver(maildir, b"x")
+    for name in os.listdir(maildir / "new"):
+        (maildir / "new" / name).unlink()
+    (maildir / "new" / f"{time.time_ns()}.7.host").write_bytes(message(2))  # nanoseconds
+    (maildir / "new" / "99999999999999.M5P7Q1.host").write_bytes(message(3))  # year 3170000
+    (maildir / "new" / "1700000000.M5P7Q2.host").write_bytes(message(1))  # November 2023
+    inbox = Inbox()
+    assert MaildirReader(maildir, handle_batch=inbox).run_once() == 3
+    assert inbox.raws == [message(1), message(2), message(3)]
+    assert all(abs(time.time() - moment.timestamp()) < 600 for moment in inbox.arrived[1:])
+
+
 def test_delivered_names_carry_six_digit_microseconds(maildir: Path) -> None:
     names = [deliver(maildir, message(n)).name for n in range(20)]
     for name in names:
