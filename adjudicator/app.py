@@ -17,6 +17,7 @@ from adjudicator.config import Config
 from adjudicator.games import KINDS
 from adjudicator.logs import events as events_of
 from adjudicator.mail.compose import Identity, Renderer
+from adjudicator.mail.reading import Readings
 from adjudicator.mail.render import VipsConverter
 from adjudicator.security import load_or_create_key
 from adjudicator.service.batch_intake import (
@@ -53,6 +54,9 @@ class App:
     """Set by ``adjudicate serve``: rounds whose last orders came in are closed and reported
     by its own reporter (in a worker process where it has them), not in the thread that reads
     the mail (which goes on reading)."""
+    read_ahead: Callable[[Sequence[bytes]], Readings] | None = None
+    """Set by ``adjudicate serve`` where it has a reader process (``readers.py``): the mails of
+    a batch are read there while they are stored."""
 
     def ingest(
         self, raw: bytes, *, channel: str, arrived: datetime | None = None
@@ -74,6 +78,7 @@ class App:
         id, status) of each mail processed now (re-deliveries of processed mail are left out).
         An exception means nothing was stored, or a mail is left to process: deliver the
         mails again."""
+        read: Readings = self.read_ahead(raws) if self.read_ahead is not None else {}
         with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
             stored = store_batch(session, raws, channel=channel, now=self.clock(), arrived=arrived)
             unprocessed: list[int] = []
@@ -89,19 +94,19 @@ class App:
             log.info("%d duplicate deliveries ignored (%s)", len(raws) - len(stored), channel)
         results: list[tuple[int, SubmissionStatus | None]] = []
         for start in range(0, len(stored), PROCESS_BATCH):
-            results += self._process_batch(stored[start : start + PROCESS_BATCH])
+            results += self._process_batch(stored[start : start + PROCESS_BATCH], read)
         # A re-delivery of a mail stored but never processed (its process was killed, or the
         # database went away in between) is processed now rather than dropped as a copy.
         for start in range(0, len(unprocessed), PROCESS_BATCH):
-            results += self._process_batch(unprocessed[start : start + PROCESS_BATCH])
+            results += self._process_batch(unprocessed[start : start + PROCESS_BATCH], read)
         return results
 
     def _process_batch(
-        self, batch: Sequence[Stored] | Sequence[int]
+        self, batch: Sequence[Stored] | Sequence[int], read: Readings | None = None
     ) -> list[tuple[int, SubmissionStatus | None]]:
         try:
             with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
-                statuses = process_batch(session, batch, ctx=self.ctx, now=self.clock())
+                statuses = process_batch(session, batch, ctx=self.ctx, now=self.clock(), read=read)
         except OperationalError:
             # The database is locked or away: the mails stay received, and are processed
             # when it is back (``process_pending``); marking them failed would lose them.

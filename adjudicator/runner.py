@@ -28,6 +28,7 @@ from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.maildir_watch import watch_deliveries
 from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import Metrics
+from adjudicator.readers import MailReaders
 from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.service.closing import sweep
 from adjudicator.service.outbox import ServerUnavailable, send_due
@@ -134,6 +135,7 @@ class Service:
         self.metrics = Metrics(app.engine, clock=app.clock)
         self.systemd = Notifier()
         self.poller: ImapPoller | None = None
+        self.readers: MailReaders | None = None
         self.stopping_readers: list[Callable[[], object]] = []
 
     def request_stop(self) -> None:
@@ -207,6 +209,36 @@ class Service:
             return None
         log.info("due rounds are closed by %d worker processes", count)
         return RoundWorkers(self.app.config, count)
+
+    async def _stop_reading(
+        self,
+        poller: ImapPoller | None,
+        imap_thread: threading.Thread | None,
+        readers: MailReaders | None,
+    ) -> None:
+        """Stop the IMAP reader (after the batch in hand), then the reader process."""
+        if poller is not None:
+            poller.stop()
+        if imap_thread is not None:
+            await asyncio.to_thread(imap_thread.join, 10)
+        if readers is not None:
+            self.app.read_ahead = None
+            await asyncio.to_thread(readers.shutdown)
+
+    def _readers(self, *, once: bool) -> MailReaders | None:
+        """The process that reads the mail while the service stores it (``readers.py``),
+        when there are several cores to use and the service runs on."""
+        service = self.app.config.service
+        if once or worker_count(service.workers) < 2:
+            return None
+        readers = MailReaders(
+            own_addresses=self.app.ctx.own_addresses,
+            max_bytes=self.app.ctx.max_bytes,
+            log_format=service.log_format,
+            log_file=service.log_file,
+        )
+        self.app.read_ahead = readers.read_ahead
+        return readers
 
     async def _drain(
         self,
@@ -376,6 +408,7 @@ class Service:
         workers = self._workers(once=once)
         if workers is not None:
             self.archive.builder = workers.archive_game
+        readers = self.readers = self._readers(once=once)
         if not once:
             self.app.report_later = lambda: self._report_soon(loop)
         scheduler = DeadlineScheduler(
@@ -421,10 +454,7 @@ class Service:
                 # (watchfiles then sets stop itself).
                 watching.cancel()
                 await asyncio.gather(watching, return_exceptions=True)
-            if poller is not None:
-                poller.stop()
-            if imap_thread is not None:
-                await asyncio.to_thread(imap_thread.join, 10)
+            await self._stop_reading(poller, imap_thread, readers)
             for sender in senders:
                 await sender.close()
 

@@ -22,9 +22,6 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-import signal
-import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -34,6 +31,7 @@ from typing import TypeVar
 
 from adjudicator.app import App, make_app
 from adjudicator.archiving import ArchiveKeeper
+from adjudicator.child_processes import serve_the_service
 from adjudicator.config import Config
 from adjudicator.faults import crash_point
 from adjudicator.logs import configure_logging
@@ -97,26 +95,9 @@ def worker_count(configured: int) -> int:
 _app: App | None = None
 
 
-ORPHAN_CHECK_SECONDS = 1.0
-
-
-def _end_with_service(service: int) -> None:
-    """End this worker once its service is gone (killed with SIGKILL, or out of memory): no
-    one will hand it work again, and each worker of each killed service would otherwise live
-    on for good, holding a database connection. A round in hand is left half done, which its
-    transaction undoes (the next service's sweeper closes it)."""
-    while os.getppid() == service:
-        time.sleep(ORPHAN_CHECK_SECONDS)
-    os._exit(1)
-
-
 def _start_worker(config: Config, level: str, service: int) -> None:
     global _app  # noqa: PLW0603 - one application per worker process
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    threading.Thread(
-        target=_end_with_service, args=(service,), name="orphan-check", daemon=True
-    ).start()
+    serve_the_service(service)  # a round in hand is undone by its transaction
     configure_logging(
         log_format=config.service.log_format, level=level, log_file=config.service.log_file
     )

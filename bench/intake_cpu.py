@@ -1,6 +1,6 @@
 """The intake inside the service: CPU a mail to store, read, authenticate, apply and answer mail.
 
-Run: .venv/bin/python bench/intake_cpu.py [--mails 1000] [--games 100] [--repeat 5]
+Run: .venv/bin/python bench/intake_cpu.py [--mails 1000] [--games 100] [--repeat 5] [--reader]
 
 bench/intake.py measures the intake end to end, with Dovecot, the SMTP sink and the service in
 processes of their own; its ratio moves with the load of the machine by a quarter and more.
@@ -12,7 +12,9 @@ time (``time.process_time``), steadier from run to run:
 2. Intake: ``App.ingest_batch`` of 50 mails at a time, as the IMAP reader hands them over: the
    raw mails stored in one transaction, then processed in batches (claim, read, authenticate
    with the password, store the orders, queue the confirmation). The first 50 mails warm the
-   process up (templates compiled, statements cached) and are not counted.
+   process up (templates compiled, statements cached) and are not counted. ``--reader``: a
+   reader process reads the mails while they are stored (``adjudicator/readers.py``), as in
+   ``serve`` on a machine of several cores; the CPU counted is then this process's alone.
 3. Floor, same run, the same mails: in one transaction of 50 mails each, one bare INSERT a
    mail of its bytes, the standard library's parser reading it (``email.message_from_bytes``)
    and one bare UPDATE marking it processed: what any intake in Python pays at least.
@@ -44,17 +46,26 @@ from intake import JUDGE, create_games, make_mails
 
 from adjudicator.app import make_app
 from adjudicator.config import Config, ServiceConfig
+from adjudicator.readers import MailReaders
 
 WARM_UP = 50
 BATCH = 50  # mails a FETCH hands over (bench/intake.py's FETCH_BATCH)
 
 
-def one_round(mails: int, games: int, seed: int) -> tuple[float, float, int]:
+def one_round(mails: int, games: int, seed: int, *, reader: bool) -> tuple[float, float, int]:
     """CPU seconds a mail: the intake, its floor; and how many mails were counted."""
     data = Path(tempfile.mkdtemp(prefix="adjudicator-intake-cpu-"))
+    readers = None
     try:
         app = make_app(Config(service=ServiceConfig(data_dir=str(data), address=JUDGE)))
         app.report_later = lambda: None  # the rounds completed are closed elsewhere in serve
+        if reader:  # as serve does on a machine of several cores
+            readers = MailReaders(own_addresses=app.ctx.own_addresses, max_bytes=app.ctx.max_bytes)
+            deadline = time.monotonic() + 60
+            while not readers.ready():
+                assert time.monotonic() < deadline, "the reader did not start within 60 s"
+                time.sleep(0.05)
+            app.read_ahead = readers.read_ahead
         seats = max(3, -(-mails // games))
         players = [p for game in create_games(app, games=games, seats=seats) for p in game]
         rng = random.Random(seed)
@@ -87,6 +98,8 @@ def one_round(mails: int, games: int, seed: int) -> tuple[float, float, int]:
         app.engine.dispose()
         return intake / counted, floor / counted, counted
     finally:
+        if readers is not None:
+            readers.shutdown()
         shutil.rmtree(data, ignore_errors=True)
 
 
@@ -96,16 +109,23 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--reader",
+        action="store_true",
+        help="a reader process reads the mail (adjudicator/readers.py), as in serve on a"
+        " machine of several cores: the figure is then the service process's own CPU",
+    )
     args = parser.parse_args()
     if args.mails <= WARM_UP:
         parser.error(f"--mails must be more than the {WARM_UP} of the warm-up")
     intake, floor = [], []
     counted = 0
     for n in range(args.repeat):
-        mail, bare, counted = one_round(args.mails, args.games, args.seed + n)
+        mail, bare, counted = one_round(args.mails, args.games, args.seed + n, reader=args.reader)
         intake.append(1000 * mail)
         floor.append(1000 * bare)
     figures = {
+        "reader": args.reader,
         "mails_counted": counted,
         "repeat": args.repeat,
         "intake_ms_median": round(statistics.median(intake), 3),

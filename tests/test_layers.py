@@ -17,7 +17,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "adjudicator"
 
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("core", "faults", "security", "config", "logs"),
+    ("core", "faults", "security", "config", "logs", "child_processes"),
     ("pictures",),
     ("games", "solving"),
     ("textreport", "storage"),
@@ -26,7 +26,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("service",),
     ("archive",),
     ("app", "archiving"),
-    ("workers",),
+    ("workers", "readers"),
     ("demo", "scheduler", "cli_support", "metrics", "systemd", "doctor", "backup", "pipe"),
     ("runner",),
     ("cli", "cli_gm", "cli_archive"),

@@ -32,9 +32,9 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
+from adjudicator.mail.reading import Reading, Readings
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import (
-    Reading,
     digest_of,
     process_claimed,
     read_stored,
@@ -118,8 +118,11 @@ def process_batch(
     *,
     ctx: ServiceContext,
     now: datetime,
+    read: Readings | None = None,
 ) -> dict[int, SubmissionStatus | None]:
     """Process these submissions in this session's transaction (see the module's text).
+    ``read``: mails read already (``adjudicator/readers.py``), by their bytes; the others are
+    read here.
 
     Returns each id's status; ``None`` when it was not ``received`` (processed already, or
     claimed by another instance). A mail whose processing raised is ``failed``, with a note.
@@ -130,7 +133,8 @@ def process_batch(
     ids = [m.id if isinstance(m, Stored) else m for m in mails]
     claimed = _claim_all(session, ids, with_raw=len(given) < len(ids))
     raws = {i: given.get(i) or s.raw for i, s in claimed.items()}
-    readings = {i: _read(raw, ctx) for i, raw in raws.items()}
+    read = read or {}
+    readings = {i: read[raw] if raw in read else _read(raw, ctx) for i, raw in raws.items()}
     known = [r for r in readings.values() if r is not None]
     names = {section.game for r in known for section in r.sections if section.game}
     senders = {

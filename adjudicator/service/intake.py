@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import NamedTuple
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
@@ -61,9 +60,9 @@ from adjudicator.mail.commands import (
     Status,
     Take,
     Unknown,
-    read_commands,
 )
-from adjudicator.mail.parse import InboundMail, MailKind, SectionLine, read_mail
+from adjudicator.mail.parse import InboundMail, MailKind, SectionLine
+from adjudicator.mail.reading import Reading, read_whole
 from adjudicator.mail.redact import own_tags, redact
 from adjudicator.service import (
     absence_mail,
@@ -142,18 +141,9 @@ def pending_submissions(session: Session) -> list[int]:
     return queries.pending_submission_ids(session)
 
 
-class Reading(NamedTuple):
-    """A stored mail as read: the mail, and its game sections' commands (none unless it is an
-    ordinary mail)."""
-
-    mail: InboundMail
-    sections: Sequence[MailSection]
-
-
 def read_stored(raw: bytes, *, ctx: ServiceContext) -> Reading:
     """Read a stored mail (no database: a batch reads all its mails before it asks anything)."""
-    mail = read_mail(raw, own_addresses=ctx.own_addresses, max_bytes=ctx.max_bytes)
-    return Reading(mail, read_commands(mail) if mail.kind == MailKind.ORDINARY else ())
+    return read_whole(raw, own_addresses=ctx.own_addresses, max_bytes=ctx.max_bytes)
 
 
 def process_claimed(

@@ -32,6 +32,14 @@ def app(tmp_path: Path) -> Iterator[App]:
 
 
 @pytest.fixture
+def twin(tmp_path: Path) -> Iterator[App]:
+    """A second service on a database of its own: the same mails, handled another way."""
+    application = app_for(tmp_path / "twin")
+    yield application
+    application.engine.dispose()
+
+
+@pytest.fixture
 def pg_app(tmp_path: Path, pg_url: str) -> Iterator[App]:
     application = app_for(tmp_path, pg_url)
     yield application

@@ -7,16 +7,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playing import (
-    SERVICE,
-    Clock,
     close_open_round,
     fail_processing_of,
     new_game,
@@ -26,8 +23,7 @@ from playing import (
 from sqlalchemy import event, text
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.app import App
 from adjudicator.service import batch_intake
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials
@@ -44,16 +40,6 @@ from adjudicator.storage.models import (
 from adjudicator.storage.prefetch import prefetched
 
 PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank")
-
-
-@pytest.fixture
-def twin(tmp_path: Path) -> Iterator[App]:
-    """A second service on a database of its own, processing the same mails one at a time."""
-    data = str(tmp_path / "twin")
-    application = make_app(Config(service=ServiceConfig(data_dir=data, address=SERVICE)))
-    application.clock = Clock()
-    yield application
-    application.engine.dispose()
 
 
 def orders(game: str, creds: dict[str, Credentials], handle: str, gift: str, n: int) -> bytes:

@@ -1,0 +1,203 @@
+"""Mail read in a process of its own, while the service stores it.
+
+Reading a mail (its MIME parts, charsets, quoted replies and signatures, then its commands:
+``mail/reading.py``) is about a quarter of the intake's work a mail, and Python work that holds
+the interpreter lock. It needs no database, so ``adjudicate serve`` hands it to a reader
+process (when the machine has more than one core: ``service.workers``): each batch of mail it
+takes in (an IMAP FETCH, a Maildir pass) of at least ``READ_AHEAD_MIN`` mails goes to the
+reader as it arrives, the service stores the batch meanwhile, then processes it with the
+readings. The reader reads with the service's own settings, so a mail reads the same there.
+
+Reading has no effects: a reading that does not come back (the reader died, or took longer
+than ``READ_TIMEOUT`` seconds for a part of the batch) is done again in the service's own
+process, which reads all the mail itself until a new reader starts, ``RESTART_SECONDS``
+later. Nothing is lost or done twice. A batch of fewer than ``READ_AHEAD_MIN`` mails is read
+in the service: handing it over would cost about what reading it does.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+
+from adjudicator.child_processes import serve_the_service
+from adjudicator.logs import configure_logging
+from adjudicator.mail.reading import Reading, Readings, read_all
+
+log = logging.getLogger("adjudicator.readers")
+
+READ_AHEAD_MIN = 4
+"""Mails a batch needs to be read ahead: a mail read by the reader costs the service about a
+twentieth of reading it, plus a round trip of a millisecond or so for the batch."""
+
+READ_PART = 10
+"""Mails read in one part: the first part's readings come back while the batch is stored, and
+each next one while the one before is processed."""
+
+READ_TIMEOUT = 10.0
+"""Seconds a part may take before the service reads its mails itself (10 mails take about 6 ms;
+a mail of the largest size read, tens)."""
+
+RESTART_SECONDS = 60.0
+"""After a reader was lost, the mail is read by the service itself for this long, so that a
+reader that cannot start is not started again for every batch."""
+
+_Part = tuple[list[bytes], "Future[list[Reading | None]]"]
+"""Mails handed to the reader together, and their readings to come."""
+
+_settings: tuple[frozenset[str], int] | None = None
+
+
+def _start_reader(
+    own: frozenset[str], max_bytes: int, logging_: tuple[str, str, str], service: int
+) -> None:
+    global _settings  # noqa: PLW0603 - one reader's settings per process
+    serve_the_service(service)
+    log_format, level, log_file = logging_
+    configure_logging(log_format=log_format, level=level, log_file=log_file)
+    _settings = (own, max_bytes)
+
+
+def _read_part(raws: list[bytes]) -> list[Reading | None]:
+    assert _settings is not None, "a reader is started with the service's settings"
+    own, max_bytes = _settings
+    return read_all(raws, own_addresses=own, max_bytes=max_bytes)
+
+
+def _ready() -> bool:
+    return _settings is not None
+
+
+class MailReaders:
+    """A reader process (see the module's docstring)."""
+
+    def __init__(
+        self,
+        *,
+        own_addresses: Collection[str],
+        max_bytes: int,
+        log_format: str = "text",
+        log_file: str = "",
+    ) -> None:
+        level = logging.getLevelName(logging.getLogger().getEffectiveLevel()).lower()
+        logging_ = (log_format, level, log_file)
+        self._initargs = (frozenset(own_addresses), max_bytes, logging_, os.getpid())
+        self.pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()  # the IMAP reader and the Maildir reader share it
+        self._up: Future[bool] | None = None
+        self._retry_at = 0.0
+        self.parts_read = 0
+        """Parts whose readings came back (for tests and figures)."""
+        self._started()
+
+    def _started(self) -> ProcessPoolExecutor | None:
+        """The reader, started now if need be (not with the first batch); None while it starts,
+        and while one lost waits to be replaced: a batch never waits for a reader to start."""
+        with self._lock:
+            if self.pool is None and time.monotonic() >= self._retry_at:
+                self.pool = ProcessPoolExecutor(
+                    1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_start_reader,
+                    initargs=self._initargs,
+                )
+                self._up = self.pool.submit(_ready)
+            pool, up = self.pool, self._up
+        if pool is None or up is None or not up.done():
+            return None
+        if (error := up.exception()) is not None:
+            self._lost(pool, f"the mail reader did not start ({type(error).__name__}: {error})")
+            return None
+        return pool
+
+    def ready(self) -> bool:
+        """Whether the reader is up and takes mail now."""
+        return self._started() is not None
+
+    def read_ahead(self, raws: Sequence[bytes]) -> Readings:
+        """Start reading ``raws``; their readings, each waited for when it is looked up (those
+        that do not come are missing: the caller reads them itself)."""
+        pool = self._started() if len(raws) >= READ_AHEAD_MIN else None
+        if pool is None:
+            return {}
+        parts: list[_Part] = []
+        try:
+            for start in range(0, len(raws), READ_PART):
+                part = list(raws[start : start + READ_PART])
+                parts.append((part, pool.submit(_read_part, part)))
+        except RuntimeError as error:  # a broken pool refuses work
+            self._lost(pool, f"the mail reader cannot take mail ({error})")
+        return _ReadAhead(self, pool, parts)
+
+    def _lost(self, pool: ProcessPoolExecutor, why: str) -> None:
+        """Give up on ``pool`` (its work in hand finishes, then it ends); a new reader is
+        started for the mail that comes ``RESTART_SECONDS`` later."""
+        with self._lock:
+            if self.pool is not pool:
+                return  # said already
+            self.pool = None
+            self._retry_at = time.monotonic() + RESTART_SECONDS
+        log.error(
+            "%s: the service reads the mail itself, and starts a new reader in %g s",
+            why,
+            RESTART_SECONDS,
+        )
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def shutdown(self) -> None:
+        """Stop the reader (after the part in hand)."""
+        with self._lock:
+            pool, self.pool = self.pool, None
+            self._retry_at = float("inf")  # none is started again
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _ReadAhead(Mapping[bytes, Reading | None]):
+    """The readings of the mails handed to the reader, by their bytes: a part's are waited for
+    when one of its mails is first looked up, so that the first part is processed while the
+    reader reads the next."""
+
+    def __init__(self, readers: MailReaders, pool: ProcessPoolExecutor, parts: list[_Part]):
+        self._readers, self._pool, self._parts = readers, pool, parts
+        self._part_of = {raw: index for index, (part, _) in enumerate(parts) for raw in part}
+        self._got: dict[bytes, Reading | None] = {}
+        self._waited: set[int] = set()
+        self._failed = False
+
+    def __getitem__(self, raw: bytes) -> Reading | None:
+        index = self._part_of[raw]
+        if index not in self._waited and not self._failed:
+            self._wait(index)
+        return self._got[raw]
+
+    def _wait(self, index: int) -> None:
+        self._waited.add(index)
+        part, future = self._parts[index]
+        try:
+            read = future.result(timeout=READ_TIMEOUT)
+        except FutureTimeout:
+            late = f"the mail reader took over {READ_TIMEOUT:g} s for {len(part)} mails"
+            self._give_up(late)
+            return
+        except Exception as error:  # died (BrokenProcessPool), or could not send it back
+            self._give_up(f"the mail reader failed ({type(error).__name__}: {error})")
+            return
+        self._got.update(zip(part, read, strict=True))
+        self._readers.parts_read += 1
+
+    def _give_up(self, why: str) -> None:
+        self._failed = True  # the later parts are not waited for either
+        self._readers._lost(self._pool, why)
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._part_of)
+
+    def __len__(self) -> int:
+        return len(self._part_of)

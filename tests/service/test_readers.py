@@ -1,0 +1,227 @@
+"""Mail read ahead in a reader process (``adjudicator/readers.py``): a batch read there is
+decided exactly as one the service reads itself, and a reader that dies or hangs costs nothing
+but the time: the service reads the mail itself."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playing import SERVICE, new_game, plain_mail, player_mail
+from sqlmodel import Session, col, select
+
+from adjudicator import readers as readers_module
+from adjudicator import runner
+from adjudicator.app import App, make_app
+from adjudicator.config import Config, ServiceConfig
+from adjudicator.mail.maildir import deliver
+from adjudicator.mail.reading import Reading
+from adjudicator.readers import READ_AHEAD_MIN, READ_PART, MailReaders
+from adjudicator.service import batch_intake, intake
+from adjudicator.service.authentication import MAX_FAILED_LOGINS
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.games import Credentials
+from adjudicator.storage.models import OrderSet, OutboxMail, Submission
+
+PLAYERS = ("alice", "bob", "carol")
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} within {timeout:g} s"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def reader(app: App) -> Iterator[MailReaders]:
+    """A reader process for ``app``, up."""
+    readers = MailReaders(own_addresses=app.ctx.own_addresses, max_bytes=app.ctx.max_bytes)
+    wait_for(readers.ready, "the reader starts")
+    app.read_ahead = readers.read_ahead
+    yield readers
+    readers.shutdown()
+
+
+@pytest.fixture
+def reads_by_the_service(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The mails the service's own process reads (from now on)."""
+    read: list[bytes] = []
+    original = intake.read_stored
+
+    def counted(raw: bytes, *, ctx: ServiceContext) -> Reading:
+        read.append(raw)
+        return original(raw, ctx=ctx)
+
+    monkeypatch.setattr(intake, "read_stored", counted)
+    monkeypatch.setattr(batch_intake, "read_stored", counted)
+    return read
+
+
+def mails(creds: dict[str, Credentials]) -> list[bytes]:
+    """Orders, orders replaced, a copy, a mail naming no game, wrong passwords that lock
+    their source, and a mail that is not for the service at all."""
+
+    def orders(handle: str, gift: str, n: int) -> bytes:
+        return player_mail(
+            "gw1", handle, f"PASSWORD {creds[handle].secret}\nGIVE 3 TO {gift}", number=n
+        )
+
+    alice_again = orders("alice", "carol", 2)
+    return [
+        orders("alice", "bob", 1),
+        alice_again,
+        alice_again.replace(b"Subject:", b"X-Relayed: yes\nSubject:"),
+        orders("bob", "carol", 3),
+        plain_mail(
+            "carol@example.org",
+            f"PASSWORD {creds['carol'].secret}\nGIVE 3 TO alice",
+            subject="my orders",
+            message_id="<carol-4@example.org>",
+        ),
+        *[
+            player_mail("gw1", "carol", "PASSWORD wrong\nGIVE 3 TO bob", number=10 + n)
+            for n in range(MAX_FAILED_LOGINS)
+        ],
+        orders("carol", "bob", 20),
+        plain_mail(
+            "mailer-daemon@example.org",
+            "This is an automatically generated Delivery Status Notification.",
+            subject="Undeliverable: [gw1] orders",
+            message_id="<dsn-1@example.org>",
+        ),
+    ]
+
+
+def decided(app: App) -> dict[str, object]:
+    with Session(app.engine) as session:
+        submissions = session.exec(select(Submission).order_by(col(Submission.id))).all()
+        answers = session.exec(select(OutboxMail).order_by(col(OutboxMail.id))).all()
+        return {
+            "statuses": [(s.sender, s.status, s.note) for s in submissions],
+            "orders": [o.lines for o in session.exec(select(OrderSet).order_by(col(OrderSet.id)))],
+            "answers": [(a.kind, a.recipient) for a in answers],
+        }
+
+
+def test_a_batch_read_by_the_reader_is_decided_as_one_read_by_the_service(
+    app: App, twin: App, reader: MailReaders, reads_by_the_service: list[bytes]
+) -> None:
+    settings = {"early_close": True}
+    twin.ingest_batch(mails(new_game(twin, PLAYERS, settings=settings)), channel="imap")
+    batch = mails(new_game(app, PLAYERS, settings=settings))
+    reads_by_the_service.clear()
+    app.ingest_batch(batch, channel="imap")
+    assert decided(app) == decided(twin)
+    assert reads_by_the_service == []  # every mail was read by the reader
+    assert reader.parts_read == -(-len(batch) // READ_PART)
+
+
+def test_a_batch_too_small_to_hand_over_is_read_by_the_service(
+    app: App, reader: MailReaders, reads_by_the_service: list[bytes]
+) -> None:
+    batch = mails(new_game(app, PLAYERS))[: READ_AHEAD_MIN - 1]
+    app.ingest_batch(batch, channel="imap")
+    assert reads_by_the_service == batch
+    assert reader.parts_read == 0
+
+
+def reader_pid(reader: MailReaders) -> int:
+    assert reader.pool is not None
+    return reader.pool.submit(os.getpid).result(timeout=30)
+
+
+def test_when_the_reader_dies_the_service_reads_the_mail_and_starts_a_new_reader(
+    app: App,
+    reader: MailReaders,
+    reads_by_the_service: list[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    creds = new_game(app, PLAYERS)
+    first, second = mails(creds)[:4], mails(creds)[4:]
+    monkeypatch.setattr(readers_module, "RESTART_SECONDS", 0.0)  # a new reader at once
+    os.kill(reader_pid(reader), signal.SIGKILL)
+    with caplog.at_level(logging.ERROR, logger="adjudicator.readers"):
+        done = app.ingest_batch(first, channel="imap")
+    assert [status for _, status in done] == ["accepted", "accepted", "ignored", "accepted"]
+    assert reads_by_the_service == first
+    assert "the mail reader failed" in caplog.text
+    wait_for(reader.ready, "a new reader starts")
+    app.ingest_batch(second, channel="imap")
+    assert reads_by_the_service == first  # the new reader read the second batch
+    assert reader.parts_read == -(-len(second) // READ_PART)
+
+
+def test_a_reader_that_hangs_is_given_up_after_its_time(
+    app: App,
+    reader: MailReaders,
+    reads_by_the_service: list[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    batch = mails(new_game(app, PLAYERS))[:4]
+    pid = reader_pid(reader)
+    monkeypatch.setattr(readers_module, "READ_TIMEOUT", 0.5)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with caplog.at_level(logging.ERROR, logger="adjudicator.readers"):
+            done = app.ingest_batch(batch, channel="imap")
+    finally:
+        os.kill(pid, signal.SIGKILL)
+    assert [status for _, status in done] == ["accepted", "accepted", "ignored", "accepted"]
+    assert reads_by_the_service == batch
+    assert "the mail reader took over 0.5 s" in caplog.text
+    assert not reader.ready()  # replaced only after RESTART_SECONDS
+
+
+def test_the_running_service_has_its_mail_read_by_its_reader(
+    tmp_path: Path, reads_by_the_service: list[bytes]
+) -> None:
+    """``adjudicate serve``'s main loop on a machine of several cores: a burst of mail
+    delivered into its Maildir is answered, and read by the reader process."""
+    config = Config(
+        service=ServiceConfig(data_dir=str(tmp_path / "data"), address=SERVICE, workers=2)
+    )
+    app = make_app(config)
+    creds = new_game(app, PLAYERS)
+    burst = [
+        player_mail("gw1", handle, f"PASSWORD {creds[handle].secret}\nGIVE 3 TO alice", number=n)
+        for n in range(10)
+        for handle in ("bob", "carol")
+    ]
+    folder = app.config.maildir_path
+
+    def answered() -> bool:
+        with Session(app.engine) as session:
+            statuses = session.exec(select(Submission.status)).all()
+        return statuses.count("accepted") == len(burst)
+
+    async def scenario() -> MailReaders:
+        service = runner.Service(app)
+        running = asyncio.ensure_future(service.run())
+        try:
+            await asyncio.to_thread(
+                wait_for, lambda: service.readers is not None and service.readers.ready(), "up"
+            )
+            for raw in burst:  # as `adjudicate receive` does: into tmp/, renamed into new/
+                deliver(folder, raw)
+            await asyncio.to_thread(wait_for, answered, "every mail answered")
+            assert service.readers is not None
+            return service.readers
+        finally:
+            service.request_stop()
+            await running
+
+    try:
+        readers = asyncio.run(scenario())
+    finally:
+        app.engine.dispose()
+    assert readers.parts_read >= 1
+    assert len(reads_by_the_service) < len(burst)
