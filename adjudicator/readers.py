@@ -136,8 +136,9 @@ class MailReaders:
         return _ReadAhead(self, pool, parts)
 
     def _lost(self, pool: ProcessPoolExecutor, why: str) -> None:
-        """Give up on ``pool`` (its work in hand finishes, then it ends); a new reader is
-        started for the mail that comes ``RESTART_SECONDS`` later."""
+        """Give up on ``pool``: it is handed nothing more, reads the part in hand to its end
+        (however long: the service would have taken as long over it), then ends. A new reader
+        is started for the mail that comes ``RESTART_SECONDS`` later."""
         with self._lock:
             if self.pool is not pool:
                 return  # said already
@@ -164,7 +165,7 @@ class _ReadAhead(Mapping[bytes, Reading | None]):
     when one of its mails is first looked up, so that the first part is processed while the
     reader reads the next."""
 
-    def __init__(self, readers: MailReaders, pool: ProcessPoolExecutor, parts: list[_Part]):
+    def __init__(self, readers: MailReaders, pool: ProcessPoolExecutor, parts: list[_Part]) -> None:
         self._readers, self._pool, self._parts = readers, pool, parts
         self._part_of = {raw: index for index, (part, _) in enumerate(parts) for raw in part}
         self._got: dict[bytes, Reading | None] = {}

@@ -20,7 +20,7 @@ from adjudicator import readers as readers_module
 from adjudicator import runner
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
-from adjudicator.mail.maildir import deliver
+from adjudicator.mail.maildir import ensure_maildir
 from adjudicator.mail.reading import Reading
 from adjudicator.readers import READ_AHEAD_MIN, READ_PART, MailReaders
 from adjudicator.service import batch_intake, intake
@@ -196,7 +196,7 @@ def test_the_running_service_has_its_mail_read_by_its_reader(
         for n in range(10)
         for handle in ("bob", "carol")
     ]
-    folder = app.config.maildir_path
+    folder = ensure_maildir(app.config.maildir_path)
 
     def answered() -> bool:
         with Session(app.engine) as session:
@@ -210,8 +210,13 @@ def test_the_running_service_has_its_mail_read_by_its_reader(
             await asyncio.to_thread(
                 wait_for, lambda: service.readers is not None and service.readers.ready(), "up"
             )
-            for raw in burst:  # as `adjudicate receive` does: into tmp/, renamed into new/
-                deliver(folder, raw)
+            # Delivered as a mail server does, into tmp/ and then renamed into new/: all at
+            # once, so that the service finds them together, as a burst.
+            names = [f"{int(time.time())}.M{n:06d}P{os.getpid()}Q{n}.test" for n in range(20)]
+            for name, raw in zip(names, burst, strict=True):
+                (folder / "tmp" / name).write_bytes(raw)
+            for name in names:
+                os.rename(folder / "tmp" / name, folder / "new" / name)
             await asyncio.to_thread(wait_for, answered, "every mail answered")
             assert service.readers is not None
             return service.readers
