@@ -173,6 +173,8 @@ class _ReadAhead(Mapping[bytes, Reading | None]):
         self._failed = False
 
     def __getitem__(self, raw: bytes) -> Reading | None:
+        """The reading of ``raw``, its part waited for; KeyError when ``raw`` was not handed
+        over or its reading did not come."""
         index = self._part_of[raw]
         if index not in self._waited and not self._failed:
             self._wait(index)
@@ -198,7 +200,11 @@ class _ReadAhead(Mapping[bytes, Reading | None]):
         self._readers._lost(self._pool, why)
 
     def __iter__(self) -> Iterator[bytes]:
-        return iter(self._part_of)
+        """The mails whose readings came, every part waited for (as its lookups would)."""
+        for index in range(len(self._parts)):
+            if index not in self._waited and not self._failed:
+                self._wait(index)
+        return iter(self._got)
 
     def __len__(self) -> int:
-        return len(self._part_of)
+        return sum(1 for _ in self)

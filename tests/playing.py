@@ -3,7 +3,8 @@ and started, orders stored for a player, the open round closed, the mails queued
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -177,3 +178,13 @@ def fail_processing_of(monkeypatch: pytest.MonkeyPatch, sender: str) -> None:
         return status
 
     monkeypatch.setattr(batch_intake, "process_claimed", broken)
+
+
+def poll(condition: Callable[[], bool], *, timeout: float) -> bool:
+    """Whether ``condition`` came true within ``timeout`` seconds (asked every 50 ms)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()

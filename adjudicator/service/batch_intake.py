@@ -133,7 +133,7 @@ def process_batch(
     ids = [m.id if isinstance(m, Stored) else m for m in mails]
     claimed = _claim_all(session, ids, with_raw=len(given) < len(ids))
     raws = {i: given.get(i) or s.raw for i, s in claimed.items()}
-    read = read or {}
+    read = {} if read is None else read  # not `or`: the length of mail read ahead waits for it
     readings = {i: read[raw] if raw in read else _read(raw, ctx) for i, raw in raws.items()}
     known = [r for r in readings.values() if r is not None]
     names = {section.game for r in known for section in r.sections if section.game}

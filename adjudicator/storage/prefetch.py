@@ -280,17 +280,18 @@ def _read_games(
         select(Seat).where(col(Seat.game_id).in_(game_ids)).order_by(col(Seat.seat))
     ):
         reads.seats[seat.game_id].append(seat)
-    # The login failures of the seats at the batch's senders' addresses only: those its mails
-    # prove with a password. Another seat's are read when asked.
-    seat_ids = [
-        s.id
+    # The seats at the batch's senders' addresses (their games, by seat id): those its mails
+    # prove with a password, and whose newest orders their confirmations show as replaced.
+    # Another seat's login failures or newest orders are read when asked.
+    writing = {
+        seat.id: seat.game_id
         for seats in reads.seats.values()
-        for s in seats
-        if s.id is not None and s.address.lower() in writers
-    ]
-    reads.failures = {seat_id: [] for seat_id in seat_ids}
-    if seat_ids:
-        query = select(LoginFailure).where(col(LoginFailure.seat_id).in_(seat_ids))
+        for seat in seats
+        if seat.id is not None and seat.address.lower() in writers
+    }
+    reads.failures = {seat_id: [] for seat_id in writing}
+    if writing:
+        query = select(LoginFailure).where(col(LoginFailure.seat_id).in_(sorted(writing)))
         for failure in session.exec(query):
             reads.failures[failure.seat_id].append(failure)
     rounds = list(
@@ -313,20 +314,17 @@ def _read_games(
         select(OrderSet.round_id, OrderSet.seat_id).where(in_rounds).distinct()
     ):
         reads.ordered[round_id].add(seat_id)
-    # The newest set of the seats at the batch's senders' addresses only: the rows a mail's
-    # confirmation shows as replaced. Another seat's is read when asked.
     reads.newest = {
-        (r.id, seat.id): None
+        (r.id, seat_id): None
         for r in rounds
-        for seat in reads.seats.get(r.game_id, [])
-        if r.id is not None and seat.id is not None and seat.address.lower() in writers
+        for seat_id, game_id in writing.items()
+        if r.id is not None and game_id == r.game_id
     }
-    writing = sorted({seat_id for _, seat_id in reads.newest})
-    if not writing:
+    if not reads.newest:
         return
     newest_ids = (
         select(func.max(OrderSet.id))
-        .where(in_rounds, col(OrderSet.seat_id).in_(writing))
+        .where(in_rounds, col(OrderSet.seat_id).in_(sorted({s for _, s in reads.newest})))
         .group_by(col(OrderSet.round_id), col(OrderSet.seat_id))
     )
     for order_set in session.exec(select(OrderSet).where(col(OrderSet.id).in_(newest_ids))):

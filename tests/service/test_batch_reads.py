@@ -5,7 +5,6 @@ the mails before it wrote, exactly as when each mail is processed alone."""
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable
 from email import message_from_bytes, policy
@@ -19,6 +18,7 @@ from playing import (
     new_game,
     plain_mail,
     player_mail,
+    poll,
 )
 from sqlalchemy import event, text
 from sqlmodel import Session, col, select
@@ -312,16 +312,6 @@ def waiting_for_a_lock(app: App) -> bool:
             )
         ).scalar_one()
     return bool(waiting)
-
-
-def poll(condition: Callable[[], bool], *, timeout: float) -> bool:
-    """Whether ``condition`` came true within ``timeout`` seconds (asked every 50 ms)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 def test_mail_processed_after_a_restart_is_read_with_its_batch_not_one_query_a_mail(
