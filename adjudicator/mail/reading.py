@@ -1,7 +1,8 @@
-"""A stored mail read whole: the mail (``parse.read_mail``) and its game sections' commands
-(``commands.read_commands``). Pure, and needing nothing but the bytes and two settings, so that
-a batch's mails can be read before the batch asks the database anything, in this process or in
-another (``adjudicator/readers.py``)."""
+"""A stored mail read whole: the mail (``parse.read_mail``), its game sections' commands
+(``commands.read_commands``) and its bytes with the secrets it holds taken out
+(``redact.py``), to be stored in place of them once it is processed. Pure, and needing nothing
+but the bytes and two settings, so that a batch's mails can be read before the batch asks the
+database anything, in this process or in another (``adjudicator/readers.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import NamedTuple
 
 from adjudicator.mail.commands import MailSection, read_commands
 from adjudicator.mail.parse import InboundMail, MailKind, read_mail
+from adjudicator.mail.redact import own_tags, redact
 
 
 class Reading(NamedTuple):
@@ -18,6 +20,9 @@ class Reading(NamedTuple):
 
     mail: InboundMail
     sections: Sequence[MailSection]
+    redacted: bytes | None = None
+    """The bytes with the passwords the mail holds, and the tags of the personal reply
+    addresses it went to, taken out; None when they hold none."""
 
 
 Readings = Mapping[bytes, Reading | None]
@@ -28,7 +33,10 @@ def read_whole(raw: bytes, *, own_addresses: Collection[str], max_bytes: int) ->
     """Read ``raw`` as the service does (``own_addresses``: the service's own, whose mail is a
     loop; ``max_bytes``: the largest mail read in full)."""
     mail = read_mail(raw, own_addresses=own_addresses, max_bytes=max_bytes)
-    return Reading(mail, read_commands(mail) if mail.kind == MailKind.ORDINARY else ())
+    sections = read_commands(mail) if mail.kind == MailKind.ORDINARY else ()
+    secrets = [secret for section in sections for secret in section.secrets]
+    redacted = redact(raw, [*secrets, *own_tags(mail.recipients, own_addresses)])
+    return Reading(mail, sections, None if redacted == raw else redacted)
 
 
 def read_all(

@@ -63,7 +63,6 @@ from adjudicator.mail.commands import (
 )
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine
 from adjudicator.mail.reading import Reading, read_whole
-from adjudicator.mail.redact import own_tags, redact
 from adjudicator.service import (
     absence_mail,
     account,
@@ -158,7 +157,7 @@ def process_claimed(
     """Process a submission this caller has claimed; ``raw`` is its stored bytes (passed in, so
     that a caller holding them does not load them again), ``reading`` those bytes read, where
     the caller read them already."""
-    mail, sections = reading or read_stored(raw, ctx=ctx)
+    mail, sections, redacted = reading or read_stored(raw, ctx=ctx)
     if mail.kind == MailKind.BOUNCE:
         outcome = record_bounce(session, mail, ctx=ctx, submission_id=submission.id, now=now)
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}; {outcome}"
@@ -170,7 +169,12 @@ def process_claimed(
         accepted, notes = _answer(session, ctx, mail, submission, now, sections=sections)
         status = SubmissionStatus.ACCEPTED if accepted else SubmissionStatus.REJECTED
         note = "; ".join(notes)
-    _take_out_secrets(submission, raw, mail, sections, own=ctx.own_addresses)
+    if redacted is not None:
+        # Processed: the passwords the mail held, and the tags of the personal reply addresses
+        # it went to, leave its stored bytes (``mail/redact.py``; taken out when it was read).
+        # The digest of the bytes received stays, and still recognises a re-delivery. Written
+        # only when changed: the column may be a large one.
+        submission.raw = redacted
     # Written last: an early change would be flushed by the first query and hold SQLite's
     # write lock for the whole of the processing.
     submission.message_id = mail.message_id
@@ -180,23 +184,6 @@ def process_claimed(
     submission.status, submission.note = status, note or None
     session.add(submission)
     return status
-
-
-def _take_out_secrets(
-    submission: Submission,
-    raw: bytes,
-    mail: InboundMail,
-    sections: Sequence[MailSection],
-    *,
-    own: frozenset[str],
-) -> None:
-    """Processed: the passwords the mail held, and the tags of the personal reply addresses it
-    went to, leave its stored bytes (``mail/redact.py``). The digest of the bytes received
-    stays, and still recognises a re-delivery."""
-    secrets = [secret for section in sections for secret in section.secrets]
-    redacted = redact(raw, [*secrets, *own_tags(mail.recipients, own)])
-    if redacted != raw:  # written only when changed: the column may be a large one
-        submission.raw = redacted
 
 
 def _first_copy(session: Session, mail: InboundMail, submission: Submission) -> int | None:

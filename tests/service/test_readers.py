@@ -103,15 +103,25 @@ def decided(app: App) -> dict[str, object]:
         }
 
 
+def holding_a_password(app: App, creds: dict[str, Credentials]) -> list[int | None]:
+    """The submissions whose stored bytes still hold a player's password."""
+    secrets = [c.secret.encode() for c in creds.values()]
+    with Session(app.engine) as session:
+        stored = session.exec(select(Submission)).all()
+        return [s.id for s in stored if any(secret in s.raw for secret in secrets)]
+
+
 def test_a_batch_read_by_the_reader_is_decided_as_one_read_by_the_service(
     app: App, twin: App, reader: MailReaders, reads_by_the_service: list[bytes]
 ) -> None:
     settings = {"early_close": True}
     twin.ingest_batch(mails(new_game(twin, PLAYERS, settings=settings)), channel="imap")
-    batch = mails(new_game(app, PLAYERS, settings=settings))
+    creds = new_game(app, PLAYERS, settings=settings)
+    batch = mails(creds)
     reads_by_the_service.clear()
     app.ingest_batch(batch, channel="imap")
     assert decided(app) == decided(twin)
+    assert holding_a_password(app, creds) == []  # taken out of the stored bytes by the reader
     assert reads_by_the_service == []  # every mail was read by the reader
     assert reader.parts_read == -(-len(batch) // READ_PART)
 
