@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import insert, update
+from sqlalchemy import BindParameter, bindparam, insert, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
@@ -212,6 +212,25 @@ def _process_one(
     return status
 
 
+_IDS: BindParameter[list[int]] = bindparam("ids", expanding=True)
+_WAITING = col(Submission.status) == SubmissionStatus.RECEIVED
+_TAKE_WRITE_LOCK = (
+    update(Submission)
+    .where(col(Submission.id).in_(_IDS), _WAITING)
+    .values(status=SubmissionStatus.RECEIVED)
+)
+_CLAIM = select(Submission).where(col(Submission.id).in_(_IDS), _WAITING)
+_CLAIM_BARE = _CLAIM.options(defer(Submission.raw))  # type: ignore[arg-type]
+_CLAIMED = {
+    (True, False): _CLAIM,
+    (False, False): _CLAIM_BARE,
+    (True, True): _CLAIM.with_for_update(skip_locked=True),
+    (False, True): _CLAIM_BARE.with_for_update(skip_locked=True),
+}
+"""The claiming statements (built once: see ``storage/prefetch.py``), by (with the raw
+bytes, on PostgreSQL)."""
+
+
 def _claim_all(session: Session, ids: Sequence[int], *, with_raw: bool) -> dict[int, Submission]:
     """The submissions among ``ids`` still ``received``, locked for this transaction; their
     raw bytes read with them only ``with_raw`` (mail given by id alone: after a restart), not
@@ -222,19 +241,11 @@ def _claim_all(session: Session, ids: Sequence[int], *, with_raw: bool) -> dict[
     Without it the savepoints below would be outermost ones, and releasing an outermost
     savepoint commits (SQLite's rule): one transaction per mail instead of per batch.
     """
-    waiting = col(Submission.status) == SubmissionStatus.RECEIVED
-    query = select(Submission).where(col(Submission.id).in_(ids), waiting)
-    if not with_raw:
-        query = query.options(defer(Submission.raw))  # type: ignore[arg-type]
-    if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    else:
-        session.execute(
-            update(Submission)
-            .where(col(Submission.id).in_(ids), waiting)
-            .values(status=SubmissionStatus.RECEIVED)
-        )
-    return {s.id: s for s in session.exec(query) if s.id is not None}
+    postgresql = session.get_bind().dialect.name == "postgresql"
+    query = _CLAIMED[(with_raw, postgresql)]
+    if not postgresql:
+        session.execute(_TAKE_WRITE_LOCK, {"ids": list(ids)})
+    return {s.id: s for s in session.exec(query, params={"ids": list(ids)}) if s.id is not None}
 
 
 def mark_failed(session: Session, submission_id: int, error: Exception, *, now: datetime) -> None:

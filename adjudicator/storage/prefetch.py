@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import event, inspect
+from sqlalchemy import bindparam, event, inspect
 from sqlalchemy.orm import ORMExecuteState
 from sqlmodel import Session, col, func, select
 from sqlmodel.sql.expression import SelectOfScalar
@@ -228,6 +228,43 @@ def prefetched(
             event.remove(session, name, hook)
 
 
+def _listed(name: str) -> Any:
+    """A list given when the statement runs (``IN`` of any length): statements built once
+    with them cost no building and no cache key each time they run."""
+    return bindparam(name, expanding=True)
+
+
+_GAMES_NAMED = select(Game).where(col(Game.name).in_(_listed("names")))
+_SEATED = func.lower(Seat.address)
+_RUNNING_AT = (
+    select(Game, _SEATED)
+    .join(Seat, col(Seat.game_id) == col(Game.id))
+    .where(_SEATED.in_(_listed("addresses")), Game.status == GameStatus.RUNNING)
+    .order_by(col(Game.id))
+)
+_SEATS = select(Seat).where(col(Seat.game_id).in_(_listed("games"))).order_by(col(Seat.seat))
+_FAILURES = select(LoginFailure).where(col(LoginFailure.seat_id).in_(_listed("seats")))
+_OPEN_ROUNDS = (
+    select(Round)
+    .where(col(Round.game_id).in_(_listed("games")), Round.state == RoundState.OPEN)
+    .order_by(col(Round.id))
+)
+_IN_ROUNDS = col(OrderSet.round_id).in_(_listed("rounds"))
+_ORDERED = select(OrderSet.round_id, OrderSet.seat_id).where(_IN_ROUNDS).distinct()
+_NEWEST = select(OrderSet).where(
+    col(OrderSet.id).in_(
+        select(func.max(OrderSet.id))
+        .where(_IN_ROUNDS, col(OrderSet.seat_id).in_(_listed("seats")))
+        .group_by(col(OrderSet.round_id), col(OrderSet.seat_id))
+    )
+)
+_FIRST_PROCESSED = (
+    select(Submission.message_id, func.min(Submission.id))
+    .where(col(Submission.message_id).in_(_listed("ids")), col(Submission.status).in_(PROCESSED))
+    .group_by(col(Submission.message_id))
+)
+
+
 def read_batch(
     session: Session,
     *,
@@ -240,18 +277,12 @@ def read_batch(
     reads = BatchReads(locks_rounds=session.get_bind().dialect.name == "postgresql")
     names = {name.strip().lower() for name in game_names if name.strip()}
     if names:
-        found = {g.name: g for g in session.exec(select(Game).where(col(Game.name).in_(names)))}
+        found = {g.name: g for g in session.exec(_GAMES_NAMED, params={"names": list(names)})}
         reads.games = {name: found.get(name) for name in names}
     addresses = {address.lower() for address in senders if address.strip()}
     if addresses:  # a mail without a GAME line is about its sender's only running game
         reads.seating = {address: [] for address in addresses}
-        seated = func.lower(Seat.address)
-        for game, address in session.exec(
-            select(Game, seated)
-            .join(Seat, col(Seat.game_id) == col(Game.id))
-            .where(seated.in_(addresses), Game.status == GameStatus.RUNNING)
-            .order_by(col(Game.id))
-        ):
+        for game, address in session.exec(_RUNNING_AT, params={"addresses": list(addresses)}):
             reads.seating[address].append(game)
             reads.games[game.name] = game
     game_ids = sorted({g.id for g in reads.games.values() if g is not None and g.id is not None})
@@ -259,11 +290,7 @@ def read_batch(
         _read_games(session, reads, game_ids, {a.lower() for a in writers})
     ids = {m for m in message_ids if m}
     if ids:
-        rows = session.exec(
-            select(Submission.message_id, func.min(Submission.id))
-            .where(col(Submission.message_id).in_(ids), col(Submission.status).in_(PROCESSED))
-            .group_by(col(Submission.message_id))
-        )
+        rows = session.exec(_FIRST_PROCESSED, params={"ids": list(ids)})
         reads.first_processed = {m: i for m, i in rows if m is not None and i is not None}
         reads.message_ids = ids
     return reads
@@ -276,9 +303,7 @@ def _read_games(
     and the login failures and newest order set of each seat at an address of ``writers``
     (lower case)."""
     reads.seats = {game_id: [] for game_id in game_ids}
-    for seat in session.exec(
-        select(Seat).where(col(Seat.game_id).in_(game_ids)).order_by(col(Seat.seat))
-    ):
+    for seat in session.exec(_SEATS, params={"games": game_ids}):
         reads.seats[seat.game_id].append(seat)
     # The seats at the batch's senders' addresses (their games, by seat id): those its mails
     # prove with a password, and whose newest orders their confirmations show as replaced.
@@ -291,43 +316,30 @@ def _read_games(
     }
     reads.failures = {seat_id: [] for seat_id in writing}
     if writing:
-        query = select(LoginFailure).where(col(LoginFailure.seat_id).in_(sorted(writing)))
-        for failure in session.exec(query):
+        for failure in session.exec(_FAILURES, params={"seats": sorted(writing)}):
             reads.failures[failure.seat_id].append(failure)
-    rounds = list(
-        session.exec(
-            reads.locked(
-                select(Round)
-                .where(col(Round.game_id).in_(game_ids), Round.state == RoundState.OPEN)
-                .order_by(col(Round.id))
-            )
-        )
-    )
+    rounds = list(session.exec(reads.locked(_OPEN_ROUNDS), params={"games": game_ids}))
     reads.open_rounds = dict.fromkeys(game_ids)
     reads.open_rounds |= {round_.game_id: round_ for round_ in rounds}
     round_ids = [r.id for r in rounds if r.id is not None]
     if not round_ids:
         return
     reads.ordered = {round_id: set() for round_id in round_ids}
-    in_rounds = col(OrderSet.round_id).in_(round_ids)
-    for round_id, seat_id in session.exec(
-        select(OrderSet.round_id, OrderSet.seat_id).where(in_rounds).distinct()
-    ):
+    for round_id, seat_id in session.exec(_ORDERED, params={"rounds": round_ids}):
         reads.ordered[round_id].add(seat_id)
+    rounds_of: dict[int, list[int]] = {}
+    for r in rounds:
+        if r.id is not None:
+            rounds_of.setdefault(r.game_id, []).append(r.id)
     reads.newest = {
-        (r.id, seat_id): None
-        for r in rounds
+        (round_id, seat_id): None
         for seat_id, game_id in writing.items()
-        if r.id is not None and game_id == r.game_id
+        for round_id in rounds_of.get(game_id, ())
     }
     if not reads.newest:
         return
-    newest_ids = (
-        select(func.max(OrderSet.id))
-        .where(in_rounds, col(OrderSet.seat_id).in_(sorted({s for _, s in reads.newest})))
-        .group_by(col(OrderSet.round_id), col(OrderSet.seat_id))
-    )
-    for order_set in session.exec(select(OrderSet).where(col(OrderSet.id).in_(newest_ids))):
+    seats = sorted({seat_id for _, seat_id in reads.newest})
+    for order_set in session.exec(_NEWEST, params={"rounds": round_ids, "seats": seats}):
         reads.newest[(order_set.round_id, order_set.seat_id)] = order_set
 
 
