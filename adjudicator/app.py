@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from adjudicator.config import Config
 from adjudicator.games import KINDS
@@ -107,6 +107,7 @@ class App:
         try:
             with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
                 statuses = process_batch(session, batch, ctx=self.ctx, now=self.clock(), read=read)
+                outcomes = _outcomes(session, list(statuses))
         except OperationalError:
             # The database is locked or away: the mails stay received, and are processed
             # when it is back (``process_pending``); marking them failed would lose them.
@@ -122,29 +123,13 @@ class App:
             with session_scope(self.engine) as session:
                 mark_failed(session, ids[0], error, now=self.clock())
             return [(ids[0], SubmissionStatus.FAILED)]
-        self._log_outcomes(list(statuses))
+        _log_outcomes(outcomes)  # once committed
         # Rounds whose last orders came in: closed, then their pictures and results.
         if self.report_later is not None:
             self.report_later()
         else:
             self.report()
         return list(statuses.items())
-
-    def _log_outcomes(self, ids: list[int]) -> None:
-        """One line per mail processed: what became of it and why, with its ids."""
-        with Session(self.engine) as session:
-            rows = session.exec(
-                select(
-                    Submission.id,
-                    Submission.status,
-                    Submission.message_id,
-                    Submission.note,
-                ).where(col(Submission.id).in_(ids))
-            )
-            for submission_id, status, message_id, note in rows:
-                events.info(
-                    f"mail.{status}", submission=submission_id, message_id=message_id, why=note
-                )
 
     def report(self) -> list[int]:
         """Close the rounds whose last orders came in (``closing.close_completed``), then report
@@ -159,6 +144,23 @@ class App:
         for start in range(0, len(pending), PROCESS_BATCH):
             self._process_batch(pending[start : start + PROCESS_BATCH])
         return len(pending)
+
+
+Outcome = tuple[int, SubmissionStatus, str | None, str | None]
+"""A mail processed: its submission id, status, Message-ID and note."""
+
+
+def _outcomes(session: Session, ids: list[int]) -> list[Outcome]:
+    """What became of these submissions, as the batch's session holds them (its rows read
+    again only where a rolled-back savepoint expired them)."""
+    kept = [(i, session.get(Submission, i)) for i in ids]
+    return [(i, s.status, s.message_id, s.note) for i, s in kept if s is not None]
+
+
+def _log_outcomes(outcomes: list[Outcome]) -> None:
+    """One line per mail processed: what became of it and why, with its ids."""
+    for submission_id, status, message_id, note in outcomes:
+        events.info(f"mail.{status}", submission=submission_id, message_id=message_id, why=note)
 
 
 def make_app(config: Config, *, migrate_schema: bool = True) -> App:

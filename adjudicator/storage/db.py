@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event, inspect, text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import ORMExecuteState
@@ -191,5 +190,11 @@ def write_held(session: Session) -> None:
 
 @functools.cache
 def _insert_new(dialect: str, table: Any, key: str) -> Any:
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    return insert(table).on_conflict_do_nothing(index_elements=[key])
+    if dialect == "postgresql":
+        # 50 ms of imports that a service on SQLite never needs
+        from sqlalchemy.dialects import postgresql  # noqa: PLC0415 - only on PostgreSQL
+
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=[key])
+    from sqlalchemy.dialects import sqlite  # noqa: PLC0415 - the same for SQLite
+
+    return sqlite.insert(table).on_conflict_do_nothing(index_elements=[key])

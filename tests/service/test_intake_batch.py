@@ -190,3 +190,32 @@ def test_on_postgresql_a_batch_ends_as_one_mail_at_a_time_would(pg_app: App, twi
         twin.ingest(raw, channel="imap")
     pg_app.ingest_batch(assorted_mails(creds), channel="imap")
     assert outcome(pg_app) == outcome(twin)
+
+
+def test_each_mail_processed_is_logged_once_with_what_became_of_it_and_why(
+    app: App, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One line a mail, as stored once the batch committed: accepted, rejected with its
+    reason, failed with its error (its savepoint rolled back, the others kept)."""
+    creds = start(app)
+    mails = [
+        make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob", sender="alice"),
+        make_mail(f"PASSWORD {creds['bob'].secret}\nGIVE 3 TO carol", sender="bob"),
+        make_mail("PASSWORD guessed\nGIVE 3 TO bob", sender="carol"),
+    ]
+    fail_processing_of(monkeypatch, "bob@example.org")
+    with caplog.at_level("INFO", logger="adjudicator.intake"):
+        done = app.ingest_batch(mails, channel="imap")
+    logged = [
+        (record.submission, record.msg, record.why)  # type: ignore[attr-defined]
+        for record in caplog.records
+        if str(record.msg).startswith("mail.") and record.msg != "mail.stored"
+    ]
+    with Session(app.engine) as session:
+        stored = {s.id: s for s in session.exec(select(Submission)).all()}
+    assert sorted(logged) == sorted(
+        (i, f"mail.{stored[i].status}", stored[i].note) for i, _ in done
+    )
+    assert [status for _, status in done] == ["accepted", "failed", "rejected"]
+    assert logged[1][2] == "processing failed: RuntimeError: template exploded"
+    assert "password" in str(logged[2][2]).lower()
