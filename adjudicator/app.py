@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
-from sqlmodel import Session
 
 from adjudicator.config import Config
 from adjudicator.games import KINDS
@@ -22,6 +21,7 @@ from adjudicator.mail.render import VipsConverter
 from adjudicator.security import load_or_create_key
 from adjudicator.service.batch_intake import (
     PROCESS_BATCH,
+    Processed,
     Stored,
     mark_failed,
     process_batch,
@@ -33,7 +33,7 @@ from adjudicator.service.intake import digest_of, pending_submissions
 from adjudicator.service.solutions import load_all
 from adjudicator.storage import queries
 from adjudicator.storage.db import make_engine, migrate, session_scope
-from adjudicator.storage.models import Submission, SubmissionStatus
+from adjudicator.storage.models import SubmissionStatus
 from adjudicator.storage.write_lock import sqlite_write_lock
 
 log = logging.getLogger("adjudicator")
@@ -106,8 +106,7 @@ class App:
     ) -> list[tuple[int, SubmissionStatus | None]]:
         try:
             with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
-                statuses = process_batch(session, batch, ctx=self.ctx, now=self.clock(), read=read)
-                outcomes = _outcomes(session, list(statuses))
+                processed = process_batch(session, batch, ctx=self.ctx, now=self.clock(), read=read)
         except OperationalError:
             # The database is locked or away: the mails stay received, and are processed
             # when it is back (``process_pending``); marking them failed would lose them.
@@ -123,13 +122,13 @@ class App:
             with session_scope(self.engine) as session:
                 mark_failed(session, ids[0], error, now=self.clock())
             return [(ids[0], SubmissionStatus.FAILED)]
-        _log_outcomes(outcomes)  # once committed
+        _log_outcomes(processed)  # once committed
         # Rounds whose last orders came in: closed, then their pictures and results.
         if self.report_later is not None:
             self.report_later()
         else:
             self.report()
-        return list(statuses.items())
+        return [(i, None if done is None else done.status) for i, done in processed.items()]
 
     def report(self) -> list[int]:
         """Close the rounds whose last orders came in (``closing.close_completed``), then report
@@ -146,21 +145,12 @@ class App:
         return len(pending)
 
 
-Outcome = tuple[int, SubmissionStatus, str | None, str | None]
-"""A mail processed: its submission id, status, Message-ID and note."""
-
-
-def _outcomes(session: Session, ids: list[int]) -> list[Outcome]:
-    """What became of these submissions, as the batch's session holds them (its rows read
-    again only where a rolled-back savepoint expired them)."""
-    kept = [(i, session.get(Submission, i)) for i in ids]
-    return [(i, s.status, s.message_id, s.note) for i, s in kept if s is not None]
-
-
-def _log_outcomes(outcomes: list[Outcome]) -> None:
+def _log_outcomes(processed: dict[int, Processed | None]) -> None:
     """One line per mail processed: what became of it and why, with its ids."""
-    for submission_id, status, message_id, note in outcomes:
-        events.info(f"mail.{status}", submission=submission_id, message_id=message_id, why=note)
+    for submission, done in processed.items():
+        if done is not None:
+            status, message_id, note = done
+            events.info(f"mail.{status}", submission=submission, message_id=message_id, why=note)
 
 
 def make_app(config: Config, *, migrate_schema: bool = True) -> App:

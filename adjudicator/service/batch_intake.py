@@ -26,6 +26,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy import BindParameter, bindparam, insert, update
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -51,6 +52,14 @@ log = logging.getLogger(__name__)
 PROCESS_BATCH = 25
 """Mails per processing transaction: large enough to share the commit, small enough that the
 outbox (another thread) never waits long for SQLite's single write lock."""
+
+
+class Processed(NamedTuple):
+    """What became of a mail processed: its status, and the Message-ID and note stored."""
+
+    status: SubmissionStatus
+    message_id: str | None
+    note: str | None
 
 
 @dataclass(frozen=True)
@@ -119,13 +128,13 @@ def process_batch(
     ctx: ServiceContext,
     now: datetime,
     read: Readings | None = None,
-) -> dict[int, SubmissionStatus | None]:
+) -> dict[int, Processed | None]:
     """Process these submissions in this session's transaction (see the module's text).
     ``read``: mails read already (``adjudicator/readers.py``), by their bytes; the others are
     read here.
 
-    Returns each id's status; ``None`` when it was not ``received`` (processed already, or
-    claimed by another instance). A mail whose processing raised is ``failed``, with a note.
+    Returns what became of each id; ``None`` when it was not ``received`` (processed already,
+    or claimed by another instance). A mail whose processing raised is ``failed``, with a note.
     Raises only when the transaction itself fails (the database went away): nothing of the
     batch is then kept, and every mail stays ``received``.
     """
@@ -149,7 +158,9 @@ def process_batch(
         done = _process_together(session, mine, ctx=ctx, now=now)
         if done is None:  # one of them raised: each alone, so that only that one fails
             done = {s.id: _process_one(session, s, raw, r, ctx=ctx, now=now) for s, raw, r in mine}
-    return {i: done.get(i) for i in ids}
+    # From the rows in hand (one that failed is read again: its savepoint expired it).
+    processed = {s.id: Processed(done[s.id], s.message_id, s.note) for s, _, _ in mine}
+    return {i: processed.get(i) for i in ids}
 
 
 def _process_together(
