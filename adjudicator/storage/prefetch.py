@@ -258,11 +258,12 @@ _NEWEST = select(OrderSet).where(
         .group_by(col(OrderSet.round_id), col(OrderSet.seat_id))
     )
 )
-_FIRST_PROCESSED = (
-    select(Submission.message_id, func.min(Submission.id))
-    .where(col(Submission.message_id).in_(_listed("ids")), col(Submission.status).in_(PROCESSED))
-    .group_by(col(Submission.message_id))
+_WITH_MESSAGE_IDS = select(Submission.message_id, Submission.id, Submission.status).where(
+    col(Submission.message_id).in_(_listed("ids"))
 )
+"""Every submission with these Message-IDs (a handful), the processed ones picked out here:
+asked for "processed" as well, SQLite would go through every processed submission by the
+status index, a search that grows with the service's history."""
 
 
 def read_batch(
@@ -290,8 +291,11 @@ def read_batch(
         _read_games(session, reads, game_ids, {a.lower() for a in writers})
     ids = {m for m in message_ids if m}
     if ids:
-        rows = session.exec(_FIRST_PROCESSED, params={"ids": list(ids)})
-        reads.first_processed = {m: i for m, i in rows if m is not None and i is not None}
+        rows = session.exec(_WITH_MESSAGE_IDS, params={"ids": list(ids)})
+        for message_id, submission_id, status in rows:
+            if message_id is not None and submission_id is not None and status in PROCESSED:
+                first = reads.first_processed.get(message_id, submission_id)
+                reads.first_processed[message_id] = min(first, submission_id)
         reads.message_ids = ids
     return reads
 

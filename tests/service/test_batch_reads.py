@@ -373,3 +373,41 @@ def selects_in(app: App, work: Callable[[], object]) -> int:
     finally:
         event.remove(app.engine, "before_cursor_execute", counted)
     return count
+
+
+def test_no_read_of_a_batch_goes_through_the_mail_history(app: App) -> None:
+    """The questions a batch asks of the stored mail (copies by digest, earlier mails with the
+    same Message-ID, the mails claimed) are answered through the index of what is asked, not
+    by going through every mail processed so far: their cost must not grow with the
+    service's history. Checked on SQLite's own plan of each statement the batch runs."""
+    creds = new_game(app, PLAYERS, settings={"early_close": False})
+    app.ingest_batch(
+        [
+            orders("gw1", creds, h, "alice" if h != "alice" else "bob", n)
+            for n, h in enumerate(PLAYERS)
+        ],
+        channel="imap",
+    )
+    asked: list[tuple[str, Any]] = []
+
+    def kept(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "FROM submission" in statement:
+            asked.append((statement, parameters))
+
+    event.listen(app.engine, "before_cursor_execute", kept)
+    try:
+        again = [
+            orders("gw1", creds, h, "erin" if h != "erin" else "bob", 10 + n)
+            for n, h in enumerate(PLAYERS * 3)
+        ]
+        assert [s for _, s in app.ingest_batch(again, channel="imap")] == ["accepted"] * 18
+    finally:
+        event.remove(app.engine, "before_cursor_execute", kept)
+    assert asked  # the copies and the earlier Message-IDs were asked about
+    with app.engine.connect() as connection:
+        for statement, parameters in asked:
+            plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+            steps = [str(row[-1]) for row in plan]
+            # By status alone: every mail ever processed (with "received": the few waiting).
+            walks = ("SCAN submission", "ix_submission_status (status=?)")
+            assert not any(walk in step for walk in walks for step in steps), (statement, steps)
