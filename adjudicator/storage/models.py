@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, LargeBinary, String, UniqueConstraint, false
+from sqlalchemy import JSON, Column, Index, LargeBinary, String, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
 
@@ -90,6 +90,8 @@ class Seat(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("game_id", "handle"),
         UniqueConstraint("game_id", "seat"),
+        # Addresses are compared in lower case (migration 0011).
+        Index("ix_seat_lower_address", text("lower(address)")),
     )
 
     id: int | None = Field(default=None, primary_key=True)

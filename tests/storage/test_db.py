@@ -60,6 +60,22 @@ def test_migrations_create_every_table(engine: Engine) -> None:
     assert set(inspect(engine).get_table_names()) >= TABLES
 
 
+def test_a_seat_is_found_by_its_address_in_any_case_through_an_index(engine: Engine) -> None:
+    """Migration 0011: mail is matched to seats by ``lower(address)``; without an index of
+    that, every question by address went through every seat of every game ever played."""
+    statement = "SELECT seat.id FROM seat WHERE lower(seat.address) IN ('ann@example.org')"
+    with engine.connect() as connection:
+        if engine.dialect.name == "sqlite":
+            plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}").all()
+            assert [str(row[-1]) for row in plan] == [
+                "SEARCH seat USING INDEX ix_seat_lower_address (<expr>=?)"
+            ]
+        else:
+            connection.exec_driver_sql("SET enable_seqscan = off")  # an empty table: force it
+            plan = connection.exec_driver_sql(f"EXPLAIN {statement}").all()
+            assert "ix_seat_lower_address" in " ".join(str(row[0]) for row in plan)
+
+
 def test_sqlite_runs_in_wal_mode(sqlite_engine: Engine) -> None:
     with sqlite_engine.connect() as connection:
         assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
