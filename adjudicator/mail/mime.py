@@ -76,6 +76,7 @@ def address_header(name: str, value: str) -> str:
 
 
 _SPECIALS = '()<>@,;:\\".[]'
+"""Characters that make a display name a quoted string (RFC 5322 3.2.3)."""
 
 
 _ATOMS = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
@@ -94,9 +95,6 @@ def split_address(value: str) -> tuple[str, str]:
     if plain.group("bare"):
         return "", plain.group("bare")
     return " ".join(plain.group("name").split()), plain.group("address")
-
-
-"""Characters that make a display name a quoted string (RFC 5322 3.2.3)."""
 
 
 def fold_ids(name: str, ids: Sequence[str]) -> str:

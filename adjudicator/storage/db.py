@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event, inspect, text
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import ORMExecuteState
@@ -190,11 +191,9 @@ def write_held(session: Session) -> None:
 
 @functools.cache
 def _insert_new(dialect: str, table: Any, key: str) -> Any:
-    if dialect == "postgresql":
-        # 50 ms of imports that a service on SQLite never needs
-        from sqlalchemy.dialects import postgresql  # noqa: PLC0415 - only on PostgreSQL
+    if dialect != "postgresql":
+        return sqlite.insert(table).on_conflict_do_nothing(index_elements=[key])
+    # Imported here: 50 ms of every start that a service on SQLite never needs.
+    from sqlalchemy.dialects import postgresql  # noqa: PLC0415 - only on PostgreSQL
 
-        return postgresql.insert(table).on_conflict_do_nothing(index_elements=[key])
-    from sqlalchemy.dialects import sqlite  # noqa: PLC0415 - the same for SQLite
-
-    return sqlite.insert(table).on_conflict_do_nothing(index_elements=[key])
+    return postgresql.insert(table).on_conflict_do_nothing(index_elements=[key])
