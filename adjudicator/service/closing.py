@@ -321,10 +321,12 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
     closed = close_completed(engine, ctx=ctx, now=now)  # noted complete before a crash
     with session_scope(engine) as session:
         work = queries.due_rounds(session, now=now)
-        quiet = queries.quiet_seats(session)
+        open_rounds = queries.open_rounds(session)
+        # The seats of the games being played only: not every seat of every game ever played.
+        quiet = queries.quiet_seats(session, {r.game_id for r in open_rounds})
         reminders = [
             r.id
-            for r in queries.open_rounds(session)
+            for r in open_rounds
             if r.id is not None
             and r.id not in work
             and reminder_pending(session, r, now, quiet=quiet)
