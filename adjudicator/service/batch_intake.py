@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from sqlalchemy import BindParameter, bindparam, insert, update
+from sqlalchemy import insert, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
@@ -43,7 +43,7 @@ from adjudicator.service.intake import (
     store_raw,
 )
 from adjudicator.storage import queries
-from adjudicator.storage.db import inserts_held
+from adjudicator.storage.db import inserts_held, listed
 from adjudicator.storage.models import OutboxMail, Submission, SubmissionStatus
 from adjudicator.storage.prefetch import prefetched
 
@@ -223,7 +223,7 @@ def _process_one(
     return status
 
 
-_IDS: BindParameter[list[int]] = bindparam("ids", expanding=True)
+_IDS = listed("ids")
 _WAITING = col(Submission.status) == SubmissionStatus.RECEIVED
 _TAKE_WRITE_LOCK = (
     update(Submission)
@@ -238,8 +238,7 @@ _CLAIMED = {
     (True, True): _CLAIM.with_for_update(skip_locked=True),
     (False, True): _CLAIM_BARE.with_for_update(skip_locked=True),
 }
-"""The claiming statements (built once: see ``storage/prefetch.py``), by (with the raw
-bytes, on PostgreSQL)."""
+"""The claiming statements (built once), by (with the raw bytes, on PostgreSQL)."""
 
 
 def _claim_all(session: Session, ids: Sequence[int], *, with_raw: bool) -> dict[int, Submission]:

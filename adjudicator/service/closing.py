@@ -322,7 +322,6 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
     with session_scope(engine) as session:
         work = queries.due_rounds(session, now=now)
         open_rounds = queries.open_rounds(session)
-        # The seats of the games being played only: not every seat of every game ever played.
         quiet = queries.quiet_seats(session, {r.game_id for r in open_rounds})
         reminders = [
             r.id

@@ -34,11 +34,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import bindparam, event, inspect
+from sqlalchemy import event, inspect
 from sqlalchemy.orm import ORMExecuteState
 from sqlmodel import Session, col, func, select
 from sqlmodel.sql.expression import SelectOfScalar
 
+from adjudicator.storage.db import listed
 from adjudicator.storage.models import (
     Game,
     GameStatus,
@@ -228,38 +229,32 @@ def prefetched(
             event.remove(session, name, hook)
 
 
-def _listed(name: str) -> Any:
-    """A list given when the statement runs (``IN`` of any length): statements built once
-    with them cost no building and no cache key each time they run."""
-    return bindparam(name, expanding=True)
-
-
-_GAMES_NAMED = select(Game).where(col(Game.name).in_(_listed("names")))
+_GAMES_NAMED = select(Game).where(col(Game.name).in_(listed("names")))
 _SEATED = func.lower(Seat.address)
 _RUNNING_AT = (
     select(Game, _SEATED)
     .join(Seat, col(Seat.game_id) == col(Game.id))
-    .where(_SEATED.in_(_listed("addresses")), Game.status == GameStatus.RUNNING)
+    .where(_SEATED.in_(listed("addresses")), Game.status == GameStatus.RUNNING)
     .order_by(col(Game.id))
 )
-_SEATS = select(Seat).where(col(Seat.game_id).in_(_listed("games"))).order_by(col(Seat.seat))
-_FAILURES = select(LoginFailure).where(col(LoginFailure.seat_id).in_(_listed("seats")))
+_SEATS = select(Seat).where(col(Seat.game_id).in_(listed("games"))).order_by(col(Seat.seat))
+_FAILURES = select(LoginFailure).where(col(LoginFailure.seat_id).in_(listed("seats")))
 _OPEN_ROUNDS = (
     select(Round)
-    .where(col(Round.game_id).in_(_listed("games")), Round.state == RoundState.OPEN)
+    .where(col(Round.game_id).in_(listed("games")), Round.state == RoundState.OPEN)
     .order_by(col(Round.id))
 )
-_IN_ROUNDS = col(OrderSet.round_id).in_(_listed("rounds"))
+_IN_ROUNDS = col(OrderSet.round_id).in_(listed("rounds"))
 _ORDERED = select(OrderSet.round_id, OrderSet.seat_id).where(_IN_ROUNDS).distinct()
 _NEWEST = select(OrderSet).where(
     col(OrderSet.id).in_(
         select(func.max(OrderSet.id))
-        .where(_IN_ROUNDS, col(OrderSet.seat_id).in_(_listed("seats")))
+        .where(_IN_ROUNDS, col(OrderSet.seat_id).in_(listed("seats")))
         .group_by(col(OrderSet.round_id), col(OrderSet.seat_id))
     )
 )
 _WITH_MESSAGE_IDS = select(Submission.message_id, Submission.id, Submission.status).where(
-    col(Submission.message_id).in_(_listed("ids"))
+    col(Submission.message_id).in_(listed("ids"))
 )
 """Every submission with these Message-IDs (a handful), the processed ones picked out here:
 asked for "processed" as well, SQLite would go through every processed submission by the

@@ -515,14 +515,14 @@ def observer_at(session: Session, game_id: int | None, address: str) -> Observer
 # Absences and quiet times
 
 
-def quiet_seats(session: Session, game_ids: Collection[int] | None = None) -> dict[int, list[Seat]]:
-    """The active seats with quiet hours or weekend days (of these games), by game id: one
-    query for every open round the sweeper looks at."""
+def quiet_seats(session: Session, game_ids: Collection[int]) -> dict[int, list[Seat]]:
+    """The active seats with quiet hours or weekend days of these games (those being played:
+    not every seat ever), by game id: one query for every open round the sweeper looks at."""
     query = select(Seat).where(
-        col(Seat.active), or_(col(Seat.quiet_hours).is_not(None), col(Seat.weekend).is_not(None))
+        col(Seat.game_id).in_(list(game_ids)),
+        col(Seat.active),
+        or_(col(Seat.quiet_hours).is_not(None), col(Seat.weekend).is_not(None)),
     )
-    if game_ids is not None:
-        query = query.where(col(Seat.game_id).in_(list(game_ids)))
     found: dict[int, list[Seat]] = {}
     for seat in session.exec(query):
         found.setdefault(seat.game_id, []).append(seat)

@@ -3,6 +3,8 @@ every address is read exactly as the standard library's ``parseaddr`` reads it."
 
 from __future__ import annotations
 
+from email import message_from_string
+from email.policy import default
 from email.utils import parseaddr
 
 import pytest
@@ -34,14 +36,22 @@ def test_the_common_forms_are_read_as_parseaddr_reads_them(address: str, name: s
 
 
 @pytest.mark.parametrize(
-    ("value", "field"),
+    ("value", "name", "address"),
     [
-        ("alice@example.org", "To: alice@example.org"),
-        ("Alice  Smith <alice@example.org>", "To: Alice Smith <alice@example.org>"),
-        ("J. Smith <j@example.org>", 'To: "J. Smith" <j@example.org>'),
-        ('"Smith, J" <j@example.org>', 'To: "Smith, J" <j@example.org>'),
-        ("Zoë <zoe@example.org>", "To: =?utf-8?q?Zo=C3=AB?= <zoe@example.org>"),
+        ("alice@example.org", "", "alice@example.org"),
+        ("Alice  Smith <alice@example.org>", "Alice Smith", "alice@example.org"),
+        ("J. Smith <j@example.org>", "J. Smith", "j@example.org"),
+        ('"Smith, J" <j@example.org>', "Smith, J", "j@example.org"),
+        ("Zoë <zoe@example.org>", "Zoë", "zoe@example.org"),
     ],
 )
-def test_the_header_field_shows_the_name_and_the_address(value: str, field: str) -> None:
-    assert address_header("To", value) == field
+def test_a_mail_client_reads_the_name_and_the_address_back(
+    value: str, name: str, address: str
+) -> None:
+    """Read as a mail client reads the header (RFC 5322, names RFC 2047-encoded where they
+    are not ASCII): one address, with its display name and address as given."""
+    field = address_header("To", value)
+    assert field.isascii()
+    message = message_from_string(f"{field}\n\n", policy=default)
+    (read,) = message["To"].addresses
+    assert (read.display_name, read.addr_spec) == (name, address)

@@ -67,9 +67,9 @@ def test_a_seat_is_found_by_its_address_in_any_case_through_an_index(engine: Eng
     with engine.connect() as connection:
         if engine.dialect.name == "sqlite":
             plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}").all()
-            assert [str(row[-1]) for row in plan] == [
-                "SEARCH seat USING INDEX ix_seat_lower_address (<expr>=?)"
-            ]
+            steps = [str(row[-1]) for row in plan]
+            assert any("ix_seat_lower_address" in step for step in steps), steps
+            assert not any(step.startswith("SCAN seat") for step in steps), steps
         else:
             connection.exec_driver_sql("SET enable_seqscan = off")  # an empty table: force it
             plan = connection.exec_driver_sql(f"EXPLAIN {statement}").all()
