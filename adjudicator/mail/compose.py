@@ -258,6 +258,8 @@ def _bullets(lines: list[str]) -> str:
 
 def _linked(line: str) -> str:
     """Escaped text with web addresses as links and mail addresses as ``mailto:`` links."""
+    if "@" not in line and "://" not in line:  # nothing to link: no search for one
+        return str(escape(line))
     html, last = "", 0
     for match in _LINKABLE.finditer(line):
         text = match.group(0)
