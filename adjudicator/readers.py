@@ -27,6 +27,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from adjudicator.child_processes import serve_the_service
+from adjudicator.collector import settle
 from adjudicator.logs import configure_logging
 from adjudicator.mail.reading import Reading, Readings, read_all
 
@@ -62,6 +63,7 @@ def _start_reader(
     log_format, level, log_file = logging_
     configure_logging(log_format=log_format, level=level, log_file=log_file)
     _settings = (own, max_bytes)
+    settle()
 
 
 def _read_part(raws: list[bytes]) -> list[Reading | None]:

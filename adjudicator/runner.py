@@ -22,6 +22,7 @@ from sqlalchemy.exc import OperationalError
 
 from adjudicator.app import App
 from adjudicator.archiving import ArchiveKeeper
+from adjudicator.collector import settle
 from adjudicator.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
 from adjudicator.mail.maildir import MaildirReader, ensure_maildir
@@ -516,4 +517,6 @@ def serve(app: App, *, once: bool = False) -> None:
                 server.close()
         log.info("stopped")
 
+    if not once:
+        settle()  # a long run: see collector.py
     asyncio.run(main())

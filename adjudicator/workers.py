@@ -32,6 +32,7 @@ from typing import TypeVar
 from adjudicator.app import App, make_app
 from adjudicator.archiving import ArchiveKeeper
 from adjudicator.child_processes import serve_the_service
+from adjudicator.collector import settle
 from adjudicator.config import Config
 from adjudicator.faults import crash_point
 from adjudicator.logs import configure_logging
@@ -102,6 +103,7 @@ def _start_worker(config: Config, level: str, service: int) -> None:
         log_format=config.service.log_format, level=level, log_file=config.service.log_file
     )
     _app = make_app(config, migrate_schema=False)
+    settle()
 
 
 def _round_is_due(round_id: int, now: datetime) -> Closed | None:
