@@ -24,14 +24,13 @@ from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
-    missing_seats,
+    missing_among,
     queue_reminders,
     reminder_pending,
     start_grace,
     waiting_for,
     wake_times,
 )
-from adjudicator.service.games import active_seats
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.offers import offer_seat
 from adjudicator.service.replies import local_time
@@ -311,9 +310,10 @@ def _closes_early(session: Session, round_: Round) -> bool:
     sequential = rules_of(game).sequential
     if not (sequential or settings_of(game).early_close):
         return False
-    if not sequential and any(s.wait for s in active_seats(session, game)):
+    active = [seat for seat in queries.seat_roll(session, game.id) if seat.active]
+    if not sequential and any(seat.wait for seat in active):
         return False  # a player asked for the full time (SET WAIT)
-    return not missing_seats(session, game, round_)
+    return not missing_among(session, active, game, round_)
 
 
 def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[ClosingOutcome]:

@@ -12,8 +12,9 @@ so the scheduler, the sweeper and a second service instance may all try and only
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import update
 from sqlmodel import Session, col, or_
@@ -30,18 +31,43 @@ from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Round, RoundState, Seat
 
 
+class Seated(Protocol):
+    """A seat as :func:`waiting_among` needs it: a stored ``Seat`` or a ``SeatRoll``."""
+
+    @property
+    def id(self) -> int | None: ...
+
+    @property
+    def handle(self) -> str: ...
+
+
+S = TypeVar("S", bound=Seated)
+
+
 def waiting_for(session: Session, game: Game, *, state: Any = None) -> list[Seat]:
     """The active seats whose orders the game waits for this round (``state``: the game's
     current state when the caller has it loaded)."""
+    return waiting_among(active_seats(session, game), game, state=state)
+
+
+def waiting_among(seats: Iterable[S], game: Game, *, state: Any = None) -> list[S]:
+    """Those of ``seats`` (active ones) whose orders the game waits for this round."""
     state = game_state(game) if state is None else state
     movers = set(rules_of(game).to_move(state))
-    return [seat for seat in active_seats(session, game) if seat.handle in movers]
+    return [seat for seat in seats if seat.handle in movers]
 
 
 def missing_seats(session: Session, game: Game, round_: Round, *, state: Any = None) -> list[Seat]:
     """The seats the game waits for that have no orders in force."""
+    return missing_among(session, active_seats(session, game), game, round_, state=state)
+
+
+def missing_among(
+    session: Session, seats: Iterable[S], game: Game, round_: Round, *, state: Any = None
+) -> list[S]:
+    """Those of ``seats`` (active ones) the game waits for that have no orders in force."""
     ordered = queries.seats_with_orders(session, round_.id)
-    return [seat for seat in waiting_for(session, game, state=state) if seat.id not in ordered]
+    return [seat for seat in waiting_among(seats, game, state=state) if seat.id not in ordered]
 
 
 Reminder = tuple[timedelta, datetime]

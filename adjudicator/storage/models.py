@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import JSON, Column, Index, LargeBinary, String, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
@@ -120,6 +120,16 @@ class Seat(SQLModel, table=True):
     weekend: str | None = Field(
         default=None, description="SET WEEKEND: days without reminders, e.g. 'sat,sun'"
     )
+
+
+class SeatRoll(NamedTuple):
+    """A seat as the questions about a whole game's seats need it (who moves, who is still in
+    play, who asked for the full time): four columns, not a row of every column to load."""
+
+    id: int
+    handle: str
+    active: bool
+    wait: bool
 
 
 class Absence(SQLModel, table=True):

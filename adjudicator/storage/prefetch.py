@@ -1,11 +1,13 @@
 """Rows read once for a batch of mails, instead of once for each mail.
 
 The intake processes a batch of mails in one transaction (``service/batch_intake.py``). Each
-order mail asks the same few questions: the game of this name, its seats, the seat's login
-failures, the round open, the seats with orders in it and the seat's newest order set, and
-whether a mail with this Message-ID was processed before. :func:`prefetched` asks each of them
-once for every game, seat and Message-ID the batch names (a handful of statements for the whole
-batch), and the functions of ``queries.py`` answer from what it read while it is installed.
+order mail asks the same few questions: the game of this name, the seat at its sender's
+address and the roll of the game's seats (``models.SeatRoll``: a game's seats as rows are read
+only when asked for), the seat's login failures, the round open, the seats with orders in it
+and the seat's newest order set, and whether a mail with this Message-ID was processed before.
+:func:`prefetched` asks each of them once for every game, seat and Message-ID the batch names
+(a handful of statements for the whole batch), and the functions of ``queries.py`` answer
+from what it read while it is installed.
 
 What the batch itself writes keeps the answers true. A new order set is added to them; a
 round, seat, game or login failure flushed changed updates or forgets its own entry; an
@@ -48,6 +50,7 @@ from adjudicator.storage.models import (
     Round,
     RoundState,
     Seat,
+    SeatRoll,
     Submission,
     SubmissionStatus,
 )
@@ -65,7 +68,13 @@ class BatchReads:
     games: dict[str, Game | None] = field(default_factory=dict)
     """By name (as stored: lower case)."""
     seats: dict[int | None, list[Seat]] = field(default_factory=dict)
-    """Each game's seats in seat order, by game id."""
+    """Each game's seats in seat order, by game id (read when first asked for: an order mail
+    needs only its sender's seat, ``at_address``, and the game's ``rolls``)."""
+    rolls: dict[int | None, list[SeatRoll]] = field(default_factory=dict)
+    """Each game's seats in seat order, as :class:`SeatRoll`, by game id."""
+    at_address: dict[tuple[int | None, str], Seat | None] = field(default_factory=dict)
+    """The seat of (game id, address in lower case), for the addresses the batch was written
+    from."""
     failures: dict[int, list[LoginFailure]] = field(default_factory=dict)
     """Each seat's login failures (of every source), by seat id, for the seats at an address
     the batch was written from."""
@@ -97,7 +106,7 @@ class BatchReads:
         """What is kept of each table."""
         return {
             "game": (self.games, self.seating),
-            "seat": (self.seats, self.seating),
+            "seat": (self.seats, self.rolls, self.at_address, self.seating),
             "loginfailure": (self.failures,),
             "round": (self.open_rounds,),
             "orderset": (self.newest, self.ordered),
@@ -237,7 +246,16 @@ _RUNNING_AT = (
     .where(_SEATED.in_(listed("addresses")), Game.status == GameStatus.RUNNING)
     .order_by(col(Game.id))
 )
-_SEATS = select(Seat).where(col(Seat.game_id).in_(listed("games"))).order_by(col(Seat.seat))
+ROLL = select(Seat.id, Seat.handle, Seat.active, Seat.wait)
+"""The columns of a :class:`SeatRoll`."""
+_ROLLS = (
+    ROLL.add_columns(col(Seat.game_id))
+    .where(col(Seat.game_id).in_(listed("games")))
+    .order_by(col(Seat.seat))
+)
+_WRITERS = select(Seat).where(
+    col(Seat.game_id).in_(listed("games")), func.lower(Seat.address).in_(listed("addresses"))
+)
 _FAILURES = select(LoginFailure).where(col(LoginFailure.seat_id).in_(listed("seats")))
 _OPEN_ROUNDS = (
     select(Round)
@@ -301,18 +319,20 @@ def _read_games(
     """The seats and the open rounds of these games, the seats with orders in those rounds,
     and the login failures and newest order set of each seat at an address of ``writers``
     (lower case)."""
-    reads.seats = {game_id: [] for game_id in game_ids}
-    for seat in session.exec(_SEATS, params={"games": game_ids}):
-        reads.seats[seat.game_id].append(seat)
+    reads.rolls = {game_id: [] for game_id in game_ids}
+    for seat_id, handle, active, wait, game_id in session.execute(_ROLLS, {"games": game_ids}):
+        reads.rolls[game_id].append(SeatRoll(seat_id, handle, active, wait))
     # The seats at the batch's senders' addresses (their games, by seat id): those its mails
     # prove with a password, and whose newest orders their confirmations show as replaced.
-    # Another seat's login failures or newest orders are read when asked.
-    writing = {
-        seat.id: seat.game_id
-        for seats in reads.seats.values()
-        for seat in seats
-        if seat.id is not None and seat.address.lower() in writers
-    }
+    # Another seat, its login failures or newest orders are read when asked.
+    reads.at_address = {(game_id, address): None for game_id in game_ids for address in writers}
+    writing = {}
+    if writers:
+        params = {"games": game_ids, "addresses": sorted(writers)}
+        for seat in session.exec(_WRITERS, params=params):
+            reads.at_address[(seat.game_id, seat.address.lower())] = seat
+            if seat.id is not None:
+                writing[seat.id] = seat.game_id
     reads.failures = {seat_id: [] for seat_id in writing}
     if writing:
         for failure in session.exec(_FAILURES, params={"seats": sorted(writing)}):
@@ -369,6 +389,9 @@ def _changed(reads: BatchReads, row: object, *, new: bool) -> None:
             reads.seating.clear()
     elif isinstance(row, Seat):
         reads.seats.pop(row.game_id, None)
+        reads.rolls.pop(row.game_id, None)
+        for key in [key for key in reads.at_address if key[0] == row.game_id]:
+            del reads.at_address[key]
         reads.seating.clear()
     elif isinstance(row, LoginFailure):
         reads.failures.pop(row.seat_id, None)

@@ -29,11 +29,12 @@ from adjudicator.storage.models import (
     RoundResult,
     RoundState,
     Seat,
+    SeatRoll,
     Standby,
     Submission,
     SubmissionStatus,
 )
-from adjudicator.storage.prefetch import installed, remembered
+from adjudicator.storage.prefetch import ROLL, installed, remembered
 
 # Games
 
@@ -110,6 +111,17 @@ def seats_of(session: Session, game_id: int | None) -> list[Seat]:
     return list(seats)  # a copy: the kept list stays as read
 
 
+def seat_roll(session: Session, game_id: int | None) -> list[SeatRoll]:
+    """A game's seats in seat order, as :class:`SeatRoll`."""
+
+    def ask() -> list[SeatRoll]:
+        rows = session.exec(ROLL.where(Seat.game_id == game_id).order_by(col(Seat.seat)))
+        return [SeatRoll(*row) for row in rows]
+
+    roll: list[SeatRoll] = remembered(session, lambda r: r.rolls, game_id, ask)
+    return list(roll)  # a copy: the kept list stays as read
+
+
 def seat_with_token(session: Session, digest: str) -> Seat | None:
     """The seat whose personal reply address carries the token with this digest."""
     return session.exec(select(Seat).where(Seat.reply_token == digest)).first()
@@ -120,12 +132,18 @@ def seat_at_address(session: Session, game_id: int | None, address: str) -> Seat
     itself): ``Alice@Example.org`` is the player registered as ``alice@example.org``."""
     if not address.strip():
         return None
-    if installed(session) is not None:  # the game's seats, read once for the batch
-        wanted = address.lower()
-        return next((s for s in seats_of(session, game_id) if s.address.lower() == wanted), None)
-    return session.exec(
-        select(Seat).where(Seat.game_id == game_id, func.lower(Seat.address) == address.lower())
-    ).first()
+    wanted = address.lower()
+
+    def ask() -> Seat | None:
+        reads = installed(session)
+        if reads is not None and game_id in reads.seats:  # the game's seats, read already
+            seats = seats_of(session, game_id)
+            return next((s for s in seats if s.address.lower() == wanted), None)
+        return session.exec(
+            select(Seat).where(Seat.game_id == game_id, func.lower(Seat.address) == wanted)
+        ).first()
+
+    return remembered(session, lambda r: r.at_address, (game_id, wanted), ask)
 
 
 def clear_login_failures(session: Session, seat_id: int | None) -> None:

@@ -220,6 +220,38 @@ def test_each_mail_of_a_batch_sees_what_the_mails_before_it_wrote(app: App, twin
     assert batch["failures"] == 1
 
 
+@pytest.mark.parametrize(
+    ("taken", "rounds"),
+    [(4, [(1, "open")]), (6, [(1, "reported"), (2, "open")])],
+    ids=["held-by-wait", "closed-after-nowait"],
+)
+def test_a_wait_asked_for_in_a_batch_counts_for_the_mails_after_it(
+    app: App, twin: App, taken: int, rounds: list[tuple[int, str]]
+) -> None:
+    """The batch reads each game's roll of seats once (who moves, who asked for the full
+    time). A SET WAIT earlier in the same batch still holds the round when the last orders
+    come after it, and a SET NOWAIT lets the next last orders close it, as mail by mail would
+    (``docs/commands.md``: SET WAIT keeps every round open to its deadline)."""
+
+    def mails(creds: dict[str, Credentials]) -> list[bytes]:
+        def command(handle: str, text: str, n: int) -> bytes:
+            body = f"PASSWORD {creds[handle].secret}\n{text}\n"
+            return player_mail("gw1", handle, body, number=n)
+
+        return [
+            orders("gw1", creds, "alice", "bob", 1),
+            command("bob", "SET WAIT", 2),
+            orders("gw1", creds, "bob", "carol", 3),
+            orders("gw1", creds, "carol", "alice", 4),  # every order in, but bob waits
+            command("bob", "SET NOWAIT", 5),
+            orders("gw1", creds, "carol", "bob", 6),  # replaces carol's: the round closes
+        ][:taken]
+
+    batch, alone = batch_and_alone(app, twin, mails)
+    assert batch == alone
+    assert batch["rounds"] == rounds
+
+
 def test_orders_through_a_reply_address_from_elsewhere_replace_the_seats_own(app: App) -> None:
     """The batch loads the newest orders of the seats its senders' addresses hold; a player
     writing from another address through the seat's reply address (its token is the proof)
