@@ -17,7 +17,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "adjudicator"
 
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("core", "faults", "security", "config", "logs", "child_processes"),
+    ("core", "faults", "security", "config", "logs", "child_processes", "collector"),
     ("pictures",),
     ("games", "solving"),
     ("textreport", "storage"),
