@@ -29,7 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, func, select
 
-from adjudicator.storage.db import aware, unavailable
+from adjudicator.storage.db import aware, listed, unavailable
 from adjudicator.storage.models import (
     OutboxMail,
     OutboxStatus,
@@ -126,6 +126,12 @@ class Health:
     problems: tuple[str, ...]
 
 
+_RECEIVED = select(Submission.id, Submission.received_at).where(
+    col(Submission.id).in_(listed("ids"))
+)
+"""When these submissions were received (built once, for every batch of mails sent)."""
+
+
 class Metrics:
     """One process's metrics and health: a registry of its own (tests may make several)."""
 
@@ -171,9 +177,7 @@ class Metrics:
         if not sent:
             return
         with Session(self.engine) as session:
-            rows = session.exec(
-                select(Submission.id, Submission.received_at).where(col(Submission.id).in_(sent))
-            )
+            rows = session.exec(_RECEIVED, params={"ids": list(sent)})
             for submission_id, received_at in rows:
                 if submission_id is not None:
                     delay = (aware(sent[submission_id]) - aware(received_at)).total_seconds()

@@ -12,6 +12,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Integer, bindparam
 from sqlmodel import Session, col, func, or_, select
 
 from adjudicator.storage.models import (
@@ -470,15 +471,22 @@ def due_mails(session: Session, *, now: datetime, limit: int) -> list[OutboxMail
     """Pending mails due now: answers to players' own mails first, then the rest, oldest
     first in each; on PostgreSQL rows another instance holds are skipped (several instances
     never send the same mail at once)."""
-    query = (
-        select(OutboxMail)
-        .where(OutboxMail.status == OutboxStatus.PENDING, OutboxMail.next_attempt_at <= now)
-        .order_by(col(OutboxMail.answer).desc(), col(OutboxMail.id))
-        .limit(limit)
+    postgresql = session.get_bind().dialect.name == "postgresql"
+    query = _DUE_SKIPPING_LOCKED if postgresql else _DUE
+    return list(session.exec(query, params={"now": now, "limit": limit}))
+
+
+_DUE = (
+    select(OutboxMail)
+    .where(
+        OutboxMail.status == OutboxStatus.PENDING,
+        col(OutboxMail.next_attempt_at) <= bindparam("now"),
     )
-    if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    return list(session.exec(query))
+    .order_by(col(OutboxMail.answer).desc(), col(OutboxMail.id))
+    .limit(bindparam("limit", type_=Integer))
+)
+"""Built once: the outbox asks for its due mails after every batch of mail (``due_mails``)."""
+_DUE_SKIPPING_LOCKED = _DUE.with_for_update(skip_locked=True)
 
 
 def submission_stored(session: Session, digest: str) -> bool:
