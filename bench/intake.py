@@ -378,7 +378,7 @@ class Timers:
         self.wrap(adjudicator.app.App, "ingest_batch", "ingest_batch (store + process)")
         self.wrap(adjudicator.app, "store_batch", "  store_batch")
         self.wrap(adjudicator.app, "process_batch", "  process_batch")
-        self.wrap(intake, "read_mail", "    read_mail (parse)")
+        self.wrap(intake, "read_whole", "    read_whole (parse, without a reader)")
         self.wrap(adjudicator.service.authentication, "verify_secret", "    verify_secret")
         self.wrap(adjudicator.service.replies, "queue_reply", "    queue_reply (render+queue)")
         self.wrap(ImapPoller, "_mark_handled", "imap mark handled")
