@@ -33,6 +33,50 @@ _SHARED: list[Any] = [
 ]
 
 
+_QUOTED = frozenset(" \t=\r\n\"'")
+"""Characters for which the console renderer shows a string field with its quotes."""
+
+
+class PlainRenderer:
+    """The lines of structlog's console renderer without colours, exactly, for a fraction of
+    its time: the service logs three lines a mail (stored, processed, sent), and the console
+    renderer's columns and padding took a third of each line's cost. A line with a traceback,
+    a stack or another unusual field goes to the console renderer itself."""
+
+    _USUAL = frozenset({"timestamp", "level", "event", "logger"})
+    _UNUSUAL = frozenset({"stack", "exception", "exc_info", "logger_name", ""})
+
+    def __init__(self) -> None:
+        self.console = structlog.dev.ConsoleRenderer(colors=False, sort_keys=False)
+        widths = {
+            column.key: getattr(column.formatter, "width", 0) for column in self.console.columns
+        }
+        self._level_width = int(widths["level"])
+        self._event_width = int(widths["event"])
+
+    def __call__(self, logger: Any, name: str, event_dict: dict[str, Any]) -> str:
+        if not event_dict.keys() >= self._USUAL or not self._UNUSUAL.isdisjoint(event_dict):
+            return str(self.console(logger, name, event_dict))
+        timestamp = str(event_dict.pop("timestamp"))
+        level = str(event_dict.pop("level"))
+        event = str(event_dict.pop("event"))
+        source = str(event_dict.pop("logger"))
+        parts = [
+            timestamp,
+            f"[{level.ljust(self._level_width)}]",
+            event.ljust(self._event_width),
+            f"[{source}]",
+        ]
+        parts += [f"{key}={_shown(value)}" for key, value in event_dict.items()]
+        return " ".join(part for part in parts if part).rstrip(" ")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str) and _QUOTED.isdisjoint(value):
+        return value
+    return repr(value)
+
+
 def configure_logging(
     *,
     log_format: str = "text",
@@ -56,8 +100,11 @@ def configure_logging(
     if log_format == "json":
         renderer = structlog.processors.JSONRenderer()
     else:
-        renderer = structlog.dev.ConsoleRenderer(
-            colors=not log_file and stream.isatty(), sort_keys=False
+        colors = not log_file and stream.isatty()
+        renderer = (
+            structlog.dev.ConsoleRenderer(colors=True, sort_keys=False)
+            if colors
+            else PlainRenderer()
         )
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(

@@ -6,10 +6,14 @@ import io
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
+import structlog
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from adjudicator.logs import configure_logging, events, reopen
+from adjudicator.logs import PlainRenderer, configure_logging, events, reopen
 from adjudicator.mail.render import VipsConverter
 
 
@@ -62,6 +66,58 @@ def test_text_lines_are_for_people_one_line_an_event() -> None:
     assert "game=gw42" in line
     assert "round=3" in line
     assert "\x1b[" not in line  # no colours when the stream is not a terminal
+
+
+_VALUES = st.one_of(
+    st.text(max_size=20),
+    st.sampled_from(["gw42", "a b", "x=y", "it's", 'say "hi"', "tab\there", "", "line\nbreak"]),
+    st.integers(),
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=False),
+    st.lists(st.integers(), max_size=3),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    event=st.one_of(st.text(max_size=40), st.sampled_from(["mail.stored", "x" * 45])),
+    level=st.sampled_from(["debug", "info", "warning", "error", "critical", "exception"]),
+    source=st.text(max_size=30),
+    timestamp=st.sampled_from(["2026-11-26T21:34:01.498071Z", ""]),
+    fields=st.dictionaries(st.text(max_size=12), _VALUES, max_size=5),
+)
+def test_text_lines_are_the_console_renderers_lines(
+    event: str, level: str, source: str, timestamp: str, fields: dict[str, Any]
+) -> None:
+    """The text format's renderer (PlainRenderer, made for speed) writes every line as
+    structlog's console renderer without colours does: padding, quoting, field order, empty
+    values, and the odd field names it leaves to that renderer."""
+    usual = {"timestamp": timestamp, "level": level, "event": event, "logger": source}
+    event_dict = usual | {k: v for k, v in fields.items() if k not in usual}
+    reference = structlog.dev.ConsoleRenderer(colors=False, sort_keys=False)
+    assert PlainRenderer()(None, "info", dict(event_dict)) == reference(
+        None, "info", dict(event_dict)
+    )
+
+
+def test_a_line_with_a_traceback_is_the_console_renderers_line() -> None:
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        event_dict = {
+            "timestamp": "t",
+            "level": "error",
+            "event": "mail.failed",
+            "logger": "adjudicator.intake",
+            "exception": structlog.processors.format_exc_info(None, "", {"exc_info": True})[
+                "exception"
+            ],
+        }
+    line = PlainRenderer()(None, "error", dict(event_dict))
+    reference = structlog.dev.ConsoleRenderer(colors=False, sort_keys=False)
+    assert line == reference(None, "error", dict(event_dict))
+    assert "ValueError: boom" in line
 
 
 def test_a_rotated_log_file_is_reopened(tmp_path: Path) -> None:
