@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Integer, bindparam
 from sqlmodel import Session, col, func, or_, select
 
+from adjudicator.storage.db import listed
 from adjudicator.storage.models import (
     Absence,
     Game,
@@ -100,13 +101,14 @@ def seats_at_address(session: Session, address: str) -> list[Seat]:
     )
 
 
+_SEATS_OF = select(Seat).where(Seat.game_id == bindparam("game")).order_by(col(Seat.seat))
+
+
 def seats_of(session: Session, game_id: int | None) -> list[Seat]:
     """A game's seats in seat order."""
 
     def ask() -> list[Seat]:
-        return list(
-            session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat)))
-        )
+        return list(session.exec(_SEATS_OF, params={"game": game_id}))
 
     seats: list[Seat] = remembered(session, lambda r: r.seats, game_id, ask)
     return list(seats)  # a copy: the kept list stays as read
@@ -179,9 +181,12 @@ def open_round(session: Session, game_id: int | None) -> Round | None:
 
 
 def round_numbered(session: Session, game_id: int | None, number: int) -> Round | None:
-    return session.exec(
-        select(Round).where(Round.game_id == game_id, Round.number == number)
-    ).first()
+    return session.exec(_ROUND_NUMBERED, params={"game": game_id, "number": number}).first()
+
+
+_ROUND_NUMBERED = select(Round).where(
+    Round.game_id == bindparam("game"), Round.number == bindparam("number")
+)
 
 
 def rounds_from(session: Session, game_id: int | None, number: int) -> list[Round]:
@@ -262,7 +267,10 @@ def adjudicated_rounds(session: Session) -> list[int]:
 
 
 def result_of(session: Session, round_id: int | None) -> RoundResult | None:
-    return session.exec(select(RoundResult).where(RoundResult.round_id == round_id)).first()
+    return session.exec(_RESULT_OF, params={"round": round_id}).first()
+
+
+_RESULT_OF = select(RoundResult).where(RoundResult.round_id == bindparam("round"))
 
 
 def result_of_round_numbered(
@@ -310,11 +318,12 @@ def round_with_result(session: Session, round_id: int) -> tuple[Round, RoundResu
 
 def order_sets_of(session: Session, round_id: int | None) -> list[OrderSet]:
     """Every accepted order set of a round, oldest first (the newest of a seat is in force)."""
-    return list(
-        session.exec(
-            select(OrderSet).where(OrderSet.round_id == round_id).order_by(col(OrderSet.id))
-        )
-    )
+    return list(session.exec(_ORDER_SETS_OF, params={"round": round_id}))
+
+
+_ORDER_SETS_OF = (
+    select(OrderSet).where(OrderSet.round_id == bindparam("round")).order_by(col(OrderSet.id))
+)
 
 
 def seats_with_orders(session: Session, round_id: int | None) -> set[int]:
@@ -381,10 +390,13 @@ def mails_to_since(session: Session, *, kind: str, recipient: str, since: dateti
 
 def stored_pngs(session: Session, digests: Sequence[str]) -> dict[str, bytes]:
     """The kept PNGs of pictures, by the digest of their SVG."""
-    rows = session.exec(
-        select(PicturePng.digest, PicturePng.png).where(col(PicturePng.digest).in_(digests))
-    )
+    rows = session.exec(_PNGS, params={"digests": list(digests)})
     return dict(rows.all())  # a Result has keys(): dict() would take it for a mapping
+
+
+_PNGS = select(PicturePng.digest, PicturePng.png).where(
+    col(PicturePng.digest).in_(listed("digests"))
+)
 
 
 def stored_digests(session: Session, digests: Sequence[str]) -> set[str]:
@@ -527,9 +539,12 @@ def press_of(session: Session, game_id: int | None) -> list[Press]:
 
 
 def observers_of(session: Session, game_id: int | None) -> list[Observer]:
-    return list(
-        session.exec(select(Observer).where(Observer.game_id == game_id).order_by(col(Observer.id)))
-    )
+    return list(session.exec(_OBSERVERS_OF, params={"game": game_id}))
+
+
+_OBSERVERS_OF = (
+    select(Observer).where(Observer.game_id == bindparam("game")).order_by(col(Observer.id))
+)
 
 
 def observer_at(session: Session, game_id: int | None, address: str) -> Observer | None:
@@ -563,12 +578,15 @@ def absences_of(session: Session, seat_id: int | None) -> list[Absence]:
 
 def absent_at(session: Session, game_id: int | None, moment: datetime) -> dict[int, Absence]:
     """The absences of a game's players that ``moment`` falls in, by seat id."""
-    query = select(Absence).where(
-        Absence.game_id == game_id,
-        col(Absence.starts_at) <= moment,
-        col(Absence.ends_at) > moment,
-    )
-    return {a.seat_id: a for a in session.exec(query)}
+    absences = session.exec(_ABSENT_AT, params={"game": game_id, "moment": moment})
+    return {a.seat_id: a for a in absences}
+
+
+_ABSENT_AT = select(Absence).where(
+    Absence.game_id == bindparam("game"),
+    col(Absence.starts_at) <= bindparam("moment"),
+    col(Absence.ends_at) > bindparam("moment"),
+)
 
 
 def standby_kinds(session: Session, address: str) -> list[str]:
