@@ -316,9 +316,9 @@ def read_batch(
 def _read_games(
     session: Session, reads: BatchReads, game_ids: list[int], writers: Collection[str]
 ) -> None:
-    """The seats and the open rounds of these games, the seats with orders in those rounds,
-    and the login failures and newest order set of each seat at an address of ``writers``
-    (lower case)."""
+    """The roll of these games' seats and their open rounds, the seats with orders in those
+    rounds, and each seat at an address of ``writers`` (lower case) with its login failures
+    and newest order set."""
     reads.rolls = {game_id: [] for game_id in game_ids}
     for seat_id, handle, active, wait, game_id in session.execute(_ROLLS, {"games": game_ids}):
         reads.rolls[game_id].append(SeatRoll(seat_id, handle, active, wait))

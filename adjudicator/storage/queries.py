@@ -101,9 +101,6 @@ def seats_at_address(session: Session, address: str) -> list[Seat]:
     )
 
 
-_SEATS_OF = select(Seat).where(Seat.game_id == bindparam("game")).order_by(col(Seat.seat))
-
-
 def seats_of(session: Session, game_id: int | None) -> list[Seat]:
     """A game's seats in seat order."""
 
@@ -114,15 +111,20 @@ def seats_of(session: Session, game_id: int | None) -> list[Seat]:
     return list(seats)  # a copy: the kept list stays as read
 
 
+_SEATS_OF = select(Seat).where(Seat.game_id == bindparam("game")).order_by(col(Seat.seat))
+
+
 def seat_roll(session: Session, game_id: int | None) -> list[SeatRoll]:
     """A game's seats in seat order, as :class:`SeatRoll`."""
 
     def ask() -> list[SeatRoll]:
-        rows = session.exec(ROLL.where(Seat.game_id == game_id).order_by(col(Seat.seat)))
-        return [SeatRoll(*row) for row in rows]
+        return [SeatRoll(*row) for row in session.exec(_ROLL_OF, params={"game": game_id})]
 
     roll: list[SeatRoll] = remembered(session, lambda r: r.rolls, game_id, ask)
     return list(roll)  # a copy: the kept list stays as read
+
+
+_ROLL_OF = ROLL.where(Seat.game_id == bindparam("game")).order_by(col(Seat.seat))
 
 
 def seat_with_token(session: Session, digest: str) -> Seat | None:
