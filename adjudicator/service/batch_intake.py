@@ -43,7 +43,7 @@ from adjudicator.service.intake import (
     store_raw,
 )
 from adjudicator.storage import queries
-from adjudicator.storage.db import inserts_held, listed
+from adjudicator.storage.db import inserts_held, listed, on_postgresql
 from adjudicator.storage.models import OutboxMail, Submission, SubmissionStatus
 from adjudicator.storage.prefetch import prefetched
 
@@ -251,7 +251,7 @@ def _claim_all(session: Session, ids: Sequence[int], *, with_raw: bool) -> dict[
     Without it the savepoints below would be outermost ones, and releasing an outermost
     savepoint commits (SQLite's rule): one transaction per mail instead of per batch.
     """
-    postgresql = session.get_bind().dialect.name == "postgresql"
+    postgresql = on_postgresql(session)
     query = _CLAIMED[(with_raw, postgresql)]
     if not postgresql:
         session.execute(_TAKE_WRITE_LOCK, {"ids": list(ids)})

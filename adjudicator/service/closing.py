@@ -24,6 +24,7 @@ from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
+    QuietSeats,
     missing_among,
     queue_reminders,
     reminder_pending,
@@ -321,8 +322,7 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
     closed = close_completed(engine, ctx=ctx, now=now)  # noted complete before a crash
     with session_scope(engine) as session:
         work = queries.due_rounds(session, now=now)
-        open_rounds = queries.open_rounds(session)
-        quiet = queries.quiet_seats(session, {r.game_id for r in open_rounds})
+        open_rounds, quiet = _open_rounds_and_quiet_seats(session)
         reminders = [
             r.id
             for r in open_rounds
@@ -364,6 +364,14 @@ def wake_plan(
 ) -> list[tuple[int, list[datetime]]]:
     """(round id, times) of every open round: what the scheduler plans. With ``of_rounds``,
     only the open rounds of those rounds' games (what closing them opened or moved)."""
-    rounds = queries.open_rounds(session, of_rounds=of_rounds)
-    quiet = queries.quiet_seats(session, {r.game_id for r in rounds})
+    rounds, quiet = _open_rounds_and_quiet_seats(session, of_rounds=of_rounds)
     return [(r.id, wake_times(session, r, quiet=quiet)) for r in rounds if r.id is not None]
+
+
+def _open_rounds_and_quiet_seats(
+    session: Session, *, of_rounds: Collection[int] | None = None
+) -> tuple[list[Round], QuietSeats]:
+    """The open rounds (``queries.open_rounds``) and the quiet seats of their games: the
+    sweeper and the scheduler's plan read each round's reminders with them."""
+    rounds = queries.open_rounds(session, of_rounds=of_rounds)
+    return rounds, queries.quiet_seats(session, {r.game_id for r in rounds})

@@ -97,6 +97,12 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     command.upgrade(alembic_config(engine), revision)
 
 
+def on_postgresql(session: Session) -> bool:
+    """Whether this session's database is PostgreSQL (row locks, ``SKIP LOCKED``), not
+    SQLite (one write lock for the whole database)."""
+    return session.get_bind().dialect.name == "postgresql"
+
+
 def listed(name: str) -> BindParameter[Any]:
     """A list given when the statement runs, for ``IN``: a statement built once with it (at
     import) costs no building and no cache key each time it runs, whatever the list's length

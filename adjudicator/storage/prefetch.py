@@ -41,7 +41,7 @@ from sqlalchemy.orm import ORMExecuteState
 from sqlmodel import Session, col, func, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from adjudicator.storage.db import listed
+from adjudicator.storage.db import listed, on_postgresql
 from adjudicator.storage.models import (
     Game,
     GameStatus,
@@ -288,7 +288,7 @@ def read_batch(
     writers: Collection[str] = (),
 ) -> BatchReads:
     """The batch's reads: at most nine statements, whatever the number of mails."""
-    reads = BatchReads(locks_rounds=session.get_bind().dialect.name == "postgresql")
+    reads = BatchReads(locks_rounds=on_postgresql(session))
     names = {name.strip().lower() for name in game_names if name.strip()}
     if names:
         found = {g.name: g for g in session.exec(_GAMES_NAMED, params={"names": list(names)})}
@@ -320,13 +320,13 @@ def _read_games(
     rounds, and each seat at an address of ``writers`` (lower case) with its login failures
     and newest order set."""
     reads.rolls = {game_id: [] for game_id in game_ids}
-    for seat_id, handle, active, wait, game_id in session.execute(_ROLLS, {"games": game_ids}):
-        reads.rolls[game_id].append(SeatRoll(seat_id, handle, active, wait))
+    for *roll, game_id in session.execute(_ROLLS, {"games": game_ids}):
+        reads.rolls[game_id].append(SeatRoll(*roll))
     # The seats at the batch's senders' addresses (their games, by seat id): those its mails
     # prove with a password, and whose newest orders their confirmations show as replaced.
     # Another seat, its login failures or newest orders are read when asked.
     reads.at_address = {(game_id, address): None for game_id in game_ids for address in writers}
-    writing = {}
+    writing: dict[int, int] = {}  # seat id: game id
     if writers:
         params = {"games": game_ids, "addresses": sorted(writers)}
         for seat in session.exec(_WRITERS, params=params):

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Integer, bindparam
 from sqlmodel import Session, col, func, or_, select
 
-from adjudicator.storage.db import listed
+from adjudicator.storage.db import listed, on_postgresql
 from adjudicator.storage.models import (
     Absence,
     Game,
@@ -485,8 +485,7 @@ def due_mails(session: Session, *, now: datetime, limit: int) -> list[OutboxMail
     """Pending mails due now: answers to players' own mails first, then the rest, oldest
     first in each; on PostgreSQL rows another instance holds are skipped (several instances
     never send the same mail at once)."""
-    postgresql = session.get_bind().dialect.name == "postgresql"
-    query = _DUE_SKIPPING_LOCKED if postgresql else _DUE
+    query = _DUE_SKIPPING_LOCKED if on_postgresql(session) else _DUE
     return list(session.exec(query, params={"now": now, "limit": limit}))
 
 

@@ -71,7 +71,7 @@ def test_a_seat_is_found_by_its_address_in_any_case_through_an_index(engine: Eng
             assert any("ix_seat_lower_address" in step for step in steps), steps
             assert not any(step.startswith("SCAN seat") for step in steps), steps
         else:
-            connection.exec_driver_sql("SET enable_seqscan = off")  # an empty table: force it
+            connection.exec_driver_sql("SET LOCAL enable_seqscan = off")  # an empty table
             plan = connection.exec_driver_sql(f"EXPLAIN {statement}").all()
             assert "ix_seat_lower_address" in " ".join(str(row[0]) for row in plan)
 
