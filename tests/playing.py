@@ -11,6 +11,7 @@ from email.message import EmailMessage
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
@@ -188,3 +189,24 @@ def poll(condition: Callable[[], bool], *, timeout: float) -> bool:
             return True
         time.sleep(0.05)
     return condition()
+
+
+def plans_of_reads(app: App, table: str, work: Callable[[], object]) -> list[list[str]]:
+    """SQLite's plan (the steps of ``EXPLAIN QUERY PLAN``) of each SELECT from ``table`` that
+    ``work`` runs: whether a read goes through an index or through the whole table."""
+    asked: list[tuple[str, Any]] = []
+
+    def kept(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and f"FROM {table}" in statement:
+            asked.append((statement, parameters))
+
+    event.listen(app.engine, "before_cursor_execute", kept)
+    try:
+        work()
+    finally:
+        event.remove(app.engine, "before_cursor_execute", kept)
+    with app.engine.connect() as connection:
+        return [
+            [str(row[-1]) for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {s}", p)]
+            for s, p in asked
+        ]

@@ -11,8 +11,16 @@ from itertools import count
 from typing import Any
 
 import pytest
-from playing import START, add_orders, clock_of, new_game, plain, player_mail, queued
-from sqlalchemy import event
+from playing import (
+    START,
+    add_orders,
+    clock_of,
+    new_game,
+    plain,
+    plans_of_reads,
+    player_mail,
+    queued,
+)
 from sqlmodel import Session, select
 
 from adjudicator.app import App
@@ -341,24 +349,12 @@ def test_the_sweeper_reads_the_quiet_times_of_the_games_being_played_only(app: A
     creds = _game(app)
     _send(app, creds, "cat", "SET TIMEZONE Europe/Paris\nSET QUIET 10:00-12:00")
     _at(app, hours=48)  # the 24 h reminder, to all three
-    asked: list[tuple[str, Any]] = []
-
-    def kept(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        if statement.lstrip().upper().startswith("SELECT") and "FROM seat" in statement:
-            asked.append((statement, parameters))
-
-    event.listen(app.engine, "before_cursor_execute", kept)
-    try:
-        _at(app, hours=68, minutes=59)  # cat's reminder, taken before the quiet hours
-    finally:
-        event.remove(app.engine, "before_cursor_execute", kept)
+    # cat's reminder, taken before the quiet hours
+    plans = plans_of_reads(app, "seat", lambda: _at(app, hours=68, minutes=59))
     assert [m["To"] for m in queued(app, "reminder")[3:]] == ["cat@example.org"]
-    assert asked
-    with app.engine.connect() as connection:
-        for statement, parameters in asked:
-            plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
-            steps = [str(row[-1]) for row in plan]
-            assert not any(step.startswith("SCAN seat") for step in steps), (statement, steps)
+    assert plans
+    for steps in plans:
+        assert not any(step.startswith("SCAN seat") for step in steps), steps
 
 
 def test_weekend_days_and_off(app: App) -> None:
