@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import update
-from sqlmodel import Session, col
+from sqlalchemy import Update, bindparam, update
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
+from sqlmodel import Session
 
 from adjudicator.core.errors import AdjudicationLimitError
 from adjudicator.core.game import Outcome, Resolution, Rules
@@ -115,19 +117,45 @@ def start_game(session: Session, game: Game, *, now: datetime) -> Round:
     return open_round(session, game, now=now)
 
 
-def _step(session: Session, round_id: int, old: RoundState, new: RoundState, **values: Any) -> bool:
-    """Compare-and-set the round's state; True when this caller made the step."""
+def _step(
+    session: Session, round_id: int, old: RoundState, new: RoundState, *, moment: str, at: datetime
+) -> bool:
+    """Compare-and-set the round's state; True when this caller made the step.
+
+    A statement on the table, built once (``_STEPS``), not an ORM update: that one is built,
+    keyed and matched against the session's rows on every call, a tenth of a worker's time on
+    a deadline. The ORM's two duties are done here: pending changes are flushed first (as its
+    autoflush would), and a Round row the session holds takes the new values as stored."""
+    if session.autoflush:
+        session.flush()
     result = session.execute(
-        update(Round)
-        .where(col(Round.id) == round_id, col(Round.state) == old)
-        .values(state=new, **values)
+        _STEPS[moment], {"round_id": round_id, "old": old, "new": new, "at": at}
     )
-    return bool(getattr(result, "rowcount", 0) == 1)
+    if getattr(result, "rowcount", 0) != 1:
+        return False
+    held = session.identity_map.get(identity_key(Round, round_id))
+    if held is not None:
+        set_committed_value(held, "state", new)
+        set_committed_value(held, moment, at)
+    return True
+
+
+def _stepping(moment: str) -> Update:
+    rounds = Round.metadata.tables["round"]
+    return (
+        update(rounds)
+        .where(rounds.c.id == bindparam("round_id"), rounds.c.state == bindparam("old"))
+        .values({"state": bindparam("new"), moment: bindparam("at")})
+    )
+
+
+_STEPS = {moment: _stepping(moment) for moment in ("closed_at", "adjudicated_at", "reported_at")}
+"""The steps' statements, by the moment each one stamps."""
 
 
 def close_round(session: Session, round_id: int, *, now: datetime) -> bool:
     """open -> closing. Orders arriving after this are refused as late."""
-    return _step(session, round_id, RoundState.OPEN, RoundState.CLOSING, closed_at=now)
+    return _step(session, round_id, RoundState.OPEN, RoundState.CLOSING, moment="closed_at", at=now)
 
 
 def orders_in_force(session: Session, round_: Round) -> dict[int, OrderSet]:
@@ -193,7 +221,14 @@ def adjudicate_round(
         session.add(round_)
         session.flush()
         return None
-    if not _step(session, round_id, RoundState.CLOSING, RoundState.ADJUDICATED, adjudicated_at=now):
+    if not _step(
+        session,
+        round_id,
+        RoundState.CLOSING,
+        RoundState.ADJUDICATED,
+        moment="adjudicated_at",
+        at=now,
+    ):
         return None
     session.refresh(round_)
     return _record_result(
@@ -245,4 +280,11 @@ def _record_result(
 
 def mark_reported(session: Session, round_id: int, *, now: datetime) -> bool:
     """adjudicated -> reported, once every result mail has been queued."""
-    return _step(session, round_id, RoundState.ADJUDICATED, RoundState.REPORTED, reported_at=now)
+    return _step(
+        session,
+        round_id,
+        RoundState.ADJUDICATED,
+        RoundState.REPORTED,
+        moment="reported_at",
+        at=now,
+    )

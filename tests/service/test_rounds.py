@@ -125,6 +125,27 @@ def test_the_compare_and_set_lets_only_one_closer_win(app: App) -> None:
         assert not close_round(session, round_id, now=app.clock())
 
 
+def test_a_step_brings_the_round_the_session_holds_up_to_date(app: App) -> None:
+    """The step is a statement on the table; the Round row a session already holds must say
+    what the database now says (as the ORM's own update would have made it), and a change
+    of that row still pending is written, not lost or taken for the step's."""
+    round_id = _starship(app)
+    with session_scope(app.engine) as session:
+        held = session.get(Round, round_id)
+        assert held is not None
+        held.error = "noted before the step"  # pending: flushed before the step, as autoflush
+        assert close_round(session, round_id, now=app.clock())
+        assert held.state == RoundState.CLOSING
+        assert held.closed_at is not None
+        assert held not in session.dirty  # as stored: nothing left for a flush to write
+    with Session(app.engine) as session:
+        stored = session.get(Round, round_id)
+        assert stored is not None
+        assert stored.state == RoundState.CLOSING
+        assert stored.closed_at is not None
+        assert stored.error == "noted before the step"
+
+
 def test_a_round_that_fails_to_commit_stays_open(app: App) -> None:
     """A crash before the commit loses nothing: the round is still open and closes later."""
     round_id = _starship(app)
