@@ -140,25 +140,26 @@ def installed(session: Session) -> BatchReads | None:
 def _take_in_unflushed(reads: BatchReads, session: Session) -> bool:
     """Bring the reads up to date with the session's unflushed changes, as the flush would
     (:func:`_changed`), when they are only of the kinds an order mail makes: new order sets,
-    and submissions marked processed. False for any other change: the caller flushes. Each
-    row is taken in once (``BatchReads.taken``); the new ones in the order they were added,
-    so that a seat's newest set is the last one added."""
+    submissions marked processed, and a round its last orders completed. False for any other
+    change: the caller flushes. Each new set and submission is taken in once
+    (``BatchReads.taken``); the new ones in the order they were added, so that a seat's newest
+    set is the last one added. A changed round is taken in each time: it may change again."""
     if session.deleted:
         return False
     new = [row for row in session.new if id(row) not in reads.taken]
     dirty = [row for row in session.dirty if id(row) not in reads.taken]
     if not all(isinstance(row, OrderSet) for row in new):
         return False
-    if not all(isinstance(row, Submission) for row in dirty):
+    if not all(isinstance(row, Submission | Round) for row in dirty):
         return False
     for row in sorted(new, key=lambda row: inspect(row).insert_order or 0):
         assert isinstance(row, OrderSet)
         _note_order_set(reads, row)
         reads.taken.add(id(row))
     for row in dirty:
-        assert isinstance(row, Submission)
-        _note_processed(reads, row)
-        reads.taken.add(id(row))
+        _changed(reads, row, new=False)
+        if isinstance(row, Submission):
+            reads.taken.add(id(row))
     return True
 
 

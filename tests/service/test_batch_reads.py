@@ -76,13 +76,15 @@ def test_a_batch_asks_the_same_questions_whatever_its_number_of_mails(app: App) 
         assert len(session.exec(select(OrderSet)).all()) == 16
 
 
-def statements_of_batches(app: App) -> Callable[[tuple[str, ...], int], Counter[str]]:
-    """Two games of six (rounds kept open); the returned function sends one batch of order
+def statements_of_batches(
+    app: App, *, early_close: bool = False
+) -> Callable[[tuple[str, ...], int], Counter[str]]:
+    """Two games of six (rounds kept open unless ``early_close``); the returned function sends one batch of order
     mails from ``handles`` in both games (``n`` makes the mails new) and counts the statements
     the batch sent the database: ``INSERT INTO <table>``, ``UPDATE <table> SET``, or the first
     word (SELECT, SAVEPOINT, ...)."""
-    keep_open = {"early_close": False}
-    games = {name: new_game(app, PLAYERS, name=name, settings=keep_open) for name in ("g1", "g2")}
+    settings = {"early_close": early_close}
+    games = {name: new_game(app, PLAYERS, name=name, settings=settings) for name in ("g1", "g2")}
 
     def statements(handles: tuple[str, ...], n: int) -> Counter[str]:
         raws = [
@@ -121,6 +123,19 @@ def test_a_batch_writes_its_orders_and_marks_its_mails_together(app: App) -> Non
     with Session(app.engine) as session:
         assert len(session.exec(select(OrderSet)).all()) == 16
         assert {s.status for s in session.exec(select(Submission))} == {"accepted"}
+
+
+def test_a_round_its_last_orders_complete_does_not_split_the_batchs_writes(app: App) -> None:
+    """The last orders of both games come in the middle of one batch: each round is noted
+    complete (it closes after the batch), and the batch still writes its order sets and marks
+    its mails in the one flush at its end, not in a flush when a round is noted."""
+    statements = statements_of_batches(app, early_close=True)
+    sent = statements(PLAYERS, 1)
+    assert sent["UPDATE submission SET"] == 2  # the claim and the marks of all twelve
+    with Session(app.engine) as session:  # both rounds closed early, after the batch
+        closed = [r for r in session.exec(select(Round)) if r.number == 1]
+        assert len(closed) == 2
+        assert all(r.complete_at is not None and r.state != "open" for r in closed)
 
 
 def test_on_postgresql_a_batch_costs_the_same_round_trips_whatever_its_number_of_mails(
