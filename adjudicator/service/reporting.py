@@ -27,8 +27,8 @@ from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
 from adjudicator.service.replies import round_result_mails
 from adjudicator.service.rounds import Adjudicated, mark_reported
 from adjudicator.storage import queries
-from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Game, Round, RoundState
+from adjudicator.storage.db import inserts_held, session_scope
+from adjudicator.storage.models import Game, OutboxMail, Round, RoundState
 from adjudicator.storage.write_lock import sqlite_write_lock
 
 events = events_of("adjudicator.rounds")
@@ -69,8 +69,9 @@ def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: dat
         keep_pngs(session, made, now=now)
         if not mark_reported(session, round_id, now=now):
             return False  # another reporter was first
-        for mail in mails:
-            queue_pending(session, mail, now=now)
+        with inserts_held(session, OutboxMail, key="key"):  # one statement for all the mails
+            for mail in mails:
+                queue_pending(session, mail, now=now)
         crash_point("queued")
     events.info(
         "round.reported",

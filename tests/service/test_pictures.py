@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import sqlite3
 from email.message import EmailMessage
+from typing import Any
 
 import pytest
 from converters import OpenTransactions, QuickPictures
 from playing import add_orders, clock_of, queued
+from sqlalchemy import event
 from sqlmodel import Session, select
 
 from adjudicator.app import App
@@ -174,6 +176,31 @@ def test_a_round_is_reported_once_however_often_it_is_asked(
     assert not report_round(app.engine, round_id, ctx=app.ctx, now=app.clock())
     assert len(queued(app, "result")) == 3
     assert probe.calls == 2
+
+
+def test_a_rounds_result_mails_are_queued_in_one_statement(app: App) -> None:
+    """Reporting a round writes its mails to the outbox in one statement for all the players
+    (the transaction holds SQLite's write lock: one round trip, not one a player)."""
+    _game(app)
+    add_orders(app, "gw1", "ann", "GIVE 3 TO ben")
+    with session_scope(app.engine) as session:
+        round_ = open_round_of(session, session.exec(select(Game)).one())
+        assert round_ is not None
+        assert round_.id is not None
+        close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
+    inserts: list[str] = []
+
+    def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.startswith("INSERT INTO outboxmail"):
+            inserts.append(statement)
+
+    event.listen(app.engine, "before_cursor_execute", counted)
+    try:
+        assert report_round(app.engine, _round_one(app), ctx=app.ctx, now=app.clock())
+    finally:
+        event.remove(app.engine, "before_cursor_execute", counted)
+    assert len(inserts) == 1
+    assert sorted(m["To"].addresses[0].username for m in queued(app, "result")) == list(PLAYERS)
 
 
 def test_a_converter_that_fails_stops_no_result_mail(app: App) -> None:
