@@ -14,7 +14,9 @@ start: a deadline that passed before a service starts fires at once anyway).
 
 The services are real processes (``adjudicate serve``: APScheduler deadlines, the outbox sender)
 sending to an aiosmtpd sink in this process. Timed: T until the sink has accepted every result
-mail. Checked: exactly one mail per player and game (Message-IDs unique, none missing).
+mail. Checked: exactly one mail per player and game (Message-IDs unique, none missing). Also
+measured: the CPU seconds the services, their worker processes and this process (the sink) used
+in that time, steadier than the ratio where other work shares the machine.
 
 Answers during and after the burst (``--answers``, default 80): a small game whose round stays
 open ("talk") gets one valid order mail every ``--answer-gap`` seconds from T + ``--answer-gap``
@@ -76,6 +78,41 @@ JUDGE = "judge@burst.test"
 TALK = "talk"
 """The game whose players write during the burst; its round closes a day after T."""
 SECRET = "not-used-here"
+
+
+def children(pid: int) -> list[int]:
+    """The processes a process started, and theirs, from ``/proc``."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in (int(c) for c in task.read_text().split()):
+            found += [child, *children(child)]
+    return found
+
+
+def cpu_s(pid: int) -> float | None:
+    """User and system CPU seconds of a process (``/proc/PID/stat``, fields 14 and 15)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # after the command's name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_of(pids: list[int]) -> dict[str, float]:
+    """CPU seconds used so far by these service processes, and by their child processes."""
+    used = {"services": 0.0, "workers": 0.0}
+    for pid in pids:
+        used["services"] += cpu_s(pid) or 0.0
+        used["workers"] += sum(cpu_s(child) or 0.0 for child in children(pid))
+    return used
+
+
+def cpu_at(moment: float, pids: list[int]) -> dict[str, float]:
+    """:func:`cpu_of` the services at ``moment`` (a wall-clock time), with this process's own
+    CPU seconds as "bench"."""
+    time.sleep(max(0.0, moment - time.time()))
+    return cpu_of(pids) | {"bench": time.process_time()}
 
 
 def nearest_rank(ordered: list[float], q: float) -> float:
@@ -163,13 +200,17 @@ def replying_to(content: bytes) -> str | None:
 class Answers:
     """When the sink accepted each mail answering one of ours (by its In-Reply-To), patched
     into its handler; when each of ours was delivered; and when the last other mail (a result
-    mail) was accepted."""
+    mail) was accepted; and, with ``pids``, the CPU used by then (:func:`cpu_of`) once the
+    ``expected``-th result mail is accepted."""
 
-    def __init__(self, sink: SmtpSink) -> None:
+    def __init__(self, sink: SmtpSink, *, expected: int = 0) -> None:
         self.sent: dict[str, float] = {}
         self.answered: dict[str, float] = {}
         self.last_result = 0.0
         """When the sink accepted the last mail that answers none of ours (a result mail)."""
+        self.expected, self.results = expected, 0
+        self.pids: list[int] = []
+        self.cpu_at_last: dict[str, float] = {}
         handle = sink.handler.handle_DATA
 
         async def timed(server: Any, session: Any, envelope: Any) -> str:
@@ -179,6 +220,9 @@ class Answers:
                 self.answered.setdefault(replied, time.time())
             else:
                 self.last_result = time.time()
+                self.results += 1
+                if self.results == self.expected and self.pids:
+                    self.cpu_at_last = cpu_of(self.pids) | {"bench": time.process_time()}
             return reply
 
         sink.handler.handle_DATA = timed  # type: ignore[method-assign]
@@ -226,7 +270,7 @@ def service_env(data: Path, url: str, sink: SmtpSink, workers: int) -> dict[str,
 
 
 @contextmanager
-def services(count: int, env: dict[str, str], logs: Path) -> Iterator[None]:
+def services(count: int, env: dict[str, str], logs: Path) -> Iterator[list[int]]:
     processes = []
     for n in range(count):
         log = (logs / f"service-{n}.log").open("wb")
@@ -236,7 +280,7 @@ def services(count: int, env: dict[str, str], logs: Path) -> Iterator[None]:
             )
         )
     try:
-        yield
+        yield [process.pid for process in processes]
     finally:
         for process in processes:
             process.terminate()
@@ -300,10 +344,15 @@ def run_setup(kind: str, args: argparse.Namespace, base: Path) -> dict[str, obje
         if datetime.now(UTC) > deadline - timedelta(seconds=3):
             raise SystemExit(f"setup took {seeded:.1f}s: raise --lead above that")
         sink = start_smtp_sink()
-        answers = Answers(sink)
+        answers = Answers(sink, expected=expected)
         try:
             env = service_env(folder / "data", url, sink, args.workers)
-            with services(instances, env, folder):
+            with services(instances, env, folder) as pids:
+                answers.pids, at_deadline = pids, {}
+                noting = threading.Thread(
+                    target=lambda: at_deadline.update(cpu_at(deadline.timestamp(), pids))
+                )
+                noting.start()
                 writer = threading.Thread(
                     target=answers.write,
                     args=(
@@ -319,6 +368,7 @@ def run_setup(kind: str, args: argparse.Namespace, base: Path) -> dict[str, obje
                 # The burst ends with its last result mail, whether or not the answers to
                 # mails written during and after it still come in.
                 done = answers.last_result
+                noting.join()
                 writer.join()
                 time.sleep(args.settle)  # duplicates, if any, would arrive now
             received = list(sink.handler.received)
@@ -341,6 +391,10 @@ def run_setup(kind: str, args: argparse.Namespace, base: Path) -> dict[str, obje
         f"{kind}_floor_s": round(floor, 3),
         f"{kind}_ratio": round(floor / elapsed, 3),
         f"{kind}_seed_s": round(seeded, 1),
+        # CPU seconds from the deadline to the last result mail: steadier than the wall-clock
+        # ratio on a machine shared with other work. "bench" is this process: the sink, and
+        # the answers' writer.
+        f"{kind}_cpu_s": {k: round(v - at_deadline[k], 2) for k, v in answers.cpu_at_last.items()},
     } | answers.figures(kind)
     for key, value in figures.items():
         print(f"{key:>24}: {value}")

@@ -59,7 +59,6 @@ import inspect
 import io
 import json
 import math
-import os
 import pstats
 import random
 import re
@@ -87,7 +86,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import aiosmtplib
 import imapclient
 import sqlalchemy.orm
-from deadline_burst import ADJUDICATE, database, nearest_rank, service_env
+from deadline_burst import ADJUDICATE, children, cpu_s, database, nearest_rank, service_env
 from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink, running_dovecot, start_smtp_sink
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -591,7 +590,7 @@ class Served:
         """The peak resident memory (VmHWM) of the service and of each of its workers so far."""
         if self.process is None:
             return
-        pids = [self.process.pid, *_children(self.process.pid)]
+        pids = [self.process.pid, *children(self.process.pid)]
         for n, pid in enumerate(pids):
             name = "service" if n == 0 else "worker"
             peak = _peak_mb(pid)
@@ -604,9 +603,9 @@ class Served:
         processes together."""
         if self.process is None:
             return {}
-        used = {"service": _cpu_s(self.process.pid) or 0.0, "workers": 0.0}
-        for pid in _children(self.process.pid):
-            used["workers"] += _cpu_s(pid) or 0.0
+        used = {"service": cpu_s(self.process.pid) or 0.0, "workers": 0.0}
+        for pid in children(self.process.pid):
+            used["workers"] += cpu_s(pid) or 0.0
         return used
 
     def stop(self) -> None:
@@ -615,23 +614,6 @@ class Served:
         self.keep_peaks()
         self.process.terminate()
         self.process.wait(60)
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        found += [int(c) for c in task.read_text().split()]
-    return found
-
-
-def _cpu_s(pid: int) -> float | None:
-    """User and system CPU seconds of a process (``/proc/PID/stat``, fields 14 and 15)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()  # after the command's name, which may hold spaces
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _peak_mb(pid: int) -> float | None:
