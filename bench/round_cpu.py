@@ -1,0 +1,167 @@
+"""A deadline inside a worker: CPU a round to close, adjudicate, draw and report it.
+
+Run: .venv/bin/python bench/round_cpu.py [--games 120] [--players 6] [--repeat 3]
+
+bench/deadline_burst.py measures a burst of deadlines end to end, with the service, its worker
+processes and the SMTP sink sharing the machine; its ratio moves with the load of the machine
+by a quarter and more. This measures what one worker does for one round, in one process, as
+CPU time (``time.process_time``), steadier from run to run:
+
+1. Setup: a fresh SQLite database with the deadline bench's games (``--games`` Giveaway games
+   of ``--players``, every player's orders in: a ring of gifts), their deadline passed.
+2. Rounds: ``workers.round_is_due`` for each round, as a worker runs it at the deadline: close
+   the round, adjudicate it, open the next, make its pictures (no transaction open) and queue
+   every player's result mail. The first ``WARM_UP`` rounds warm the process up (templates
+   compiled, fonts loaded, statements cached) and are not counted. The converter's share (the
+   SVGs made PNG) is measured apart.
+3. Floor, same run, the same rounds: the game's own work with no database and no mail, which
+   any service pays: the round resolved from its orders (``rules.resolve``), its pictures
+   drawn and made PNG.
+
+Each of ``--repeat`` rounds starts from a fresh database; the figures are the median and the
+lowest (the least disturbed by other work on the machine). The last line printed is a JSON
+object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from deadline_burst import JUDGE, TALK, seed
+
+from adjudicator.app import make_app
+from adjudicator.config import Config, ServiceConfig
+from adjudicator.games import kind_of
+from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.storage.models import Game, OrderSet, Round, Seat
+from adjudicator.workers import round_is_due
+
+WARM_UP = 10
+
+
+class TimedConverter:
+    """The service's converter, with the CPU seconds its calls took."""
+
+    def __init__(self, converter: Any) -> None:
+        self.converter = converter
+        self.seconds = 0.0
+
+    def to_png(self, svg: str) -> bytes | None:
+        started = time.process_time()
+        try:
+            png: bytes | None = self.converter.to_png(svg)
+            return png
+        finally:
+            self.seconds += time.process_time() - started
+
+
+def game_work(session: Session, round_: Round) -> tuple[Game, Any, dict[str, list[Any]]]:
+    """A round's game, state and checked orders, read before the rounds are closed."""
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    rules = rules_of(game)
+    state = game_state(game)
+    handles = {s.id: s.handle for s in session.exec(select(Seat).where(Seat.game_id == game.id))}
+    lines = {
+        handles[o.seat_id]: o.lines
+        for o in session.exec(select(OrderSet).where(OrderSet.round_id == round_.id))
+    }
+    orders = {h: list(rules.check(state, h, ls).orders) for h, ls in lines.items()}
+    return game, state, orders
+
+
+def one_round(games: int, players: int) -> dict[str, float]:
+    """CPU seconds a round: the worker's whole work, its converter's share, and the floor."""
+    data = Path(tempfile.mkdtemp(prefix="adjudicator-round-cpu-"))
+    try:
+        url = f"sqlite:///{data / 'rounds.db'}"
+        deadline = datetime.now(UTC) - timedelta(minutes=1)
+        seed(url, games, players, deadline)
+        config = Config(service=ServiceConfig(data_dir=str(data), address=JUDGE, database_url=url))
+        app = make_app(config)
+        timed = TimedConverter(app.ctx.converter)
+        object.__setattr__(app.ctx, "converter", timed)  # the context is frozen
+        with Session(app.engine) as session:
+            rounds = session.exec(
+                select(Round).join(Game).where(Game.name != TALK).order_by(col(Round.id))
+            ).all()
+            work = [game_work(session, r) for r in rounds]
+        ids = [r.id for r in rounds if r.id is not None]
+        now = datetime.now(UTC)
+        for round_id in ids[:WARM_UP]:
+            assert round_is_due(app, round_id, now) is not None
+        timed.seconds = 0.0
+        started = time.process_time()
+        for round_id in ids[WARM_UP:]:
+            closed = round_is_due(app, round_id, now)
+            assert closed is not None, f"round {round_id} was not closed"
+        whole = time.process_time() - started
+        converting = timed.seconds
+        counted = len(ids) - WARM_UP
+        converter = timed.converter
+        started = time.process_time()
+        for game, state, orders in work[WARM_UP:]:
+            rules = rules_of(game)
+            resolution = rules.resolve(state, orders)
+            pictures = kind_of(game.kind).pictures(
+                rules.public_state(resolution.state), resolution.report.public
+            )
+            for picture in pictures:
+                converter.to_png(picture.svg)
+        floor = time.process_time() - started
+        app.engine.dispose()
+        return {
+            "round_ms": 1000 * whole / counted,
+            "converter_ms": 1000 * converting / counted,
+            "floor_ms": 1000 * floor / counted,
+            "rounds": counted,
+        }
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=120)
+    parser.add_argument("--players", type=int, default=6)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if args.games <= WARM_UP:
+        parser.error(f"--games must be more than the {WARM_UP} of the warm-up")
+    runs = [one_round(args.games, args.players) for _ in range(args.repeat)]
+    figures: dict[str, object] = {
+        "games": args.games,
+        "players": args.players,
+        "rounds_counted": int(runs[0]["rounds"]),
+        "repeat": args.repeat,
+    }
+    for key in ("round_ms", "converter_ms", "floor_ms"):
+        values = [run[key] for run in runs]
+        figures[f"{key}_median"] = round(statistics.median(values), 2)
+        figures[f"{key}_min"] = round(min(values), 2)
+    figures["round_over_floor"] = round(
+        float(str(figures["round_ms_median"])) / float(str(figures["floor_ms_median"])), 2
+    )
+    print(
+        f"a round: {figures['round_ms_median']} ms of CPU (median of {args.repeat}; lowest"
+        f" {figures['round_ms_min']}), of which the pictures made PNG"
+        f" {figures['converter_ms_median']} ms; floor (resolve, draw, convert)"
+        f" {figures['floor_ms_median']} ms"
+    )
+    print(json.dumps(figures, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
