@@ -12,8 +12,10 @@ from PIL import Image
 
 from adjudicator.core.game import Setup
 from adjudicator.games import get_rules, kind_of
+from adjudicator.games.three_musketeers.pictures import svg_diagram
 from adjudicator.mail import images, render
 from adjudicator.mail.render import VipsConverter
+from adjudicator.pictures import charts
 
 
 def _gift_graph() -> str:
@@ -98,3 +100,45 @@ def test_the_memory_keeps_the_last_pictures_made() -> None:
     assert cache.get("b") is None
     assert cache.get("a") == b"\x89PNG a"
     assert cache.get("c") == b"\x89PNG c"
+
+
+def _pixels(svg: str) -> Image.Image:
+    return Image.open(io.BytesIO(_full_colour(svg))).convert("RGB")
+
+
+@pytest.mark.parametrize(
+    ("colour", "alpha", "ground"),
+    [("#9a8a70", 0.75, "#fbf7ee"), ("#4a3b22", 0.4, "#fbf7ee"), ("#000000", 0.5, "#ffffff")],
+)
+def test_a_faded_colour_is_what_the_renderer_draws_for_that_opacity(
+    colour: str, alpha: float, ground: str
+) -> None:
+    """A picture draws a faded tone solid (``charts.faded``) instead of asking for an
+    ``opacity``, which costs the renderer a layer an element: it must be the same colour."""
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20">'
+        f'<rect width="20" height="20" fill="{ground}"/>'
+        f'<rect width="20" height="20" fill="{colour}" opacity="{alpha}"/></svg>'
+    )
+    drawn = _pixels(svg).getpixel((10, 10))
+    solid = charts.faded(colour, alpha, over=ground)
+    expected = tuple(int(solid[i : i + 2], 16) for i in (1, 3, 5))
+    assert all(abs(d - e) <= 1 for d, e in zip(drawn, expected, strict=True))
+
+
+def test_fill_opacity_draws_a_shape_without_a_stroke_as_opacity_does() -> None:
+    """The Three Musketeers board fades its shadows and highlights with ``fill-opacity``
+    (no layer of their own): the same pixels as with ``opacity``, as SVG defines it for a
+    shape that is only filled."""
+    state = {"board": ["CCCCM", "CCMCC", "CC.CC", "CCCCC", "MCCCC"], "to_move": "cardinal"}
+    svg = svg_diagram(state, last_move="c3-c4")
+    assert 'fill-opacity="' in svg
+    as_opacity = svg.replace('fill-opacity="', 'opacity="')
+    now, before = _pixels(svg), _pixels(as_opacity)
+    width, height = now.size
+    worst = max(
+        max(abs(a - b) for a, b in zip(now.getpixel((x, y)), before.getpixel((x, y)), strict=True))
+        for x in range(0, width, 3)
+        for y in range(0, height, 3)
+    )
+    assert worst <= 1

@@ -20,11 +20,23 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from adjudicator.games.giveaway.scoring import TARGET
-from adjudicator.pictures.charts import FONT, FRAME, INK, PAPER, Bar, svg_chart, text_chart
+from adjudicator.pictures.charts import (
+    FONT,
+    FRAME,
+    INK,
+    PAPER,
+    Bar,
+    faded,
+    svg_chart,
+    text_chart,
+)
 
 """Rule 1: the game can end once a score reaches 100."""
 RING_COLOURS = ("#2f6b3a", "#b3262b", "#25467f", "#c9962e", "#7b3f8c", "#1f7f86", "#d2691e")
 _GREY = "#9a8a70"
+_FADED = faded(_GREY, 0.75)
+"""The gifts outside rings, and their arrowheads: the grey faded into the paper, drawn solid
+(where two cross, the later one lies on top)."""
 _LABELLED_GIFTS = 30
 """Above this many gifts, only ring gifts carry their amount: the others would be a thicket."""
 
@@ -229,7 +241,7 @@ def gifts_svg(round_: Round) -> str:
         f'viewBox="0 0 {_SIZE} {height}" font-family="{FONT}">',
         f"<title>{escape(title)}</title>",
         "<defs>"
-        + _marker("grey", _GREY)
+        + _marker("grey", _FADED)
         + "".join(_marker(f"ring{i}", c) for i, c in enumerate(colours))
         + "</defs>",
         f'<rect width="{_SIZE}" height="{height}" rx="12" fill="{PAPER}" stroke="{FRAME}" '
@@ -309,8 +321,8 @@ def _arrow(
     kind = "ring-gift" if ring else "gift"
     path = (
         f'<path class="{kind}" d="M{sx:.1f},{sy:.1f} Q{cx:.1f},{cy:.1f} {ex:.1f},{ey:.1f}" '
-        f'fill="none" stroke="{colour}" stroke-width="{width}" stroke-linecap="round" '
-        f'marker-end="url(#{marker})"' + ("" if ring else ' opacity="0.75"') + "/>"
+        f'fill="none" stroke="{colour if ring else _FADED}" stroke-width="{width}" '
+        f'stroke-linecap="round" marker-end="url(#{marker})"/>'
     )
     if label is None:
         return path

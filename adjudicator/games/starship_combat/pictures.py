@@ -135,7 +135,7 @@ def _ship(ship: Ship, seat: int) -> list[str]:
     parts = [
         f'<g class="ship"><polygon points="{outline}" fill="{hull}" stroke="{_TEXT}" '
         'stroke-width="2" stroke-linejoin="round"/>'
-        f'<circle cx="{x + facing * 8}" cy="{y}" r="6" fill="{_SPACE}" opacity="0.6"/></g>'
+        f'<circle cx="{x + facing * 8}" cy="{y}" r="6" fill="{_SPACE}" fill-opacity="0.6"/></g>'
     ]
     if ship.shielded:
         parts.append(

@@ -109,7 +109,8 @@ def _musketeer(x: int, y: int) -> str:
     """A blue tabard disc with a gold border and a gold cross."""
     arm, width = 13, 6
     return (
-        f'<g class="musketeer"><circle cx="{x}" cy="{y + 2}" r="24" fill="#000" opacity="0.18"/>'
+        f'<g class="musketeer">'
+        f'<circle cx="{x}" cy="{y + 2}" r="24" fill="#000" fill-opacity="0.18"/>'
         f'<circle cx="{x}" cy="{y}" r="24" fill="#25467f" stroke="#d4a72c" stroke-width="3"/>'
         f'<rect x="{x - width // 2}" y="{y - arm}" width="{width}" height="{2 * arm}" '
         f'fill="#e9c25a"/>'
@@ -121,9 +122,9 @@ def _musketeer(x: int, y: int) -> str:
 def _man(x: int, y: int) -> str:
     """A red disc, the Cardinal's guard colour."""
     return (
-        f'<g class="man"><circle cx="{x}" cy="{y + 2}" r="19" fill="#000" opacity="0.18"/>'
+        f'<g class="man"><circle cx="{x}" cy="{y + 2}" r="19" fill="#000" fill-opacity="0.18"/>'
         f'<circle cx="{x}" cy="{y}" r="19" fill="#b3262b" stroke="#5e0f12" stroke-width="2"/>'
-        f'<circle cx="{x - 5}" cy="{y - 6}" r="6" fill="#fff" opacity="0.22"/></g>'
+        f'<circle cx="{x - 5}" cy="{y - 6}" r="6" fill="#fff" fill-opacity="0.22"/></g>'
     )
 
 
@@ -184,7 +185,7 @@ def _squares(marked: Sequence[str] | None) -> list[str]:
             if marked and square in marked:
                 parts.append(
                     f'<rect class="highlight" x="{x}" y="{y}" width="{_CELL}" height="{_CELL}" '
-                    f'fill="{_HIGHLIGHT}" opacity="0.6"/>'
+                    f'fill="{_HIGHLIGHT}" fill-opacity="0.6"/>'
                 )
     side = 5 * _CELL
     parts.append(
