@@ -20,7 +20,8 @@ FONT = "DejaVu Sans, Verdana, sans-serif"
 def faded(colour: str, alpha: float, *, over: str = PAPER) -> str:
     """``colour`` (``#rrggbb``) at ``alpha`` over the colour ``over``, as one solid colour: what
     an ``opacity`` shows on a plain ground, without the layer of its own that the renderer
-    composes for each element with an ``opacity`` (a fifth of the time of a gift graph)."""
+    composes for each element with an ``opacity`` (a fifth of the time it took to draw the
+    gift graph of a six-player Giveaway round)."""
     top, ground = _rgb(colour), _rgb(over)
     mixed = (round(alpha * t + (1 - alpha) * g) for t, g in zip(top, ground, strict=True))
     return "#" + "".join(f"{c:02x}" for c in mixed)

@@ -122,10 +122,10 @@ def _step(
 ) -> bool:
     """Compare-and-set the round's state; True when this caller made the step.
 
-    A statement on the table, built once (``_STEPS``), not an ORM update: that one is built,
-    keyed and matched against the session's rows on every call, a tenth of a worker's time on
-    a deadline. The ORM's two duties are done here: pending changes are flushed first (as its
-    autoflush would), and a Round row the session holds takes the new values as stored."""
+    A statement on the table, built once (``_STEPS``), not an ORM update, which is built again,
+    keyed and matched against the session's rows on every call (three times a round). The
+    ORM's two duties are done here: pending changes are flushed first (as its autoflush
+    would), and a Round row the session holds takes the new values as stored."""
     if session.autoflush:
         session.flush()
     result = session.execute(
