@@ -157,12 +157,8 @@ def _round_one(app: App) -> int:
         return round_.id
 
 
-def test_a_round_is_reported_once_however_often_it_is_asked(
-    app: App, open_transactions: OpenTransactions
-) -> None:
-    """The second reporter (a sweep after a crash, another instance) loses the compare-and-set
-    adjudicated -> reported and queues nothing; the pictures were kept, so it converts nothing."""
-    probe = _probe(app, open_transactions)
+def _adjudicated(app: App) -> None:
+    """The game of three, ann's orders in, round 1 closed and adjudicated (not reported)."""
     _game(app)
     add_orders(app, "gw1", "ann", "GIVE 3 TO ben")
     with session_scope(app.engine) as session:
@@ -170,6 +166,15 @@ def test_a_round_is_reported_once_however_often_it_is_asked(
         assert round_ is not None
         assert round_.id is not None
         close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
+
+
+def test_a_round_is_reported_once_however_often_it_is_asked(
+    app: App, open_transactions: OpenTransactions
+) -> None:
+    """The second reporter (a sweep after a crash, another instance) loses the compare-and-set
+    adjudicated -> reported and queues nothing; the pictures were kept, so it converts nothing."""
+    probe = _probe(app, open_transactions)
+    _adjudicated(app)
     round_id = _round_one(app)
     assert report_round(app.engine, round_id, ctx=app.ctx, now=app.clock())
     app.ctx.pngs.clear()  # as in another process
@@ -181,13 +186,7 @@ def test_a_round_is_reported_once_however_often_it_is_asked(
 def test_a_rounds_result_mails_are_queued_in_one_statement(app: App) -> None:
     """Reporting a round writes its mails to the outbox in one statement for all the players
     (the transaction holds SQLite's write lock: one round trip, not one a player)."""
-    _game(app)
-    add_orders(app, "gw1", "ann", "GIVE 3 TO ben")
-    with session_scope(app.engine) as session:
-        round_ = open_round_of(session, session.exec(select(Game)).one())
-        assert round_ is not None
-        assert round_.id is not None
-        close_and_adjudicate(session, round_.id, ctx=app.ctx, now=app.clock(), force=True)
+    _adjudicated(app)
     inserts: list[str] = []
 
     def counted(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
