@@ -150,13 +150,11 @@ def main() -> None:
         "rounds_counted": int(runs[0]["rounds"]),
         "repeat": args.repeat,
     }
+    medians = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
     for key in ("round_ms", "converter_ms", "floor_ms"):
-        values = [run[key] for run in runs]
-        figures[f"{key}_median"] = round(statistics.median(values), 2)
-        figures[f"{key}_min"] = round(min(values), 2)
-    figures["round_over_floor"] = round(
-        float(str(figures["round_ms_median"])) / float(str(figures["floor_ms_median"])), 2
-    )
+        figures[f"{key}_median"] = round(medians[key], 2)
+        figures[f"{key}_min"] = round(min(run[key] for run in runs), 2)
+    figures["round_over_floor"] = round(medians["round_ms"] / medians["floor_ms"], 2)
     print(
         f"a round: {figures['round_ms_median']} ms of CPU (median of {args.repeat}; lowest"
         f" {figures['round_ms_min']}), of which the pictures made PNG"

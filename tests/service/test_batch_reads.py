@@ -36,6 +36,7 @@ from adjudicator.storage.models import (
     OutboxMail,
     Round,
     RoundResult,
+    RoundState,
     Submission,
 )
 from adjudicator.storage.prefetch import prefetched
@@ -79,8 +80,9 @@ def test_a_batch_asks_the_same_questions_whatever_its_number_of_mails(app: App) 
 def statements_of_batches(
     app: App, *, early_close: bool = False
 ) -> Callable[[tuple[str, ...], int], Counter[str]]:
-    """Two games of six (rounds kept open unless ``early_close``); the returned function sends one batch of order
-    mails from ``handles`` in both games (``n`` makes the mails new) and counts the statements
+    """Two games of six (rounds kept open unless ``early_close``); the returned function sends
+    one batch of order mails from ``handles`` in both games (``n`` makes the mails new) and
+    counts the statements
     the batch sent the database: ``INSERT INTO <table>``, ``UPDATE <table> SET``, or the first
     word (SELECT, SAVEPOINT, ...)."""
     settings = {"early_close": early_close}
@@ -135,7 +137,7 @@ def test_a_round_its_last_orders_complete_does_not_split_the_batchs_writes(app: 
     with Session(app.engine) as session:  # both rounds closed early, after the batch
         closed = [r for r in session.exec(select(Round)) if r.number == 1]
         assert len(closed) == 2
-        assert all(r.complete_at is not None and r.state != "open" for r in closed)
+        assert all(r.complete_at is not None and r.state != RoundState.OPEN for r in closed)
 
 
 def test_on_postgresql_a_batch_costs_the_same_round_trips_whatever_its_number_of_mails(

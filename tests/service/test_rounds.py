@@ -128,12 +128,12 @@ def test_the_compare_and_set_lets_only_one_closer_win(app: App) -> None:
 def test_a_step_brings_the_round_the_session_holds_up_to_date(app: App) -> None:
     """The step is a statement on the table; the Round row a session already holds must say
     what the database now says (as the ORM's own update would have made it), and a change
-    of that row still pending is written, not lost or taken for the step's."""
+    of that row still pending is stored too, not lost."""
     round_id = _starship(app)
     with session_scope(app.engine) as session:
         held = session.get(Round, round_id)
         assert held is not None
-        held.error = "noted before the step"  # pending: flushed before the step, as autoflush
+        held.error = "noted before the step"  # pending when the step runs
         assert close_round(session, round_id, now=app.clock())
         assert held.state == RoundState.CLOSING
         assert held.closed_at is not None
