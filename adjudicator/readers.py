@@ -7,6 +7,9 @@ process (when the machine has more than one core: ``service.workers``): each bat
 takes in (an IMAP FETCH, a Maildir pass) of at least ``READ_AHEAD_MIN`` mails goes to the
 reader as it arrives, the service stores the batch meanwhile, then processes it with the
 readings. The reader reads with the service's own settings, so a mail reads the same there.
+The IMAP reader hands each batch over as soon as it is fetched (``read_soon``), before the
+batch before it is processed: the reader then reads one batch while the service processes
+the other, and the service does not wait for the first readings of each batch.
 
 Reading has no effects: a reading that does not come back (the reader died, or took longer
 than ``READ_TIMEOUT`` seconds for a part of the batch) is done again in the service's own
@@ -22,6 +25,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -48,6 +52,11 @@ a mail of the largest size read, tens)."""
 RESTART_SECONDS = 60.0
 """After a reader was lost, the mail is read by the service itself for this long, so that a
 reader that cannot start is not started again for every batch."""
+
+KEPT_AHEAD = 2
+"""Batches handed over early and not taken yet that are kept (``read_soon``): one being
+processed, the next one fetched. An older one was not processed after all (its batch failed)
+and is dropped, read or not: it is fetched and read again."""
 
 _Part = tuple[list[bytes], "Future[list[Reading | None]]"]
 """Mails handed to the reader together, and their readings to come."""
@@ -96,6 +105,7 @@ class MailReaders:
         self._retry_at = 0.0
         self.parts_read = 0
         """Parts whose readings came back (for tests and figures)."""
+        self._soon: deque[tuple[tuple[int, ...], Readings]] = deque(maxlen=KEPT_AHEAD)
         self._started()
 
     def _started(self) -> ProcessPoolExecutor | None:
@@ -122,9 +132,27 @@ class MailReaders:
         """Whether the reader is up and takes mail now."""
         return self._started() is not None
 
+    def read_soon(self, raws: Sequence[bytes]) -> None:
+        """Start reading ``raws``, whose ``read_ahead`` comes later: it then finds them read,
+        or being read. Known by the very objects given (``is``, not ``==``)."""
+        readings = self._start(raws)
+        if isinstance(readings, _ReadAhead):  # not too few to hand over, and a reader is up
+            with self._lock:
+                self._soon.append((_identities(raws), readings))
+
     def read_ahead(self, raws: Sequence[bytes]) -> Readings:
-        """Start reading ``raws``; their readings, each waited for when it is looked up (those
-        that do not come are missing: the caller reads them itself)."""
+        """The readings of ``raws``, started now unless ``read_soon`` started them; each is
+        waited for when it is looked up (those that do not come are missing: the caller reads
+        them itself)."""
+        key = _identities(raws)
+        with self._lock:
+            for n, (started, readings) in enumerate(self._soon):
+                if started == key:
+                    del self._soon[n]
+                    return readings
+        return self._start(raws)
+
+    def _start(self, raws: Sequence[bytes]) -> Readings:
         pool = self._started() if len(raws) >= READ_AHEAD_MIN else None
         if pool is None:
             return {}
@@ -160,6 +188,12 @@ class MailReaders:
             self._retry_at = float("inf")  # none is started again
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _identities(raws: Sequence[bytes]) -> tuple[int, ...]:
+    """The mails by the objects they are: kept together with the mails themselves (the parts of
+    their readings hold them), so no other object can take an identity over meanwhile."""
+    return tuple(map(id, raws))
 
 
 class _ReadAhead(Mapping[bytes, Reading | None]):

@@ -73,7 +73,11 @@ def make_senders(app: App) -> list[MailSender]:
 
 
 def make_imap_poller(
-    app: App, wake: asyncio.Event, loop: asyncio.AbstractEventLoop, metrics: Metrics
+    app: App,
+    wake: asyncio.Event,
+    loop: asyncio.AbstractEventLoop,
+    metrics: Metrics,
+    readers: MailReaders | None = None,
 ) -> ImapPoller:
     imap = app.config.imap
     settings = ImapSettings(
@@ -97,6 +101,7 @@ def make_imap_poller(
         cursors=DatabaseCursorStore(app.engine),
         handle_batch=handle_batch,
         on_reconnect=metrics.imap_reconnects.inc,
+        on_fetched=None if readers is None else readers.read_soon,
     )
 
 
@@ -419,7 +424,9 @@ class Service:
         poller = None
         watching: asyncio.Future[None] | None = None
         if self.app.config.imap.host:
-            poller = self.poller = make_imap_poller(self.app, self.wake, loop, self.metrics)
+            poller = self.poller = make_imap_poller(
+                self.app, self.wake, loop, self.metrics, readers
+            )
             if once:
                 await asyncio.to_thread(poller.run_once)
         try:

@@ -11,6 +11,12 @@ is scanned again from the start, skipping what carries ``$Adjudicated``.
 
 imapclient is synchronous, so the loop is too: run it in a thread of its own and call ``stop()``
 from any other thread.
+
+A pass with several batches fetches each batch before it hands over the one before, and shows
+it to ``on_fetched`` as it comes: work started there for the batch (reading its mail in
+another process) runs while the batch before it is stored and processed. At most two batches
+are held at once; a batch fetched but not handed over (the one before it failed) is simply
+fetched again on the next pass.
 """
 
 from __future__ import annotations
@@ -45,6 +51,9 @@ transaction instead of one per message). If it raises, nothing of the batch is m
 timezone-aware, or None when the server gave none: orders count as of their delivery, not of
 when the service came to fetch them (after an outage or a restart, say). INTERNALDATE has whole
 seconds: a mail delivered within the second of a deadline counts as in time."""
+
+_Fetched = tuple[int, bytes, datetime | None]
+"""A message fetched: its UID, its bytes and its INTERNALDATE (``BatchHandler``)."""
 
 # Errors that mean "this connection is gone": reconnect. imaplib raises IMAP4.abort on EOF,
 # BYE and garbled responses; socket errors, timeouts and TLS errors are all OSError.
@@ -117,6 +126,7 @@ class ImapPoller:
         handle: MessageHandler | None = None,
         handle_batch: BatchHandler | None = None,
         on_reconnect: Callable[[], object] | None = None,
+        on_fetched: Callable[[list[bytes]], object] | None = None,
     ) -> None:
         if (handle is None) == (handle_batch is None):
             raise ValueError("give handle (one message at a time) or handle_batch, not both")
@@ -129,6 +139,7 @@ class ImapPoller:
         self._wake: tuple[socket.socket, socket.socket] | None = None
         self.idling = threading.Event()  # set while an IDLE is running (for health checks)
         self.on_reconnect = on_reconnect  # a lost connection is made again (for metrics)
+        self.on_fetched = on_fetched  # a batch's mail, fetched (see the module's docstring)
         self.heartbeat = time.monotonic()
         """When the loop last showed it was alive: at least every second while it waits, and
         after every pass. A loop wedged in a server's silence stops it (systemd's watchdog)."""
@@ -162,8 +173,13 @@ class ImapPoller:
         found = client.search(["UID", f"{last_uid + 1}:*", "UNKEYWORD", HANDLED_FLAG])
         uids = sorted(uid for uid in found if uid > last_uid)
         handled = 0
-        for batch in _batches(uids, self.settings.batch_size):
-            handled += self._deliver(client, batch, uidvalidity=uidvalidity)
+        batches = list(_batches(uids, self.settings.batch_size))
+        coming = self._fetch(client, batches[0]) if batches else []
+        for n in range(len(batches)):
+            present = coming
+            # The next batch first (see the module's docstring); the same bytes are handed over.
+            coming = self._fetch(client, batches[n + 1]) if n + 1 < len(batches) else []
+            handled += self._deliver(client, present, uidvalidity=uidvalidity)
         if handled:
             log.info("IMAP %s: handled %d new messages", self.settings.mailbox, handled)
         return handled
@@ -186,13 +202,18 @@ class ImapPoller:
         self.cursors.set(mailbox, uidvalidity, 0)
         return 0
 
-    def _deliver(self, client: Any, uids: Sequence[int], *, uidvalidity: int) -> int:
+    def _fetch(self, client: Any, uids: Sequence[int]) -> list[_Fetched]:
         fetched = client.fetch(list(uids), [b"BODY.PEEK[]", b"INTERNALDATE"])
         present = [
             (uid, bytes(raw), _delivered(fetched[uid].get(b"INTERNALDATE")))
             for uid in uids
             if (raw := fetched.get(uid, {}).get(b"BODY[]")) is not None
         ]  # a message expunged by someone else since the SEARCH is simply gone
+        if present and self.on_fetched is not None:
+            self.on_fetched([raw for _, raw, _ in present])
+        return present
+
+    def _deliver(self, client: Any, present: list[_Fetched], *, uidvalidity: int) -> int:
         if self.handle_batch is not None:
             return self._deliver_batch(client, present, uidvalidity=uidvalidity)
         assert self.handle is not None
@@ -209,9 +230,7 @@ class ImapPoller:
                 self._handled(client, handled, uidvalidity=uidvalidity)
         return len(handled)
 
-    def _deliver_batch(
-        self, client: Any, present: list[tuple[int, bytes, datetime | None]], *, uidvalidity: int
-    ) -> int:
+    def _deliver_batch(self, client: Any, present: list[_Fetched], *, uidvalidity: int) -> int:
         if not present:
             return 0
         assert self.handle_batch is not None

@@ -136,6 +136,72 @@ def test_run_once_hands_over_each_new_message_once(
     )
 
 
+def test_each_batch_is_fetched_and_shown_before_the_one_before_is_handed_over(
+    dovecot: Dovecot, imap_user: str
+) -> None:
+    """So that work started on a batch when it is fetched (reading it in another process) runs
+    while the batch before it is handled; the very bytes shown are the ones handed over."""
+    sent = [message(n) for n in range(1, 6)]
+    for raw in sent:
+        dovecot.append(imap_user, raw)
+    seen: list[tuple[str, list[bytes]]] = []
+
+    def handle_batch(raws: list[bytes], arrived: list[Any]) -> None:
+        seen.append(("handed over", raws))
+
+    poller = ImapPoller(
+        settings(dovecot, imap_user, batch_size=2),
+        cursors=MemoryCursorStore(),
+        handle_batch=handle_batch,
+        on_fetched=lambda raws: seen.append(("fetched", raws)),
+    )
+    try:
+        assert poller.run_once() == 5
+    finally:
+        poller.close()
+    numbers = [(what, [sent.index(raw) + 1 for raw in raws]) for what, raws in seen]
+    assert numbers == [
+        ("fetched", [1, 2]),
+        ("fetched", [3, 4]),
+        ("handed over", [1, 2]),
+        ("fetched", [5]),
+        ("handed over", [3, 4]),
+        ("handed over", [5]),
+    ]
+    shown = [raw for what, raws in seen if what == "fetched" for raw in raws]
+    handed = [raw for what, raws in seen if what == "handed over" for raw in raws]
+    assert all(a is b for a, b in zip(shown, handed, strict=True))
+
+
+def test_a_batch_fetched_after_one_that_failed_is_handed_over_on_the_next_pass(
+    dovecot: Dovecot, imap_user: str
+) -> None:
+    for n in range(1, 5):
+        dovecot.append(imap_user, message(n))
+    handed: list[bytes] = []
+    failing = [True]
+
+    def handle_batch(raws: list[bytes], arrived: list[Any]) -> None:
+        if failing[0]:
+            raise RuntimeError("database is down")
+        handed.extend(raws)
+
+    cursors = MemoryCursorStore()
+    poller = ImapPoller(
+        settings(dovecot, imap_user, batch_size=2), cursors=cursors, handle_batch=handle_batch
+    )
+    try:
+        with pytest.raises(HandlerError):
+            poller.run_once()
+        assert all(HANDLED_FLAG not in f for f in flags_of(dovecot, imap_user).values())
+        failing[0] = False
+        assert poller.run_once() == 4
+    finally:
+        poller.close()
+    assert [raw.split(b"(")[-1][:1] for raw in handed] == [b"1", b"2", b"3", b"4"]
+    assert cursors.get(poller.settings.mailbox)[1] == 4
+
+
 def test_only_mail_newer_than_the_cursor_is_fetched(
     dovecot: Dovecot, imap_user: str, make_poller: Any
 ) -> None:

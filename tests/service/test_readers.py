@@ -11,6 +11,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playing import SERVICE, new_game, plain_mail, player_mail, poll
@@ -22,7 +23,7 @@ from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.mail.maildir import ensure_maildir
 from adjudicator.mail.reading import Reading
-from adjudicator.readers import READ_AHEAD_MIN, READ_PART, MailReaders
+from adjudicator.readers import KEPT_AHEAD, READ_AHEAD_MIN, READ_PART, MailReaders
 from adjudicator.service import batch_intake, intake
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.context import ServiceContext
@@ -124,6 +125,59 @@ def test_a_batch_read_by_the_reader_is_decided_as_one_read_by_the_service(
     assert holding_a_password(app, creds) == []  # taken out of the stored bytes by the reader
     assert reads_by_the_service == []  # every mail was read by the reader
     assert reader.parts_read == -(-len(batch) // READ_PART)
+
+
+def counted_parts(reader: MailReaders, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the parts handed to ``reader`` from now on."""
+    assert reader.pool is not None
+    handed: list[int] = []
+    submit = reader.pool.submit
+
+    def counting(function: Any, *args: Any) -> Any:
+        if function is readers_module._read_part:
+            handed.append(len(args[0]))
+        return submit(function, *args)
+
+    monkeypatch.setattr(reader.pool, "submit", counting)
+    return handed
+
+
+def test_a_batch_handed_over_when_fetched_is_read_once(
+    app: App,
+    reader: MailReaders,
+    reads_by_the_service: list[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``read_soon`` (the IMAP reader, as it fetches a batch): the batch's later intake takes
+    those readings, and nothing is read twice."""
+    batch = mails(new_game(app, PLAYERS))
+    handed = counted_parts(reader, monkeypatch)
+    reader.read_soon(batch)
+    assert sum(handed) == len(batch)
+    app.ingest_batch(batch, channel="imap")
+    assert sum(handed) == len(batch)  # not handed over again
+    assert reads_by_the_service == []
+    assert reader.parts_read == len(handed)
+
+
+def test_only_the_batches_handed_over_last_are_kept_for_their_intake(
+    app: App, reader: MailReaders, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch handed over early whose intake never came (the one before it failed) is
+    dropped once newer ones are handed over: its intake, if it comes, hands it over again."""
+    everything = mails(new_game(app, PLAYERS))
+    size = READ_AHEAD_MIN
+    batches = [everything[n : n + size] for n in range(0, (KEPT_AHEAD + 1) * size, size)]
+    assert [len(batch) for batch in batches] == [size] * (KEPT_AHEAD + 1)
+    for batch in batches:
+        reader.read_soon(batch)
+    handed = counted_parts(reader, monkeypatch)
+    for batch in batches[1:]:
+        app.ingest_batch(batch, channel="imap")
+    assert handed == []  # the newest were kept
+    app.ingest_batch(batches[0], channel="imap")
+    assert sum(handed) == size  # the oldest was not
+    assert reader.parts_read == len(batches) * -(-size // READ_PART)
 
 
 def test_a_batch_too_small_to_hand_over_is_read_by_the_service(
