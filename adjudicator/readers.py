@@ -41,13 +41,15 @@ READ_AHEAD_MIN = 4
 """Mails a batch needs to be read ahead: a mail read by the reader costs the service about a
 twentieth of reading it, plus a round trip of a millisecond or so for the batch."""
 
-READ_PART = 10
-"""Mails read in one part: the first part's readings come back while the batch is stored, and
-each next one while the one before is processed."""
+READ_PART = 25
+"""Mails read in one part: as many as the service processes in one transaction
+(``batch_intake.PROCESS_BATCH``), which needs all their readings before it starts. Each part
+costs the service a hand-over and a hand-back in its own threads: parts of 25 took 5 % less of
+its CPU a mail than parts of 10 (``bench/intake_cpu.py --reader``)."""
 
 READ_TIMEOUT = 10.0
-"""Seconds a part may take before the service reads its mails itself (10 mails take about 6 ms;
-a mail of the largest size read, tens)."""
+"""Seconds a part may take before the service reads its mails itself (25 mails take about
+17 ms; a mail of the largest size read, tens)."""
 
 RESTART_SECONDS = 60.0
 """After a reader was lost, the mail is read by the service itself for this long, so that a
@@ -199,7 +201,7 @@ def _identities(raws: Sequence[bytes]) -> tuple[int, ...]:
 class _ReadAhead(Mapping[bytes, Reading | None]):
     """The readings of the mails handed to the reader, by their bytes: a part's are waited for
     when one of its mails is first looked up, so that the first part is processed while the
-    reader reads the next."""
+    reader reads the next (or, handed over a batch ahead, all read already)."""
 
     def __init__(self, readers: MailReaders, pool: ProcessPoolExecutor, parts: list[_Part]) -> None:
         self._readers, self._pool, self._parts = readers, pool, parts
