@@ -27,12 +27,13 @@ from adjudicator.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
 from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.maildir_watch import watch_deliveries
-from adjudicator.mail.smtp import LocalMaildirSender, MailSender, SmtpSender, SmtpSettings
+from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import Metrics
 from adjudicator.readers import MailReaders
 from adjudicator.scheduler import DeadlineScheduler
+from adjudicator.sending import SenderProcess
 from adjudicator.service.closing import sweep
-from adjudicator.service.outbox import ServerUnavailable, send_due
+from adjudicator.service.outbox import BatchSender, Lanes, ServerUnavailable, send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import unavailable
 from adjudicator.systemd import Notifier
@@ -53,14 +54,15 @@ row, the last repeated: the service waits it out instead of exiting. A mail read
 stays in its folder (or unflagged on the IMAP server) and is read again."""
 
 
-def make_senders(app: App) -> list[MailSender]:
-    """The SMTP connections the outbox sends over at once (``smtp.connections``), or the local
-    outbox Maildir when no SMTP host is set."""
+def make_senders(app: App, *, own_process: bool = False) -> BatchSender:
+    """The SMTP connections the outbox sends over at once (``smtp.connections``), kept by a
+    sender process of their own when ``own_process`` (``sending.py``); or the local outbox
+    Maildir when no SMTP host is set."""
     smtp = app.config.smtp
     if not smtp.host:
         folder = ensure_maildir(app.config.data_path / "outbox-maildir")
         log.info("no SMTP host configured: outgoing mail goes to %s", folder)
-        return [LocalMaildirSender(folder)]
+        return Lanes([LocalMaildirSender(folder)])
     tls = smtp.tls if smtp.tls in ("none", "starttls", "implicit") else "none"
     settings = SmtpSettings(
         host=smtp.host,
@@ -69,7 +71,16 @@ def make_senders(app: App) -> list[MailSender]:
         username=smtp.username,
         password=smtp.password,
     )
-    return [SmtpSender(settings) for _ in range(max(1, smtp.connections))]
+    connections = max(1, smtp.connections)
+    if own_process:
+        service = app.config.service
+        return SenderProcess(
+            settings,
+            connections=connections,
+            log_format=service.log_format,
+            log_file=service.log_file,
+        )
+    return Lanes([SmtpSender(settings) for _ in range(connections)])
 
 
 def make_imap_poller(
@@ -248,7 +259,7 @@ class Service:
 
     async def _drain(
         self,
-        senders: list[MailSender],
+        senders: BatchSender,
         meanwhile: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         """Send what is due; while the SMTP server is away, wait for it with backoff (the
@@ -292,7 +303,7 @@ class Service:
             log.info("processed %d mail(s) stored but not processed", recovered)
 
     async def _turn(
-        self, senders: list[MailSender], maildir: MaildirReader, workers: RoundWorkers | None
+        self, senders: BatchSender, maildir: MaildirReader, workers: RoundWorkers | None
     ) -> None:
         await self._read_maildir(maildir, workers)
         await self._drain(
@@ -347,7 +358,7 @@ class Service:
     async def _sending_while(
         self,
         work: Coroutine[Any, Any, None],
-        senders: list[MailSender],
+        senders: BatchSender,
         workers: RoundWorkers | None,
     ) -> None:
         """Do ``work`` (the first reading of the mailboxes, which may hold a day's mail) while
@@ -383,7 +394,7 @@ class Service:
                 await self._wait_out(error, failures)
 
     async def _serve(
-        self, senders: list[MailSender], maildir: MaildirReader, workers: RoundWorkers | None
+        self, senders: BatchSender, maildir: MaildirReader, workers: RoundWorkers | None
     ) -> None:
         """Turn after turn until stopped; a locked or unreachable database is waited out."""
         failures = 0
@@ -409,7 +420,9 @@ class Service:
         await self._recover(once=once)
         maildir = make_maildir_reader(self.app)
         self.stopping_readers.append(maildir.stop)
-        senders = make_senders(self.app)
+        senders = make_senders(
+            self.app, own_process=not once and worker_count(self.app.config.service.workers) > 1
+        )
 
         workers = self._workers(once=once)
         if workers is not None:
@@ -463,8 +476,7 @@ class Service:
                 watching.cancel()
                 await asyncio.gather(watching, return_exceptions=True)
             await self._stop_reading(poller, imap_thread, readers)
-            for sender in senders:
-                await sender.close()
+            await senders.close()
 
     def _delivered(self) -> None:
         """Mail was delivered into the Maildir: read it now, not at the next tick (also between

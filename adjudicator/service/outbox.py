@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+from typing import Protocol, runtime_checkable
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -34,6 +35,55 @@ LAST_RETRY = timedelta(hours=2)
 SESSION_STAGES = frozenset({"connect", "tls", "auth", "local"})
 """Where a failure says nothing about the mail: the server is down or unreachable, or will not
 let us in (or the local outbox folder cannot be written)."""
+
+
+Envelope = tuple[bytes, str, str]
+"""A mail as it is handed to the server: its bytes, its envelope sender, its recipient."""
+
+
+@runtime_checkable
+class BatchSender(Protocol):
+    """Sends a batch of mails at once and says how each went, in the batch's order:
+    ``Lanes`` over connections of this process, or ``adjudicator.sending.SenderProcess``."""
+
+    async def send_batch(self, envelopes: Sequence[Envelope]) -> list[SendResult]: ...
+
+    async def close(self) -> None: ...
+
+
+class Lanes:
+    """Several senders (each its own SMTP connection, kept open) sharing each batch: each takes
+    every n-th mail, one after another on its connection, and the senders work at once."""
+
+    def __init__(self, senders: Sequence[MailSender]) -> None:
+        self.senders = list(senders)
+
+    async def send_batch(self, envelopes: Sequence[Envelope]) -> list[SendResult]:
+        """The results come back in the batch's order."""
+        lanes = len(self.senders)
+
+        async def lane(sender: MailSender, chunk: Sequence[Envelope]) -> list[SendResult]:
+            results: list[SendResult] = []
+            for message, envelope_sender, recipient in chunk:
+                if results and _server_away(results[-1:]):
+                    results.append(results[-1])  # no use knocking again: a timeout each
+                    continue
+                results.append(
+                    await sender.send(message, sender=envelope_sender, recipients=[recipient])
+                )
+            return results
+
+        done = await asyncio.gather(
+            *(lane(s, envelopes[i::lanes]) for i, s in enumerate(self.senders))
+        )
+        results: list[SendResult] = [None] * len(envelopes)  # type: ignore[list-item]
+        for i, chunk in enumerate(done):
+            results[i::lanes] = chunk
+        return results
+
+    async def close(self) -> None:
+        for sender in self.senders:
+            await sender.close()
 
 
 class ServerUnavailable(Exception):
@@ -160,7 +210,7 @@ def _detail(result: SendResult) -> str:
 
 async def send_due(
     engine: Engine,
-    sender: MailSender | Sequence[MailSender],
+    sender: MailSender | Sequence[MailSender] | BatchSender,
     *,
     bounce_address: str,
     now: Callable[[], datetime],
@@ -174,8 +224,9 @@ async def send_due(
     raised and the batch is left as it was.
 
     Given several senders (each its own SMTP connection, kept open), a batch is shared among
-    them and sent over all at once; the claim and the record of the batch are the same as with
-    one, so nothing is sent twice and nothing is lost.
+    them and sent over all at once (``Lanes``); the claim and the record of the batch are the
+    same as with one, so nothing is sent twice and nothing is lost. The same holds for a
+    ``BatchSender`` that sends from another process (``adjudicator/sending.py``).
 
     The database work (claiming a batch, recording the results) runs in worker threads: the
     event loop keeps only the SMTP conversation. A mail is marked sent only after the server
@@ -191,7 +242,10 @@ async def send_due(
     there (the Maildir), so that an answer to it goes out in this pass (answers are claimed
     first), not after the last result.
     """
-    senders = [sender] if not isinstance(sender, Sequence) else list(sender)
+    if isinstance(sender, BatchSender):
+        lanes = sender
+    else:
+        lanes = Lanes([sender] if not isinstance(sender, Sequence) else sender)
     sent = 0
     recording: asyncio.Future[None] | None = None
     in_flight: set[int | None] = set()
@@ -206,7 +260,11 @@ async def send_due(
                 if not mails:
                     await asyncio.to_thread(session.close)
                     return sent
-                results = await _send_all(senders, mails, bounce_address)
+                envelopes = [
+                    (mail.message, mail.envelope_sender or bounce_address, mail.recipient)
+                    for mail in mails
+                ]
+                results = await lanes.send_batch(envelopes)
             except BaseException:
                 await asyncio.to_thread(session.close)  # rolls back: the mails stay due
                 raise
@@ -228,35 +286,6 @@ async def send_due(
     finally:
         if recording is not None:
             await recording
-
-
-async def _send_all(
-    senders: Sequence[MailSender], mails: list[OutboxMail], bounce_address: str
-) -> list[SendResult]:
-    """Each sender takes every n-th mail of the batch, one after another on its connection;
-    the senders work at once. The results come back in the batch's order."""
-    lanes = len(senders)
-
-    async def lane(sender: MailSender, chunk: list[OutboxMail]) -> list[SendResult]:
-        results: list[SendResult] = []
-        for mail in chunk:
-            if results and _server_away(results[-1:]):
-                results.append(results[-1])  # no use knocking again: a timeout each
-                continue
-            results.append(
-                await sender.send(
-                    mail.message,
-                    sender=mail.envelope_sender or bounce_address,
-                    recipients=[mail.recipient],
-                )
-            )
-        return results
-
-    done = await asyncio.gather(*(lane(s, mails[i::lanes]) for i, s in enumerate(senders)))
-    results: list[SendResult] = [None] * len(mails)  # type: ignore[list-item]
-    for i, chunk in enumerate(done):
-        results[i::lanes] = chunk
-    return results
 
 
 def _record(

@@ -1,0 +1,170 @@
+"""Mail sent over SMTP from a process of its own, while the service reads and processes mail.
+
+The SMTP conversation (the commands and replies, each message's bytes on the wire, the event
+loop around them) is Python work that holds the interpreter lock: in a burst of order mail
+it took about a tenth of the service's process, beside the intake. So ``adjudicate serve``
+hands it to a sender process when the machine has more than one core (``service.workers``),
+as it hands the reading of mail to a reader (``readers.py``). Only the conversation moves:
+the service claims each batch of the outbox and records how each mail went as before
+(``service/outbox.py``), so when a mail counts as sent, and what is sent again after a crash,
+do not change. The process keeps its SMTP connections (``smtp.connections``) open from batch
+to batch.
+
+A sender process that dies, or has not answered within ``batch_timeout``, is given up: the
+batch is sent over connections of the service's own, and so is every batch until a new process
+starts, ``RESTART_SECONDS`` later. A mail the lost process had handed to the server before it
+was lost then goes twice: at least once, as after a crash of the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import multiprocessing
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from adjudicator.child_processes import serve_the_service
+from adjudicator.collector import settle
+from adjudicator.logs import configure_logging
+from adjudicator.mail.smtp import SendResult, SmtpSender, SmtpSettings
+from adjudicator.service.outbox import Envelope, Lanes
+
+log = logging.getLogger("adjudicator.sending")
+
+RESTART_SECONDS = 60.0
+"""After a sender process was lost, mail is sent by the service itself for this long, so that
+a process that cannot start is not started again for every batch."""
+
+_loop: asyncio.AbstractEventLoop | None = None
+_lanes: Lanes | None = None
+
+
+def _start_sender(
+    settings: SmtpSettings, connections: int, logging_: tuple[str, str, str], service: int
+) -> None:
+    global _loop, _lanes  # noqa: PLW0603 - one sender's connections per process
+    serve_the_service(service)
+    log_format, level, log_file = logging_
+    configure_logging(log_format=log_format, level=level, log_file=log_file)
+    _loop = asyncio.new_event_loop()
+    _lanes = Lanes([SmtpSender(settings) for _ in range(connections)])
+    settle()
+
+
+def _ready() -> bool:
+    return _lanes is not None
+
+
+def _send(envelopes: list[Envelope]) -> list[SendResult]:
+    assert _loop is not None, "a sender is started with its settings"
+    assert _lanes is not None
+    return _loop.run_until_complete(_lanes.send_batch(envelopes))
+
+
+def _close() -> None:
+    """Say goodbye (QUIT) on every connection."""
+    if _loop is not None and _lanes is not None:
+        _loop.run_until_complete(_lanes.close())
+
+
+class SenderProcess:
+    """A sender process (see the module's docstring): an ``outbox.BatchSender``. Used from one
+    event loop."""
+
+    def __init__(
+        self,
+        settings: SmtpSettings,
+        *,
+        connections: int,
+        log_format: str = "text",
+        log_file: str = "",
+    ) -> None:
+        if settings.tls_context is not None:
+            raise ValueError("a sender process verifies TLS with the system's defaults only")
+        level = logging.getLevelName(logging.getLogger().getEffectiveLevel()).lower()
+        self.settings, self.connections = settings, max(1, connections)
+        self._initargs = (settings, self.connections, (log_format, level, log_file), os.getpid())
+        self.local = Lanes([SmtpSender(settings) for _ in range(self.connections)])
+        """The service's own connections, opened only while there is no process to send."""
+        self.pool: ProcessPoolExecutor | None = None
+        self._up: Future[bool] | None = None
+        self._retry_at = 0.0
+        self.batches_sent = 0
+        """Batches the process sent (for tests and figures)."""
+        self._started()
+
+    def batch_timeout(self, mails: int) -> float:
+        """Seconds a batch may take in the process: a connection and each of its share of the
+        batch may each take the SMTP timeout, and one more."""
+        return self.settings.timeout * (2 + math.ceil(mails / self.connections))
+
+    def _started(self) -> ProcessPoolExecutor | None:
+        """The process, started now if need be; None while it starts, and while one lost waits
+        to be replaced: a batch never waits for a process to start."""
+        if self.pool is None and time.monotonic() >= self._retry_at:
+            self.pool = ProcessPoolExecutor(
+                1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_sender,
+                initargs=self._initargs,
+            )
+            self._up = self.pool.submit(_ready)
+        pool, up = self.pool, self._up
+        if pool is None or up is None or not up.done():
+            return None
+        if (error := up.exception()) is not None:
+            self._lost(pool, f"the sender process did not start ({type(error).__name__}: {error})")
+            return None
+        return pool
+
+    def ready(self) -> bool:
+        """Whether the process is up and takes mail now."""
+        return self._started() is not None
+
+    async def send_batch(self, envelopes: Sequence[Envelope]) -> list[SendResult]:
+        """Send the batch from the process, or over the service's own connections while there
+        is none (or when it is lost on this batch)."""
+        pool = self._started()
+        if pool is not None:
+            timeout = self.batch_timeout(len(envelopes))
+            try:
+                handed = asyncio.wrap_future(pool.submit(_send, list(envelopes)))
+                results = await asyncio.wait_for(handed, timeout)
+            except TimeoutError:
+                self._lost(pool, f"the sender process took over {timeout:g} s for a batch")
+            except Exception as error:  # died (BrokenProcessPool), or could not send it back
+                self._lost(pool, f"the sender process failed ({type(error).__name__}: {error})")
+            else:
+                self.batches_sent += 1
+                return results
+        return await self.local.send_batch(envelopes)
+
+    def _lost(self, pool: ProcessPoolExecutor, why: str) -> None:
+        """Give up on ``pool``: it is handed nothing more, and ends after the batch in hand. A
+        new process is started for the batches that come ``RESTART_SECONDS`` later."""
+        if self.pool is not pool:
+            return  # said already
+        self.pool, self._up = None, None
+        self._retry_at = time.monotonic() + RESTART_SECONDS
+        log.error(
+            "%s: the service sends the mail itself, and starts a new sender in %g s",
+            why,
+            RESTART_SECONDS,
+        )
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    async def close(self) -> None:
+        """Close every connection, the process's (after the batch in hand) and the service's."""
+        pool, self.pool = self.pool, None
+        self._retry_at = math.inf  # none is started again
+        if pool is not None:
+            try:
+                await asyncio.wait_for(asyncio.wrap_future(pool.submit(_close)), 30)
+            except Exception as error:  # lost meanwhile: its connections went with it
+                log.debug("the sender process did not close its connections: %r", error)
+            await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+        await self.local.close()
