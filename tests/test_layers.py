@@ -26,7 +26,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("service",),
     ("archive",),
     ("app", "archiving"),
-    ("workers", "readers"),
+    ("workers", "readers", "sending"),
     ("demo", "scheduler", "cli_support", "metrics", "systemd", "doctor", "backup", "pipe"),
     ("runner",),
     ("cli", "cli_gm", "cli_archive"),
