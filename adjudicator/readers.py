@@ -21,16 +21,14 @@ in the service: handing it over would cost about what reading it does.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import threading
-import time
 from collections import deque
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from adjudicator.child_processes import serve_the_service
+from adjudicator.child_processes import Helper, serve_the_service
 from adjudicator.collector import settle
 from adjudicator.logs import configure_logging
 from adjudicator.mail.reading import Reading, Readings, read_all
@@ -100,39 +98,28 @@ class MailReaders:
     ) -> None:
         level = logging.getLevelName(logging.getLogger().getEffectiveLevel()).lower()
         logging_ = (log_format, level, log_file)
-        self._initargs = (frozenset(own_addresses), max_bytes, logging_, os.getpid())
-        self.pool: ProcessPoolExecutor | None = None
-        self._lock = threading.Lock()  # the IMAP reader and the Maildir reader share it
-        self._up: Future[bool] | None = None
-        self._retry_at = 0.0
+        self.helper = Helper(
+            name="the mail reader",
+            instead="the service reads the mail itself, and starts a new reader",
+            initializer=_start_reader,
+            initargs=(frozenset(own_addresses), max_bytes, logging_, os.getpid()),
+            ready=_ready,
+            restart=lambda: RESTART_SECONDS,
+            logger=log,
+        )
         self.parts_read = 0
         """Parts whose readings came back (for tests and figures)."""
+        self._lock = threading.Lock()  # the IMAP reader and the Maildir reader share it
         self._soon: deque[tuple[tuple[int, ...], Readings]] = deque(maxlen=KEPT_AHEAD)
-        self._started()
+        self.helper.started()  # now, not with the first batch
 
-    def _started(self) -> ProcessPoolExecutor | None:
-        """The reader, started now if need be (not with the first batch); None while it starts,
-        and while one lost waits to be replaced: a batch never waits for a reader to start."""
-        with self._lock:
-            if self.pool is None and time.monotonic() >= self._retry_at:
-                self.pool = ProcessPoolExecutor(
-                    1,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_start_reader,
-                    initargs=self._initargs,
-                )
-                self._up = self.pool.submit(_ready)
-            pool, up = self.pool, self._up
-        if pool is None or up is None or not up.done():
-            return None
-        if (error := up.exception()) is not None:
-            self._lost(pool, f"the mail reader did not start ({type(error).__name__}: {error})")
-            return None
-        return pool
+    @property
+    def pool(self) -> ProcessPoolExecutor | None:
+        return self.helper.pool
 
     def ready(self) -> bool:
         """Whether the reader is up and takes mail now."""
-        return self._started() is not None
+        return self.helper.started() is not None
 
     def read_soon(self, raws: Sequence[bytes]) -> None:
         """Start reading ``raws``, whose ``read_ahead`` comes later: it then finds them read,
@@ -155,7 +142,7 @@ class MailReaders:
         return self._start(raws)
 
     def _start(self, raws: Sequence[bytes]) -> Readings:
-        pool = self._started() if len(raws) >= READ_AHEAD_MIN else None
+        pool = self.helper.started() if len(raws) >= READ_AHEAD_MIN else None
         if pool is None:
             return {}
         parts: list[_Part] = []
@@ -168,26 +155,14 @@ class MailReaders:
         return _ReadAhead(self, pool, parts)
 
     def _lost(self, pool: ProcessPoolExecutor, why: str) -> None:
-        """Give up on ``pool``: it is handed nothing more, reads the part in hand to its end
-        (however long: the service would have taken as long over it), then ends. A new reader
-        is started for the mail that comes ``RESTART_SECONDS`` later."""
-        with self._lock:
-            if self.pool is not pool:
-                return  # said already
-            self.pool = None
-            self._retry_at = time.monotonic() + RESTART_SECONDS
-        log.error(
-            "%s: the service reads the mail itself, and starts a new reader in %g s",
-            why,
-            RESTART_SECONDS,
-        )
-        pool.shutdown(wait=False, cancel_futures=True)
+        """Give up on ``pool``: it reads the part in hand to its end (however long: the service
+        would have taken as long over it), then ends. A new reader is started for the mail that
+        comes ``RESTART_SECONDS`` later."""
+        self.helper.lost(pool, why)
 
     def shutdown(self) -> None:
         """Stop the reader (after the part in hand)."""
-        with self._lock:
-            pool, self.pool = self.pool, None
-            self._retry_at = float("inf")  # none is started again
+        pool = self.helper.stop()
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
 

@@ -21,13 +21,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import multiprocessing
 import os
-import time
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 
-from adjudicator.child_processes import serve_the_service
+from adjudicator.child_processes import Helper, serve_the_service
 from adjudicator.collector import settle
 from adjudicator.logs import configure_logging
 from adjudicator.mail.smtp import SendResult, SmtpSender, SmtpSettings
@@ -87,80 +85,57 @@ class SenderProcess:
             raise ValueError("a sender process verifies TLS with the system's defaults only")
         level = logging.getLevelName(logging.getLogger().getEffectiveLevel()).lower()
         self.settings, self.connections = settings, max(1, connections)
-        self._initargs = (settings, self.connections, (log_format, level, log_file), os.getpid())
+        self.helper = Helper(
+            name="the sender process",
+            instead="the service sends the mail itself, and starts a new sender",
+            initializer=_start_sender,
+            initargs=(settings, self.connections, (log_format, level, log_file), os.getpid()),
+            ready=_ready,
+            restart=lambda: RESTART_SECONDS,
+            logger=log,
+        )
         self.local = Lanes([SmtpSender(settings) for _ in range(self.connections)])
         """The service's own connections, opened only while there is no process to send."""
-        self.pool: ProcessPoolExecutor | None = None
-        self._up: Future[bool] | None = None
-        self._retry_at = 0.0
         self.batches_sent = 0
         """Batches the process sent (for tests and figures)."""
-        self._started()
+        self.helper.started()
+
+    @property
+    def pool(self) -> ProcessPoolExecutor | None:
+        return self.helper.pool
 
     def batch_timeout(self, mails: int) -> float:
         """Seconds a batch may take in the process: a connection and each of its share of the
         batch may each take the SMTP timeout, and one more."""
         return self.settings.timeout * (2 + math.ceil(mails / self.connections))
 
-    def _started(self) -> ProcessPoolExecutor | None:
-        """The process, started now if need be; None while it starts, and while one lost waits
-        to be replaced: a batch never waits for a process to start."""
-        if self.pool is None and time.monotonic() >= self._retry_at:
-            self.pool = ProcessPoolExecutor(
-                1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_sender,
-                initargs=self._initargs,
-            )
-            self._up = self.pool.submit(_ready)
-        pool, up = self.pool, self._up
-        if pool is None or up is None or not up.done():
-            return None
-        if (error := up.exception()) is not None:
-            self._lost(pool, f"the sender process did not start ({type(error).__name__}: {error})")
-            return None
-        return pool
-
     def ready(self) -> bool:
         """Whether the process is up and takes mail now."""
-        return self._started() is not None
+        return self.helper.started() is not None
 
     async def send_batch(self, envelopes: Sequence[Envelope]) -> list[SendResult]:
         """Send the batch from the process, or over the service's own connections while there
         is none (or when it is lost on this batch)."""
-        pool = self._started()
+        pool = self.helper.started()
         if pool is not None:
             timeout = self.batch_timeout(len(envelopes))
             try:
                 handed = asyncio.wrap_future(pool.submit(_send, list(envelopes)))
                 results = await asyncio.wait_for(handed, timeout)
             except TimeoutError:
-                self._lost(pool, f"the sender process took over {timeout:g} s for a batch")
+                why = f"the sender process took over {timeout:g} s for a batch"
+                self.helper.lost(pool, why)
             except Exception as error:  # died (BrokenProcessPool), or could not send it back
-                self._lost(pool, f"the sender process failed ({type(error).__name__}: {error})")
+                why = f"the sender process failed ({type(error).__name__}: {error})"
+                self.helper.lost(pool, why)
             else:
                 self.batches_sent += 1
                 return results
         return await self.local.send_batch(envelopes)
 
-    def _lost(self, pool: ProcessPoolExecutor, why: str) -> None:
-        """Give up on ``pool``: it is handed nothing more, and ends after the batch in hand. A
-        new process is started for the batches that come ``RESTART_SECONDS`` later."""
-        if self.pool is not pool:
-            return  # said already
-        self.pool, self._up = None, None
-        self._retry_at = time.monotonic() + RESTART_SECONDS
-        log.error(
-            "%s: the service sends the mail itself, and starts a new sender in %g s",
-            why,
-            RESTART_SECONDS,
-        )
-        pool.shutdown(wait=False, cancel_futures=True)
-
     async def close(self) -> None:
         """Close every connection, the process's (after the batch in hand) and the service's."""
-        pool, self.pool = self.pool, None
-        self._retry_at = math.inf  # none is started again
+        pool = self.helper.stop()
         if pool is not None:
             try:
                 await asyncio.wait_for(asyncio.wrap_future(pool.submit(_close)), 30)
