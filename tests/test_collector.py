@@ -8,7 +8,9 @@ import subprocess
 import sys
 import textwrap
 
-from adjudicator.collector import YOUNG_THRESHOLD
+import pytest
+
+from adjudicator.collector import MALLOC_ARENAS, YOUNG_THRESHOLD
 
 
 def _run(script: str) -> str:
@@ -61,3 +63,55 @@ def test_garbage_made_afterwards_is_collected_without_being_asked() -> None:
         """
     )
     assert out == "True True True"
+
+
+ARENAS = """
+    import ctypes, os, sys, tempfile, threading
+    from adjudicator.collector import settle
+    if sys.argv[1] == "settled":
+        settle()
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.fopen.restype = ctypes.c_void_p
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    started, done = threading.Barrier(7), threading.Event()
+
+    def allocate():
+        libc.malloc(4096)  # each thread's first allocation: glibc picks (or makes) its arena
+        started.wait()
+        done.wait()
+
+    threads = [threading.Thread(target=allocate) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    started.wait()  # all six hold their allocation at once
+    path = os.path.join(tempfile.mkdtemp(), "info.xml")
+    out = libc.fopen(path.encode(), b"w")
+    libc.malloc_info(0, out)
+    libc.fclose(out)
+    done.set()
+    for thread in threads:
+        thread.join()
+    print(open(path).read().count("<heap nr="))
+"""
+
+
+def _heaps(settled: bool) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(ARENAS), "settled" if settled else "bare"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.strip())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc arenas")
+def test_a_settled_process_keeps_to_a_few_malloc_arenas_however_many_threads_allocate() -> None:
+    """glibc gives each thread an arena of its own (up to eight a core) and keeps the memory
+    each took; a settled process shares ``MALLOC_ARENAS`` among all its threads."""
+    assert _heaps(settled=False) > MALLOC_ARENAS  # the test sees what it is about
+    assert _heaps(settled=True) <= MALLOC_ARENAS
