@@ -12,12 +12,14 @@ from typing import Any
 
 import pytest
 from sqlalchemy import event
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
 from adjudicator.service import batch_intake
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
+from adjudicator.service.outbox import queue_mail
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
@@ -159,6 +161,26 @@ def queued(app: App, kind: str | None = None) -> list[EmailMessage]:
             parsed["X-Test-Kind"] = row.kind
             found.append(parsed)
         return found
+
+
+def queue_test_mails(engine: Engine, numbers: range, *, now: datetime) -> None:
+    """Mails of kind ``test`` due at ``now`` in the outbox, mail n to pn@example.org."""
+    with session_scope(engine) as session:
+        for n in numbers:
+            message = EmailMessage()
+            message["From"] = "judge@pbem.test"
+            message["To"] = f"p{n}@example.org"
+            message["Subject"] = f"mail {n}"
+            message["Message-ID"] = f"<m{n}@pbem.test>"
+            message.set_content(f"mail number {n}\n")
+            queue_mail(
+                session,
+                key=f"test:{n}",
+                kind="test",
+                recipient=f"p{n}@example.org",
+                message=message.as_bytes(),
+                now=now,
+            )
 
 
 def plain(message: EmailMessage) -> str:

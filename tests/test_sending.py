@@ -11,19 +11,18 @@ import os
 import signal
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from email.message import EmailMessage
 from typing import TypeVar
 
 import pytest
 from mailservers import SmtpSink, running_smtp_sink
+from playing import queue_test_mails
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from adjudicator import sending
 from adjudicator.mail.smtp import SmtpSettings
 from adjudicator.sending import SenderProcess
-from adjudicator.service.outbox import queue_mail, send_due
-from adjudicator.storage.db import session_scope
+from adjudicator.service.outbox import send_due
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -32,21 +31,7 @@ T = TypeVar("T")
 
 
 def queue(engine: Engine, numbers: range) -> None:
-    with session_scope(engine) as session:
-        for n in numbers:
-            message = EmailMessage()
-            message["From"] = JUDGE
-            message["To"] = f"p{n}@example.org"
-            message["Subject"] = f"mail {n}"
-            message.set_content(f"mail number {n}\n")
-            queue_mail(
-                session,
-                key=f"test:{n}",
-                kind="test",
-                recipient=f"p{n}@example.org",
-                message=message.as_bytes(),
-                now=NOW,
-            )
+    queue_test_mails(engine, numbers, now=NOW)
 
 
 def statuses(engine: Engine) -> set[OutboxStatus]:

@@ -9,18 +9,16 @@ import sqlite3
 import threading
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
-from email.message import EmailMessage
 
 import pytest
 from mailservers import SmtpSink, running_smtp_sink
-from playing import close_open_round, new_game, player_mail, queued
+from playing import close_open_round, new_game, player_mail, queue_test_mails, queued
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
 from adjudicator.mail.smtp import SmtpSender, SmtpSettings
-from adjudicator.service.outbox import MAX_ATTEMPTS, ServerUnavailable, queue_mail, send_due
-from adjudicator.storage.db import session_scope
+from adjudicator.service.outbox import MAX_ATTEMPTS, ServerUnavailable, send_due
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -28,22 +26,7 @@ PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank")
 
 
 def queue(engine: Engine, count: int) -> None:
-    with session_scope(engine) as session:
-        for n in range(count):
-            message = EmailMessage()
-            message["From"] = "judge@pbem.test"
-            message["To"] = f"p{n}@example.org"
-            message["Subject"] = f"mail {n}"
-            message["Message-ID"] = f"<m{n}@pbem.test>"
-            message.set_content(f"mail number {n}\n")
-            queue_mail(
-                session,
-                key=f"test:{n}",
-                kind="test",
-                recipient=f"p{n}@example.org",
-                message=message.as_bytes(),
-                now=NOW,
-            )
+    queue_test_mails(engine, range(count), now=NOW)
 
 
 def drain(engine: Engine, sink: SmtpSink) -> int:
