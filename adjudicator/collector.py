@@ -16,8 +16,9 @@ cycle of objects made later is still collected, only a little later: at most
 It also caps glibc's malloc arenas (:data:`MALLOC_ARENAS`): glibc gives a thread that
 allocates while another does an arena of its own, up to eight a core, and keeps the memory
 each took. In the service, whose IMAP thread, outbox threads and the hand-overs to its reader
-and sender processes allocate at the same time, that was 10-15 MB more peak memory: 148-153 MB
-against 135 MB with two arenas (``bench/intake.py``, the service's peak RSS), for the same CPU.
+and sender processes allocate at the same time, that was 10-15 MB more peak memory: 148-153 MB,
+against 135 MB with ``MALLOC_ARENA_MAX=2`` and 141 MB with this cap (``bench/intake.py``, the
+service's peak RSS), for the same CPU.
 """
 
 from __future__ import annotations
