@@ -4,6 +4,7 @@ process of its own: freezing is for the whole interpreter, and this one runs eve
 
 from __future__ import annotations
 
+import platform
 import subprocess
 import sys
 import textwrap
@@ -109,7 +110,7 @@ def _heaps(settled: bool) -> int:
     return int(done.stdout.strip())
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc arenas")
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc arenas")
 def test_a_settled_process_keeps_to_a_few_malloc_arenas_however_many_threads_allocate() -> None:
     """glibc gives each thread an arena of its own (up to eight a core) and keeps the memory
     each took; a settled process shares ``MALLOC_ARENAS`` among all its threads."""
