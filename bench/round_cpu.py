@@ -1,14 +1,17 @@
 """A deadline inside a worker: CPU a round to close, adjudicate, draw and report it.
 
 Run: .venv/bin/python bench/round_cpu.py [--games 120] [--players 6] [--repeat 3]
+     [--database sqlite|postgresql] [--pg-admin URL]
 
 bench/deadline_burst.py measures a burst of deadlines end to end, with the service, its worker
 processes and the SMTP sink sharing the machine; its ratio moves with the load of the machine
 by a quarter and more. This measures what one worker does for one round, in one process, as
 CPU time (``time.process_time``), steadier from run to run:
 
-1. Setup: a fresh SQLite database with the deadline bench's games (``--games`` Giveaway games
-   of ``--players``, every player's orders in: a ring of gifts), their deadline passed.
+1. Setup: a fresh database (SQLite, or with ``--database postgresql`` a new PostgreSQL
+   database made through ``--pg-admin`` and dropped after) with the deadline bench's games
+   (``--games`` Giveaway games of ``--players``, every player's orders in: a ring of gifts),
+   their deadline passed.
 2. Rounds: ``workers.round_is_due`` for each round, as a worker runs it at the deadline: close
    the round, adjudicate it, open the next, make its pictures (no transaction open) and queue
    every player's result mail. The first ``WARM_UP`` rounds warm the process up (templates
@@ -40,7 +43,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from deadline_burst import JUDGE, TALK, seed
+from deadline_burst import JUDGE, TALK, database, seed
 
 from adjudicator.app import make_app
 from adjudicator.config import Config, ServiceConfig
@@ -83,56 +86,61 @@ def game_work(session: Session, round_: Round) -> tuple[Game, Any, dict[str, lis
     return game, state, orders
 
 
-def one_round(games: int, players: int) -> dict[str, float]:
+def one_round(games: int, players: int, kind: str, admin_url: str) -> dict[str, float]:
     """CPU seconds a round: the worker's whole work, its converter's share, and the floor."""
     data = Path(tempfile.mkdtemp(prefix="adjudicator-round-cpu-"))
     try:
-        url = f"sqlite:///{data / 'rounds.db'}"
-        deadline = datetime.now(UTC) - timedelta(minutes=1)
-        seed(url, games, players, deadline)
-        config = Config(service=ServiceConfig(data_dir=str(data), address=JUDGE, database_url=url))
-        app = make_app(config)
-        timed = TimedConverter(app.ctx.converter)
-        object.__setattr__(app.ctx, "converter", timed)  # the context is frozen
-        with Session(app.engine) as session:
-            rounds = session.exec(
-                select(Round).join(Game).where(Game.name != TALK).order_by(col(Round.id))
-            ).all()
-            work = [game_work(session, r) for r in rounds]
-        ids = [r.id for r in rounds if r.id is not None]
-        now = datetime.now(UTC)
-        for round_id in ids[:WARM_UP]:
-            assert round_is_due(app, round_id, now) is not None
-        # Each round timed alone, and the median taken: a moment of other work on the
-        # machine moves a few rounds, not the figure.
-        whole, converting, floor = [], [], []
-        for round_id in ids[WARM_UP:]:
-            timed.seconds = 0.0
-            started = time.process_time()
-            closed = round_is_due(app, round_id, now)
-            whole.append(time.process_time() - started)
-            converting.append(timed.seconds)
-            assert closed is not None, f"round {round_id} was not closed"
-        converter = timed.converter
-        for game, state, orders in work[WARM_UP:]:
-            started = time.process_time()
-            rules = rules_of(game)
-            resolution = rules.resolve(state, orders)
-            pictures = kind_of(game.kind).pictures(
-                rules.public_state(resolution.state), resolution.report.public
-            )
-            for picture in pictures:
-                converter.to_png(picture.svg)
-            floor.append(time.process_time() - started)
-        app.engine.dispose()
-        return {
-            "round_ms": 1000 * statistics.median(whole),
-            "converter_ms": 1000 * statistics.median(converting),
-            "floor_ms": 1000 * statistics.median(floor),
-            "rounds": len(whole),
-        }
+        with database(kind, data, admin_url) as url:
+            return rounds_in(url, data, games, players)
     finally:
         shutil.rmtree(data, ignore_errors=True)
+
+
+def rounds_in(url: str, data: Path, games: int, players: int) -> dict[str, float]:
+    """The rounds of :func:`one_round`, in the database at ``url``."""
+    deadline = datetime.now(UTC) - timedelta(minutes=1)
+    seed(url, games, players, deadline)
+    config = Config(service=ServiceConfig(data_dir=str(data), address=JUDGE, database_url=url))
+    app = make_app(config)
+    timed = TimedConverter(app.ctx.converter)
+    object.__setattr__(app.ctx, "converter", timed)  # the context is frozen
+    with Session(app.engine) as session:
+        rounds = session.exec(
+            select(Round).join(Game).where(Game.name != TALK).order_by(col(Round.id))
+        ).all()
+        work = [game_work(session, r) for r in rounds]
+    ids = [r.id for r in rounds if r.id is not None]
+    now = datetime.now(UTC)
+    for round_id in ids[:WARM_UP]:
+        assert round_is_due(app, round_id, now) is not None
+    # Each round timed alone, and the median taken: a moment of other work on the
+    # machine moves a few rounds, not the figure.
+    whole, converting, floor = [], [], []
+    for round_id in ids[WARM_UP:]:
+        timed.seconds = 0.0
+        started = time.process_time()
+        closed = round_is_due(app, round_id, now)
+        whole.append(time.process_time() - started)
+        converting.append(timed.seconds)
+        assert closed is not None, f"round {round_id} was not closed"
+    converter = timed.converter
+    for game, state, orders in work[WARM_UP:]:
+        started = time.process_time()
+        rules = rules_of(game)
+        resolution = rules.resolve(state, orders)
+        pictures = kind_of(game.kind).pictures(
+            rules.public_state(resolution.state), resolution.report.public
+        )
+        for picture in pictures:
+            converter.to_png(picture.svg)
+        floor.append(time.process_time() - started)
+    app.engine.dispose()
+    return {
+        "round_ms": 1000 * statistics.median(whole),
+        "converter_ms": 1000 * statistics.median(converting),
+        "floor_ms": 1000 * statistics.median(floor),
+        "rounds": len(whole),
+    }
 
 
 def main() -> None:
@@ -140,11 +148,19 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=120)
     parser.add_argument("--players", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument(
+        "--pg-admin", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    )
     args = parser.parse_args()
     if args.games <= WARM_UP:
         parser.error(f"--games must be more than the {WARM_UP} of the warm-up")
-    runs = [one_round(args.games, args.players) for _ in range(args.repeat)]
+    runs = [
+        one_round(args.games, args.players, args.database, args.pg_admin)
+        for _ in range(args.repeat)
+    ]
     figures: dict[str, object] = {
+        "database": args.database,
         "games": args.games,
         "players": args.players,
         "rounds_counted": int(runs[0]["rounds"]),
