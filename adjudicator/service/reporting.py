@@ -6,7 +6,10 @@ also opens the next round; this step takes it from adjudicated to reported. Betw
 transaction is open while the round's pictures are converted. A crash between them leaves the
 round adjudicated, and the next sweep reports it. The reporting transaction starts with the
 compare-and-set adjudicated -> reported: a second reporter (another instance, a retry) loses it
-and queues nothing, and a crash before the commit undoes the step with its mails.
+and queues nothing, and a crash before the commit undoes the step with its mails. A reporter
+first claims the round (``storage/claims.py``) and leaves one another reporter has in hand:
+the round's closer reports it right after its commit, and the pass after a batch of mail or
+the sweeper, which see it waiting meanwhile, would make its pictures for nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
 from adjudicator.service.replies import round_result_mails
 from adjudicator.service.rounds import Adjudicated, mark_reported
 from adjudicator.storage import queries
+from adjudicator.storage.claims import claimed
 from adjudicator.storage.db import inserts_held, session_scope
 from adjudicator.storage.models import Game, OutboxMail, Round, RoundState
 from adjudicator.storage.write_lock import sqlite_write_lock
@@ -50,7 +54,12 @@ def adjudicated_round(session: Session, round_id: int) -> Adjudicated | None:
 def report_round(engine: Engine, round_id: int, *, ctx: ServiceContext, now: datetime) -> bool:
     """Make the round's pictures and render its result mails (reads only, no transaction
     open), then mark it reported and queue the mails (one short transaction). False when it
-    was not waiting to be reported."""
+    was not waiting to be reported, or another reporter has it in hand (``claims.py``)."""
+    with claimed(engine, round_id) as mine:
+        return mine and _report(engine, round_id, ctx=ctx, now=now)
+
+
+def _report(engine: Engine, round_id: int, *, ctx: ServiceContext, now: datetime) -> bool:
     with Session(engine) as session:  # reads: SQLite's write lock is not taken
         waiting = adjudicated_round(session, round_id)
         if waiting is None or waiting.round.state != RoundState.ADJUDICATED:

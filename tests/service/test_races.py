@@ -15,6 +15,7 @@ from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.service.closing import close_and_adjudicate, sweep
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
+from adjudicator.storage.claims import claimed
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState
 
@@ -82,3 +83,34 @@ def test_scheduler_sweeper_and_game_master_race_and_one_adjudicates(
         assert sorted(m.recipient for m in results) == ["ann@example.org", "ben@example.org"]
     app.clock.advance(hours=1, minutes=1)  # type: ignore[attr-defined]
     assert len(sweep(app.engine, ctx=app.ctx, now=app.clock())) == 1  # round 2: business as usual
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_a_round_another_reporter_has_in_hand_is_left_to_it(
+    database: str, request: pytest.FixtureRequest
+) -> None:
+    """The pass after a batch of mail (``app.report``) sees a round waiting to be reported
+    while its closer is still reporting it: it leaves the round, pictures and mails unmade, and
+    the round is reported once, by the claim's holder."""
+    app: App = request.getfixturevalue("app" if database == "sqlite" else "pg_app")
+    round_id = _duel(app)
+    app.clock.advance(hours=1)  # type: ignore[attr-defined]
+    with session_scope(app.engine) as session:
+        assert close_and_adjudicate(session, round_id, ctx=app.ctx, now=app.clock()) is not None
+    pictures = request.getfixturevalue("quick_pictures")
+    converted = sum(c.calls for c in pictures)
+    with claimed(app.engine, round_id) as mine:  # as the closer does, reporting it
+        assert mine
+        assert app.report() == []
+        with Session(app.engine) as session:
+            round_ = session.get(Round, round_id)
+            assert round_ is not None
+            assert round_.state == RoundState.ADJUDICATED
+            assert session.exec(select(OutboxMail).where(OutboxMail.kind == "result")).all() == []
+        assert sum(c.calls for c in pictures) == converted  # no pictures made for nothing
+    assert app.report() == [round_id]  # the holder gave up (or died): the next pass reports it
+    assert sum(c.calls for c in pictures) > converted  # its pictures made now, by this pass
+    assert app.report() == []
+    with Session(app.engine) as session:
+        results = session.exec(select(OutboxMail).where(OutboxMail.kind == "result")).all()
+        assert sorted(m.recipient for m in results) == ["ann@example.org", "ben@example.org"]
