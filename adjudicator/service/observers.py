@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.commands import Command, CommandProblem, Observe
+from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.security import observe_code
 from adjudicator.service import conversation, replies
@@ -78,10 +79,16 @@ def observe(
 
 
 def observer_result_mails(
-    session: Session, *, ctx: ServiceContext, adjudicated: Adjudicated, now: datetime
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    adjudicated: Adjudicated,
+    now: datetime,
+    pictures: Sequence[Picture] | None = None,
 ) -> list[PendingMail]:
     """The round's public result for each observer of its game, and for its game master after
-    COPY ON (``gm_mail.py``), rendered (reads only): queued with the players' results."""
+    COPY ON (``gm_mail.py``), rendered (reads only): queued with the players' results, whose
+    ``pictures`` it shows (``replies.round_extras``)."""
     game, round_, result = adjudicated.game, adjudicated.round, adjudicated.result
     observers = queries.observers_of(session, game.id)
     gm_copy = game.gm_copy and bool(game.gm_address)
@@ -96,6 +103,7 @@ def observer_result_mails(
         result.report.get("public", {}),
         next_round=None,  # no calendar event: observers have no deadline to keep
         now=now,
+        pictures=pictures,
     )
     context = {
         **replies.base_context(game, None, next_round),

@@ -396,15 +396,18 @@ def round_extras(
     *,
     next_round: Round | None,
     now: datetime,
+    pictures: Sequence[Picture] | None = None,
 ) -> RoundExtras:
     """The pictures of the position after a round (``RoundResult.public_state`` and
     ``report["public"]``) with the PNGs made of them (``service/pictures.py``: never made
-    here, in a transaction), and the next round's calendar event."""
-    pictures = kind_of(game.kind).pictures(public_state, public_report)
+    here, in a transaction), and the next round's calendar event. ``pictures``: those
+    pictures, when the caller has drawn them already (the reporter, to make their PNGs)."""
+    if pictures is None:
+        pictures = kind_of(game.kind).pictures(public_state, public_report)
     pngs = pngs_for(session, ctx, pictures)
     converted = inline_images(pictures, domain=ctx.identity.domain, pngs=pngs)
     calendar = deadline_attachment(ctx, game, next_round, now=now)
-    return RoundExtras(pictures, converted, [calendar] if calendar else [])
+    return RoundExtras(list(pictures), converted, [calendar] if calendar else [])
 
 
 def result_template(ctx: ServiceContext, kind: str) -> str:
@@ -463,10 +466,16 @@ def result_context(
 
 
 def round_result_mails(
-    session: Session, *, ctx: ServiceContext, adjudicated: Adjudicated, now: datetime
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    adjudicated: Adjudicated,
+    now: datetime,
+    pictures: Sequence[Picture] | None = None,
 ) -> list[PendingMail]:
     """The result of a round for every player, rendered (reads only): ``reporting.py`` queues
-    them in the transaction that marks the round reported."""
+    them in the transaction that marks the round reported, and passes the round's
+    ``pictures`` it drew (:func:`round_extras`)."""
     game, round_, result = adjudicated.game, adjudicated.round, adjudicated.result
     assert round_.id is not None
     seats = seats_of(session, game)
@@ -478,8 +487,9 @@ def round_result_mails(
         result.report.get("public", {}),
         next_round=adjudicated.next_round,
         now=now,
+        pictures=pictures,
     )
-    pictures = extras.picture_context()
+    shown = extras.picture_context()
     template = result_template(ctx, game.kind)
     termination = adjudicated.outcome.termination if adjudicated.outcome else None
     players = [seat.handle for seat in seats]
@@ -502,7 +512,7 @@ def round_result_mails(
             result=result,
             termination=termination,
             players=players,
-            pictures=pictures,
+            pictures=shown,
             calendar=bool(calendar),
             round_link=round_link,
             stand_ins=stand_ins,

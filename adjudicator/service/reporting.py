@@ -72,8 +72,12 @@ def _report(engine: Engine, round_id: int, *, ctx: ServiceContext, now: datetime
     made = make_pngs(ctx, missing)
     crash_point("converted")
     with Session(engine) as session:
-        mails = round_result_mails(session, ctx=ctx, adjudicated=waiting, now=now)
-        mails += observer_result_mails(session, ctx=ctx, adjudicated=waiting, now=now)
+        mails = round_result_mails(
+            session, ctx=ctx, adjudicated=waiting, now=now, pictures=pictures
+        )
+        mails += observer_result_mails(
+            session, ctx=ctx, adjudicated=waiting, now=now, pictures=pictures
+        )
     with sqlite_write_lock(engine), session_scope(engine) as session:
         keep_pngs(session, made, now=now)
         if not mark_reported(session, round_id, now=now):

@@ -32,7 +32,9 @@ def _engine(database: str, tmp_path: Path, request: pytest.FixtureRequest) -> En
     if database == "postgresql":
         engine: Engine = request.getfixturevalue("pg_engine")
         return engine
-    engine = make_engine("sqlite://" if database == "memory" else f"sqlite:///{tmp_path / 'c.db'}")
+    engine = make_engine(
+        "sqlite:///:memory:" if database == "memory" else f"sqlite:///{tmp_path / 'c.db'}"
+    )
     request.addfinalizer(engine.dispose)
     return engine
 
