@@ -4,9 +4,10 @@ A round adjudicated and not yet reported is reported by whoever closed it, right
 closing's commit. Until that reporter is done, the round also waits in the eyes of the other
 reporters: the pass after each batch of mail, the sweeper, another instance's workers. Each
 of them would make the round's pictures and render its mails, only to lose its
-compare-and-set at the end (``reporting.mark_reported``): in a burst of deadlines with mail
-coming in, about a twelfth of the workers' CPU (``bench/deadline_burst.py``). A reporter
-therefore claims the round first, and leaves one that another reporter has in hand.
+compare-and-set at the end (``reporting.mark_reported``). In a burst of 500 deadlines on two
+instances with mail coming in (``bench/deadline_burst.py --setups pg2``), 74 rounds were
+reported twice over; with claims the workers use 6-12 % less CPU. A reporter therefore
+claims the round first, and leaves one that another reporter has in hand.
 
 A claim is a lock the database server or the kernel ends with its holder, so a reporter that
 dies (SIGKILL, out of memory) leaves nothing behind, and the next pass takes the work. A claim
