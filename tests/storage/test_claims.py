@@ -10,11 +10,10 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from playing import poll
 from sqlalchemy.engine import Engine
 
 from adjudicator.storage.claims import claimed
@@ -94,16 +93,6 @@ HOLDER = textwrap.dedent(
 )
 
 
-def _until(condition: Callable[[], bool], seconds: float) -> bool:
-    """Poll ``condition`` until it holds or ``seconds`` have passed."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
-
-
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 def test_a_claim_held_by_another_process_is_left_and_ends_when_that_process_is_killed(
     database: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -125,7 +114,7 @@ def test_a_claim_held_by_another_process_is_left_and_ends_when_that_process_is_k
         assert _claim_now(engine, ROUND + 1)
         holder.send_signal(signal.SIGKILL)  # no chance to give it back
         holder.wait(30)
-        assert _until(lambda: _claim_now(engine), 30), "the claim outlived its holder"
+        assert poll(lambda: _claim_now(engine), timeout=30), "the claim outlived its holder"
     finally:
         if holder.poll() is None:
             holder.kill()
