@@ -353,8 +353,11 @@ def close_or_remind(
 ) -> ClosingOutcome | None:
     """What the scheduler does when an open round's time comes: remind, wait or close."""
     round_ = session.get(Round, round_id)
-    if round_ is None:
+    game = session.get(Game, round_.game_id) if round_ is not None else None
+    if round_ is None or game is None:
         return None
+    # ``game`` is held until the round is closed: a session keeps only the rows that someone
+    # holds, and the closing reads the game that the reminders read (one query, not two).
     queue_reminders(session, round_, ctx=ctx, now=now)
     return close_and_adjudicate(session, round_id, ctx=ctx, now=now)
 

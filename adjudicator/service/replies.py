@@ -495,7 +495,7 @@ def round_result_mails(
     players = [seat.handle for seat in seats]
     movers = set(rules_of(game).to_move(adjudicated.state))
     round_link = ctx.archive_link(game.name, round_file(round_.number))
-    stand_ins = stand_ins_of_round(session, round_)
+    stand_ins = stand_ins_of_round(session, round_, seats=seats)
     hint = finished_game_hint(session, game) if result.finished else None
     mails = []
     for seat in seats:

@@ -16,6 +16,7 @@ Its order sets carry the receipt :data:`STAND_IN` instead of a code.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlmodel import Session
@@ -26,7 +27,7 @@ from adjudicator.service.rounds import orders_in_force
 from adjudicator.service.settings import settings_of
 from adjudicator.service.solutions import request
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game, OrderSet, Round, RoundState
+from adjudicator.storage.models import Game, OrderSet, Round, RoundState, Seat
 
 STAND_IN = "stand-in"
 """The receipt of an order set a stand-in sent."""
@@ -81,9 +82,14 @@ def play_stand_ins(session: Session, game: Game, round_: Round, *, now: datetime
     return moved
 
 
-def stand_ins_of_round(session: Session, round_: Round) -> list[str]:
-    """The handles whose orders in force in the round a stand-in sent, in seat order."""
+def stand_ins_of_round(
+    session: Session, round_: Round, *, seats: Sequence[Seat] | None = None
+) -> list[str]:
+    """The handles whose orders in force in the round a stand-in sent, in seat order
+    (``seats``: the game's seats, when the caller has read them)."""
     played = {
         seat_id for seat_id, o in orders_in_force(session, round_).items() if o.receipt == STAND_IN
     }
-    return [s.handle for s in queries.seats_of(session, round_.game_id) if s.id in played]
+    if seats is None:
+        seats = queries.seats_of(session, round_.game_id)
+    return [s.handle for s in seats if s.id in played]
