@@ -20,7 +20,7 @@ from adjudicator.mail.images import picture_digest
 from adjudicator.pictures import Picture
 from adjudicator.service.context import ServiceContext
 from adjudicator.storage import queries
-from adjudicator.storage.db import insert_new
+from adjudicator.storage.db import insert_new, inserts_held
 from adjudicator.storage.models import PicturePng
 
 log = logging.getLogger(__name__)
@@ -74,8 +74,10 @@ def make_pngs(ctx: ServiceContext, pictures: Sequence[Picture]) -> dict[str, byt
 
 
 def keep_pngs(session: Session, pngs: Mapping[str, bytes], *, now: datetime) -> None:
-    """Store PNGs made outside the transaction; another instance may have stored the same."""
-    for digest, png in pngs.items():
-        insert_new(
-            session, PicturePng, {"digest": digest, "png": png, "created_at": now}, key="digest"
-        )
+    """Store PNGs made outside the transaction; another instance may have stored the same.
+    One statement for a round's pictures (``inserts_held``), not one a picture."""
+    with inserts_held(session, PicturePng, key="digest"):
+        for digest, png in pngs.items():
+            insert_new(
+                session, PicturePng, {"digest": digest, "png": png, "created_at": now}, key="digest"
+            )
