@@ -1,4 +1,4 @@
-"""Claims: one worker at a time on a piece of work, and no claim outlives its holder.
+"""Claims on a round's reporting: one reporter at a time, and no claim outlives its holder.
 
 A round adjudicated and not yet reported is reported by whoever closed it, right after the
 closing's commit. Until that reporter is done, the round also waits in the eyes of the other
@@ -17,7 +17,7 @@ only saves work: the compare-and-set still decides who reports.
   for the claim's time in autocommit mode, with no transaction open; the server ends it with
   the connection.
 - A SQLite file: a lock on one byte of a file beside the database (``fcntl.lockf`` at the
-  key), for the other processes, and a set of this process's claims, for its threads (a POSIX
+  round's id), for the other processes, and a set of this process's claims, for its threads (a POSIX
   lock belongs to a process, not a thread); the kernel ends it with the process.
 - An in-memory database, or a system without ``fcntl``: this process's claims only.
 """
@@ -43,17 +43,17 @@ except ImportError:  # not a POSIX system: claims within this process only
     fcntl = None  # type: ignore[assignment]
 
 REPORTING = 1
-"""The kind of work claimed: a round's reporting (the key is the round's id)."""
+"""The advisory locks' first key on PostgreSQL: a round's reporting (the second is its id)."""
 
-_TRY = text("SELECT pg_try_advisory_lock(:kind, :key)")
-_UNLOCK = text("SELECT pg_advisory_unlock(:kind, :key)")
+_TRY = text(f"SELECT pg_try_advisory_lock({REPORTING}, :key)")
+_UNLOCK = text(f"SELECT pg_advisory_unlock({REPORTING}, :key)")
 
 
 class _ProcessClaims:
     """This process's claims, and with a lock file those of the other processes too."""
 
     def __init__(self, lock_file: Path | None) -> None:
-        self.held: set[tuple[int, int]] = set()
+        self.held: set[int] = set()
         self.guard = threading.Lock()
         self.fd: int | None = None
         if lock_file is not None and fcntl is not None:
@@ -61,30 +61,26 @@ class _ProcessClaims:
             # every lock this process holds on it.
             self.fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
 
-    def take(self, kind: int, key: int) -> bool:
+    def take(self, key: int) -> bool:
         with self.guard:
-            if (kind, key) in self.held:
+            if key in self.held:
                 return False
             if self.fd is not None:
                 try:
-                    fcntl.lockf(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, _offset(kind, key))
+                    # One byte of the file a key: the byte at the key.
+                    fcntl.lockf(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, key)
                 except OSError as error:
                     if error.errno in (errno.EACCES, errno.EAGAIN):
                         return False  # another process has it
                     raise
-            self.held.add((kind, key))
+            self.held.add(key)
             return True
 
-    def give_back(self, kind: int, key: int) -> None:
+    def give_back(self, key: int) -> None:
         with self.guard:
             if self.fd is not None:
-                fcntl.lockf(self.fd, fcntl.LOCK_UN, 1, _offset(kind, key))
-            self.held.discard((kind, key))
-
-
-def _offset(kind: int, key: int) -> int:
-    """The byte of the lock file that stands for (kind, key)."""
-    return (key << 4) | kind
+                fcntl.lockf(self.fd, fcntl.LOCK_UN, 1, key)
+            self.held.discard(key)
 
 
 _BY_FILE: dict[Path, _ProcessClaims] = {}
@@ -108,35 +104,36 @@ def _process_claims(engine: Engine) -> _ProcessClaims:
 
 
 @contextmanager
-def claimed(engine: Engine, key: int, *, kind: int = REPORTING) -> Iterator[bool]:
-    """Claim a piece of work for the ``with`` block: True when this caller has it, False when
-    another (thread, process or instance) has it in hand and this caller should leave it."""
+def claimed(engine: Engine, round_id: int) -> Iterator[bool]:
+    """Claim the reporting of a round for the ``with`` block: True when this caller has it,
+    False when another (thread, process or instance) has it in hand and this caller should
+    leave it."""
     if engine.dialect.name == "postgresql":
-        with _advisory(engine, kind, key) as mine:
+        with _advisory(engine, round_id) as mine:
             yield mine
         return
     claims = _process_claims(engine)
-    mine = claims.take(kind, key)
+    mine = claims.take(round_id)
     try:
         yield mine
     finally:
         if mine:
-            claims.give_back(kind, key)
+            claims.give_back(round_id)
 
 
 @contextmanager
-def _advisory(engine: Engine, kind: int, key: int) -> Iterator[bool]:
+def _advisory(engine: Engine, key: int) -> Iterator[bool]:
     # Autocommit: the lock is the connection's, not a transaction's, and none stays open
     # (nor costs a BEGIN and a COMMIT).
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        mine = bool(connection.execute(_TRY, {"kind": kind, "key": key}).scalar())
+        mine = bool(connection.execute(_TRY, {"key": key}).scalar())
         connection.commit()  # sends nothing in autocommit mode; ends SQLAlchemy's own begin
         try:
             yield mine
         finally:
             if mine:
                 try:
-                    connection.execute(_UNLOCK, {"kind": kind, "key": key})
+                    connection.execute(_UNLOCK, {"key": key})
                 except DBAPIError:
                     # Not given back: the connection is closed, not pooled, and the server
                     # ends the lock with it.
