@@ -80,6 +80,20 @@ async def process_id(sender: SenderProcess) -> int:
     return await asyncio.wrap_future(sender.pool.submit(os.getpid))
 
 
+def test_a_batch_is_given_a_timeout_for_its_connection_and_each_of_its_mails() -> None:
+    """The time a batch is given before the process is given up (the hang test patches it):
+    each of the two connections is opened, then sends its share of the batch, each step within
+    the SMTP timeout, and one timeout more to spare."""
+
+    async def allowances(sender: SenderProcess) -> list[float]:
+        return [sender.batch_timeout(mails) for mails in (1, 2, 3, 40)]
+
+    with running_smtp_sink() as sink:
+        allowed = with_sender(sink, allowances)
+    timeout = SmtpSettings(host=sink.host, port=sink.port).timeout
+    assert allowed == [3 * timeout, 3 * timeout, 4 * timeout, 22 * timeout]
+
+
 def test_the_process_sends_each_due_mail_once_over_connections_it_keeps_open(
     sqlite_engine: Engine,
 ) -> None:
