@@ -21,14 +21,13 @@ in the service: handing it over would cost about what reading it does.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections import deque
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from adjudicator.child_processes import Helper, serve_the_service
+from adjudicator.child_processes import Helper
 from adjudicator.collector import settle
 from adjudicator.logs import configure_logging
 from adjudicator.mail.reading import Reading, Readings, read_all
@@ -64,11 +63,8 @@ _Part = tuple[list[bytes], "Future[list[Reading | None]]"]
 _settings: tuple[frozenset[str], int] | None = None
 
 
-def _start_reader(
-    own: frozenset[str], max_bytes: int, logging_: tuple[str, str, str], service: int
-) -> None:
+def _start_reader(own: frozenset[str], max_bytes: int, logging_: tuple[str, str, str]) -> None:
     global _settings  # noqa: PLW0603 - one reader's settings per process
-    serve_the_service(service)
     log_format, level, log_file = logging_
     configure_logging(log_format=log_format, level=level, log_file=log_file)
     _settings = (own, max_bytes)
@@ -102,7 +98,7 @@ class MailReaders:
             name="the mail reader",
             instead="the service reads the mail itself, and starts a new reader",
             initializer=_start_reader,
-            initargs=(frozenset(own_addresses), max_bytes, logging_, os.getpid()),
+            initargs=(frozenset(own_addresses), max_bytes, logging_),
             ready=_ready,
             restart=lambda: RESTART_SECONDS,
             logger=log,

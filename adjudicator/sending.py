@@ -21,11 +21,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from adjudicator.child_processes import Helper, serve_the_service
+from adjudicator.child_processes import Helper
 from adjudicator.collector import settle
 from adjudicator.logs import configure_logging
 from adjudicator.mail.smtp import SendResult, SmtpSender, SmtpSettings
@@ -41,11 +40,8 @@ _loop: asyncio.AbstractEventLoop | None = None
 _lanes: Lanes | None = None
 
 
-def _start_sender(
-    settings: SmtpSettings, connections: int, logging_: tuple[str, str, str], service: int
-) -> None:
+def _start_sender(settings: SmtpSettings, connections: int, logging_: tuple[str, str, str]) -> None:
     global _loop, _lanes  # noqa: PLW0603 - one sender's connections per process
-    serve_the_service(service)
     log_format, level, log_file = logging_
     configure_logging(log_format=log_format, level=level, log_file=log_file)
     _loop = asyncio.new_event_loop()
@@ -89,7 +85,7 @@ class SenderProcess:
             name="the sender process",
             instead="the service sends the mail itself, and starts a new sender",
             initializer=_start_sender,
-            initargs=(settings, self.connections, (log_format, level, log_file), os.getpid()),
+            initargs=(settings, self.connections, (log_format, level, log_file)),
             ready=_ready,
             restart=lambda: RESTART_SECONDS,
             logger=log,

@@ -20,7 +20,6 @@ worker whose service was killed ends by itself within a second or so.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -31,7 +30,7 @@ from typing import TypeVar
 
 from adjudicator.app import App, make_app
 from adjudicator.archiving import ArchiveKeeper
-from adjudicator.child_processes import serve_the_service
+from adjudicator.child_processes import process_pool
 from adjudicator.collector import settle
 from adjudicator.config import Config
 from adjudicator.faults import crash_point
@@ -96,9 +95,8 @@ def worker_count(configured: int) -> int:
 _app: App | None = None
 
 
-def _start_worker(config: Config, level: str, service: int) -> None:
+def _start_worker(config: Config, level: str) -> None:
     global _app  # noqa: PLW0603 - one application per worker process
-    serve_the_service(service)  # a round in hand is undone by its transaction
     configure_logging(
         log_format=config.service.log_format, level=level, log_file=config.service.log_file
     )
@@ -144,12 +142,7 @@ class RoundWorkers:
 
     def _started(self) -> ProcessPoolExecutor:
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(
-                self.count,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker,
-                initargs=(self.config, self.level, os.getpid()),
-            )
+            self.pool = process_pool(self.count, _start_worker, (self.config, self.level))
             for _ in range(self.count):
                 self.pool.submit(_ready)
         return self.pool
