@@ -3,11 +3,11 @@
 to the service, and ends by itself once the service is gone. ``Helper``: the one process of the
 reader, or of the sender, and its replacement when it is lost.
 
-The processes are forked from a fork server that has imported those three modules once. A
-fresh interpreter spends 0.5-1.6 s of CPU importing them (``python -X importtime``), and the
-service starts four or more: at a start under load, as in ``bench/intake.py``, that was a
-quarter of the CPU the service had. Where there is no fork server (not POSIX), each process
-is a fresh interpreter.
+The processes are forked from a fork server that has imported those modules once, so a new
+process costs what a bare one does (``bench/process_start.py``: a pool of two workers took
+1.57 s and 3.05 s of CPU as fresh interpreters, 0.10 s and 0.16 s from the fork server). The
+service starts four or more, some while mail comes in; each new one after a process was lost
+is as cheap. Where there is no fork server (not POSIX), each process is a fresh interpreter.
 """
 
 from __future__ import annotations
@@ -26,8 +26,14 @@ from typing import Any
 
 ORPHAN_CHECK_SECONDS = 1.0
 
-PRELOADED = ["adjudicator.workers", "adjudicator.readers", "adjudicator.sending"]
-"""What the fork server imports before it forks the first process."""
+PRELOADED = [
+    "adjudicator.fork_server",
+    "adjudicator.workers",
+    "adjudicator.readers",
+    "adjudicator.sending",
+]
+"""What the fork server imports before it forks the first process (``fork_server.py``: it
+ignores SIGTERM)."""
 
 
 def process_pool(

@@ -17,7 +17,16 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "adjudicator"
 
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("core", "faults", "security", "config", "logs", "child_processes", "collector"),
+    (
+        "core",
+        "faults",
+        "security",
+        "config",
+        "logs",
+        "child_processes",
+        "fork_server",
+        "collector",
+    ),
     ("pictures",),
     ("games", "solving"),
     ("textreport", "storage"),
