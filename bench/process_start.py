@@ -29,37 +29,20 @@ import statistics
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Any
 
-TICKS = os.sysconf("SC_CLK_TCK")
 
+def cpu_of(pid: int) -> float:
+    """CPU seconds (user and system) used so far by the process ``pid``
+    (``deadline_burst.cpu_s``, which imports the service: imported late, see ``main``)."""
+    from deadline_burst import cpu_s
 
-def cpu_s(pid: int) -> float:
-    """CPU seconds (user and system) used so far by the process ``pid``."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def fork_servers() -> list[int]:
-    """This process's children that are multiprocessing fork servers."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == os.getpid() and b"multiprocessing.forkserver" in command:
-            found.append(int(entry.name))
-    return found
+    return cpu_s(pid) or 0.0
 
 
 def worker_pool(config: Any, count: int) -> dict[str, float]:
-    """One pool of round workers, until each has answered; its wall time and CPU."""
+    """One pool of round workers, until each has answered; its wall time and CPU, and the
+    process they were forked from (``parent``: this process when there is no fork server)."""
     from adjudicator.workers import RoundWorkers, _ready
 
     started = time.perf_counter()
@@ -68,9 +51,10 @@ def worker_pool(config: Any, count: int) -> dict[str, float]:
     for future in [workers.pool.submit(_ready) for _ in range(count)]:
         assert future.result(timeout=300)
     wall = time.perf_counter() - started
-    cpu = sum(cpu_s(pid) for pid in workers.pool._processes)
+    cpu = sum(cpu_of(pid) for pid in workers.pool._processes)
+    parent = workers.pool.submit(os.getppid).result(timeout=300)
     workers.shutdown()
-    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "parent": parent}
 
 
 def bare_pool(count: int) -> dict[str, float]:
@@ -80,7 +64,7 @@ def bare_pool(count: int) -> dict[str, float]:
     for future in [pool.submit(os.getpid) for _ in range(count)]:
         future.result(timeout=300)
     wall = time.perf_counter() - started
-    cpu = sum(cpu_s(pid) for pid in pool._processes)
+    cpu = sum(cpu_of(pid) for pid in pool._processes)
     pool.shutdown()
     return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
 
@@ -98,8 +82,9 @@ def main() -> None:
     config = Config(service=ServiceConfig(data_dir=tempfile.mkdtemp(prefix="adjudicator-bench-")))
 
     first = worker_pool(config, args.workers)
-    servers = fork_servers()
-    server_cpu = round(sum(cpu_s(pid) for pid in servers), 3)
+    server = first.pop("parent")
+    forked = server != os.getpid()
+    server_cpu = round(cpu_of(server), 3) if forked else 0.0
     later = [worker_pool(config, args.workers) for _ in range(args.repeat)]
     floors = [bare_pool(args.workers) for _ in range(args.repeat)]
 
@@ -110,7 +95,7 @@ def main() -> None:
         "workers": args.workers,
         "repeat": args.repeat,
         "first_pool": first,
-        "fork_server": bool(servers),
+        "fork_server": forked,
         "fork_server_cpu_s": server_cpu,
         "later_pool_wall_s": median(later, "wall_s"),
         "later_pool_cpu_s": median(later, "cpu_s"),
@@ -120,7 +105,7 @@ def main() -> None:
     print(
         f"first pool of {args.workers} workers: {first['wall_s']:.2f} s,"
         f" {first['cpu_s']:.2f} s of CPU in the workers"
-        + (f" (the fork server: {server_cpu:.2f} s, once)" if servers else " (no fork server)")
+        + (f" (the fork server: {server_cpu:.2f} s, once)" if forked else " (no fork server)")
     )
     print(
         f"a later pool: {figures['later_pool_wall_s']:.2f} s,"

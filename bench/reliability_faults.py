@@ -55,6 +55,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
 
+from deadline_burst import children
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import update
 from sqlalchemy.engine import Engine
@@ -173,10 +174,11 @@ class Lives:
             wait_until(lambda: self.log_path.read_bytes().count(READY) > ready, timeout=300)
             self.startups.append(time.monotonic() - started)
             time.sleep(self.rng.uniform(0.0, self.window))
-        children = _children(process.pid)
+        # Its processes, and theirs: the workers are forked by its fork server.
+        orphans = children(process.pid)
         process.send_signal(signal.SIGKILL)
         process.wait()
-        self.orphans += children
+        self.orphans += orphans
         self.killed += 1
 
     def once(self) -> int:
@@ -282,20 +284,6 @@ def _make_due(
 def _closed(engine: Engine) -> int:
     with Session(engine) as session:
         return len(session.exec(select(Round.id).where(Round.state != RoundState.OPEN)).all())
-
-
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (the service's round workers)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
 
 
 def _still_running(pids: list[int], *, timeout: float) -> list[int]:

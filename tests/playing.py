@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -211,6 +212,15 @@ def poll(condition: Callable[[], bool], *, timeout: float) -> bool:
             return True
         time.sleep(0.05)
     return condition()
+
+
+def running(pid: int) -> bool:
+    """Whether the process ``pid`` is running (``/proc``): not gone, and not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def plans_of_reads(app: App, table: str, work: Callable[[], object]) -> list[list[str]]:

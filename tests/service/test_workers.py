@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from playing import close_open_round, new_game
+from playing import close_open_round, new_game, running
 from sqlmodel import Session, col, func, select
 
 import adjudicator.workers
@@ -120,14 +120,6 @@ sys.stdin.read()  # until killed
 """
 
 
-def _running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_the_workers_of_a_killed_service_end_too(tmp_path: Path) -> None:
     """``adjudicate serve`` killed with SIGKILL: its worker processes once lived on for good,
@@ -141,14 +133,14 @@ def test_the_workers_of_a_killed_service_end_too(tmp_path: Path) -> None:
         assert service.stdout is not None
         workers = [int(pid) for pid in service.stdout.readline().split()]
         assert len(workers) == 2
-        assert all(_running(pid) for pid in workers)
+        assert all(running(pid) for pid in workers)
     finally:
         service.kill()
         service.wait()
     deadline = time.monotonic() + 60
-    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+    while any(running(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = [pid for pid in workers if _running(pid)]
+    left = [pid for pid in workers if running(pid)]
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == []
