@@ -11,20 +11,18 @@ rows (``inserts_held``, before its commit): by then the parts are rendered, or n
 The bytes are the same wherever they are made (``replies.Words``: the same templates, words,
 time and key, hence the same Date and Message-ID). Nothing is committed before they are made,
 so a crash loses or doubles nothing. A mail the other process could not render is rendered
-here, where its error is raised and the mail fails as it would have. A part that could not be
-sent there (a value of its words that cannot be pickled) is rendered here alone. A part that
-does not come back (the process died, or took longer than ``TIMEOUT``) is rendered here, and
-so is every later part of the batch; the process is given up, as when it fails to read.
-
-The answers to the batch's last ``PART`` mails are rendered here: the batch would wait for
-them, with nothing left to do meanwhile. A batch of fewer than ``2 * PART`` mails renders all
-its answers here.
+here, where its error is raised and the mail fails as it would have. A part that does not
+come back (the process died, or took longer than ``TIMEOUT``) is rendered here, and so is
+every later part of the batch; the process is given up, as when it fails to read. The answers
+to the batch's last ``PART`` mails are rendered here: the batch would wait for them, with
+nothing left to do meanwhile. A batch of fewer than ``2 * PART`` mails renders all its
+answers here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import BrokenExecutor, Future
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from pathlib import Path
@@ -121,10 +119,8 @@ class _Ahead:
             return future.result(timeout=TIMEOUT)
         except FutureTimeout:
             why = f"the mail reader took over {TIMEOUT:g} s to render {len(part.words)} answers"
-        except BrokenExecutor as error:  # the process died
+        except Exception as error:  # died (BrokenProcessPool), or could not send it back
             why = f"the mail reader failed to render answers ({type(error).__name__}: {error})"
-        except Exception:  # the words could not be sent there (a value that cannot be pickled)
-            return None  # the process is well: only this part is rendered here
         self._lost = True  # the batch's later parts are rendered here
         give_up(why)
         return None

@@ -10,7 +10,6 @@ import os
 import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -190,49 +189,3 @@ def test_a_part_that_does_not_come_is_rendered_here_and_the_rest_are_not_handed(
     assert len(parts) == len(batch) // PART - 1
     assert given_up == [f"the mail reader took over 0.05 s to render {PART} answers"]
     assert len(rendered_here) == len(queued(app)) == len(batch)
-
-
-def _first_part_changed(app: App, change: Callable[[Words], Words]) -> None:
-    """The reader is given the first part's words changed by ``change`` (the service keeps
-    the words themselves)."""
-    hand = app.render_ahead
-    assert hand is not None
-    first: list[bool] = []
-
-    def changing(folder: Path, identity: Identity, words: list[Words]) -> Handed | None:
-        given = words if first else [change(w) for w in words]
-        first.append(True)
-        return hand(folder, identity, given)
-
-    app.render_ahead = changing
-
-
-def test_a_part_that_cannot_be_sent_is_rendered_here_and_the_reader_kept(
-    app: App, reader: MailReaders, rendered_here: list[Words], caplog: pytest.LogCaptureFixture
-) -> None:
-    _first_part_changed(app, lambda w: replace(w, context={**w.context, "x": lambda: None}))
-    batch = orders(new_game(app, PLAYERS), PROCESS_BATCH)
-    with caplog.at_level(logging.ERROR, logger="adjudicator.readers"):
-        app.ingest_batch(batch, channel="imap")
-    assert statuses(app) == ["accepted"] * len(batch)
-    assert len(rendered_here) == 2 * PART  # the first part, and the last as always
-    outbox = queued(app)
-    assert len(outbox) == len(batch)
-    for one in rendered_here:
-        assert outbox[one.key] == rendered(app.ctx.renderer, app.ctx.identity, one)
-    assert caplog.text == ""
-    assert reader.ready()  # not given up: a lambda cannot be pickled, the process is well
-
-
-def test_a_mail_the_reader_cannot_render_is_rendered_here(
-    app: App, reader: MailReaders, rendered_here: list[Words]
-) -> None:
-    """Here it raises no error: the words the reader had were not the service's (a template
-    that does not exist), so the reader's failure is the reader's alone."""
-    _first_part_changed(app, lambda w: replace(w, template="no-such-template"))
-    batch = orders(new_game(app, PLAYERS), PROCESS_BATCH)
-    app.ingest_batch(batch, channel="imap")
-    assert statuses(app) == ["accepted"] * len(batch)
-    assert len(rendered_here) == 2 * PART  # the first part's, one by one, and the last part
-    assert len(queued(app)) == len(batch)
-    assert reader.ready()
