@@ -30,7 +30,6 @@ from adjudicator.service.batch_intake import (
 from adjudicator.service.closing import close_and_report_completed
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import digest_of, pending_submissions
-from adjudicator.service.render_ahead import Hand
 from adjudicator.service.solutions import load_all
 from adjudicator.storage import queries
 from adjudicator.storage.db import make_engine, migrate, session_scope
@@ -58,9 +57,6 @@ class App:
     read_ahead: Callable[[Sequence[bytes]], Readings] | None = None
     """Set by ``adjudicate serve`` where it has a reader process (``readers.py``): the mails of
     a batch are read there while they are stored."""
-    render_ahead: Hand | None = None
-    """Set with ``read_ahead``: the answers of a batch are rendered in the reader's process
-    while the batch goes on (``service/render_ahead.py``)."""
 
     def ingest(
         self, raw: bytes, *, channel: str, arrived: datetime | None = None
@@ -110,14 +106,7 @@ class App:
     ) -> list[tuple[int, SubmissionStatus | None]]:
         try:
             with sqlite_write_lock(self.engine), session_scope(self.engine) as session:
-                processed = process_batch(
-                    session,
-                    batch,
-                    ctx=self.ctx,
-                    now=self.clock(),
-                    read=read,
-                    render=self.render_ahead,
-                )
+                processed = process_batch(session, batch, ctx=self.ctx, now=self.clock(), read=read)
         except OperationalError:
             # The database is locked or away: the mails stay received, and are processed
             # when it is back (``process_pending``); marking them failed would lose them.

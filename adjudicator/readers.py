@@ -1,5 +1,4 @@
-"""Mail read, and its answers rendered, in a process of its own, while the service stores and
-processes it.
+"""Mail read in a process of its own, while the service stores it.
 
 Reading a mail (its MIME parts, charsets, quoted replies and signatures, then its commands:
 ``mail/reading.py``) is about a quarter of the intake's work a mail, and Python work that holds
@@ -17,10 +16,6 @@ than ``READ_TIMEOUT`` seconds for a part of the batch) is done again in the serv
 process, which reads all the mail itself until a new reader starts, ``RESTART_SECONDS``
 later. Nothing is lost or done twice. A batch of fewer than ``READ_AHEAD_MIN`` mails is read
 in the service: handing it over would cost about what reading it does.
-
-The same process renders the batch's answers, a few at a time, while the service processes
-the batch's next mails (``service/render_ahead.py``, ``MailReaders.render``): rendering an
-answer costs about what reading a mail does, and the reader is idle most of the time.
 """
 
 from __future__ import annotations
@@ -31,15 +26,11 @@ from collections import deque
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from pathlib import Path
 
 from adjudicator.child_processes import Helper
 from adjudicator.collector import settle
 from adjudicator.logs import configure_logging
-from adjudicator.mail.compose import Identity
 from adjudicator.mail.reading import Reading, Readings, read_all
-from adjudicator.service.render_ahead import Handed, render_part
-from adjudicator.service.replies import Words
 
 log = logging.getLogger("adjudicator.readers")
 
@@ -145,19 +136,6 @@ class MailReaders:
                     del self._soon[n]
                     return readings
         return self._start(raws)
-
-    def render(self, folder: Path, identity: Identity, words: list[Words]) -> Handed | None:
-        """Start rendering the mails of ``words`` (``service/render_ahead.py``); None while
-        no reader is up."""
-        pool = self.helper.started()
-        if pool is None:
-            return None
-        try:
-            future = pool.submit(render_part, folder, identity, words)
-        except RuntimeError as error:  # a broken pool refuses work
-            self._lost(pool, f"the mail reader cannot take answers ({error})")
-            return None
-        return future, lambda why: self._lost(pool, why)
 
     def _start(self, raws: Sequence[bytes]) -> Readings:
         pool = self.helper.started() if len(raws) >= READ_AHEAD_MIN else None

@@ -239,7 +239,7 @@ class Service:
         if imap_thread is not None:
             await asyncio.to_thread(imap_thread.join, 10)
         if readers is not None:
-            self.app.read_ahead = self.app.render_ahead = None
+            self.app.read_ahead = None
             await asyncio.to_thread(readers.shutdown)
 
     def _readers(self, *, once: bool) -> MailReaders | None:
@@ -255,7 +255,6 @@ class Service:
             log_file=service.log_file,
         )
         self.app.read_ahead = readers.read_ahead
-        self.app.render_ahead = readers.render
         return readers
 
     async def _drain(

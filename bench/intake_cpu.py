@@ -13,9 +13,8 @@ time (``time.process_time``), steadier from run to run:
    raw mails stored in one transaction, then processed in batches (claim, read, authenticate
    with the password, store the orders, queue the confirmation). The first 50 mails warm the
    process up (templates compiled, statements cached) and are not counted. ``--reader``: a
-   reader process reads the mails while they are stored and renders their confirmations
-   (``adjudicator/readers.py``), as in ``serve`` on a machine of several cores; the CPU
-   counted is then this process's alone.
+   reader process reads the mails while they are stored (``adjudicator/readers.py``), as in
+   ``serve`` on a machine of several cores; the CPU counted is then this process's alone.
 3. Floor, same run, the same mails: in one transaction of 50 mails each, one bare INSERT a
    mail of its bytes, the standard library's parser reading it (``email.message_from_bytes``)
    and one bare UPDATE marking it processed: what any intake in Python pays at least.
@@ -67,7 +66,6 @@ def one_round(mails: int, games: int, seed: int, *, reader: bool) -> tuple[float
                 assert time.monotonic() < deadline, "the reader did not start within 60 s"
                 time.sleep(0.05)
             app.read_ahead = readers.read_ahead
-            app.render_ahead = readers.render
         seats = max(3, -(-mails // games))
         players = [p for game in create_games(app, games=games, seats=seats) for p in game]
         rng = random.Random(seed)

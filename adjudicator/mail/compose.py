@@ -72,7 +72,6 @@ class Renderer:
     """
 
     def __init__(self, folder: Path = TEMPLATES) -> None:
-        self.folder = folder
         self.env = Environment(
             loader=FileSystemLoader(str(folder)),
             autoescape=select_autoescape(["html", "html.j2"]),

@@ -42,7 +42,6 @@ from adjudicator.service.intake import (
     received_time,
     store_raw,
 )
-from adjudicator.service.render_ahead import Hand, renders_ahead
 from adjudicator.storage import queries
 from adjudicator.storage.db import inserts_held, listed, on_postgresql
 from adjudicator.storage.models import OutboxMail, Submission, SubmissionStatus
@@ -129,12 +128,10 @@ def process_batch(
     ctx: ServiceContext,
     now: datetime,
     read: Readings | None = None,
-    render: Hand | None = None,
 ) -> dict[int, Processed | None]:
     """Process these submissions in this session's transaction (see the module's text).
     ``read``: mails read already (``adjudicator/readers.py``), by their bytes; the others are
-    read here. ``render``: hands the answers to be rendered elsewhere meanwhile
-    (``render_ahead.py``).
+    read here.
 
     Returns what became of each id; ``None`` when it was not ``received`` (processed already,
     or claimed by another instance). A mail whose processing raised is ``failed``, with a note.
@@ -158,7 +155,7 @@ def process_batch(
     with prefetched(
         session, game_names=names, senders=senders, message_ids=message_ids, writers=writers
     ):
-        done = _process_together(session, mine, ctx=ctx, now=now, render=render)
+        done = _process_together(session, mine, ctx=ctx, now=now)
         if done is None:  # one of them raised: each alone, so that only that one fails
             done = {s.id: _process_one(session, s, raw, r, ctx=ctx, now=now) for s, raw, r in mine}
     # From the rows in hand (one that failed is read again: its savepoint expired it).
@@ -172,19 +169,14 @@ def _process_together(
     *,
     ctx: ServiceContext,
     now: datetime,
-    render: Hand | None = None,
 ) -> dict[int | None, SubmissionStatus] | None:
     """The claimed mails in one savepoint (two statements fewer a mail than a savepoint
-    each); None, and nothing of them kept, when the processing of one of them raised. Their
-    answers are queued together, rendered meanwhile through ``render`` if given."""
+    each); None, and nothing of them kept, when the processing of one of them raised."""
     if any(reading is None for _, _, reading in mails):
         return None  # a mail that cannot even be read fails: processed alone
     try:
         with session.begin_nested():
-            with (
-                renders_ahead(session, render, ctx, mails=len(mails)),
-                inserts_held(session, OutboxMail, key="key"),  # the answers, queued together
-            ):
+            with inserts_held(session, OutboxMail, key="key"):  # the answers, queued together
                 done = {
                     s.id: process_claimed(session, s, raw, ctx=ctx, now=now, reading=reading)
                     for s, raw, reading in mails

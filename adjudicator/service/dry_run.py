@@ -58,7 +58,7 @@ def result_mails_in_words(
     for mail in round_result_mails(session, ctx=ctx, adjudicated=adjudicated, now=now):
         seat = session.get(Seat, int(mail.key.rsplit(":", 1)[1]))  # key: result:<round>:<seat>
         assert seat is not None
-        message = message_from_bytes(mail.made(), policy=policy.default)
+        message = message_from_bytes(mail.message, policy=policy.default)
         assert isinstance(message, EmailMessage)
         body = message.get_body(preferencelist=("plain",))
         assert body is not None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Protocol, runtime_checkable
 
@@ -21,7 +21,7 @@ from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
 from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
 from adjudicator.storage import queries
-from adjudicator.storage.db import Later, insert_new
+from adjudicator.storage.db import insert_new
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 from adjudicator.storage.write_lock import sqlite_write_lock
 
@@ -101,19 +101,11 @@ class PendingMail:
     key: str
     kind: str
     recipient: str
-    message: bytes | Later
-    """Its bytes, or bytes rendered elsewhere meanwhile (``render_ahead.py``), made at the
-    latest when the mail is queued."""
+    message: bytes
     game_id: int | None = None
     round_id: int | None = None
     envelope_sender: str | None = None
     answer: bool = False  # to a mail the recipient just sent: sent before the others due
-
-    def made(self) -> bytes:
-        """The mail's bytes, made now if they are to be made later."""
-        message = self.message.value() if isinstance(self.message, Later) else self.message
-        assert isinstance(message, bytes)
-        return message
 
 
 def queue_mail(
@@ -139,7 +131,7 @@ def queue_pending(session: Session, mail: PendingMail, *, now: datetime) -> bool
     if not mail.recipient.strip():
         return False
     values = {
-        **{f.name: getattr(mail, f.name) for f in fields(mail)},  # not asdict: no deep copies
+        **asdict(mail),
         "status": OutboxStatus.PENDING,
         "attempts": 0,
         "next_attempt_at": now,

@@ -12,10 +12,10 @@ written once; every player's mail then only renders two templates.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlmodel import Session
@@ -23,14 +23,7 @@ from sqlmodel import Session
 from adjudicator.core.kind import Hint
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.calendar import deadline_event, event_uid
-from adjudicator.mail.compose import (
-    Attachment,
-    Identity,
-    Inline,
-    Renderer,
-    compose,
-    thread_root,
-)
+from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
 from adjudicator.mail.images import InlineImage, inline_images
 from adjudicator.mail.parse import AuthResult, InboundMail, aligned
 from adjudicator.pictures import Picture
@@ -47,7 +40,6 @@ from adjudicator.service.settings import settings_of
 from adjudicator.service.stand_ins import stand_ins_of_round
 from adjudicator.service.throttle import answer_refused
 from adjudicator.storage import queries
-from adjudicator.storage.db import Later
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
 log = logging.getLogger(__name__)
@@ -129,22 +121,6 @@ def seat_return_path(ctx: ServiceContext, seat_id: int) -> str:
     return bounce_address(ctx.receipt_key, ctx.identity.address, seat_id)
 
 
-@dataclass(frozen=True)
-class Words:
-    """A mail as :func:`render_mail` renders it: every input of its bytes but the templates and
-    the service's identity. Another process renders the same bytes from it
-    (``render_ahead.py``): the same words, the same time, the same key and Message-ID."""
-
-    template: str
-    context: Mapping[str, Any]
-    to: str
-    key: str
-    now: datetime
-    threading: Threading
-    attachments: Sequence[Attachment] = ()
-    images: Sequence[InlineImage] = ()
-
-
 def render_mail(
     ctx: ServiceContext,
     *,
@@ -159,34 +135,22 @@ def render_mail(
 ) -> bytes:
     """The whole message: ``templates/mail/<template>.txt.j2`` and its HTML part, the inline
     ``images`` the HTML part shows and the ``attachments``."""
-    words = Words(template, context, to, key, now, threading, attachments, images)
-    return rendered(ctx.renderer, ctx.identity, words)
-
-
-def rendered(renderer: Renderer, identity: Identity, words: Words) -> bytes:
-    """The bytes of the mail of ``words`` (see :func:`render_mail`)."""
-    text = renderer.mail(words.template, words.context)
-    threading = words.threading
+    rendered = ctx.renderer.mail(template, context)
     return compose(
-        identity=identity,
-        to=words.to,
-        subject=text.subject,
-        text=text.text,
-        html=text.html,
-        key=words.key,
-        now=words.now,
+        identity=ctx.identity,
+        to=to,
+        subject=rendered.subject,
+        text=rendered.text,
+        html=rendered.html,
+        key=key,
+        now=now,
         auto=threading.auto,
         in_reply_to=threading.in_reply_to,
         references=threading.references,
         reply_to=threading.reply_to,
-        attachments=words.attachments,
-        inline=[Inline(i.filename, i.png, i.content_id) for i in words.images],
+        attachments=attachments,
+        inline=[Inline(i.filename, i.png, i.content_id) for i in images],
     )
-
-
-AHEAD = "adjudicator.renders_ahead"
-"""Where a batch installs the rendering of its answers elsewhere (``render_ahead.py``):
-``Session.info``, a function of :class:`Words` to the bytes to come."""
 
 
 def queue_templated(
@@ -255,9 +219,17 @@ def templated_mail(
                 ctx.receipt_key, ctx.identity.address, seat_id, seat.reply_token
             )
             threading = replace(threading, reply_to=address)
-    words = Words(template, context, to, key, now, threading, attachments, images)
-    ahead = cast("Callable[[Words], Later] | None", session.info.get(AHEAD))
-    message = rendered(ctx.renderer, ctx.identity, words) if ahead is None else ahead(words)
+    message = render_mail(
+        ctx,
+        template=template,
+        context=context,
+        to=to,
+        key=key,
+        now=now,
+        threading=threading,
+        attachments=attachments,
+        images=images,
+    )
     return PendingMail(
         key=key,
         kind=kind,

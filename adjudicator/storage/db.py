@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -146,25 +146,6 @@ class Held:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
 
-class Later:
-    """A column's value made only when its row is written (:func:`insert_new`,
-    :func:`write_held`): a mail's bytes rendered in another process meanwhile, say. ``make``
-    is called once, at the latest when the row goes to the database."""
-
-    def __init__(self, make: Callable[[], Any]) -> None:
-        self._make = make
-
-    def value(self) -> Any:
-        return self._make()
-
-
-def _made(values: dict[str, Any]) -> dict[str, Any]:
-    """``values`` with each :class:`Later` made."""
-    if not any(isinstance(v, Later) for v in values.values()):
-        return values
-    return {k: v.value() if isinstance(v, Later) else v for k, v in values.items()}
-
-
 def insert_new(session: Session, model: type[Any], values: dict[str, Any], *, key: str) -> bool:
     """Insert one row unless a row with the same unique ``key`` column exists; True when
     inserted. One statement (``INSERT ... ON CONFLICT DO NOTHING``, on SQLite and PostgreSQL
@@ -179,7 +160,7 @@ def insert_new(session: Session, model: type[Any], values: dict[str, Any], *, ke
         return True
     connection = session.connection()
     statement = _insert_new(connection.dialect.name, model.__table__, key)
-    return bool(connection.execute(statement, _made(values)).rowcount == 1)
+    return bool(connection.execute(statement, values).rowcount == 1)
 
 
 @contextmanager
@@ -217,7 +198,7 @@ def write_held(session: Session) -> None:
         return
     connection = session.connection()
     statement = _insert_new(connection.dialect.name, held.model.__table__, held.key)
-    connection.execute(statement, [_made(values) for values in held.rows])
+    connection.execute(statement, list(held.rows))
     held.rows.clear()
 
 
