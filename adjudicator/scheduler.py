@@ -7,7 +7,8 @@ once (``misfire_grace_time=None``); a sweeper catches anything missed and plans 
 instances or the game master's commands changed. The jobs are idempotent: closing a round is a
 compare-and-set, reminders and grace periods are claimed the same way, so a job that fires twice,
 or races with the sweeper, another instance or a game master's command, does nothing twice.
-Under ``adjudicate serve`` the jobs hand their rounds to worker processes (``workers.py``).
+Under ``adjudicate serve`` the jobs and the sweeper hand their rounds to worker processes
+(``workers.py``).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.exc import OperationalError
 
 from adjudicator.app import App
-from adjudicator.service.closing import sweep, wake_plan
+from adjudicator.service.closing import wake_plan
 from adjudicator.storage.db import session_scope, unavailable
-from adjudicator.workers import Closed, RoundWorkers, round_is_due
+from adjudicator.workers import Closed, RoundWorkers, round_is_due, sweep_rounds
 
 log = logging.getLogger("adjudicator.scheduler")
 SWEEP_SECONDS = 30
@@ -125,9 +126,14 @@ class DeadlineScheduler:
             )
 
     def sweep(self) -> None:
+        """Close and report what no job did (``closing.sweep``): in a worker where there are
+        workers."""
+        now = self.app.clock()
         try:
-            swept = sweep(self.app.engine, ctx=self.app.ctx, now=self.app.clock())
-            self._closed([Closed.of(outcome) for outcome in swept])
+            if self.workers is not None:
+                self._closed(self.workers.sweep(now))
+            else:
+                self._closed(sweep_rounds(self.app, now))
             self.plan_all()  # rounds opened or moved by other instances or by the game master
         except OperationalError as error:  # one line, not a traceback every 30 s
             log.warning("sweep skipped, database unavailable: %s", unavailable(error))

@@ -39,6 +39,7 @@ from adjudicator.service.closing import (
     ClosingOutcome,
     close_and_report_completed,
     close_or_remind,
+    sweep,
 )
 from adjudicator.service.reporting import report_round
 from adjudicator.storage.db import session_scope
@@ -87,6 +88,11 @@ def report_waiting(app: App, now: datetime) -> int:
     return len(close_and_report_completed(app.engine, ctx=app.ctx, now=now))
 
 
+def sweep_rounds(app: App, now: datetime) -> list[Closed]:
+    """The sweeper's pass (``closing.sweep``): what became of each round it closed."""
+    return [Closed.of(outcome) for outcome in sweep(app.engine, ctx=app.ctx, now=now)]
+
+
 def worker_count(configured: int) -> int:
     """``service.workers``: 0 means one per core; 1 (or a single core) means no pool."""
     return configured if configured > 0 else os.cpu_count() or 1
@@ -112,6 +118,11 @@ def _round_is_due(round_id: int, now: datetime) -> Closed | None:
 def _report_waiting(now: datetime) -> int:
     assert _app is not None, "a worker is started with its application"
     return report_waiting(_app, now)
+
+
+def _sweep(now: datetime) -> list[Closed]:
+    assert _app is not None, "a worker is started with its application"
+    return sweep_rounds(_app, now)
 
 
 _keeper: ArchiveKeeper | None = None
@@ -155,6 +166,13 @@ class RoundWorkers:
     def report_waiting(self, now: datetime) -> int:
         """Report the rounds waiting to be reported, in a worker; how many."""
         return self._run(_report_waiting, now, what="reporting rounds") or 0
+
+    def sweep(self, now: datetime) -> list[Closed]:
+        """The sweeper's pass in a worker (``sweep_rounds``): the rounds it finds closed and
+        reported there, their pictures made there, as every other round's, not in the
+        service's process, which keeps its CPU and memory for the mail. What became of the
+        rounds it closed; nothing when the worker died (the next pass does it again)."""
+        return self._run(_sweep, now, what="sweeping", then="the next sweep takes it up") or []
 
     def archive_game(self, name: str) -> None:
         """Rebuild the archive pages of the game ``name`` in a worker (``ArchiveKeeper.build``),

@@ -21,6 +21,7 @@ from adjudicator.app import App
 from adjudicator.archiving import ArchiveKeeper
 from adjudicator.faults import ENVIRONMENT_VARIABLE
 from adjudicator.scheduler import DeadlineScheduler
+from adjudicator.service import closing
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import find_game
 from adjudicator.service.rounds import open_round_of
@@ -197,3 +198,46 @@ def test_a_game_whose_archiving_worker_died_is_rebuilt_on_the_next_pass(
 def _die(name: str) -> bool:
     os.kill(os.getpid(), signal.SIGKILL)
     return False
+
+
+def test_the_sweeper_closes_and_reports_in_a_worker(
+    any_app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not in the service's process: there, the pictures of the rounds it reports would take
+    the memory and the CPU of the mail."""
+    app = any_app
+    rounds = [_duel(app, f"duel{n}") for n in range(2)]
+    app.clock.advance(hours=72)  # type: ignore[attr-defined]
+
+    def not_here(*_: object, **__: object) -> None:
+        raise AssertionError("the sweep reported a round in the service's process")
+
+    # The workers' processes are not patched: they are forked from a process of their own.
+    monkeypatch.setattr(closing, "report_round", not_here)
+    monkeypatch.setattr(closing, "report_adjudicated", not_here)
+    workers = RoundWorkers(app.config, 2)
+    try:
+        DeadlineScheduler(app, workers=workers).sweep()
+    finally:
+        workers.shutdown()
+    for round_id in rounds:
+        assert _round(app, round_id) == (RoundState.REPORTED, 1, 2)
+
+
+def test_a_worker_killed_mid_sweep_leaves_the_round_to_the_next_sweep(
+    any_app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = any_app
+    round_id = _duel(app, "duel")
+    app.clock.advance(hours=72)  # type: ignore[attr-defined]
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, "committed")  # dies once the closing commits
+    workers = RoundWorkers(app.config, 2)
+    try:
+        assert workers.sweep(app.clock()) == []
+        assert _round(app, round_id) == (RoundState.ADJUDICATED, 1, 0)
+        monkeypatch.delenv(ENVIRONMENT_VARIABLE)
+        # A new pool: nothing left to close, and it reports what the dead worker left.
+        assert workers.sweep(app.clock()) == []
+    finally:
+        workers.shutdown()
+    assert _round(app, round_id) == (RoundState.REPORTED, 1, 2)
