@@ -9,11 +9,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
-from playing import close_open_round, new_game, running
+from playing import close_open_round, new_game, poll, running
 from sqlmodel import Session, col, func, select
 
 import adjudicator.workers
@@ -138,9 +137,7 @@ def test_the_workers_of_a_killed_service_end_too(tmp_path: Path) -> None:
     finally:
         service.kill()
         service.wait()
-    deadline = time.monotonic() + 60
-    while any(running(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    poll(lambda: not any(running(pid) for pid in workers), timeout=60)
     left = [pid for pid in workers if running(pid)]
     for pid in left:
         os.kill(pid, signal.SIGKILL)
