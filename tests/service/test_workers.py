@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,16 @@ def _duel(app: App, name: str) -> int:
         return round_.id
 
 
+@contextmanager
+def _workers(app: App) -> Iterator[RoundWorkers]:
+    """Two worker processes for ``app``, stopped when the block ends."""
+    workers = RoundWorkers(app.config, 2)
+    try:
+        yield workers
+    finally:
+        workers.shutdown()
+
+
 def _round(app: App, round_id: int) -> tuple[RoundState, int, int]:
     """The round's state, its stored results and its queued result mails."""
     with Session(app.engine) as session:
@@ -66,8 +78,7 @@ def test_workers_close_several_due_rounds_at_once_each_exactly_once(any_app: App
     app = any_app
     rounds = [_duel(app, f"duel{n}") for n in range(4)]
     app.clock.advance(hours=72)  # type: ignore[attr-defined]
-    workers = RoundWorkers(app.config, 2)
-    try:
+    with _workers(app) as workers:
         scheduler = DeadlineScheduler(app, workers=workers)
         # Each round is due twice at once (a job and its repeat), from four threads.
         jobs = [threading.Thread(target=scheduler.round_is_due, args=(r,)) for r in rounds * 2]
@@ -76,8 +87,6 @@ def test_workers_close_several_due_rounds_at_once_each_exactly_once(any_app: App
         for job in jobs:
             job.join(120)
         assert not any(job.is_alive() for job in jobs)
-    finally:
-        workers.shutdown()
     for round_id in rounds:
         # Adjudicated once, reported, and one result mail for each of the two players.
         assert _round(app, round_id) == (RoundState.REPORTED, 1, 2)
@@ -92,8 +101,7 @@ def test_a_worker_killed_mid_round_loses_nothing_and_the_sweeper_finishes_it(
     # The worker kills itself (SIGKILL) right after the closing transaction commits, before
     # the round's results are queued.
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, "committed")
-    workers = RoundWorkers(app.config, 2)
-    try:
+    with _workers(app) as workers:
         assert workers.round_is_due(first, app.clock()) is None
         assert _round(app, first) == (RoundState.ADJUDICATED, 1, 0)
         monkeypatch.delenv(ENVIRONMENT_VARIABLE)
@@ -101,8 +109,6 @@ def test_a_worker_killed_mid_round_loses_nothing_and_the_sweeper_finishes_it(
         assert closed is not None
         assert closed.adjudicated
         assert _round(app, second) == (RoundState.REPORTED, 1, 2)
-    finally:
-        workers.shutdown()
     sweep(app.engine, ctx=app.ctx, now=app.clock())  # reports what the dead worker left
     assert _round(app, first) == (RoundState.REPORTED, 1, 2)
 
@@ -159,12 +165,9 @@ def test_an_archive_pass_rebuilds_the_pages_in_a_worker(
 
     monkeypatch.setattr(ArchiveKeeper, "build", not_here)
     keeper = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
-    workers = RoundWorkers(app.config, 2)
-    try:
+    with _workers(app) as workers:
         keeper.builder = workers.archive_game
         assert set(keeper.run_once()) == {"gw1", "gw2"}
-    finally:
-        workers.shutdown()
     for name in ("gw1", "gw2"):
         page = (app.config.archive_path / name / "round-1.html").read_text(encoding="utf-8")
         assert "alice" in page
@@ -179,16 +182,13 @@ def test_a_game_whose_archiving_worker_died_is_rebuilt_on_the_next_pass(
     new_game(app, ["alice", "bob", "carol"], name="gw1")
     close_open_round(app, "gw1")
     keeper = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
-    workers = RoundWorkers(app.config, 2)
-    try:
+    with _workers(app) as workers:
         keeper.builder = workers.archive_game
         monkeypatch.setattr(adjudicator.workers, "_archive_game", _die)
         assert keeper.run_once() == []  # the worker died: nothing counted as built
         assert "a worker process died archiving game gw1" in caplog.text
         monkeypatch.undo()
         assert keeper.run_once() == ["gw1"]  # a new pool, the game built
-    finally:
-        workers.shutdown()
     assert (app.config.archive_path / "gw1" / "round-1.html").is_file()
 
 
@@ -212,11 +212,8 @@ def test_the_sweeper_closes_and_reports_in_a_worker(
     # The workers' processes are not patched: they are forked from a process of their own.
     monkeypatch.setattr(closing, "report_round", not_here)
     monkeypatch.setattr(closing, "report_adjudicated", not_here)
-    workers = RoundWorkers(app.config, 2)
-    try:
+    with _workers(app) as workers:
         DeadlineScheduler(app, workers=workers).sweep()
-    finally:
-        workers.shutdown()
     for round_id in rounds:
         assert _round(app, round_id) == (RoundState.REPORTED, 1, 2)
 
@@ -228,13 +225,10 @@ def test_a_worker_killed_mid_sweep_leaves_the_round_to_the_next_sweep(
     round_id = _duel(app, "duel")
     app.clock.advance(hours=72)  # type: ignore[attr-defined]
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, "committed")  # dies once the closing commits
-    workers = RoundWorkers(app.config, 2)
-    try:
+    with _workers(app) as workers:
         assert workers.sweep(app.clock()) == []
         assert _round(app, round_id) == (RoundState.ADJUDICATED, 1, 0)
         monkeypatch.delenv(ENVIRONMENT_VARIABLE)
         # A new pool: nothing left to close, and it reports what the dead worker left.
         assert workers.sweep(app.clock()) == []
-    finally:
-        workers.shutdown()
     assert _round(app, round_id) == (RoundState.REPORTED, 1, 2)
