@@ -250,6 +250,20 @@ def open_rounds(session: Session, *, of_rounds: Collection[int] | None = None) -
     return list(session.exec(query))
 
 
+def closing_times(session: Session) -> frozenset[tuple[int, datetime | None, datetime | None]]:
+    """(id, deadline, grace period's end) of every open round with a deadline, of running
+    games: a few columns the scheduler reads every second or two to see whether another
+    process (a game master's command, another instance) paused, resumed, rolled back or moved
+    a round since it planned them (``scheduler.DeadlineScheduler.follow``)."""
+    rows = session.exec(
+        select(Round.id, Round.deadline, Round.grace_until)
+        .join(Game, col(Game.id) == col(Round.game_id))
+        .where(Round.state == RoundState.OPEN, Game.status == GameStatus.RUNNING)
+        .where(col(Round.deadline).is_not(None))
+    )
+    return frozenset((i, deadline, grace) for i, deadline, grace in rows if i is not None)
+
+
 def completed_rounds(session: Session) -> list[int]:
     """Open rounds whose last orders came in (``Round.complete_at``): to be closed early."""
     rows = session.exec(
