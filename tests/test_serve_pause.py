@@ -264,8 +264,8 @@ def test_a_paused_game_rolled_back_stays_paused_and_closes_once_resumed(tmp_path
     club.move_deadline(2, deadline)  # round 2 open, its deadline near
     with serving(club):
         club.run("game", "pause", "gw1")
-        club.run("game", "rollback", "gw1", "--round", "1")
         _before(deadline)
+        club.run("game", "rollback", "gw1", "--round", "1")
         assert club.status() == GameStatus.PAUSED
         assert "paused" in club.run("status", "gw1").stdout
         reopened = club.round(1)
