@@ -193,13 +193,15 @@ def _stays_open_past_its_deadline(club: Club, number: int) -> None:
 def _closes_at_its_new_deadline(club: Club, number: int, *, later_than: datetime) -> None:
     """The round closes, not before its (moved) deadline, and its results go out."""
     moved = club.round(number)
-    assert moved.deadline is not None and moved.deadline > later_than
+    assert moved.deadline is not None
+    assert moved.deadline > later_than
     assert poll(
         lambda: club.results_sent(moved.id) == 3,
         timeout=_seconds_until(moved.deadline) + 60,
     ), f"round {number} did not close after it was resumed"
     closed = club.round(number)
-    assert closed.closed_at is not None and closed.closed_at >= moved.deadline
+    assert closed.closed_at is not None
+    assert closed.closed_at >= moved.deadline
     assert club.round(number + 1).state == RoundState.OPEN  # the next one opened
 
 
@@ -257,7 +259,8 @@ def test_a_paused_game_rolled_back_stays_paused_and_closes_once_resumed(tmp_path
     with session_scope(club.app.engine) as session:
         game = find_game(session, "gw1")
         first = open_round_of(session, game)
-        assert first is not None and first.id is not None
+        assert first is not None
+        assert first.id is not None
         close_and_adjudicate(session, first.id, ctx=club.app.ctx, now=club.app.clock(), force=True)
     report_round(club.app.engine, first.id, ctx=club.app.ctx, now=club.app.clock())
     deadline = datetime.now(UTC) + LEAD
@@ -271,9 +274,7 @@ def test_a_paused_game_rolled_back_stays_paused_and_closes_once_resumed(tmp_path
         reopened = club.round(1)
         assert reopened.state == RoundState.OPEN
         # Round 2's deadline, planned before the rollback, passes: nothing closes.
-        closed = poll(
-            lambda: club.closed_or_reported(1), timeout=_seconds_until(deadline) + PAST
-        )
+        closed = poll(lambda: club.closed_or_reported(1), timeout=_seconds_until(deadline) + PAST)
         assert not closed, "a round of the paused game closed"
         assert club.status() == GameStatus.PAUSED
         club.run("game", "resume", "gw1")

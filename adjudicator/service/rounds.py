@@ -165,14 +165,17 @@ _STEPS = {moment: _stepping(moment) for moment in ("closed_at", "adjudicated_at"
 def _closing() -> Update:
     """open -> closing, only while the round's game is running: a paused game's round (or one
     of a game gone) stays open whoever asks, a deadline job planned before the pause, the
-    sweeper, or another instance. The game's row is read with a share lock (PostgreSQL; SQLite
-    takes its one write lock for the statement anyway), so a pause committing meanwhile either
-    comes first, and the round stays open, or waits until this closing has committed."""
+    sweeper, or another instance. On PostgreSQL the game's row is locked as the closing's
+    update of it will (``FOR NO KEY UPDATE``; SQLite takes its one write lock for the statement
+    anyway), so a pause committing meanwhile either comes first, and the round stays open, or
+    waits until this closing has committed. Locked before the round, as a pause or a resume
+    locks them: a share lock here deadlocked two closers of one round, each holding it while
+    waiting to update the game."""
     rounds, games = Round.metadata.tables["round"], Game.metadata.tables["game"]
     running = (
         select(games.c.id)
         .where(games.c.id == rounds.c.game_id, games.c.status == GameStatus.RUNNING)
-        .with_for_update(read=True)
+        .with_for_update(key_share=True)
     )
     return _stepping("closed_at").where(exists(running))
 
