@@ -9,6 +9,7 @@ for it (the round closed before the pause)."""
 from __future__ import annotations
 
 import threading
+from datetime import datetime, timedelta
 
 from playing import clock_of, new_game, poll
 from sqlalchemy import text
@@ -98,3 +99,35 @@ def _waiting_for_a_lock(app: App) -> bool:
             )
         ).scalar_one()
     return bool(waiting)
+
+
+def _planned(scheduler: DeadlineScheduler, round_id: int) -> set[datetime]:
+    """When the scheduler will look at the round (its jobs' run times)."""
+    return {
+        job.trigger.run_date
+        for job in scheduler.scheduler.get_jobs()
+        if job.id.startswith(f"round:{round_id}:")
+    }
+
+
+def test_the_scheduler_follows_a_pause_and_a_resume_made_by_another_process(app: App) -> None:
+    """The plan is the database's: a pause withdraws the round's deadline job, a resume plans
+    the moved deadline, as soon as the scheduler reads the rounds' times again."""
+    new_game(app, ["ann", "ben", "cat"], settings={"early_close": False, "reminders": []})
+    round_id = _open_round_id(app)
+    scheduler = DeadlineScheduler(app)
+    scheduler.plan_all()
+    scheduler.follow()
+    with Session(app.engine) as session:
+        deadline = session.get(Round, round_id).deadline  # type: ignore[union-attr]
+    assert _planned(scheduler, round_id) == {deadline}
+    with session_scope(app.engine) as session:  # the command line, say
+        gm.pause(session, find_game(session, "gw1"), ctx=app.ctx, now=app.clock())
+    scheduler.follow()
+    assert _planned(scheduler, round_id) == set()
+    clock_of(app).advance(hours=1)
+    with session_scope(app.engine) as session:
+        gm.resume(session, find_game(session, "gw1"), ctx=app.ctx, now=app.clock())
+    scheduler.follow()
+    assert deadline is not None
+    assert _planned(scheduler, round_id) == {deadline + timedelta(hours=1)}
