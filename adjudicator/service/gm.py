@@ -40,7 +40,7 @@ from adjudicator.service.replies import (
 )
 from adjudicator.service.rerun import find_round, state_before
 from adjudicator.service.rounds import closes_at, open_round, open_round_of
-from adjudicator.service.stand_ins import play_stand_ins, set_stand_in
+from adjudicator.service.stand_ins import play_stand_ins, set_stand_in, take_back
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage import queries
 from adjudicator.storage.models import (
@@ -298,9 +298,11 @@ def remove_player(session: Session, game: Game, handle: str, *, retire: bool = T
 def put_stand_in(
     session: Session, game: Game, handle: str, *, on: bool, ctx: ServiceContext, now: datetime
 ) -> list[str]:
-    """Let the computer play a seat (``stand_ins.py``), or give it back (``on=False``). In a
-    running game the stand-in moves at once if the open round waits for it, and the round
-    closes if that was the last order; the handles that moved."""
+    """Let the computer play a seat (``stand_ins.py``), or give it back (``on=False``: the
+    stand-in's orders for the open round are withdrawn, and the round waits for the player's).
+    In a running game the stand-in moves at once if the open round waits for it and the seat
+    has no orders yet (orders its player sent stand), and the round closes if that was the
+    last order; the handles that moved."""
     seat = _seat(session, game, handle)
     if on and kind_of(game.kind).stand_in is None:
         raise ServiceError(f"{game_title(game.kind)} has no stand-in player")
@@ -309,10 +311,13 @@ def put_stand_in(
             f"{seat.handle!r} has no address, so nobody would play the seat: give it a player "
             f"first (adjudicate player replace {game.name} {seat.handle} ADDRESS)"
         )
-    set_stand_in(game, seat.handle, on=on)
-    session.add(game)
     round_ = open_round_of(session, game)
-    if not on or round_ is None or round_.id is None or game.status != GameStatus.RUNNING:
+    if not on:  # the seat is its player's again: the computer's orders for the round go
+        take_back(session, game, seat, round_)
+        return []
+    set_stand_in(game, seat.handle, on=True)
+    session.add(game)
+    if round_ is None or round_.id is None or game.status != GameStatus.RUNNING:
         return []
     moved = play_stand_ins(session, game, round_, now=now)
     close_if_complete(session, round_.id, ctx=ctx, now=now)

@@ -35,6 +35,7 @@ from adjudicator.storage.models import (
     Standby,
     Submission,
     SubmissionStatus,
+    standing_order_sets,
 )
 from adjudicator.storage.prefetch import ROLL, installed, remembered
 
@@ -319,13 +320,27 @@ def round_with_result(session: Session, round_id: int) -> tuple[Round, RoundResu
 
 
 def order_sets_of(session: Session, round_id: int | None) -> list[OrderSet]:
-    """Every accepted order set of a round, oldest first (the newest of a seat is in force)."""
+    """Every accepted order set of a round not withdrawn, oldest first (the newest of a seat
+    is in force)."""
     return list(session.exec(_ORDER_SETS_OF, params={"round": round_id}))
 
 
 _ORDER_SETS_OF = (
-    select(OrderSet).where(OrderSet.round_id == bindparam("round")).order_by(col(OrderSet.id))
+    select(OrderSet)
+    .where(OrderSet.round_id == bindparam("round"), standing_order_sets())
+    .order_by(col(OrderSet.id))
 )
+
+
+def withdrawn_order_sets(session: Session, round_id: int | None) -> list[OrderSet]:
+    """The order sets of a round withdrawn when their seat passed on (``models.WITHDRAWN``)."""
+    return list(
+        session.exec(
+            select(OrderSet)
+            .where(OrderSet.round_id == round_id, ~standing_order_sets())
+            .order_by(col(OrderSet.id))
+        )
+    )
 
 
 def seats_with_orders(session: Session, round_id: int | None) -> set[int]:
@@ -333,7 +348,11 @@ def seats_with_orders(session: Session, round_id: int | None) -> set[int]:
 
     def ask() -> set[int]:
         return set(
-            session.exec(select(OrderSet.seat_id).where(OrderSet.round_id == round_id).distinct())
+            session.exec(
+                select(OrderSet.seat_id)
+                .where(OrderSet.round_id == round_id, standing_order_sets())
+                .distinct()
+            )
         )
 
     seats: set[int] = remembered(session, lambda r: r.ordered, round_id, ask)
@@ -346,7 +365,9 @@ def newest_order_set(session: Session, round_id: int, seat_id: int) -> OrderSet 
     def ask() -> OrderSet | None:
         return session.exec(
             select(OrderSet)
-            .where(OrderSet.round_id == round_id, OrderSet.seat_id == seat_id)
+            .where(
+                OrderSet.round_id == round_id, OrderSet.seat_id == seat_id, standing_order_sets()
+            )
             .order_by(col(OrderSet.id).desc())
             .limit(1)
         ).first()
