@@ -407,15 +407,25 @@ def _missed_before(session: Session, game: Game, number: int) -> dict[str, int]:
     the rounds that stay (the counts of the discarded rounds would tell the game master of
     misses that no longer happened): going back from the round before, a round in which the
     game waited for the seat adds one when none of its orders were adjudicated, and ends the
-    count when some were; a round that did not wait for it (another's turn) changes nothing."""
+    count when some were; a round that did not wait for it (another's turn) changes nothing.
+    The count is the present player's: it stops at a round closed before he took the seat."""
     rules = rules_of(game)
     missed: dict[str, int] = {}
     counted_out: set[str] = set()
+    began = queries.tenures_began(session, game.id)
+    tenures = {seat.handle: began.get(seat.id or 0) for seat in seats_of(session, game)}
     for earlier in range(number - 1, 0, -1):
         result = queries.result_of_round_numbered(session, game.id, earlier)
         if result is None:
             break
-        movers = set(rules.to_move(state_before(session, game, find_round(session, game, earlier))))
+        round_ = find_round(session, game, earlier)
+        # A round that closed before the seat's player took it over was his predecessor's.
+        counted_out |= {
+            handle
+            for handle, start in tenures.items()
+            if start is not None and (round_.closed_at is None or round_.closed_at <= start)
+        }
+        movers = set(rules.to_move(state_before(session, game, round_)))
         for handle in movers - counted_out:
             if handle in result.orders:
                 counted_out.add(handle)

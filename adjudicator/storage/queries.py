@@ -31,6 +31,7 @@ from adjudicator.storage.models import (
     RoundResult,
     RoundState,
     Seat,
+    SeatHandover,
     SeatRoll,
     Standby,
     Submission,
@@ -592,10 +593,35 @@ def quiet_seats(session: Session, game_ids: Collection[int]) -> dict[int, list[S
     return found
 
 
+def _of_this_player() -> Any:
+    """The condition that an absence was taken by the seat's present player: the seat did not
+    pass to a newcomer since (a newcomer neither spent nor takes his predecessor's days)."""
+    since = select(SeatHandover.id).where(
+        col(SeatHandover.seat_id) == col(Absence.seat_id),
+        col(SeatHandover.created_at) >= col(Absence.created_at),
+    )
+    return ~since.exists()
+
+
 def absences_of(session: Session, seat_id: int | None) -> list[Absence]:
-    """A seat's absences, asked for and automatic, the earliest first."""
-    query = select(Absence).where(Absence.seat_id == seat_id).order_by(col(Absence.starts_at))
+    """The absences of a seat's present player, asked for and automatic, the earliest first."""
+    query = (
+        select(Absence)
+        .where(Absence.seat_id == seat_id, _of_this_player())
+        .order_by(col(Absence.starts_at))
+    )
     return list(session.exec(query))
+
+
+def tenures_began(session: Session, game_id: int | None) -> dict[int, datetime]:
+    """When each seat of a game that passed to a new person passed last, by seat id: its
+    present player's missed rounds and absences count from then."""
+    rows = session.exec(
+        select(SeatHandover.seat_id, func.max(SeatHandover.created_at))
+        .where(SeatHandover.game_id == game_id)
+        .group_by(col(SeatHandover.seat_id))
+    )
+    return {seat_id: began for seat_id, began in rows}
 
 
 def absent_at(session: Session, game_id: int | None, moment: datetime) -> dict[int, Absence]:
@@ -608,6 +634,7 @@ _ABSENT_AT = select(Absence).where(
     Absence.game_id == bindparam("game"),
     col(Absence.starts_at) <= bindparam("moment"),
     col(Absence.ends_at) > bindparam("moment"),
+    _of_this_player(),
 )
 
 
