@@ -528,11 +528,11 @@ def test_absent_stand_in_is_refused_for_a_game_played_in_turns(env: Path) -> Non
     grace ends, the moment the player forfeits, so a stand-in "from the next round" never
     plays; the game master is told so when he asks for it, with what to do instead."""
     runner.invoke(app, ["init"])
+    players = ["--player", "a=a@x.org", "--player", "b=b@x.org"]
     for kind in ("rock-scissors-paper", "three-musketeers"):
         result = runner.invoke(
             app,
-            ["game", "create", "gx", "--kind", kind, "--player", "a=a@x.org"]
-            + ["--player", "b=b@x.org", "--setting", "absent=stand-in"],
+            ["game", "create", "gx", "--kind", kind, *players, "--setting", "absent=stand-in"],
         )
         assert result.exit_code != 0
         said = " ".join(result.output.split())

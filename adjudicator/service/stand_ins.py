@@ -145,6 +145,4 @@ def given_back_in_round(
         for o in queries.withdrawn_order_sets(session, round_.id)
         if o.receipt == WITHDRAWN + STAND_IN
     }
-    return [
-        {"player": s.handle, "own": s.handle in orders} for s in seats if s.id in taken_back
-    ]
+    return [{"player": s.handle, "own": s.handle in orders} for s in seats if s.id in taken_back]

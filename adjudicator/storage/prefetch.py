@@ -266,9 +266,7 @@ _OPEN_ROUNDS = (
 )
 _IN_ROUNDS = col(OrderSet.round_id).in_(listed("rounds"))
 _ORDERED = (
-    select(OrderSet.round_id, OrderSet.seat_id)
-    .where(_IN_ROUNDS, standing_order_sets())
-    .distinct()
+    select(OrderSet.round_id, OrderSet.seat_id).where(_IN_ROUNDS, standing_order_sets()).distinct()
 )
 _NEWEST = select(OrderSet).where(
     col(OrderSet.id).in_(

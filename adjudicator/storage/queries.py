@@ -621,7 +621,7 @@ def tenures_began(session: Session, game_id: int | None) -> dict[int, datetime]:
         .where(SeatHandover.game_id == game_id)
         .group_by(col(SeatHandover.seat_id))
     )
-    return {seat_id: began for seat_id, began in rows}
+    return dict(rows.all())
 
 
 def absent_at(session: Session, game_id: int | None, moment: datetime) -> dict[int, Absence]:
