@@ -100,8 +100,8 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     )
     context |= {
         "stored": lines,
-        # the stand-in's orders this set replaces were withdrawn, not the player's
-        "previous": previous.lines if previous and not returned else None,
+        # the player's own earlier orders: the stand-in's were withdrawn, and are not his
+        "previous": previous.lines if previous else None,
         "receipt": code,
         "returned": returned,
     }
