@@ -46,7 +46,7 @@ from adjudicator.service import ServiceError, solutions
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.dry_run import ShownMail, result_mails_in_words, worth_showing
-from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.games import PlayerSpec, create_game, refuse_absent_stand_in
 from adjudicator.service.rerun import find_round, pick_game, rerun_round
 from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
@@ -333,6 +333,7 @@ def game_create(
         settings = settings_from_text(pairs(setting or [], "--setting"))
         if kind.lower() in GAME_NAMES:  # an unknown game is refused by create_game below
             read = read_settings(kind.lower(), schedule, time_zone, settings)
+            refuse_absent_stand_in(kind.lower(), read)  # before a solution is made for it
             if read.stand_ins or read.absent_stand_in:  # a stand-in may play: exact from move 1
                 make_solution(application.config, kind_of(kind))
         now = application.clock()

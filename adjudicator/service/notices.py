@@ -37,6 +37,7 @@ NOTICES = (
     "replaced",
     "offered",
     "join_request",
+    "stand_in_returned",
 )
 """The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
 
