@@ -20,6 +20,7 @@ from adjudicator.cli_support import (
     EXIT_USAGE,
     State,
     app_from_config,
+    app_of,
     config_from_state,
     fail,
     make_solution,
@@ -51,7 +52,7 @@ from adjudicator.service.rerun import find_round, pick_game, rerun_round
 from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
 from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage.db import make_engine, migrate, session_scope
+from adjudicator.storage.db import TablesOfAnotherRole, make_engine, migrate, session_scope
 from adjudicator.storage.models import RoundState
 from adjudicator.textreport import format_replay, state_lines
 
@@ -174,7 +175,10 @@ def init() -> None:
     """Create the database, or bring its schema up to date, and the key file if missing."""
     config = config_from_state()
     engine = make_engine(config.database_url)
-    migrate(engine)
+    try:
+        migrate(engine)
+    except TablesOfAnotherRole as error:
+        fail(ServiceError(f"{error}\nfix: {error.fix}"))
     typer.echo(f"database ready: {engine.url.render_as_string(hide_password=True)}")
     load_or_create_key(config.secret_key_path)
     typer.echo(f"key file ready: {config.secret_key_path}")
@@ -258,7 +262,7 @@ def serve_command(
     """Run the service: read orders, close rounds at their deadlines, send the mails."""
     config = config_from_state()
     _logging(config)
-    serve(make_app(config), once=once)
+    serve(app_of(config), once=once)
 
 
 @app.command("demo")

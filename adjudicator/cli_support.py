@@ -18,6 +18,7 @@ from adjudicator.config import Config, ConfigError, load_config
 from adjudicator.core.kind import GameKind
 from adjudicator.service import ServiceError
 from adjudicator.service.solutions import make
+from adjudicator.storage.db import TablesOfAnotherRole
 
 EXIT_USAGE = 2
 EXIT_DIFFERENT = 4  # --round re-run differs from the archive
@@ -38,7 +39,15 @@ def config_from_state() -> Config:
 
 
 def app_from_config() -> App:
-    return make_app(config_from_state())
+    return app_of(config_from_state())
+
+
+def app_of(config: Config) -> App:
+    """The App of ``config``; a database the service's role may not use is said in words."""
+    try:
+        return make_app(config)
+    except TablesOfAnotherRole as error:
+        fail(ServiceError(f"{error}\nfix: {error.fix}"))
 
 
 def fail(error: ServiceError) -> NoReturn:
