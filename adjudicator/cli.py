@@ -15,6 +15,7 @@ from adjudicator.backup import BackupError, backup
 from adjudicator.cli_archive import app as archive_app
 from adjudicator.cli_gm import player_app
 from adjudicator.cli_gm import register as register_game_commands
+from adjudicator.cli_outbox import app as outbox_app
 from adjudicator.cli_support import (
     EXIT_DIFFERENT,
     EXIT_USAGE,
@@ -297,6 +298,7 @@ app.add_typer(game_app, name="game")
 register_game_commands(game_app)
 app.add_typer(player_app, name="player", no_args_is_help=True)
 app.add_typer(archive_app, name="archive", no_args_is_help=True)
+app.add_typer(outbox_app, name="outbox", no_args_is_help=True)
 
 
 @game_app.command("create")
