@@ -26,6 +26,7 @@ from adjudicator.cli_support import (
     fail,
     make_solution,
     pairs,
+    schema_ready,
     settings_from_text,
     usage,
 )
@@ -53,7 +54,7 @@ from adjudicator.service.rerun import find_round, pick_game, rerun_round
 from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
 from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage.db import TablesOfAnotherRole, make_engine, migrate, session_scope
+from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import RoundState
 from adjudicator.textreport import format_replay, state_lines
 
@@ -176,10 +177,7 @@ def init() -> None:
     """Create the database, or bring its schema up to date, and the key file if missing."""
     config = config_from_state()
     engine = make_engine(config.database_url)
-    try:
-        migrate(engine)
-    except TablesOfAnotherRole as error:
-        fail(ServiceError(f"{error}\nfix: {error.fix}"))
+    schema_ready(engine)
     typer.echo(f"database ready: {engine.url.render_as_string(hide_password=True)}")
     load_or_create_key(config.secret_key_path)
     typer.echo(f"key file ready: {config.secret_key_path}")
