@@ -87,6 +87,19 @@ class Cluster:
         finally:
             engine.dispose()
 
+    def give_tables(self, database: str) -> None:
+        """``ALTER TABLE ... OWNER TO`` the role, for each table, as the superuser."""
+        engine = create_engine(self.admin.url.set(database=database), isolation_level="AUTOCOMMIT")
+        try:
+            with engine.connect() as connection:
+                tables = connection.execute(
+                    text("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+                )
+                for (table,) in tables.all():
+                    connection.execute(text(f'ALTER TABLE "{table}" OWNER TO "{self.role}"'))
+        finally:
+            engine.dispose()
+
     def has_password(self) -> bool:
         with self.admin.connect() as connection:
             found = connection.execute(
@@ -181,6 +194,10 @@ def test_backup_keeps_the_password_off_the_command_line_and_a_wrong_restore_is_n
     assert f"--role={role}" in doctor.stdout
     assert f"OWNER TO {role}" in doctor.stdout
     assert cluster.password not in doctor.stdout + init.stderr
+    # The other fix the message gives: each table given to the service's role.
+    cluster.give_tables(wrong)
+    assert cluster.owners(wrong) == {role}
+    assert _adjudicate(service, "init").returncode == 0
 
     # The restore deploy/BACKUP.md gives, as it is written: the service's role owns it all.
     restore = _sh_block("BACKUP.md", "## Restoring")
