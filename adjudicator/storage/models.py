@@ -52,6 +52,7 @@ class OutboxStatus(StrEnum):
     PENDING = "pending"
     SENT = "sent"
     FAILED = "failed"  # permanently refused by the SMTP server
+    DROPPED = "dropped"  # given up by the operator (``adjudicate outbox drop``): never sent
 
 
 class Game(SQLModel, table=True):
