@@ -150,7 +150,9 @@ def check_paths(config: Config, *, config_file: Path | None, unit_file: Path | N
     checks = []
     shown: set[Path] = set()  # one line for a folder two settings share (the data folder)
     for path, (denied, exists) in zip(paths, problems, strict=True):
-        problem = denied or (_outside_sandbox(path.path, unit) if unit else "")
+        # A file is where its folder is: the folder's line says it.
+        outside = _outside_sandbox(path.path, unit) if unit and not path.is_file else ""
+        problem = denied or outside
         if problem:
             message = f"{path.path}: {problem} (checked as {user}, the service's user)"
             checks.append(Check(path.what, FAIL, message, _fix(path, user, unit)))
