@@ -121,7 +121,9 @@ def _copied_by_the_dockerfile(into: Path) -> None:
             there = into / target / origin.name if target.endswith("/") else into / target
             there.parent.mkdir(parents=True, exist_ok=True)
             if origin.is_dir():
-                shutil.copytree(origin, there, ignore=shutil.ignore_patterns("__pycache__"))
+                shutil.copytree(
+                    origin, there, symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
+                )
             else:
                 shutil.copy2(origin, there)
 
