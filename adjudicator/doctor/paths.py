@@ -99,7 +99,16 @@ def written_paths(config: Config) -> list[Written]:
         # SQLite writes its journal beside the file: its folder must be writable too.
         env = "ADJUDICATOR_DATABASE_URL"
         paths.append(Written("SQLite database", "service.database_url", env, database.parent))
-        paths.append(Written("SQLite database", "service.database_url", env, database, False, True))
+        paths.append(
+            Written(
+                "SQLite database",
+                "service.database_url",
+                env,
+                database,
+                created=False,
+                is_file=True,
+            )
+        )
     if not config.smtp.host:
         outbox = config.data_path / "outbox-maildir"
         paths.append(Written("outbox Maildir", "smtp.host", "ADJUDICATOR_SMTP_HOST", outbox))
@@ -107,7 +116,7 @@ def written_paths(config: Config) -> list[Written]:
         log = Path(service.log_file)
         env = "ADJUDICATOR_LOG_FILE"
         paths.append(Written("log file", "service.log_file", env, log.parent, created=False))
-        paths.append(Written("log file", "service.log_file", env, log, False, True))
+        paths.append(Written("log file", "service.log_file", env, log, created=False, is_file=True))
     if any(k.solution and not ready(config.solutions_path, k.solution) for k in KINDS):
         env = "ADJUDICATOR_SOLUTIONS_DIR"
         paths.append(Written("solutions", "service.solutions_dir", env, config.solutions_path))
