@@ -208,11 +208,19 @@ def doctor_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object, for monitoring.")
     ] = False,
+    unit: Annotated[
+        Path | None,
+        typer.Option(
+            "--unit",
+            help="The service's systemd unit, whose sandbox decides what it may write "
+            "(default: /etc/systemd/system/adjudicator.service if installed).",
+        ),
+    ] = None,
 ) -> None:
-    """Check the configuration, database, key file, IMAP, SMTP and DNS; say how to fix what is
-    wrong. Exit code 0 only when everything is ready."""
+    """Check the configuration, the paths the service writes, database, key file, IMAP, SMTP
+    and DNS; say how to fix what is wrong. Exit code 0 only when everything is ready."""
     path = config or State.config_path
-    raise typer.Exit(report(path, send_to=send_to, as_json=as_json, echo=typer.echo))
+    raise typer.Exit(report(path, send_to=send_to, as_json=as_json, echo=typer.echo, unit=unit))
 
 
 @app.command("replay")

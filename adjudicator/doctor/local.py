@@ -1,5 +1,5 @@
-"""The checks that need no network: the configuration, the data folder, the database and its
-schema, the key file, the games' complete solutions."""
+"""The checks that need no network: the configuration, the database and its schema, the key
+file, the games' complete solutions (the folders the service writes: ``paths.py``)."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def _values(config: Config) -> list[Check]:
                 "published, e.g. https://pbem.example.org/games/, or leave it empty",
             )
         )
-    return [*checks, check_data_folder(config)]
+    return checks
 
 
 def _holds_passwords(file: Path) -> bool:
@@ -122,24 +122,6 @@ def _holds_passwords(file: Path) -> bool:
     except (OSError, tomllib.TOMLDecodeError):
         return False
     return any(data.get(table, {}).get("password") for table in ("smtp", "imap"))
-
-
-def check_data_folder(config: Config) -> Check:
-    folder = config.data_path.resolve()
-    fix = "set service.data_dir (ADJUDICATOR_DATA_DIR) to a folder the service may write"
-    if folder.exists() and not folder.is_dir():
-        return Check("data folder", FAIL, f"{folder} is not a folder", fix)
-    existing = next(p for p in (folder, *folder.parents) if p.exists())
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        verb = "written" if existing == folder else f"created: {existing} is not writable"
-        return Check(
-            "data folder",
-            FAIL,
-            f"{folder} cannot be {verb}",
-            f"give the service's user write access to {existing}, or {fix}",
-        )
-    created = "" if existing == folder else " (`adjudicate init` creates it)"
-    return Check("data folder", OK, f"{folder}{created}")
 
 
 def check_database(config: Config) -> Check:
