@@ -115,9 +115,7 @@ def test_a_right_password_refused_during_the_seats_limit_is_told_once(
             SubmissionStatus.REJECTED
         )
     assert stored_orders(app) == []
-    [notice] = [
-        text for kind, to, text in outbox(app)[told_before:] if to == "alice@example.org"
-    ]
+    [notice] = [text for kind, to, text in outbox(app)[told_before:] if to == "alice@example.org"]
     words = " ".join(notice.split())
     assert "without its password being checked" in words
     assert f"{SEAT_GUESSES} wrong passwords for your seat" in words
@@ -141,9 +139,10 @@ def test_a_right_password_refused_during_the_seats_limit_is_told_once(
     assert app.ingest(_from_host(later, "198.51.100.20"), channel="pipe") == (
         SubmissionStatus.REJECTED
     )
-    assert _subjects(app, "alice@example.org").count(
-        "[gw1] Mail not accepted: password not checked"
-    ) == 2
+    assert (
+        _subjects(app, "alice@example.org").count("[gw1] Mail not accepted: password not checked")
+        == 2
+    )
 
 
 # --- one answer budget per address, every answer counted -------------------------------------
@@ -160,13 +159,15 @@ def test_an_address_with_no_seat_gets_three_answers_an_hour_help_included(
     Answers to HELP and refusals had a budget each: 30 HELP answers of about 11 KB and 3
     refusals an hour reached a third party in whose name anyone wrote."""
     for number in range(35):
-        app.ingest(make_mail(f"HELP\n{number}", sender="victim@victim.test", subject="help"), channel="t")
+        app.ingest(
+            make_mail("HELP", sender="victim@victim.test", subject=f"help {number}"), channel="t"
+        )
     for number in range(5):
         app.ingest(make_mail(f"GIVE 3 TO bob\n{number}", sender="victim@victim.test"), channel="t")
     assert _answers(app)["victim@victim.test"] == STRANGER_ANSWERS_PER_HOUR
     assert "held back" in _note(app, "GIVE 3 TO bob\n4")
     clock_of(app).advance(hours=1, minutes=1)
-    app.ingest(make_mail("HELP\nlater", sender="victim@victim.test", subject="help"), channel="t")
+    app.ingest(make_mail("HELP", sender="victim@victim.test", subject="help later"), channel="t")
     assert _answers(app)["victim@victim.test"] == STRANGER_ANSWERS_PER_HOUR + 1
 
 
@@ -177,7 +178,7 @@ def test_a_players_address_gets_thirty_answers_an_hour_in_all(
     included". A player's address got 60: 30 HELP answers and 30 "password missing"
     refusals, each in a budget of its own."""
     for number in range(35):
-        app.ingest(make_mail(f"HELP\n{number}", subject="help"), channel="t")
+        app.ingest(make_mail("HELP", subject=f"help {number}"), channel="t")
     for number in range(35):
         app.ingest(make_mail(f"GIVE 3 TO bob\n{number}"), channel="t")
     assert _answers(app)["alice@example.org"] == ANSWERS_PER_HOUR
@@ -185,7 +186,9 @@ def test_a_players_address_gets_thirty_answers_an_hour_in_all(
     for number in range(35):
         app.ingest(make_mail(f"GIVE 3 TO carol\n{number}", sender="bob@example.org"), channel="t")
     for number in range(35):
-        app.ingest(make_mail(f"HELP\n{number}", sender="bob@example.org", subject="help"), channel="t")
+        app.ingest(
+            make_mail("HELP", sender="bob@example.org", subject=f"help {number}"), channel="t"
+        )
     assert _answers(app)["bob@example.org"] == ANSWERS_PER_HOUR
 
 
@@ -198,7 +201,7 @@ def test_a_players_confirmations_are_never_held_back_but_count(
     for number in range(5):
         app.ingest(make_mail(f"PASSWORD {secret}\nGIVE 3 TO bob\n{number}"), channel="t")
     for number in range(ANSWERS_PER_HOUR):
-        app.ingest(make_mail(f"HELP\n{number}", subject="help"), channel="t")
+        app.ingest(make_mail("HELP", subject=f"help {number}"), channel="t")
     kinds = Counter(kind for kind, to, _ in outbox(app) if to == "alice@example.org")
     assert kinds == {"confirmation": 5, "answer": ANSWERS_PER_HOUR - 5}
     app.ingest(make_mail(f"PASSWORD {secret}\nGIVE 3 TO carol\n99"), channel="t")
@@ -216,7 +219,7 @@ def test_an_observer_is_no_stranger(app: App, creds: dict[str, Credentials]) -> 
     code = asked.split("OBSERVE gw1 ")[1].split()[0]
     app.ingest(make_mail(f"OBSERVE gw1 {code}", sender=fan, subject="observe"), channel="t")
     for number in range(3):
-        app.ingest(make_mail(f"HELP\n{number}", sender=fan, subject="help"), channel="t")
+        app.ingest(make_mail("HELP", sender=fan, subject=f"help {number}"), channel="t")
     assert _answers(app)[fan] == STRANGER_ANSWERS_PER_HOUR + 3
 
 
