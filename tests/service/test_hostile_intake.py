@@ -359,8 +359,12 @@ def _seed(app: App) -> dict[str, Credentials]:
 
 
 def test_the_limits_hold_on_postgresql(pg_app: App) -> None:
-    """The same counts on PostgreSQL: answers to strangers, tries per source, replays."""
+    """The same counts on PostgreSQL: answers to strangers (to HELP and refusals in one
+    budget), tries per source (an IPv6 host by its /64), the not-checked notice, replays."""
     credentials = _seed(pg_app)
+    for number in range(2):
+        help_mail = make_mail("HELP", sender="v@example.net", subject=f"help {number}")
+        pg_app.ingest(help_mail, channel="t")
     for number in range(10):
         pg_app.ingest(make_mail(f"GIVE 3 TO bob {number}", sender="v@example.net"), channel="t")
     assert len([m for m in outbox(pg_app) if m[1] == "v@example.net"]) == (
@@ -368,7 +372,11 @@ def test_the_limits_hold_on_postgresql(pg_app: App) -> None:
     )
     for attempt in range(MAX_FAILED_LOGINS + 1):
         forged = make_mail(f"PASSWORD guess{attempt}\nGIVE 3 TO bob")
-        pg_app.ingest(_from_host(forged, "203.0.113.66"), channel="t")
+        pg_app.ingest(_from_host(forged, f"IPv6:2001:db8::{attempt + 1}"), channel="t")
+    assert [m[0] for m in outbox(pg_app) if m[1] == "alice@example.org"] == [
+        "refusal",
+        "refusal",
+    ]
     right = make_mail(f"PASSWORD {credentials['alice'].secret}\nGIVE 3 TO carol")
     assert pg_app.ingest(_from_host(right, "198.51.100.7"), channel="t") == (
         SubmissionStatus.ACCEPTED
