@@ -190,7 +190,8 @@ def _auto_subject_reason(headers: Headers) -> str | None:
     """Why the subject reads as a vacation notice's: an auto-responder's prefix in the common
     languages ("Automatic reply:", "Abwesenheitsnotiz:", "自動返信:"), or a sentence that says
     the writer is away ("[gw1] I am away until Monday")."""
-    subject = " ".join(" ".join(decode_words(value) for value in headers.get("subject", ())).split())
+    decoded = " ".join(decode_words(value) for value in headers.get("subject", ()))
+    subject = " ".join(decoded.split())
     if _AUTO_SUBJECT.match(subject):
         return "automatic reply subject"
     if _AWAY_SUBJECT.match(subject):

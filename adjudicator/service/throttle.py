@@ -26,10 +26,11 @@ ANSWERS_PER_HOUR = 30
 """Answers one address gets in an hour: a player fixing orders in a hurry stays far below.
 Above the reports' own limit (``reports.ANSWERS_PER_HOUR``), whose last answer says so."""
 STRANGER_ANSWERS_PER_HOUR = 3
-"""Answers in an hour to an address the service does not know (no seat in any game, not an
-observer, not standing by, not asking to join: ``queries.address_is_known``), answers to its
-commands included (HELP, LIST and JOIN are three): forged senders, backscatter. The codes
-that OBSERVE, STANDBY and JOIN mail make the address known once it answers with them."""
+"""Answers in an hour to an address the service does not know (no seat in any game, now or
+before, not an observer, not standing by, not asking to join: ``queries.address_is_known``),
+answers to its commands included (HELP, LIST and JOIN are three): forged senders,
+backscatter. The codes that OBSERVE, STANDBY and JOIN mail make the address known once it
+answers with them."""
 STRANGERS_PER_HOUR = 100
 """Answers in an hour to all such addresses together (forged mails from many addresses)."""
 LOOP_WINDOW = timedelta(minutes=10)

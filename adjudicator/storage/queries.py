@@ -32,6 +32,7 @@ from adjudicator.storage.models import (
     RoundResult,
     RoundState,
     Seat,
+    SeatHandover,
     SeatRoll,
     Standby,
     Submission,
@@ -476,19 +477,26 @@ _KNOWN_ADDRESSES = union(
     select(func.lower(Observer.address)),
     select(func.lower(Standby.address)),
     select(func.lower(JoinRequest.address)),
+    select(func.lower(SeatHandover.old_address)),
 )
-"""Addresses that hold a seat, observe a game, stand by for one, or asked to join one: each
-was given by a game master or confirmed with a code mailed to it, so its mail is no forger's
-backscatter."""
+"""Addresses that hold a seat or held one that passed on, observe a game, stand by for one, or
+asked to join one: each was given by a game master or confirmed with a code mailed to it, so
+an answer to it is no forger's backscatter."""
 
 
 def address_is_known(session: Session, address: str) -> bool:
-    """Whether ``address`` (any case) has a seat of any game, or observes one, stands by, or
-    asked to join one (:data:`_KNOWN_ADDRESSES`)."""
+    """Whether ``address`` (any case) has a seat of any game or had one, or observes one,
+    stands by, or asked to join one (:data:`_KNOWN_ADDRESSES`)."""
     if not address.strip():
         return False
     wanted = address.lower()
-    columns = (Seat.address, Observer.address, Standby.address, JoinRequest.address)
+    columns = (
+        Seat.address,
+        Observer.address,
+        Standby.address,
+        JoinRequest.address,
+        SeatHandover.old_address,
+    )
     return any(_holds_address(session, col(column), wanted) for column in columns)
 
 
