@@ -202,7 +202,7 @@ def _not_checked(
     )
     refused = f"refused for game {handling.game.name}: {why}, password not checked"
     if notice is not None and notice.first_at + LOCKOUT > handling.now:
-        handling.notes.append(f"{refused}, the player told already")
+        handling.notes.append(f"{refused}, not answered: the player was told this hour")
         return
     if notice is None:
         assert seat.id is not None
