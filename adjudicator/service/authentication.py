@@ -16,10 +16,10 @@ address, never elsewhere) once per seat and hour, whatever the number of tries a
 A password that is not checked (its source locked, or the seat's limit reached) may be the
 real player's own: from the relay of a large provider that the forger shares (its relays serve
 millions, and one address can be locked by a forger there), or from anywhere once many hosts
-have guessed. So the player is told that once per seat and hour too (cause
-``password_unchecked``: since when, until when, and that the reply address works all the
-same); a mail is never refused for a password without the player hearing of it. The moment
-he was told is kept as a row of its own, for the source :data:`NOTICE`.
+have guessed. So the player is told that too, once per seat and hour (cause
+``password_unchecked``: until when, and that a reply to the game's mail works now), within the
+answer limits; rather than his mail being dropped without a word. The moment he was told is
+kept as a row of its own, for the source :data:`NOTICE`.
 """
 
 from __future__ import annotations
