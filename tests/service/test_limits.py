@@ -329,3 +329,23 @@ def test_a_subject_merely_mentioning_absence_is_answered(
     raw = make_mail("What should I do this round?", subject=subject)
     assert app.ingest(raw, channel="pipe") != SubmissionStatus.IGNORED
     assert [to for _, to, _ in outbox(app)] == ["alice@example.org"]
+
+
+# --- what one mail can make the service write ------------------------------------------------
+
+
+def test_an_answer_lists_at_most_thirty_problems(app: App, creds: dict[str, Credentials]) -> None:
+    """README: "an answer lists at most 30 problems": 2,000 bad lines are answered with the
+    first 30, and how many more there were."""
+    secret = creds["alice"].secret
+    body = f"PASSWORD {secret}\n" + "\n".join(f"GIVE 1 TO nobody{i}" for i in range(2000))
+    assert app.ingest(make_mail(body), channel="pipe") == SubmissionStatus.REJECTED
+    [(kind, _, text)] = outbox(app)
+    assert kind == "rejection"
+    listed = [line for line in text.splitlines() if line.startswith("  * ")]
+    assert len(listed) == 30
+    assert '"GIVE 1 TO nobody29"' in listed[-1]
+    words = " ".join(text.split())
+    total = int(words.split("Please fix these ")[1].split()[0])
+    assert total >= 2000
+    assert f"... and {total - 30} more, not listed here." in words
