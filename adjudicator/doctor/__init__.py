@@ -1,9 +1,10 @@
 """``adjudicate doctor``: is this installation ready to run? Each check says what it found and,
 when something is wrong, precisely how to fix it.
 
-The checks go from the inside out: the configuration, the database and its schema, the key
-file, the IMAP mailbox, the SMTP server (nothing is sent unless asked), the DNS of the service's
-own domain. A check that does not apply (no IMAP server configured) is skipped with its reason.
+The checks go from the inside out: the configuration (with the log settings and the data
+folder), the database and its schema, the key file, the metrics port, the IMAP mailbox, the
+SMTP server (nothing is sent unless asked), the DNS of the service's own domain. A check that
+does not apply (no IMAP server configured) is skipped with its reason.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from adjudicator.doctor.local import (
     check_configuration,
     check_database,
     check_key,
+    check_logging,
+    check_metrics_port,
     check_solutions,
 )
 from adjudicator.doctor.mail import check_imap, check_smtp
@@ -33,6 +36,8 @@ __all__ = [
     "check_dns",
     "check_imap",
     "check_key",
+    "check_logging",
+    "check_metrics_port",
     "check_smtp",
     "check_solutions",
     "dns_lookup",
@@ -49,6 +54,7 @@ def run_checks(path: Path | None, *, send_to: str | None = None) -> Iterator[Che
         return
     yield check_database(config)
     yield check_key(config)
+    yield from check_metrics_port(config)
     yield from check_solutions(config)
     yield from check_imap(config)
     yield from check_smtp(config, send_to=send_to)
