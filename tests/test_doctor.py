@@ -90,11 +90,11 @@ def test_json_lists_every_check_with_status_message_and_fix(tmp_path: Path) -> N
     assert code == 1
     report = json.loads(output)
     assert report["ok"] is False
-    assert [c["name"] for c in report["checks"]][:4] == [
-        "configuration", "data folder", "database", "key file",
+    assert [c["name"] for c in report["checks"]][:5] == [
+        "configuration", "data folder", "logging", "database", "key file",
     ]  # fmt: skip
     assert all(set(c) == {"name", "status", "message", "fix"} for c in report["checks"])
-    database = report["checks"][2]
+    database = report["checks"][3]
     assert database["status"] == FAIL
     assert "adjudicate init" in database["fix"]
 
