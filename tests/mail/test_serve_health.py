@@ -170,7 +170,8 @@ def test_a_changed_imap_password_turns_health_red_stops_the_watchdog_and_recover
         reason = health[-1][1]
         assert "IMAP intake" in reason
         assert "not connected" in reason
-        assert "login refused" in reason and "AUTHENTICATIONFAILED" in reason
+        assert "login refused" in reason
+        assert "AUTHENTICATIONFAILED" in reason
         _until("two refused logins counted", lambda: _samples(port).get(
             "adjudicator_imap_login_failures_total", 0) >= 2)  # fmt: skip
         assert _samples(port)["adjudicator_imap_connected"] == 0
@@ -182,7 +183,8 @@ def test_a_changed_imap_password_turns_health_red_stops_the_watchdog_and_recover
         ]
         assert len(errors) == 1, errors  # once for the run of refusals, not once per retry
         assert f"{user} at {own_dovecot.host}:{own_dovecot.port}" in errors[0]
-        assert "imap.password" in errors[0] and "passdb" in errors[0]
+        assert "imap.password" in errors[0]
+        assert "passdb" in errors[0]
 
         unfed = "STATUS=watchdog not fed: the IMAP intake has not read mail"
         _until("the watchdog's STATUS", lambda: any(
