@@ -370,7 +370,7 @@ def cannot_listen(address: str, port: int, error: OSError) -> str:
     """Why the metrics server cannot listen on ``address:port``, with the fix (``serve`` says
     it on exit, ``adjudicate doctor`` before)."""
     what = f"cannot listen for metrics on {address}:{port}: {error.strerror or error}"
-    settings = "metrics.port and metrics.address (ADJUDICATOR_METRICS_PORT, _ADDRESS)"
+    settings = "metrics.port and metrics.address (ADJUDICATOR_METRICS_PORT, ADJUDICATOR_METRICS_ADDRESS)"
     if error.errno == errno.EADDRINUSE:
         return (
             f"{what}; another program holds the port (`ss -ltnp 'sport = :{port}'` names it): "
