@@ -199,9 +199,13 @@ def test_a_plain_port_offering_starttls_with_an_untrusted_certificate_passes_as_
     setup that works was broken. It must try what the service does."""
     monkeypatch.delenv("SSL_CERT_FILE")  # the certificate is trusted by nobody here
     config = load_config(_write(tmp_path, imap=imap, smtp={}))
-    poller = ImapPoller(
-        ImapSettings.of(config.imap), cursors=MemoryCursorStore(), handle=lambda ref, raw: None
+    service = ImapSettings(
+        host=config.imap.host,
+        port=config.imap.port,
+        username=config.imap.username,
+        password=config.imap.password,
     )
+    poller = ImapPoller(service, cursors=MemoryCursorStore(), handle=lambda ref, raw: None)
     try:
         assert poller.run_once() == 0  # the service connects, logs in and reads
     finally:
