@@ -2,10 +2,11 @@
 
 Most figures are read from the database when Prometheus scrapes, so that every instance of a
 shared PostgreSQL deployment reports the same totals and a restart loses nothing: mails received
-by outcome, mails sent by kind, bounces, rounds closed and rounds whose adjudication failed, the
-outbox's depth and the age of its oldest due mail. What only a process knows is counted in the
-process: IMAP reconnects, waits for the database and for the SMTP server, and the time from a
-mail's receipt to its confirmation being taken by the SMTP server.
+by outcome, mails sent by kind, bounces, rounds closed, rounds whose adjudication failed and
+rounds overdue, the outbox's depth and the age of its oldest mail. What only a process knows is
+counted in the process: the IMAP reader's connection, last read and refused logins, IMAP
+reconnects, waits for the database and for the SMTP server, and the time from a mail's receipt
+to its confirmation being taken by the SMTP server.
 
 ``/healthz`` answers 200 while the service keeps up and 503 with the reasons when it is stuck:
 the main loop has not turned for a while, the IMAP intake has not read its folder for
@@ -202,9 +203,10 @@ class _IntakeFigures(Collector):
         if intake is None:
             return
         yield GaugeMetricFamily(
-            "adjudicator_imap_connected", "Whether the IMAP reader is connected and logged in",
+            "adjudicator_imap_connected",
+            "Whether the IMAP reader is connected and logged in",
             1 if intake.connected else 0,
-        )  # fmt: skip
+        )
         yield GaugeMetricFamily(
             "adjudicator_imap_last_read_timestamp_seconds",
             "When the IMAP reader last read its folder (Unix time; 0: not yet)",
@@ -283,11 +285,12 @@ class Metrics:
         limit = self.limits.intake_seconds
         if down <= limit:
             return None
-        state = "connected but silent" if intake.connected else "not connected"
-        return (
-            f"the IMAP intake has not read mail for {down:.0f} s (limit {limit} s), {state}: "
-            f"{intake.problem}"
+        state = (
+            "connected, but its pass or its IDLE has not ended (the server silent?)"
+            if intake.connected
+            else f"not connected: {intake.problem}"
         )
+        return f"the IMAP intake has not read mail for {down:.0f} s (limit {limit} s), {state}"
 
     def loop_turned(self) -> None:
         """The main loop finished a turn (intake, sending and deadlines had their go)."""
@@ -370,7 +373,9 @@ def cannot_listen(address: str, port: int, error: OSError) -> str:
     """Why the metrics server cannot listen on ``address:port``, with the fix (``serve`` says
     it on exit, ``adjudicate doctor`` before)."""
     what = f"cannot listen for metrics on {address}:{port}: {error.strerror or error}"
-    settings = "metrics.port and metrics.address (ADJUDICATOR_METRICS_PORT, ADJUDICATOR_METRICS_ADDRESS)"
+    settings = (
+        "metrics.port and metrics.address (ADJUDICATOR_METRICS_PORT, ADJUDICATOR_METRICS_ADDRESS)"
+    )
     if error.errno == errno.EADDRINUSE:
         return (
             f"{what}; another program holds the port (`ss -ltnp 'sport = :{port}'` names it): "

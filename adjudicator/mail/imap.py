@@ -228,8 +228,9 @@ class ImapPoller:
         self.heartbeat = time.monotonic()
         self.read_at = time.time()
         if self._failures:
-            log.info("IMAP %s: reading again after %d failed tries", self.settings.where,
-                     self._failures)  # fmt: skip
+            log.info(
+                "IMAP %s: reading again after %d failed tries", self.settings.where, self._failures
+            )
         self._failing_since = None
         self._failures = self._refusals = 0
 
