@@ -20,6 +20,7 @@ alert can be set on the figure rather than on the verdict.
 from __future__ import annotations
 
 import errno
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -372,7 +373,8 @@ class CannotListen(Exception):
 def cannot_listen(address: str, port: int, error: OSError) -> str:
     """Why the metrics server cannot listen on ``address:port``, with the fix (``serve`` says
     it on exit, ``adjudicate doctor`` before)."""
-    what = f"cannot listen for metrics on {address}:{port}: {error.strerror or error}"
+    reason = os.strerror(error.errno) if error.errno else str(error)
+    what = f"cannot listen for metrics on {address}:{port}: {reason}"
     settings = (
         "metrics.port and metrics.address (ADJUDICATOR_METRICS_PORT, ADJUDICATOR_METRICS_ADDRESS)"
     )

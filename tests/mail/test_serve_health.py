@@ -129,6 +129,7 @@ def _set_password(server: Dovecot, password: str) -> None:
     _until(f"Dovecot takes the password {password!r}", takes_it)
 
 
+@pytest.mark.slow
 def test_a_changed_imap_password_turns_health_red_stops_the_watchdog_and_recovers(
     tmp_path: Path, own_dovecot: Dovecot, notifications: Notifications
 ) -> None:
