@@ -241,7 +241,7 @@ class ImapPoller:
             self._failing_since = time.monotonic()
         self._failures += 1
         refused = isinstance(error, LoginError)
-        self.problem = f"{'login refused: ' if refused else ''}{str(error)[:200]}"
+        self.problem = f"{'login refused: ' if refused else ''}{_said(error)}"
         if refused:
             self._refusals += 1
             if self.on_login_refused is not None:
@@ -250,7 +250,7 @@ class ImapPoller:
                 log.error(
                     "IMAP login refused for %s: %s; no mail is read until it is fixed. Fix: %s",
                     self.settings.where,
-                    error,
+                    _said(error),
                     login_fix(self.settings),
                 )
             else:
@@ -521,6 +521,15 @@ class ImapPoller:
                         return True
                     _quietly(lambda: self._wake[0].recv(64) if self._wake else b"")
         return False
+
+
+def _said(error: BaseException) -> str:
+    """What an error said, on one line, without the ``b'...'`` imapclient wraps a server's
+    reply in."""
+    text = (str(error).strip() or type(error).__name__).splitlines()[0]
+    if len(text) > 3 and text[:2] in ("b'", 'b"') and text[-1] == text[1]:
+        text = text[2:-1]
+    return text[:200]
 
 
 def _batches(uids: Sequence[int], size: int) -> Iterator[Sequence[int]]:

@@ -173,6 +173,7 @@ def test_a_changed_imap_password_turns_health_red_stops_the_watchdog_and_recover
         assert "not connected" in reason
         assert "login refused" in reason
         assert "AUTHENTICATIONFAILED" in reason
+        assert "b'" not in reason  # the server's words, not a Python repr of them
         _until("two refused logins counted", lambda: _samples(port).get(
             "adjudicator_imap_login_failures_total", 0) >= 2)  # fmt: skip
         assert _samples(port)["adjudicator_imap_connected"] == 0
