@@ -15,15 +15,18 @@ from adjudicator.backup import BackupError, backup
 from adjudicator.cli_archive import app as archive_app
 from adjudicator.cli_gm import player_app
 from adjudicator.cli_gm import register as register_game_commands
+from adjudicator.cli_outbox import app as outbox_app
 from adjudicator.cli_support import (
     EXIT_DIFFERENT,
     EXIT_USAGE,
     State,
     app_from_config,
+    app_of,
     config_from_state,
     fail,
     make_solution,
     pairs,
+    schema_ready,
     settings_from_text,
     usage,
 )
@@ -47,12 +50,12 @@ from adjudicator.service import ServiceError, solutions
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.dry_run import ShownMail, result_mails_in_words, worth_showing
-from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.games import PlayerSpec, create_game, refuse_absent_stand_in
 from adjudicator.service.rerun import find_round, pick_game, rerun_round
 from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
 from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage.db import make_engine, migrate, session_scope
+from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import RoundState
 from adjudicator.textreport import format_replay, state_lines
 
@@ -175,7 +178,7 @@ def init() -> None:
     """Create the database, or bring its schema up to date, and the key file if missing."""
     config = config_from_state()
     engine = make_engine(config.database_url)
-    migrate(engine)
+    schema_ready(engine)
     typer.echo(f"database ready: {engine.url.render_as_string(hide_password=True)}")
     load_or_create_key(config.secret_key_path)
     typer.echo(f"key file ready: {config.secret_key_path}")
@@ -206,11 +209,19 @@ def doctor_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object, for monitoring.")
     ] = False,
+    unit: Annotated[
+        Path | None,
+        typer.Option(
+            "--unit",
+            help="The service's systemd unit, whose sandbox decides what it may write "
+            "(default: /etc/systemd/system/adjudicator.service if installed).",
+        ),
+    ] = None,
 ) -> None:
-    """Check the configuration, database, key file, IMAP, SMTP and DNS; say how to fix what is
-    wrong. Exit code 0 only when everything is ready."""
+    """Check the configuration, the paths the service writes, database, key file, IMAP, SMTP
+    and DNS; say how to fix what is wrong. Exit code 0 only when everything is ready."""
     path = config or State.config_path
-    raise typer.Exit(report(path, send_to=send_to, as_json=as_json, echo=typer.echo))
+    raise typer.Exit(report(path, send_to=send_to, as_json=as_json, echo=typer.echo, unit=unit))
 
 
 @app.command("replay")
@@ -260,7 +271,7 @@ def serve_command(
     config = config_from_state()
     _logging(config)
     try:
-        serve(make_app(config), once=once)
+        serve(app_of(config), once=once)
     except CannotListen as error:
         usage(str(error))
 
@@ -300,6 +311,7 @@ app.add_typer(game_app, name="game")
 register_game_commands(game_app)
 app.add_typer(player_app, name="player", no_args_is_help=True)
 app.add_typer(archive_app, name="archive", no_args_is_help=True)
+app.add_typer(outbox_app, name="outbox", no_args_is_help=True)
 
 
 @game_app.command("create")
@@ -340,6 +352,7 @@ def game_create(
         settings = settings_from_text(pairs(setting or [], "--setting"))
         if kind.lower() in GAME_NAMES:  # an unknown game is refused by create_game below
             read = read_settings(kind.lower(), schedule, time_zone, settings)
+            refuse_absent_stand_in(kind.lower(), read)  # before a solution is made for it
             if read.stand_ins or read.absent_stand_in:  # a stand-in may play: exact from move 1
                 make_solution(application.config, kind_of(kind))
         now = application.clock()

@@ -12,12 +12,14 @@ from typing import Any, NoReturn
 from zoneinfo import ZoneInfo
 
 import typer
+from sqlalchemy.engine import Engine
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ConfigError, load_config
 from adjudicator.core.kind import GameKind
 from adjudicator.service import ServiceError
 from adjudicator.service.solutions import make
+from adjudicator.storage.db import TablesOfAnotherRole, migrate
 
 EXIT_USAGE = 2
 EXIT_DIFFERENT = 4  # --round re-run differs from the archive
@@ -38,7 +40,24 @@ def config_from_state() -> Config:
 
 
 def app_from_config() -> App:
-    return make_app(config_from_state())
+    return app_of(config_from_state())
+
+
+def app_of(config: Config) -> App:
+    """The App of ``config``; a database the service's role may not use is said in words."""
+    try:
+        return make_app(config)
+    except TablesOfAnotherRole as error:
+        fail(ServiceError(f"{error}\nfix: {error.fix}"))
+
+
+def schema_ready(engine: Engine) -> None:
+    """Bring the schema up to date (``migrate``); a database the service's role may not use
+    is said in words."""
+    try:
+        migrate(engine)
+    except TablesOfAnotherRole as error:
+        fail(ServiceError(f"{error}\nfix: {error.fix}"))
 
 
 def fail(error: ServiceError) -> NoReturn:
@@ -98,5 +117,14 @@ def local_moment(text: str, zone: str) -> datetime:
 def make_solution(config: Config, kind: GameKind) -> None:
     """Make the kind's complete solution now, if it has one and it is not there yet, so that
     its stand-in plays exactly from its first move (docs/stand-ins.md); says what it does."""
-    if kind.solution is not None:
+    if kind.solution is None:
+        return
+    try:
         make(config.solutions_path, kind, progress=lambda line: typer.echo(f"adjudicate: {line}"))
+    except OSError as error:  # a folder this user may not write, a full disk: say which
+        usage(
+            f"configuration: the complete solution of {kind.title} cannot be made in "
+            f"{config.solutions_path}: {error.strerror or error}; set service.solutions_dir "
+            "(ADJUDICATOR_SOLUTIONS_DIR) to a folder this user may write, such as the unit's "
+            "/var/cache/adjudicator/solutions (`adjudicate doctor` checks it)"
+        )

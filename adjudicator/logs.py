@@ -112,13 +112,13 @@ def log_problems(*, log_format: str, level: str, log_file: str) -> list[LogProbl
             )
         )
     if log_file:
-        problem = _file_problem(Path(log_file))
+        problem = log_file_problem(Path(log_file))
         if problem is not None:
             problems.append(problem)
     return problems
 
 
-def _file_problem(path: Path) -> LogProblem | None:
+def log_file_problem(path: Path) -> LogProblem | None:
     """Whether this user may append to ``path`` (``WatchedFileHandler`` creates the file, not
     its folder)."""
     key = "service.log_file (ADJUDICATOR_LOG_FILE)"

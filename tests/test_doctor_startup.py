@@ -83,29 +83,29 @@ def _one_line(result: subprocess.CompletedProcess[str]) -> str:
 
 
 @pytest.mark.parametrize(
-    ("setting", "words", "fix"),
+    ("setting", "check", "words", "fix"),
     [
-        ('log_format = "xml"\n', "service.log_format is 'xml'", "ADJUDICATOR_LOG_FORMAT"),
-        ('log_level = "verbose"\n', "service.log_level is 'verbose'", "ADJUDICATOR_LOG_LEVEL"),
-        ("log_file = 'FOLDER/nowhere/adjudicator.log'\n", "does not exist", "install -d"),
-        ("log_file = 'FOLDER'\n", "is a folder, not a file", "ADJUDICATOR_LOG_FILE"),
+        ('log_format = "xml"\n', "logging", "service.log_format is 'xml'", "LOG_FORMAT"),
+        ('log_level = "verbose"\n', "logging", "service.log_level is 'verbose'", "LOG_LEVEL"),
+        ("log_file = 'FOLDER/nowhere/adjudicator.log'\n", "log file", "does not exist", "LOG_FILE"),
+        ("log_file = 'FOLDER'\n", "logging", "is a folder, not a file", "LOG_FILE"),
     ],
 )
 def test_a_log_setting_serve_cannot_use_fails_doctor_and_serve_with_its_fix(
-    tmp_path: Path, setting: str, words: str, fix: str
+    tmp_path: Path, setting: str, check: str, words: str, fix: str
 ) -> None:
     path = _ready(tmp_path, setting.replace("FOLDER", str(tmp_path)))
     (failed,) = _failed(path)
-    assert failed.name == "logging"
+    assert failed.name == check
     assert words in failed.message
-    assert fix in failed.fix
+    assert f"ADJUDICATOR_{fix}" in failed.fix
     result = CliRunner().invoke(app, ["--config", str(path), "doctor"])
     assert result.exit_code == 1
     assert f"fix: {failed.fix}" in result.output
 
     line = _one_line(_serve(path))
     assert words in line
-    assert fix in line
+    assert f"ADJUDICATOR_{fix}" in line
 
 
 def test_a_writable_log_file_is_ok(tmp_path: Path) -> None:
@@ -116,13 +116,16 @@ def test_a_writable_log_file_is_ok(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write in any folder")
-def test_a_log_folder_this_user_may_not_write_fails(tmp_path: Path) -> None:
+def test_a_log_folder_this_user_may_not_write_fails_doctor_and_serve(tmp_path: Path) -> None:
     folder = tmp_path / "logs"
     folder.mkdir(mode=0o500)
     path = _ready(tmp_path, f"log_file = '{folder / 'adjudicator.log'}'\n")
     (failed,) = _failed(path)
-    assert "may not write" in failed.message
-    assert f"write access to {folder}" in failed.fix
+    assert failed.name == "log file"
+    assert "ADJUDICATOR_LOG_FILE" in failed.fix
+    line = _one_line(_serve(path))
+    assert "may not write" in line
+    assert f"write access to {folder}" in line
 
 
 def test_a_busy_metrics_port_fails_doctor_and_serve_with_address_and_fix(

@@ -1,9 +1,8 @@
-"""The checks that need no network: the configuration, the data folder, the database and its
-schema, the key file, the games' complete solutions."""
+"""The checks that need no network: the configuration, the database and its schema, the key
+file, the games' complete solutions (the folders the service writes: ``paths.py``)."""
 
 from __future__ import annotations
 
-import getpass
 import os
 import re
 import socket
@@ -18,10 +17,15 @@ from sqlalchemy.engine import make_url
 from adjudicator.config import CONFIG_ENV, DEFAULT_FILE, Config, ConfigError, load_config
 from adjudicator.doctor.check import FAIL, OK, SKIP, WARN, Check, words
 from adjudicator.games import KINDS
-from adjudicator.logs import log_problems
+from adjudicator.logs import log_file_problem, log_problems
 from adjudicator.metrics import cannot_listen
 from adjudicator.service.solutions import file_of, ready
-from adjudicator.storage.db import alembic_config, make_engine, schema_revision
+from adjudicator.storage.db import (
+    TablesOfAnotherRole,
+    alembic_config,
+    make_engine,
+    schema_revision,
+)
 
 # A plain address as the service sends From: a dot-atom local part and a host name (or
 # localhost, or an address literal). Display names belong in service.name.
@@ -113,7 +117,7 @@ def _values(config: Config) -> list[Check]:
                 "published, e.g. https://pbem.example.org/games/, or leave it empty",
             )
         )
-    return [*checks, check_data_folder(config), *check_logging(config)]
+    return [*checks, *check_logging(config)]
 
 
 def _holds_passwords(file: Path) -> bool:
@@ -124,38 +128,18 @@ def _holds_passwords(file: Path) -> bool:
     return any(data.get(table, {}).get("password") for table in ("smtp", "imap"))
 
 
-def check_data_folder(config: Config) -> Check:
-    folder = config.data_path.resolve()
-    fix = "set service.data_dir (ADJUDICATOR_DATA_DIR) to a folder the service may write"
-    if folder.exists() and not folder.is_dir():
-        return Check("data folder", FAIL, f"{folder} is not a folder", fix)
-    existing = next(p for p in (folder, *folder.parents) if p.exists())
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        verb = "written" if existing == folder else f"created: {existing} is not writable"
-        return Check(
-            "data folder",
-            FAIL,
-            f"{folder} cannot be {verb}",
-            f"give the service's user write access to {existing}, or {fix}",
-        )
-    created = "" if existing == folder else " (`adjudicate init` creates it)"
-    return Check("data folder", OK, f"{folder}{created}")
-
-
 def check_logging(config: Config) -> list[Check]:
-    """The log settings ``serve`` would refuse (``logs.log_problems``): a format or level it
-    does not know, a log file this user may not write."""
+    """The log settings ``serve`` would refuse (``logs.log_problems``): a format or a level it
+    does not know, a log file that is a folder. Whether the service's user may write the log
+    file is ``check_paths``'s."""
     service = config.service
-    problems = log_problems(
-        log_format=service.log_format, level=service.log_level, log_file=service.log_file
-    )
+    problems = log_problems(log_format=service.log_format, level=service.log_level, log_file="")
+    if service.log_file and Path(service.log_file).is_dir():
+        problems += filter(None, [log_file_problem(Path(service.log_file))])
     if problems:
         return [Check("logging", FAIL, p.message, p.fix) for p in problems]
     where = service.log_file or "standard error (systemd's journal under the unit)"
-    who = f" (writable by {getpass.getuser()})" if service.log_file else ""
-    return [
-        Check("logging", OK, f"{service.log_format} lines at {service.log_level} to {where}{who}")
-    ]
+    return [Check("logging", OK, f"{service.log_format} lines at {service.log_level} to {where}")]
 
 
 def check_metrics_port(config: Config) -> list[Check]:
@@ -203,6 +187,8 @@ def check_database(config: Config) -> Check:
         current = schema_revision(engine)
         scripts = ScriptDirectory.from_config(alembic_config(engine))
         head = scripts.get_current_head()
+    except TablesOfAnotherRole as error:
+        return Check("database", FAIL, f"{shown}: {error}", error.fix)
     except Exception as error:  # any driver error: say it as the driver did
         return Check(
             "database",

@@ -84,8 +84,9 @@ def test_a_working_setup_is_all_ok_and_sends_nothing(
     path = _write(tmp_path, imap=imap, smtp=smtp)
     checks = list(run_checks(path))
     assert [c for c in checks if c.status not in (OK, SKIP)] == []
-    assert [c.name.split()[0] for c in checks if c.status == OK] == [
-        "configuration", "data", "logging", "database", "key", "IMAP", "SMTP",
+    written = ["data folder", "Maildir", "archive", "solutions"]  # every folder it writes
+    assert [c.name.split(" 127.0.0.1")[0] for c in checks if c.status == OK] == [
+        "configuration", "logging", *written, "database", "key file", "IMAP", "SMTP",
     ]  # fmt: skip
     assert f"logged in as {imap['username']}" in _named(checks, "IMAP")[0].message
     assert "connected (starttls TLS), logged in as judge" in _named(checks, "SMTP")[0].message
