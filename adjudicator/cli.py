@@ -43,6 +43,7 @@ from adjudicator.games import (
     replay_record,
 )
 from adjudicator.logs import configure_logging
+from adjudicator.metrics import CannotListen
 from adjudicator.runner import serve
 from adjudicator.security import load_or_create_key
 from adjudicator.service import ServiceError, solutions
@@ -269,7 +270,10 @@ def serve_command(
     """Run the service: read orders, close rounds at their deadlines, send the mails."""
     config = config_from_state()
     _logging(config)
-    serve(app_of(config), once=once)
+    try:
+        serve(app_of(config), once=once)
+    except CannotListen as error:
+        usage(str(error))
 
 
 @app.command("demo")
@@ -296,7 +300,10 @@ def demo_command(
         application.clock = utcnow
         _logging(config)
         typer.echo("\nThe service keeps running; stop it with Ctrl-C.")
-        serve(application)
+        try:
+            serve(application)
+        except CannotListen as error:
+            usage(str(error))
 
 
 game_app = typer.Typer(help="Create and manage games.", no_args_is_help=True)

@@ -95,7 +95,7 @@ def test_json_lists_every_check_with_status_message_and_fix(tmp_path: Path) -> N
     report = json.loads(output)
     assert report["ok"] is False
     names = [c["name"] for c in report["checks"]]
-    assert names[:2] == ["configuration", "data folder"]
+    assert names[:3] == ["configuration", "logging", "data folder"]
     assert {"Maildir", "archive", "outbox Maildir"} <= set(names)  # every folder it writes
     assert names.index("database") + 1 == names.index("key file")
     assert all(set(c) == {"name", "status", "message", "fix"} for c in report["checks"])

@@ -1,10 +1,11 @@
 """``adjudicate doctor``: is this installation ready to run? Each check says what it found and,
 when something is wrong, precisely how to fix it.
 
-The checks go from the inside out: the configuration, every path the service writes (as the
-user it runs as, and inside its systemd unit's sandbox), the database and its schema, the key
-file, the IMAP mailbox, the SMTP server (nothing is sent unless asked), the DNS of the service's
-own domain. A check that does not apply (no IMAP server configured) is skipped with its reason.
+The checks go from the inside out: the configuration (with the log format and level), every
+path the service writes (as the user it runs as, and inside its systemd unit's sandbox), the
+database and its schema, the key file, the metrics port, the IMAP mailbox, the SMTP server
+(nothing is sent unless asked), the DNS of the service's own domain. A check that does not
+apply (no IMAP server configured) is skipped with its reason.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from adjudicator.doctor.local import (
     check_configuration,
     check_database,
     check_key,
+    check_logging,
+    check_metrics_port,
     check_solutions,
     config_file,
 )
@@ -36,6 +39,8 @@ __all__ = [
     "check_dns",
     "check_imap",
     "check_key",
+    "check_logging",
+    "check_metrics_port",
     "check_paths",
     "check_smtp",
     "check_solutions",
@@ -57,6 +62,7 @@ def run_checks(
     yield from check_paths(config, config_file=config_file(path), unit_file=unit)
     yield check_database(config)
     yield check_key(config)
+    yield from check_metrics_port(config)
     yield from check_solutions(config)
     yield from check_imap(config)
     yield from check_smtp(config, send_to=send_to)
