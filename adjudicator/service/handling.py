@@ -78,12 +78,21 @@ class SectionHandling:
     notes: list[str] = field(default_factory=list)
     answer: MailAnswer = field(default_factory=MailAnswer)
 
-    def answer_sender(self, kind: str, context: dict[str, Any]) -> None:
-        """Add a part for the sender (what needs no seat: HELP, LIST, a mistyped command)."""
+    def answer_sender(self, kind: str, context: dict[str, Any], *, known: bool = False) -> None:
+        """Add a part for the sender (what needs no seat: HELP, LIST, a mistyped command).
+        ``known``: the sender's address was known (an observer, a standby entry) until this
+        mail ended it; the last answer to it is not held back as a stranger's would be, and
+        can be had once only (``throttle.py``)."""
         game = self.game
         self.answer.add(
             self.sender,
-            AnswerPart(kind, context, game.name if game else None, game.id if game else None),
+            AnswerPart(
+                kind,
+                context,
+                game.name if game else None,
+                game.id if game else None,
+                proven=known,
+            ),
         )
 
     def answer_seat(self, seat: Seat, kind: str, context: dict[str, Any]) -> None:
