@@ -56,7 +56,7 @@ from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import make_engine, session_scope
-from adjudicator.storage.models import RoundState
+from adjudicator.storage.models import GameStatus, RoundState
 from adjudicator.textreport import format_replay, state_lines
 
 app = typer.Typer(
@@ -153,6 +153,11 @@ def _round(number: int, game_name: str | None, *, dry_run: bool) -> None:
                 _show_mails(result_mails_in_words(session, round_, ctx=application.ctx, now=now))
                 session.rollback()  # the round closed to render its mails: stored nothing
                 return
+            if round_.state == RoundState.OPEN and game.status != GameStatus.RUNNING:
+                raise ServiceError(
+                    f"game {game.name} is {game.status}: no round of it closes; resume it "
+                    f"first (adjudicate game resume {game.name})"
+                )
             closed = close_and_adjudicate(
                 session, round_.id, ctx=application.ctx, now=now, force=True
             )

@@ -544,3 +544,19 @@ def test_absent_stand_in_is_refused_for_a_game_played_in_turns(env: Path) -> Non
         assert "adjudicate player stand-in" in said
     with Session(engine_of(env)) as session:
         assert session.exec(select(Game)).all() == []
+
+
+def test_a_round_of_a_paused_game_is_not_closed_by_hand(env: Path) -> None:
+    """README: no round closes while the game is paused, ``adjudicate --round`` included; the
+    refusal says how to go on."""
+    runner.invoke(app, ["init"])
+    _create("--schedule", "72h")
+    assert runner.invoke(app, ["game", "pause", "gw"]).exit_code == 0
+    refused = runner.invoke(app, ["--round", "1", "--game", "gw"])
+    assert refused.exit_code == 1, refused.output
+    assert "game gw is paused" in refused.output
+    assert "adjudicate game resume gw" in refused.output
+    with Session(engine_of(env)) as session:
+        assert session.exec(select(Round)).one().state == RoundState.OPEN
+    assert runner.invoke(app, ["game", "resume", "gw"]).exit_code == 0
+    assert runner.invoke(app, ["--round", "1", "--game", "gw"]).exit_code == 0

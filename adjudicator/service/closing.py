@@ -107,6 +107,12 @@ def _close_one(
     round_, game = context.round, context.game
     close = closes_at(round_)
     if round_.state == RoundState.OPEN:
+        if game.status != GameStatus.RUNNING:
+            # A job planned before the game master paused the game (or by an instance that
+            # has not heard yet): no grace, no absence, no closing. ``close_round`` checks the
+            # same in the database, against a pause committed since this was read.
+            events.info("round.held", game=game.name, round=round_.number, status=game.status)
+            return None
         if not force:
             if close is None or close > now:
                 return None

@@ -2,7 +2,10 @@
 player, change an address, and roll a game back to the start of a round.
 
 Each is one transaction, and every player affected is told by mail from the same transaction.
-A deadline that moves is picked up by the running service's scheduler on its next sweep.
+The running service's scheduler follows what they change (``scheduler.py``): a deadline that
+moves, a round paused, resumed or rolled back is planned again within a second or two, and
+whatever a job planned before finds, no round of a game that is not running closes
+(``rounds.close_round``).
 """
 
 from __future__ import annotations
@@ -160,6 +163,7 @@ def _move_deadline(
                 "reason": reason,
                 "old_deadline": local_time(old, zone) if old else None,
                 "paused_for": duration_in_words(paused_for) if paused_for else None,
+                "paused": game.status == GameStatus.PAUSED,
             },
             kind="deadline_changed",
             to=seat.address,
@@ -349,7 +353,7 @@ def rollback(
     discarded, the orders of later rounds too; the orders already sent for round ``number``
     stand. Round ``number`` opens again with a fresh deadline, and unsent mails of the discarded
     rounds are cancelled. The players get the new deadline, and each new result of a round
-    whose result was mailed says that it replaces that one."""
+    whose result was mailed says that it replaces that one. A paused game stays paused."""
     target = find_round(session, game, number)
     if target.state == RoundState.OPEN:
         raise ServiceError(f"round {number} of {game.name} is open: nothing to roll back")
@@ -380,7 +384,11 @@ def rollback(
     session.flush()
     game.state = rules_of(game).dump(state)
     game.current_round = number - 1
-    game.status, game.finished_at, game.paused_at = GameStatus.RUNNING, None, None
+    # A paused game stays paused (the game master may be mending it): its reopened round
+    # keeps no deadline until it resumes, which moves this one by the pause from now on.
+    paused = game.status == GameStatus.PAUSED
+    game.status = GameStatus.PAUSED if paused else GameStatus.RUNNING
+    game.finished_at, game.paused_at = None, now if paused else None
     round_ = open_round(session, game, now=now)  # a new row: new mail keys for its result
     assert round_.id is not None
     for order_set in kept:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Update, bindparam, update
+from sqlalchemy import Update, bindparam, exists, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session
@@ -118,9 +118,17 @@ def start_game(session: Session, game: Game, *, now: datetime) -> Round:
 
 
 def _step(
-    session: Session, round_id: int, old: RoundState, new: RoundState, *, moment: str, at: datetime
+    session: Session,
+    round_id: int,
+    old: RoundState,
+    new: RoundState,
+    *,
+    moment: str,
+    at: datetime,
+    statement: Update | None = None,
 ) -> bool:
-    """Compare-and-set the round's state; True when this caller made the step.
+    """Compare-and-set the round's state; True when this caller made the step (``statement``:
+    another than the step's plain one, :data:`_CLOSING`).
 
     A statement on the table, built once (``_STEPS``), not an ORM update, which is built again,
     keyed and matched against the session's rows on every call (three times a round). The
@@ -129,7 +137,8 @@ def _step(
     if session.autoflush:
         session.flush()
     result = session.execute(
-        _STEPS[moment], {"round_id": round_id, "old": old, "new": new, "at": at}
+        _STEPS[moment] if statement is None else statement,
+        {"round_id": round_id, "old": old, "new": new, "at": at},
     )
     if getattr(result, "rowcount", 0) != 1:
         return False
@@ -153,9 +162,39 @@ _STEPS = {moment: _stepping(moment) for moment in ("closed_at", "adjudicated_at"
 """The steps' statements, by the moment each one stamps."""
 
 
+def _closing() -> Update:
+    """open -> closing, only while the round's game is running: a paused game's round (or one
+    of a game gone) stays open whoever asks, a deadline job planned before the pause, the
+    sweeper, or another instance. On PostgreSQL the game's row is locked as the closing's
+    update of it will (``FOR NO KEY UPDATE``; SQLite takes its one write lock for the statement
+    anyway), so a pause committing meanwhile either comes first, and the round stays open, or
+    waits until this closing has committed. Locked before the round, as a pause or a resume
+    locks them: a share lock here deadlocked two closers of one round, each holding it while
+    waiting to update the game."""
+    rounds, games = Round.metadata.tables["round"], Game.metadata.tables["game"]
+    running = (
+        select(games.c.id)
+        .where(games.c.id == rounds.c.game_id, games.c.status == GameStatus.RUNNING)
+        .with_for_update(key_share=True)
+    )
+    return _stepping("closed_at").where(exists(running))
+
+
+_CLOSING = _closing()
+
+
 def close_round(session: Session, round_id: int, *, now: datetime) -> bool:
-    """open -> closing. Orders arriving after this are refused as late."""
-    return _step(session, round_id, RoundState.OPEN, RoundState.CLOSING, moment="closed_at", at=now)
+    """open -> closing, if the round's game is running (:func:`_closing`). Orders arriving
+    after this are refused as late."""
+    return _step(
+        session,
+        round_id,
+        RoundState.OPEN,
+        RoundState.CLOSING,
+        moment="closed_at",
+        at=now,
+        statement=_CLOSING,
+    )
 
 
 def orders_in_force(session: Session, round_: Round) -> dict[int, OrderSet]:

@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, union
+from sqlalchemy import Integer, String, bindparam, cast, union
 from sqlmodel import Session, col, func, or_, select
 
 from adjudicator.storage.db import listed, on_postgresql
@@ -251,6 +251,22 @@ def open_rounds(session: Session, *, of_rounds: Collection[int] | None = None) -
         games = select(Round.game_id).where(col(Round.id).in_(of_rounds))
         query = query.where(col(Round.game_id).in_(games.scalar_subquery()))
     return list(session.exec(query))
+
+
+def closing_times(session: Session) -> frozenset[tuple[int | None, str | None, str | None]]:
+    """(id, deadline, grace period's end) of every open round with a deadline, of running
+    games: a few columns the scheduler reads every second or two to see whether another
+    process (a game master's command, another instance) paused, resumed, rolled back or moved
+    a round since it planned them (``scheduler.DeadlineScheduler.follow``). The times as the
+    database writes them, only to be compared: read as text, not made datetimes, which took
+    several times as long."""
+    query = (
+        select(Round.id, cast(Round.deadline, String), cast(Round.grace_until, String))
+        .join(Game, col(Game.id) == col(Round.game_id))
+        .where(Round.state == RoundState.OPEN, Game.status == GameStatus.RUNNING)
+        .where(col(Round.deadline).is_not(None))
+    )
+    return frozenset((i, deadline, grace) for i, deadline, grace in session.exec(query))
 
 
 def completed_rounds(session: Session) -> list[int]:
