@@ -20,6 +20,7 @@ from adjudicator.service.replies import (
     queue_templated,
 )
 from adjudicator.service.settings import settings_of
+from adjudicator.service.sign_up_state import not_started
 from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
 from adjudicator.storage.models import Game, Round
 
@@ -64,6 +65,7 @@ def queue_welcome(
     players = list(seats) or [c.handle for c in credentials]
     calendar = deadline_attachment(ctx, game, first_round, now=now)
     pace = settings_of(game)
+    waiting = not_started(session, game)  # a game before its start says so, and what follows
     for number, cred in enumerate(credentials, start=1):
         seat = seats.get(cred.handle)
         reply_address = f"{local}+{cred.reply_token}@{domain}"
@@ -79,6 +81,7 @@ def queue_welcome(
             "calendar": calendar is not None,
             "absence_days": pace.absence_days,
             "absence_wait": pace.absence_wait,
+            "not_started": waiting,
             **rules_reference(ctx, game.kind),
             **how_to_play(
                 ctx,
