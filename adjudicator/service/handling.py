@@ -24,6 +24,7 @@ from sqlmodel import Session
 
 from adjudicator.mail.parse import InboundMail
 from adjudicator.service.context import ServiceContext
+from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat, Submission
 
 
@@ -79,18 +80,43 @@ class SectionHandling:
     answer: MailAnswer = field(default_factory=MailAnswer)
 
     def answer_sender(self, kind: str, context: dict[str, Any]) -> None:
-        """Add a part for the sender (what needs no seat: HELP, LIST, a mistyped command)."""
+        """Add a part for the sender (what needs no seat: HELP, LIST, a mistyped command). In
+        a game where the sender's address is a seat's, the part is that seat's: a reply to it
+        reaches the seat (its reply address), as a reply to any mail to the seat does."""
         game = self.game
+        proven = self.proven_seat(self.sender)
+        seat = proven
+        if game is not None and (seat is None or seat.game_id != game.id):
+            seat = queries.seat_at_address(self.session, game.id, self.sender)
         self.answer.add(
             self.sender,
-            AnswerPart(kind, context, game.name if game else None, game.id if game else None),
+            AnswerPart(
+                kind,
+                context,
+                game.name if game else None,
+                game.id if game else None,
+                seat.id if seat is not None and game is not None else None,
+                proven=proven is not None,
+            ),
         )
 
     def answer_seat(self, seat: Seat, kind: str, context: dict[str, Any]) -> None:
         """Add a part about ``seat``, for its registered address (never the sender's)."""
         game = self.session.get(Game, seat.game_id)
         name = game.name if game else None
-        self.answer.add(seat.address, AnswerPart(kind, context, name, seat.game_id, seat.id))
+        proven = self.proven_seat(seat.address) is not None
+        self.answer.add(
+            seat.address, AnswerPart(kind, context, name, seat.game_id, seat.id, proven=proven)
+        )
+
+    def proven_seat(self, address: str) -> Seat | None:
+        """The seat this mail proved (its password, or its reply address the mail went to)
+        whose registered address is ``address``: an answer there cannot be forged in bulk, and
+        is never held back by the answer limits (``throttle.py``)."""
+        for seat in (self.seat, self.token_seat):
+            if seat is not None and address and seat.address.lower() == address.lower():
+                return seat
+        return None
 
     @property
     def sender(self) -> str:

@@ -30,6 +30,7 @@ from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import bounce_address, seat_reply_address
+from adjudicator.service import loop_guard
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.hints import finished_game_hint
@@ -268,13 +269,20 @@ def queue_reply(
 ) -> bool:
     """Answer an inbound mail (threaded under it and under its game, marked ``auto-replied``)
     with ``templates/mail/<template or kind>``; True when queued. An answer the address may
-    not get now (``throttle.py``: too many, a loop) is not queued, and logged; an answer to a
-    ``proven`` seat (its password or reply address checked) is never held back: only a mail
-    that proves nothing can be forged in bulk.
+    not get now (``throttle.py``: too many) is not queued, and logged; an answer to a
+    ``proven`` seat (its password or reply address checked) is never held back by those
+    limits: only a mail that proves nothing can be forged in bulk. An answer to a mail that
+    looks sent by a program answering our answers may be held back as a loop, proven or not
+    (``loop_guard.py``); the address is told once.
 
     An answer to a player of the game (``context["handle"]``) goes out with the seat's bounce
     address; ``seat_id`` saves looking the seat up."""
     if not to:
+        return False
+    held = loop_guard.held_back(session, mail, identity=ctx.identity, now=now)
+    if held is not None:
+        log.info("%s (%s to %s)", held.note, kind, to)
+        _tell_held_back(session, ctx=ctx, to=to, mail=mail, held=held, now=now)
         return False
     refused = (
         None
@@ -317,6 +325,45 @@ def queue_reply(
         answer=True,
     )
     return True
+
+
+def _tell_held_back(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    to: str,
+    mail: InboundMail,
+    held: loop_guard.Held,
+    now: datetime,
+) -> None:
+    """Tell ``to`` once (until he is answered again) that answers are held back, why, and
+    when they resume; in the time zone of his first seat, if he has one."""
+    if not loop_guard.notice_due(session, to=to, sender=mail.sender or "", now=now):
+        return
+    seats = queries.seats_at_address(session, to)
+    zone = seats[0].time_zone if seats and seats[0].time_zone else "UTC"
+    context = {
+        "address": to,
+        "why": held.why,
+        "count": held.count,
+        "window": int(loop_guard.LOOP_WINDOW.total_seconds() // 60),
+        "resume": local_time(held.resume_at, zone),
+    }
+    references = [*mail.references, mail.message_id] if mail.message_id else [*mail.references]
+    threading = Threading(
+        in_reply_to=mail.message_id, references=tuple(references), auto="auto-replied"
+    )
+    queue_templated(
+        session,
+        ctx=ctx,
+        template="held_back",
+        context=context,
+        kind="held_back",
+        to=to,
+        key=f"held:{to}:{now.isoformat()}",
+        now=now,
+        threading=threading,
+    )
 
 
 # --- deadlines in calendars --------------------------------------------------------------

@@ -197,6 +197,7 @@ def _queue_report(
         to=seat.address,
         key=f"report:{asker.key}:{round_.number}",
         mail=asker.mail,
+        proven=True,  # the asker's seat is proven; the reports have a limit of their own
         context=context,
         now=now,
         game_id=game.id,
@@ -259,6 +260,7 @@ def _queue_history(
         to=seat.address,
         key=f"history:{asker.key}",
         mail=asker.mail,
+        proven=True,  # the asker's seat is proven; the reports have a limit of their own
         context=context,
         now=now,
         game_id=game.id,
@@ -290,6 +292,7 @@ def _queue_problems(
         to=asker.seat.address,
         key=f"request_problem:{asker.key}",
         mail=asker.mail,
+        proven=True,  # the asker's seat is proven; the reports have a limit of their own
         context=context,
         now=now,
         game_id=asker.game.id,

@@ -471,6 +471,50 @@ def answers_to_strangers(session: Session, *, since: datetime) -> int:
     return int(count)
 
 
+def automatic_mails_from(session: Session, sender: str, *, since: datetime) -> int:
+    """Mails from ``sender`` (any case) received since a moment that looked automatic
+    (``Submission.automatic``)."""
+    count = session.exec(
+        select(func.count(col(Submission.id))).where(
+            func.lower(Submission.sender) == sender.strip().lower(),
+            Submission.received_at > since,
+            col(Submission.automatic).is_not(None),
+        )
+    ).one()
+    return int(count)
+
+
+def mails_to_recently(
+    session: Session, recipient: str, *, since: datetime
+) -> list[tuple[str, datetime, datetime | None]]:
+    """(key, created_at, sent_at) of the mails queued for ``recipient`` (any case) since a
+    moment: the mail a reply answers is found among them by its Message-ID, made of its key."""
+    rows = session.exec(
+        select(OutboxMail.key, OutboxMail.created_at, OutboxMail.sent_at).where(
+            OutboxMail.created_at > since,
+            func.lower(OutboxMail.recipient) == recipient.strip().lower(),
+        )
+    )
+    return [(key, created, sent) for key, created, sent in rows]
+
+
+HELD_BACK = "held back: "
+"""In front of ``Submission.automatic`` when the mail's answers were held back as a loop."""
+
+
+def last_answered_automatic(session: Session, sender: str) -> datetime | None:
+    """When the newest mail from ``sender`` that looked automatic and was answered all the
+    same came (before the loop guard held answers back)."""
+    found: datetime | None = session.exec(
+        select(func.max(Submission.received_at)).where(
+            func.lower(Submission.sender) == sender.strip().lower(),
+            col(Submission.automatic).is_not(None),
+            col(Submission.automatic).not_like(f"{HELD_BACK}%"),
+        )
+    ).one()
+    return found
+
+
 def address_has_seat(session: Session, address: str) -> bool:
     """Whether ``address`` (any case) is registered for a seat of any game."""
     if not address.strip():
