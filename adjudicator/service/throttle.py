@@ -37,8 +37,10 @@ def answer_refused(
     if recent >= ANSWERS_PER_HOUR:
         return f"not answered: {recent} answers to {to} in the last hour"
     if not queries.address_has_seat(session, to):
-        if recent >= STRANGER_ANSWERS_PER_HOUR:
-            return f"not answered: {recent} answers to {to}, who has no seat, in the last hour"
+        # Counted since the address had a seat: a former player is told his seat passed on.
+        strange = queries.answers_to(session, to, since=now - HOUR, as_stranger=True)
+        if strange >= STRANGER_ANSWERS_PER_HOUR:
+            return f"not answered: {strange} answers to {to}, who has no seat, in the last hour"
         strangers = queries.answers_to_strangers(session, since=now - HOUR)
         if strangers >= STRANGERS_PER_HOUR:
             return f"not answered: {strangers} answers to addresses without a seat this hour"

@@ -446,16 +446,20 @@ def _is_answer(*, commands: bool = False) -> Any:
     return or_(*(col(OutboxMail.key).like(pattern) for pattern in patterns))
 
 
-def answers_to(session: Session, recipient: str, *, since: datetime) -> int:
-    """Answers to inbound mail queued for ``recipient`` since a moment."""
-    count = session.exec(
-        select(func.count(col(OutboxMail.id))).where(
-            OutboxMail.recipient == recipient,
-            _is_answer(),
-            OutboxMail.created_at > since,
-        )
-    ).one()
-    return int(count)
+def answers_to(
+    session: Session, recipient: str, *, since: datetime, as_stranger: bool = False
+) -> int:
+    """Answers to inbound mail queued for ``recipient`` since a moment; ``as_stranger``: only
+    those that went to no seat (without a seat's bounce address), leaving out the answers a
+    former player or a moved address got while it still played."""
+    query = select(func.count(col(OutboxMail.id))).where(
+        OutboxMail.recipient == recipient,
+        _is_answer(),
+        OutboxMail.created_at > since,
+    )
+    if as_stranger:
+        query = query.where(col(OutboxMail.envelope_sender).is_(None))
+    return int(session.exec(query).one())
 
 
 def answers_to_strangers(session: Session, *, since: datetime) -> int:
