@@ -29,7 +29,7 @@ from adjudicator.mail.parse import AuthResult, InboundMail, aligned
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import bounce_address, seat_reply_address
+from adjudicator.security import bounce_address, gm_reply_address, seat_reply_address
 from adjudicator.service import loop_guard
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
@@ -212,7 +212,15 @@ def templated_mail(
 ) -> PendingMail:
     """Render ``template`` (see :func:`render_mail`) into a mail to queue; reads only. Mail to
     a seat passes ``seat_id``: its envelope sender is then the seat's own bounce address, and a
-    reply to it goes to the seat's reply address, so that answering any mail just works."""
+    reply to it goes to the seat's reply address, so that answering any mail just works. Mail
+    about a game (``game_id``) to an address that is one of its seats' or its game master's
+    is answerable as theirs too, whoever queued it (:func:`_answerable`)."""
+    if game_id is not None and seat_id is None and threading.reply_to is None:
+        seat_id, threading = _answerable(session, ctx, game_id=game_id, to=to, threading=threading)
+    game = session.get(Game, game_id) if game_id is not None else None
+    if game is not None and "game_master" not in context and not _is_game_master(game, to):
+        # Every footer names who to write to for anything else (``_game_master.txt.j2``).
+        context = {**context, "game_master": game.gm_address or ""}
     if seat_id is not None and threading.reply_to is None:
         seat = session.get(Seat, seat_id)
         if seat is not None:
@@ -240,6 +248,28 @@ def templated_mail(
         round_id=round_id,
         envelope_sender=None if seat_id is None else seat_return_path(ctx, seat_id),
     )
+
+
+def _answerable(
+    session: Session, ctx: ServiceContext, *, game_id: int, to: str, threading: Threading
+) -> tuple[int | None, Threading]:
+    """The seat of game ``game_id`` registered at ``to``, or, for its game master's address,
+    the threading with the game master's reply address: a reply to any mail about a game
+    reaches the seat or the game master it went to (issue 40: the answer to ``HELP game``,
+    the game master's copy of an absence notice, the answer to APPROVE had none)."""
+    seat = queries.seat_at_address(session, game_id, to)
+    if seat is not None:
+        return seat.id, threading
+    game = session.get(Game, game_id)
+    if game is None or not _is_game_master(game, to):
+        return None, threading
+    assert game.id is not None
+    address = gm_reply_address(ctx.receipt_key, ctx.identity.address, game.id, game.gm_token)
+    return None, replace(threading, reply_to=address)
+
+
+def _is_game_master(game: Game, address: str) -> bool:
+    return (game.gm_address or "").lower() == address.strip().lower() != ""
 
 
 def game_thread(game: Game, ctx: ServiceContext, **options: Any) -> Threading:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from playing import clock_of, client_reply, new_game, plain, player_mail, queued
+from playing import client_reply, clock_of, new_game, plain, player_mail, queued
 
 from adjudicator.app import App
 from adjudicator.service.games import find_game
