@@ -146,6 +146,7 @@ NOT_DRIVEN_HERE = {
     "gm:offered",
     "gm:replaced",
     "gm:started",
+    "gm:stand_in_returned",
     "grace_late",
     "grace_wait",
     "history",
