@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
+from sqlmodel import Session
 
 from adjudicator.config import Config
 from adjudicator.games import KINDS
@@ -18,6 +19,7 @@ from adjudicator.logs import events as events_of
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.reading import Readings
 from adjudicator.mail.render import VipsConverter
+from adjudicator.mail.smtp import SendResult
 from adjudicator.security import load_or_create_key
 from adjudicator.service.batch_intake import (
     PROCESS_BATCH,
@@ -30,10 +32,11 @@ from adjudicator.service.batch_intake import (
 from adjudicator.service.closing import close_and_report_completed
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import digest_of, pending_submissions
+from adjudicator.service.refused import tell_refused
 from adjudicator.service.solutions import load_all
 from adjudicator.storage import queries
 from adjudicator.storage.db import make_engine, migrate, session_scope
-from adjudicator.storage.models import SubmissionStatus
+from adjudicator.storage.models import OutboxMail, SubmissionStatus
 from adjudicator.storage.write_lock import sqlite_write_lock
 
 log = logging.getLogger("adjudicator")
@@ -135,6 +138,13 @@ class App:
         the rounds adjudicated and not yet reported (``service/reporting.py``): their pictures
         are made outside any transaction, then their result mails are queued."""
         return close_and_report_completed(self.engine, ctx=self.ctx, now=self.clock())
+
+    def tell_refused(
+        self, session: Session, mail: OutboxMail, result: SendResult, *, now: datetime
+    ) -> object:
+        """The outbox's ``on_refused``: a seat's address refused for good is told to the game
+        master (``service/refused.py``)."""
+        return tell_refused(session, mail, result, ctx=self.ctx, now=now)
 
     def process_pending(self) -> int:
         """Process whatever was stored but not processed (after a crash), in batches."""

@@ -8,6 +8,7 @@ with the backups, once (receipts and bounce addresses need the same key after a 
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -46,17 +47,25 @@ def _postgresql(database_url: str, target: Path) -> str:
     if program is None:
         raise BackupError("pg_dump is not installed (apt-get install postgresql-client)")
     url = make_url(database_url).set(drivername="postgresql")
+    # The password goes to pg_dump in its environment, which only this user (and root) may
+    # read, never on its command line, which every user of the machine sees in `ps`.
+    environment = dict(os.environ)
+    if url.password is not None:
+        environment["PGPASSWORD"] = str(url.password)
     done = subprocess.run(
         [program, "--format=custom", "--no-owner", f"--file={target}",
-         url.render_as_string(hide_password=False)],
+         url._replace(password=None).render_as_string(hide_password=False)],
         capture_output=True,
         text=True,
         timeout=3600,
         check=False,
+        env=environment,
     )  # fmt: skip
     if done.returncode != 0:
         raise BackupError(f"pg_dump failed: {done.stderr.strip()[:500]}")
     target.chmod(0o600)
+    role = url.username or "ROLE"
     return (
-        f"PostgreSQL dumped to {target}; restore with pg_restore --no-owner -d <database> {target}"
+        f"PostgreSQL dumped to {target}; restore it as deploy/BACKUP.md says: "
+        f"pg_restore --no-owner --role={role} -d <new database owned by {role}> {target}"
     )

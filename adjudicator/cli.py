@@ -15,15 +15,18 @@ from adjudicator.backup import BackupError, backup
 from adjudicator.cli_archive import app as archive_app
 from adjudicator.cli_gm import player_app
 from adjudicator.cli_gm import register as register_game_commands
+from adjudicator.cli_outbox import app as outbox_app
 from adjudicator.cli_support import (
     EXIT_DIFFERENT,
     EXIT_USAGE,
     State,
     app_from_config,
+    app_of,
     config_from_state,
     fail,
     make_solution,
     pairs,
+    schema_ready,
     settings_from_text,
     usage,
 )
@@ -46,12 +49,12 @@ from adjudicator.service import ServiceError, solutions
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.dry_run import ShownMail, result_mails_in_words, worth_showing
-from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.games import PlayerSpec, create_game, refuse_absent_stand_in
 from adjudicator.service.rerun import find_round, pick_game, rerun_round
 from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
 from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage.db import make_engine, migrate, session_scope
+from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import RoundState
 from adjudicator.textreport import format_replay, state_lines
 
@@ -174,7 +177,7 @@ def init() -> None:
     """Create the database, or bring its schema up to date, and the key file if missing."""
     config = config_from_state()
     engine = make_engine(config.database_url)
-    migrate(engine)
+    schema_ready(engine)
     typer.echo(f"database ready: {engine.url.render_as_string(hide_password=True)}")
     load_or_create_key(config.secret_key_path)
     typer.echo(f"key file ready: {config.secret_key_path}")
@@ -258,7 +261,7 @@ def serve_command(
     """Run the service: read orders, close rounds at their deadlines, send the mails."""
     config = config_from_state()
     _logging(config)
-    serve(make_app(config), once=once)
+    serve(app_of(config), once=once)
 
 
 @app.command("demo")
@@ -293,6 +296,7 @@ app.add_typer(game_app, name="game")
 register_game_commands(game_app)
 app.add_typer(player_app, name="player", no_args_is_help=True)
 app.add_typer(archive_app, name="archive", no_args_is_help=True)
+app.add_typer(outbox_app, name="outbox", no_args_is_help=True)
 
 
 @game_app.command("create")
@@ -333,6 +337,7 @@ def game_create(
         settings = settings_from_text(pairs(setting or [], "--setting"))
         if kind.lower() in GAME_NAMES:  # an unknown game is refused by create_game below
             read = read_settings(kind.lower(), schedule, time_zone, settings)
+            refuse_absent_stand_in(kind.lower(), read)  # before a solution is made for it
             if read.stand_ins or read.absent_stand_in:  # a stand-in may play: exact from move 1
                 make_solution(application.config, kind_of(kind))
         now = application.clock()

@@ -12,10 +12,10 @@ from typing import Annotated
 import typer
 
 from adjudicator.archive.build import BuildReport, build_archive, update_game
-from adjudicator.cli_support import config_from_state
+from adjudicator.cli_support import config_from_state, schema_ready
 from adjudicator.mail.compose import Identity
 from adjudicator.readmodel.read import ArchiveError
-from adjudicator.storage.db import make_engine, migrate
+from adjudicator.storage.db import make_engine
 
 EXIT_NO_GAME = 3  # as ServiceError's "no game called ..."
 
@@ -45,7 +45,7 @@ def build(
     base_url = base_url or config.service.archive_url or None
     engine = make_engine(config.database_url)
     try:
-        migrate(engine)
+        schema_ready(engine)
         authority = Identity(config.service.address).domain
         try:
             if game is None:

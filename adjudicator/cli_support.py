@@ -12,12 +12,14 @@ from typing import Any, NoReturn
 from zoneinfo import ZoneInfo
 
 import typer
+from sqlalchemy.engine import Engine
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ConfigError, load_config
 from adjudicator.core.kind import GameKind
 from adjudicator.service import ServiceError
 from adjudicator.service.solutions import make
+from adjudicator.storage.db import TablesOfAnotherRole, migrate
 
 EXIT_USAGE = 2
 EXIT_DIFFERENT = 4  # --round re-run differs from the archive
@@ -38,7 +40,24 @@ def config_from_state() -> Config:
 
 
 def app_from_config() -> App:
-    return make_app(config_from_state())
+    return app_of(config_from_state())
+
+
+def app_of(config: Config) -> App:
+    """The App of ``config``; a database the service's role may not use is said in words."""
+    try:
+        return make_app(config)
+    except TablesOfAnotherRole as error:
+        fail(ServiceError(f"{error}\nfix: {error.fix}"))
+
+
+def schema_ready(engine: Engine) -> None:
+    """Bring the schema up to date (``migrate``); a database the service's role may not use
+    is said in words."""
+    try:
+        migrate(engine)
+    except TablesOfAnotherRole as error:
+        fail(ServiceError(f"{error}\nfix: {error.fix}"))
 
 
 def fail(error: ServiceError) -> NoReturn:

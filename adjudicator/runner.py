@@ -275,6 +275,7 @@ class Service:
                 now=self.app.clock,
                 on_recorded=self.metrics.confirmations_sent,
                 meanwhile=meanwhile,
+                on_refused=self.app.tell_refused,
             )
         except ServerUnavailable as away:
             self._smtp_failures += 1

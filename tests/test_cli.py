@@ -23,6 +23,7 @@ from adjudicator.games.three_musketeers import standin as musketeers
 from adjudicator.runner import make_maildir_reader
 from adjudicator.storage.db import make_engine
 from adjudicator.storage.models import (
+    Game,
     OrderSet,
     OutboxMail,
     Round,
@@ -400,14 +401,17 @@ def test_removing_a_player_or_putting_a_stand_in_is_told_to_the_players(env: Pat
     _create("--schedule", "72h")
     removed = runner.invoke(app, ["player", "remove", "gw", "cat"])
     assert removed.exit_code == 0, removed.output
-    assert "2 player(s) told" in removed.output
-    told = _mails(env, "game_change")
-    assert sorted(m["To"] for m in told) == ["ann@example.org", "ben@example.org"]
-    assert all(m["Subject"] == "[gw] cat is out of the game" for m in told)
+    assert "3 player(s) told" in removed.output
+    told = {m["To"]: str(m["Subject"]) for m in _mails(env, "game_change")}
+    assert told == {  # cat too (issue 40): it is the last mail of the game cat gets
+        "ann@example.org": "[gw] cat is out of the game",
+        "ben@example.org": "[gw] cat is out of the game",
+        "cat@example.org": "[gw] The game master has taken you out of the game",
+    }
 
     assert runner.invoke(app, ["player", "stand-in", "gw", "ann"]).exit_code == 0
     assert runner.invoke(app, ["player", "stand-in", "gw", "ann", "--off"]).exit_code == 0
-    subjects = sorted(str(m["Subject"]) for m in _mails(env, "game_change")[2:])
+    subjects = sorted(str(m["Subject"]) for m in _mails(env, "game_change")[3:])
     assert subjects == [
         "[gw] The computer now plays ann",
         "[gw] The computer now plays ann",
@@ -520,3 +524,23 @@ def test_a_seat_the_computer_plays_is_created_with_no_address(env: Path) -> None
     refused = runner.invoke(app, [*create[:2], "duo", *create[3:]])  # no stand_ins setting
     assert refused.exit_code != 0
     assert "'cpu' has no address" in refused.output
+
+
+def test_absent_stand_in_is_refused_for_a_game_played_in_turns(env: Path) -> None:
+    """Issue 40, finding 7: in a game played in turns the missed move is counted when its
+    grace ends, the moment the player forfeits, so a stand-in "from the next round" never
+    plays; the game master is told so when he asks for it, with what to do instead."""
+    runner.invoke(app, ["init"])
+    players = ["--player", "a=a@x.org", "--player", "b=b@x.org"]
+    for kind in ("rock-scissors-paper", "three-musketeers"):
+        result = runner.invoke(
+            app,
+            ["game", "create", "gx", "--kind", kind, *players, "--setting", "absent=stand-in"],
+        )
+        assert result.exit_code != 0
+        said = " ".join(result.output.split())
+        assert "absent=stand-in does not work in" in said
+        assert "forfeits a player who misses his move deadline" in said
+        assert "adjudicate player stand-in" in said
+    with Session(engine_of(env)) as session:
+        assert session.exec(select(Game)).all() == []

@@ -38,7 +38,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("workers", "readers", "sending"),
     ("demo", "scheduler", "cli_support", "metrics", "systemd", "doctor", "backup", "pipe"),
     ("runner",),
-    ("cli", "cli_gm", "cli_archive"),
+    ("cli", "cli_gm", "cli_archive", "cli_outbox"),
     ("entry",),
 )
 """Bottom first. A name is a package (a folder) or a module (a file) directly under the package."""

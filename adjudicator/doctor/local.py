@@ -16,7 +16,12 @@ from adjudicator.config import CONFIG_ENV, DEFAULT_FILE, Config, ConfigError, lo
 from adjudicator.doctor.check import FAIL, OK, SKIP, WARN, Check, words
 from adjudicator.games import KINDS
 from adjudicator.service.solutions import file_of, ready
-from adjudicator.storage.db import alembic_config, make_engine, schema_revision
+from adjudicator.storage.db import (
+    TablesOfAnotherRole,
+    alembic_config,
+    make_engine,
+    schema_revision,
+)
 
 # A plain address as the service sends From: a dot-atom local part and a host name (or
 # localhost, or an address literal). Display names belong in service.name.
@@ -152,6 +157,8 @@ def check_database(config: Config) -> Check:
         current = schema_revision(engine)
         scripts = ScriptDirectory.from_config(alembic_config(engine))
         head = scripts.get_current_head()
+    except TablesOfAnotherRole as error:
+        return Check("database", FAIL, f"{shown}: {error}", error.fix)
     except Exception as error:  # any driver error: say it as the driver did
         return Check(
             "database",

@@ -34,6 +34,7 @@ from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
 from adjudicator.service.notices import gm_reply_to
 from adjudicator.service.rounds import open_round_of
+from adjudicator.service.stand_ins import STAND_IN, stand_in_seats
 from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission
@@ -375,6 +376,7 @@ def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
     round_ = open_round_of(session, game)
     context = replies.base_context(game, seat, round_)
     stored: list[str] | None = None
+    by_stand_in = False  # whose orders stand for the seat: the computer's, or the player's
     waiting: list[str] = []
     if round_ is not None and round_.id is not None and game.state is not None:
         movers = rules_of(game).to_move(game_state(game))
@@ -386,6 +388,7 @@ def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
             orders = queries.newest_order_set(session, round_.id, mover.id)
             if mover.id == seat.id:
                 stored = orders.lines if orders is not None else None
+                by_stand_in = orders is not None and orders.receipt == STAND_IN
             if orders is None:
                 waiting.append(handle)
         context["moves_now"] = seat.handle in movers
@@ -393,6 +396,8 @@ def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
         "status": str(game.status),
         "open_round": round_.number if round_ else None,
         "stored": stored,
+        "stored_by_stand_in": by_stand_in,
+        "stand_in": seat.handle in stand_in_seats(game),
         "waiting": waiting,
         "sequential": rules_of(game).sequential,
         "moves_now": context.get("moves_now", False),

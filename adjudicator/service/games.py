@@ -13,12 +13,12 @@ from sqlmodel import Session
 from adjudicator.core.errors import SetupError
 from adjudicator.core.game import Setup
 from adjudicator.core.text import is_handle
-from adjudicator.games import UnknownGame, get_rules
+from adjudicator.games import UnknownGame, game_title, get_rules
 from adjudicator.mail.parse import bare_address
 from adjudicator.readmodel.stored import setup_to_json
 from adjudicator.security import hash_secret, new_gm_token, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
-from adjudicator.service.settings import read_settings
+from adjudicator.service.settings import GameSettings, read_settings
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat
 
@@ -100,6 +100,20 @@ def move_seat(seat: Seat, address: str) -> None:
     seat.reply_token = token_digest(new_token())
 
 
+def refuse_absent_stand_in(kind: str, read: GameSettings) -> None:
+    """``absent=stand-in`` in a game played in turns: refused, since it could never act. Its
+    no-orders rule is a forfeit at the end of the grace period, the very moment the missed
+    round is counted, so the game would be over when the stand-in was to start playing."""
+    if read.absent_stand_in and get_rules(kind).sequential:
+        raise ServiceError(
+            f"setting absent=stand-in does not work in {game_title(kind)}: a game played in "
+            "turns forfeits a player who misses his move deadline and its grace period, so the "
+            "game is over before a stand-in could play. Leave it out (the forfeit rule "
+            "applies), or let the computer play the seat from the start (--setting "
+            "stand_ins=HANDLE) or when you decide (adjudicate player stand-in GAME HANDLE)"
+        )
+
+
 def create_game(
     session: Session,
     *,
@@ -125,6 +139,7 @@ def create_game(
     try:
         rules = get_rules(kind)
         read = read_settings(kind, schedule, check_time_zone(time_zone), settings or {})
+        refuse_absent_stand_in(kind, read)
         handles = [p.handle.lower() for p in players]
         strangers = sorted(set(read.stand_ins) - set(handles))
         if strangers:

@@ -40,7 +40,7 @@ from adjudicator.service.replies import (
 )
 from adjudicator.service.rerun import find_round, state_before
 from adjudicator.service.rounds import closes_at, open_round, open_round_of
-from adjudicator.service.stand_ins import play_stand_ins, set_stand_in
+from adjudicator.service.stand_ins import play_stand_ins, set_stand_in, take_back
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage import queries
 from adjudicator.storage.models import (
@@ -298,9 +298,11 @@ def remove_player(session: Session, game: Game, handle: str, *, retire: bool = T
 def put_stand_in(
     session: Session, game: Game, handle: str, *, on: bool, ctx: ServiceContext, now: datetime
 ) -> list[str]:
-    """Let the computer play a seat (``stand_ins.py``), or give it back (``on=False``). In a
-    running game the stand-in moves at once if the open round waits for it, and the round
-    closes if that was the last order; the handles that moved."""
+    """Let the computer play a seat (``stand_ins.py``), or give it back (``on=False``: the
+    stand-in's orders for the open round are withdrawn, and the round waits for the player's).
+    In a running game the stand-in moves at once if the open round waits for it and the seat
+    has no orders yet (orders its player sent stand), and the round closes if that was the
+    last order; the handles that moved."""
     seat = _seat(session, game, handle)
     if on and kind_of(game.kind).stand_in is None:
         raise ServiceError(f"{game_title(game.kind)} has no stand-in player")
@@ -309,10 +311,13 @@ def put_stand_in(
             f"{seat.handle!r} has no address, so nobody would play the seat: give it a player "
             f"first (adjudicate player replace {game.name} {seat.handle} ADDRESS)"
         )
-    set_stand_in(game, seat.handle, on=on)
-    session.add(game)
     round_ = open_round_of(session, game)
-    if not on or round_ is None or round_.id is None or game.status != GameStatus.RUNNING:
+    if not on:  # the seat is its player's again: the computer's orders for the round go
+        take_back(session, game, seat, round_)
+        return []
+    set_stand_in(game, seat.handle, on=True)
+    session.add(game)
+    if round_ is None or round_.id is None or game.status != GameStatus.RUNNING:
         return []
     moved = play_stand_ins(session, game, round_, now=now)
     close_if_complete(session, round_.id, ctx=ctx, now=now)
@@ -402,15 +407,25 @@ def _missed_before(session: Session, game: Game, number: int) -> dict[str, int]:
     the rounds that stay (the counts of the discarded rounds would tell the game master of
     misses that no longer happened): going back from the round before, a round in which the
     game waited for the seat adds one when none of its orders were adjudicated, and ends the
-    count when some were; a round that did not wait for it (another's turn) changes nothing."""
+    count when some were; a round that did not wait for it (another's turn) changes nothing.
+    The count is the present player's: it stops at a round closed before he took the seat."""
     rules = rules_of(game)
     missed: dict[str, int] = {}
     counted_out: set[str] = set()
+    began = queries.tenures_began(session, game.id)
+    tenures = {seat.handle: began.get(seat.id or 0) for seat in seats_of(session, game)}
     for earlier in range(number - 1, 0, -1):
         result = queries.result_of_round_numbered(session, game.id, earlier)
         if result is None:
             break
-        movers = set(rules.to_move(state_before(session, game, find_round(session, game, earlier))))
+        round_ = find_round(session, game, earlier)
+        # A round that closed before the seat's player took it over was his predecessor's.
+        counted_out |= {
+            handle
+            for handle, start in tenures.items()
+            if start is not None and (round_.closed_at is None or round_.closed_at <= start)
+        }
+        movers = set(rules.to_move(state_before(session, game, round_)))
         for handle in movers - counted_out:
             if handle in result.orders:
                 counted_out.add(handle)

@@ -9,16 +9,17 @@ game master's: it goes in the body only, never in a header.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlmodel import Session
 
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import active_seats
+from adjudicator.service.games import NO_ADDRESS, active_seats, seats_of
 from adjudicator.service.replies import base_context, game_thread, queue_templated
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game
+from adjudicator.storage.models import Game, Seat
 
 CHANGES = ("removed", "stand_in", "stand_in_off")
 """The changes ``templates/mail/game_change.txt.j2`` words."""
@@ -33,10 +34,12 @@ def tell_change(
     ctx: ServiceContext,
     now: datetime,
 ) -> int:
-    """Tell every player still in the game (the one concerned too, unless taken out) that
-    ``change`` happened to ``handle``'s seat; how many were told."""
+    """Tell every player still in the game, and the one concerned (a player taken out too:
+    it is the last mail of the game he gets), that ``change`` happened to ``handle``'s seat;
+    how many were told."""
     if change not in CHANGES:
         raise ValueError(f"unknown change {change!r}")
+    concerned = [s for s in seats_of(session, game) if s.handle == handle and not s.active]
     return _to_every_seat(
         session,
         game,
@@ -45,6 +48,7 @@ def tell_change(
         key=f"change:{game.id}:{change}:{handle}:{now.timestamp():.0f}",
         ctx=ctx,
         now=now,
+        also=[s for s in concerned if s.address != NO_ADDRESS],
     )
 
 
@@ -89,11 +93,12 @@ def _to_every_seat(
     key: str,
     ctx: ServiceContext,
     now: datetime,
+    also: Sequence[Seat] = (),
 ) -> int:
-    """``template`` to every player still in the game, each once (``key`` and the seat); how
-    many."""
+    """``template`` to every player still in the game (and the seats ``also``), each once
+    (``key`` and the seat); how many."""
     round_ = open_round_of(session, game)
-    seats = active_seats(session, game)
+    seats = [*active_seats(session, game), *also]
     for seat in seats:
         queue_templated(
             session,

@@ -2,9 +2,10 @@
 a taken seat offer (``offers.py``). The seat keeps its handle, the name the game and its
 record know the position by; everything personal is new.
 
-The newcomer gets the game so far (position, standings, the round and its deadline), his
-password and personal reply address; every other player is told who took which seat; the
-replaced player is told. What the replaced player held (address, reply token) is kept in a
+The newcomer takes the seat from any stand-in, with no orders for the open round but his own
+(``stand_ins.take_back``). He gets the game so far (position, standings, the round and its
+deadline), his password and personal reply address; every other player is told who took which
+seat; the replaced player is told. What the replaced player held (address, reply token) is kept in a
 :class:`SeatHandover`, so that his later mails, to an old reply address or from his address,
 are answered with the seat's own game and that it passed on, never as a stranger's mail to
 another game.
@@ -33,7 +34,7 @@ from adjudicator.service.games import Credentials, active_seats, checked_address
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of
-from adjudicator.service.stand_ins import set_stand_in, stand_in_seats
+from adjudicator.service.stand_ins import take_back
 from adjudicator.service.welcome import how_to_play, queue_welcome
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, SeatHandover, SeatOffer
@@ -73,9 +74,11 @@ def hand_over(
     seat.missed_rounds, seat.failed_logins, seat.locked_until = 0, 0, None
     seat.unreachable, seat.active, seat.wait = False, True, False
     session.add(seat)
-    if seat.handle in stand_in_seats(game):  # a stand-in kept the seat until now
-        set_stand_in(game, seat.handle, on=False)
-        session.add(game)
+    # The seat is the newcomer's from now: no orders stand for it in the open round but his
+    # own (neither a stand-in's nor his predecessor's), and the round waits for them.
+    take_back(
+        session, game, seat, open_round_of(session, game), newcomer=old_address != new_address
+    )
     queries.clear_login_failures(session, seat.id)  # the newcomer starts with a clean slate
     assert game.id is not None
     assert seat.id is not None

@@ -1,6 +1,6 @@
 """Mail to the game master: the game's life (created, started, over; ``announcements.py``) and
-things a human must look at (a player who keeps missing rounds, a bounced address, a round that
-could not be adjudicated or closed late).
+things a human must look at (a player who keeps missing rounds, a bounced address or one the
+SMTP server refused, a round that could not be adjudicated or closed late).
 
 A game without ``gm_address`` has nobody to tell; the notice is then only logged. Each notice has
 an idempotency key, so that a notice repeated by a retry or a second instance is sent once.
@@ -30,6 +30,7 @@ NOTICES = (
     "game_over",
     "missed_rounds",
     "bounced",
+    "refused",
     "adjudication_failed",
     "closed_late",
     "resigned",
@@ -37,6 +38,7 @@ NOTICES = (
     "replaced",
     "offered",
     "join_request",
+    "stand_in_returned",
 )
 """The notices ``templates/mail/gm_notice.txt.j2`` knows how to word."""
 

@@ -1,5 +1,6 @@
 """Orders by mail: checked against the game's state, stored in canonical form with a receipt,
-confirmed (or every bad line named). When the last orders of a round that closes early are in,
+confirmed (or every bad line named). A player's own orders for a seat the computer plays take
+the seat back from it. When the last orders of a round that closes early are in,
 the round is noted complete and closed once the mail's batch commits (``closing.py``); in a
 game played in turns the move is applied at once."""
 
@@ -15,7 +16,9 @@ from adjudicator.security import receipt
 from adjudicator.service import replies
 from adjudicator.service.closing import close_if_complete, mark_if_complete
 from adjudicator.service.handling import SectionHandling
+from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
+from adjudicator.service.stand_ins import stand_in_seats, take_back
 from adjudicator.storage.db import aware
 from adjudicator.storage.models import GameStatus, OrderSet, Round, RoundState
 
@@ -76,6 +79,7 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     lines = [rules.format_order(order) for order in checked.orders]
     assert round_.id is not None
     assert seat.id is not None
+    returned = _back_from_the_stand_in(handling, round_)
     previous = previous_orders(session, round_.id, seat.id)
     code = receipt(
         handling.ctx.receipt_key,
@@ -94,7 +98,13 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
             created_at=handling.now,
         )
     )
-    context |= {"stored": lines, "previous": previous.lines if previous else None, "receipt": code}
+    context |= {
+        "stored": lines,
+        # the player's own earlier orders: the stand-in's were withdrawn, and are not his
+        "previous": previous.lines if previous else None,
+        "receipt": code,
+        "returned": returned,
+    }
     if rules.sequential:
         # Closed first: in a game played in turns the move is applied at once, and its
         # confirmation says so (docs/rules/<game>.md: a round is one move).
@@ -103,6 +113,29 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     else:  # closed once this mail's transaction commits (closing.close_completed)
         context["completes_round"] = mark_if_complete(session, round_, now=handling.now)
     handling.reply_to_seat("confirmation", context, round_id=round_.id)
+    return True
+
+
+def _back_from_the_stand_in(handling: SectionHandling, round_: Round) -> bool:
+    """A player who sends his own orders for a seat the computer plays takes it back: from
+    now on the rounds wait for him again, and the stand-in's orders for this round are
+    withdrawn (``stand_ins.take_back``); the game master is told. True when he did."""
+    game, seat, session = handling.game, handling.seat, handling.session
+    assert game is not None
+    assert seat is not None
+    if seat.handle not in stand_in_seats(game):
+        return False
+    take_back(session, game, seat, round_)
+    queue_gm_notice(
+        session,
+        ctx=handling.ctx,
+        game=game,
+        notice="stand_in_returned",
+        key=f"{game.id}:{seat.id}:returned:{round_.id}",
+        now=handling.now,
+        round_=round_,
+        player=seat.handle,
+    )
     return True
 
 

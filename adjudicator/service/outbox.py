@@ -2,7 +2,9 @@
 
 Queuing is idempotent (a unique key per mail), so re-running a step queues nothing twice;
 sending is at-least-once, as SMTP is. Temporary failures retry with exponential backoff;
-permanent ones are kept as failed for the game master.
+permanent ones are kept as failed, and a recipient refused for good is told to whoever must
+act (``on_refused``: the game master, ``refused.py``). The operator lists, shows, retries and
+drops them with ``adjudicate outbox`` (``outbox_care.py``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,15 @@ let us in (or the local outbox folder cannot be written)."""
 
 Envelope = tuple[bytes, str, str]
 """A mail as it is handed to the server: its bytes, its envelope sender, its recipient."""
+
+
+class OnRefused(Protocol):
+    """Told, in the transaction that records it, of each mail that failed for good: the
+    service's hook queues the game master's notice there (``refused.tell_refused``)."""
+
+    def __call__(
+        self, session: Session, mail: OutboxMail, result: SendResult, *, now: datetime
+    ) -> object: ...
 
 
 @runtime_checkable
@@ -181,7 +192,12 @@ def header_section(message: bytes) -> bytes:
 
 
 def record_results(
-    session: Session, mails: list[OutboxMail], results: list[SendResult], *, now: datetime
+    session: Session,
+    mails: list[OutboxMail],
+    results: list[SendResult],
+    *,
+    now: datetime,
+    on_refused: OnRefused | None = None,
 ) -> None:
     for mail, result in zip(mails, results, strict=True):
         mail.attempts += 1
@@ -189,12 +205,26 @@ def record_results(
             mail.status, mail.sent_at, mail.last_error = OutboxStatus.SENT, now, None
         elif result.status == SendStatus.PERMANENT or mail.attempts >= MAX_ATTEMPTS:
             mail.status, mail.last_error = OutboxStatus.FAILED, _detail(result)
+            if on_refused is not None:
+                _tell(on_refused, session, mail, result, now=now)
         else:
             mail.next_attempt_at = now + retry_delay(mail.attempts)
             mail.last_error = _detail(result)
         if mail.status != OutboxStatus.PENDING and mail.kind in SECRET_KINDS:
             mail.message = header_section(mail.message) + DROPPED
         session.add(mail)
+
+
+def _tell(
+    on_refused: OnRefused, session: Session, mail: OutboxMail, result: SendResult, *, now: datetime
+) -> None:
+    """``on_refused`` in a savepoint: a notice that cannot be queued is logged and never
+    undoes the record of the batch (which would send its mails again)."""
+    try:
+        with session.begin_nested():
+            on_refused(session, mail, result, now=now)
+    except Exception:
+        log.exception("telling of the refused mail %s failed", mail.id)
 
 
 def _server_away(results: Sequence[SendResult]) -> bool:
@@ -217,6 +247,7 @@ async def send_due(
     batch: int = 50,
     on_recorded: Callable[[list[OutboxMail]], object] | None = None,
     meanwhile: Callable[[], Awaitable[object]] | None = None,
+    on_refused: OnRefused | None = None,
 ) -> int:
     """Send every due mail, in batches; return how many were sent. A batch in which every
     mail failed for a temporary reason ends the pass (the server is down: back off). When none
@@ -276,7 +307,9 @@ async def send_due(
                 await recording  # at most one batch waiting for its record
             in_flight = {mail.id for mail in mails}
             recording = asyncio.ensure_future(
-                asyncio.to_thread(_record, session, mails, results, now(), on_recorded)
+                asyncio.to_thread(
+                    _record, session, mails, results, now(), on_recorded, on_refused=on_refused
+                )
             )
             sent += sum(result.sent for result in results)
             if not any(result.sent for result in results):
@@ -294,12 +327,15 @@ def _record(
     results: list[SendResult],
     now: datetime,
     on_recorded: Callable[[list[OutboxMail]], object] | None,
+    *,
+    on_refused: OnRefused | None = None,
 ) -> None:
-    """Mark the batch sent (or failed, or due again later), commit, close the session; then
-    tell ``on_recorded`` (metrics), whose failure never undoes the record."""
+    """Mark the batch sent (or failed, or due again later) and queue what ``on_refused``
+    queues, commit, close the session; then tell ``on_recorded`` (metrics), whose failure
+    never undoes the record."""
     try:
         with sqlite_write_lock(session.get_bind().engine):
-            record_results(session, mails, results, now=now)
+            record_results(session, mails, results, now=now, on_refused=on_refused)
             session.commit()
     finally:
         session.close()

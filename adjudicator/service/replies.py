@@ -38,7 +38,7 @@ from adjudicator.service.outbox import PendingMail, queue_pending
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.settings import settings_of
-from adjudicator.service.stand_ins import stand_ins_of_round
+from adjudicator.service.stand_ins import given_back_in_round, stand_ins_of_round
 from adjudicator.service.throttle import answer_refused
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
@@ -506,6 +506,7 @@ def result_context(
     calendar: bool = False,
     round_link: str | None = None,
     stand_ins: Sequence[str] = (),
+    given_back: Sequence[Mapping[str, object]] = (),
     hint: Hint | None = None,
 ) -> dict[str, Any]:
     """What one player's result mail may show: everything public, plus their own private
@@ -531,6 +532,8 @@ def result_context(
         "calendar": calendar,  # whether the mail carries the next deadline as an .ics file
         "round_link": round_link,
         "stand_ins": list(stand_ins),  # seats the computer played this round
+        # seats a person took back from the computer during the round, and whose orders stood
+        "given_back": list(given_back),
         # A round adjudicated again after a rollback: when the result it replaces was mailed.
         "replaces": replaced_result(game, round_.number),
         "hint": hint,  # where a finished game was decided (service/hints.py)
@@ -573,6 +576,7 @@ def round_result_mails(
     movers = set(rules_of(game).to_move(adjudicated.state))
     round_link = ctx.archive_link(game.name, round_file(round_.number))
     stand_ins = stand_ins_of_round(session, round_, seats=seats)
+    given_back = given_back_in_round(session, round_, result.orders, seats=seats)
     hint = finished_game_hint(session, game) if result.finished else None
     mails = []
     for seat in seats:
@@ -593,6 +597,7 @@ def round_result_mails(
             calendar=bool(calendar),
             round_link=round_link,
             stand_ins=stand_ins,
+            given_back=given_back,
             hint=hint,
         )
         mail = templated_mail(

@@ -34,6 +34,7 @@ from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.press import press_for
 from adjudicator.service.rounds import open_round_of
+from adjudicator.service.stand_ins import given_back_in_round, stand_ins_of_round
 from adjudicator.storage import queries
 from adjudicator.storage.models import (
     Game,
@@ -171,6 +172,7 @@ def _queue_report(
     extras = replies.round_extras(
         session, ctx, game, result.public_state, public, next_round=None, now=now
     )
+    seats = seats_of(session, game)
     context = replies.result_context(
         game,
         seat,
@@ -178,9 +180,11 @@ def _queue_report(
         next_round=None,
         result=result,
         termination=termination_of(game, result),
-        players=[s.handle for s in seats_of(session, game)],
+        players=[s.handle for s in seats],
         pictures=extras.picture_context(),
         round_link=ctx.archive_link(game.name, round_file(round_.number)),
+        stand_ins=stand_ins_of_round(session, round_, seats=seats),
+        given_back=given_back_in_round(session, round_, result.orders, seats=seats),
     )
     context |= {
         "requested": True,

@@ -22,7 +22,8 @@ Settings live in ``Game.settings`` (JSON), all optional:
 - ``stand_ins``: the handles of the seats the computer plays (``stand_ins.py``; default none).
 - ``absent``: what becomes of a seat whose player missed ``missed_rounds_limit`` rounds in a
   row: ``no-orders`` (the game's no-orders rule goes on applying; the default), ``stand-in``
-  (a stand-in plays the seat until the game master turns it off or replaces the player),
+  (a stand-in plays the seat until a person takes it back; refused at creation for a game
+  played in turns, whose forfeit comes at the same moment, ``games.refuse_absent_stand_in``),
   ``offer`` (the seat is offered to the standby list, ``offers.py``) or ``stand-in,offer``
   (both: the stand-in plays while the offer is open).
 - ``join``: ``open`` (a JOIN with its code takes a seat; the default) or ``approve`` (each

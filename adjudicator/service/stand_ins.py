@@ -5,8 +5,11 @@ record, the archive and every replay.
 A seat is played by a stand-in when the game master says so (``adjudicate player stand-in``),
 when the game was created with it (``--setting stand_ins=cat``), or, under the setting
 ``absent=stand-in``, once its player has missed ``missed_rounds_limit`` rounds in a row. It
-stays so until the game master turns it off or replaces the player; a player who sends orders
-for a round the stand-in played has the last word for that round, as always.
+stays so until a person takes the seat back (:func:`take_back`): the game master turns the
+stand-in off, a newcomer takes the seat (a replacement, a taken offer), or its own player
+sends orders again. A seat given back to a person has no orders but that person's: the
+stand-in's orders for the open round are withdrawn at once (kept, marked ``WITHDRAWN``), so
+the round waits for the person's (or its deadline), never closes early on the computer's.
 
 The stand-in moves when its round opens (or at once when it is put in the seat), with a
 ``random.Random`` seeded from the game, the round and the seat: the same game plays the same.
@@ -16,10 +19,11 @@ Its order sets carry the receipt :data:`STAND_IN` instead of a code.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from sqlmodel import Session
+from sqlalchemy import literal, update
+from sqlmodel import Session, col
 
 from adjudicator.games import kind_of
 from adjudicator.readmodel.stored import game_state, rules_of
@@ -27,7 +31,15 @@ from adjudicator.service.rounds import orders_in_force
 from adjudicator.service.settings import settings_of
 from adjudicator.service.solutions import request
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game, OrderSet, Round, RoundState, Seat
+from adjudicator.storage.models import (
+    WITHDRAWN,
+    Game,
+    OrderSet,
+    Round,
+    RoundState,
+    Seat,
+    standing_order_sets,
+)
 
 STAND_IN = "stand-in"
 """The receipt of an order set a stand-in sent."""
@@ -42,6 +54,33 @@ def set_stand_in(game: Game, handle: str, *, on: bool) -> None:
     """Put a stand-in in the seat of ``handle``, or take it out (the caller checks the seat)."""
     playing = [h for h in stand_in_seats(game) if h != handle]
     game.settings = {**game.settings, "stand_ins": [*playing, handle] if on else playing}
+
+
+def take_back(
+    session: Session, game: Game, seat: Seat, round_: Round | None, *, newcomer: bool = False
+) -> bool:
+    """A person takes ``seat`` from the computer: its stand-in stops, and the orders stored for
+    the open ``round_`` that are not that person's are withdrawn: the stand-in's, and with
+    ``newcomer`` (a new player takes the seat) the former player's too. True when the seat had
+    a stand-in or orders were withdrawn."""
+    had_stand_in = seat.handle in stand_in_seats(game)
+    if had_stand_in:
+        set_stand_in(game, seat.handle, on=False)
+        session.add(game)
+    if round_ is None or round_.id is None or round_.state != RoundState.OPEN:
+        return had_stand_in
+    withdrawing = (
+        update(OrderSet)
+        .where(col(OrderSet.round_id) == round_.id, col(OrderSet.seat_id) == seat.id)
+        .where(standing_order_sets())
+        .values(receipt=literal(WITHDRAWN) + col(OrderSet.receipt))
+    )
+    if not newcomer:
+        withdrawing = withdrawing.where(col(OrderSet.receipt) == STAND_IN)
+    # A note that the round is complete (``closing.mark_if_complete``) is checked again before
+    # the round closes, and dropped: the round then waits for the person's orders.
+    withdrawn = session.execute(withdrawing.execution_options(synchronize_session="fetch"))
+    return had_stand_in or getattr(withdrawn, "rowcount", 0) > 0
 
 
 def play_stand_ins(session: Session, game: Game, round_: Round, *, now: datetime) -> list[str]:
@@ -93,3 +132,17 @@ def stand_ins_of_round(
     if seats is None:
         seats = queries.seats_of(session, round_.game_id)
     return [s.handle for s in seats if s.id in played]
+
+
+def given_back_in_round(
+    session: Session, round_: Round, orders: Mapping[str, object], *, seats: Sequence[Seat]
+) -> list[dict[str, object]]:
+    """The seats a person took back from the stand-in while ``round_`` was open (its orders
+    for the round withdrawn), in seat order: each with whether the person's own orders stood
+    (``orders``: the round's result's orders in force, by handle)."""
+    taken_back = {
+        o.seat_id
+        for o in queries.withdrawn_order_sets(session, round_.id)
+        if o.receipt == WITHDRAWN + STAND_IN
+    }
+    return [{"player": s.handle, "own": s.handle in orders} for s in seats if s.id in taken_back]

@@ -10,7 +10,7 @@ from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.games import find_game, seats_of
 from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import open_round_of, orders_in_force
-from adjudicator.service.stand_ins import stand_in_seats
+from adjudicator.service.stand_ins import STAND_IN, stand_in_seats
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, RoundResult
 
@@ -61,6 +61,8 @@ def _game_lines(session: Session, game: Game, now: datetime | None) -> list[str]
         flags = " (unreachable: mail bounced)" if seat.unreachable else ""
         if seat.handle in computer:
             flags += " (played by a stand-in)"
+        if seat.id in ordered and ordered[seat.id].receipt == STAND_IN:
+            flags += " (the orders in are the stand-in's)"
         if seat.id in away:
             flags += f" (away until {local_time(away[seat.id].ends_at, game.time_zone)})"
         address = seat.address or "(none: nobody is mailed)"

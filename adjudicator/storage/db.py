@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import BindParameter, bindparam, event, inspect, text
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import ORMExecuteState
 from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.sql.util import find_tables
@@ -77,14 +77,62 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
+class TablesOfAnotherRole(RuntimeError):
+    """The service's PostgreSQL role may not use the tables: another role owns them, as after a
+    restore run by the superuser without ``--role`` (``deploy/BACKUP.md``). The message names a
+    table, its owner and the service's role, and says how to restore so that the role owns
+    them."""
+
+    def __init__(self, *, tables: list[tuple[str, str]], role: str) -> None:
+        table, owner = tables[0]
+        more = f" (and {len(tables) - 1} more tables)" if len(tables) > 1 else ""
+        super().__init__(
+            f"table {table} is owned by role {owner}, not {role}{more}: the database was "
+            "restored (or made) as another role, and the service's role may not read it"
+        )
+        self.tables, self.role, self.owner = tables, role, owner
+
+    @property
+    def fix(self) -> str:
+        return (
+            f"restore the backup again into a new database, as the superuser: `createdb "
+            f"--owner={self.role} NEW` then `pg_restore --no-owner --role={self.role} -d NEW "
+            f"FILE` (deploy/BACKUP.md); or give the tables to the service's role, as the "
+            f"superuser in psql on this database: `ALTER TABLE name OWNER TO {self.role};` for "
+            f"each of its {len(self.tables)} tables"
+        )
+
+
+_TABLES_OF_OTHERS = text(
+    "SELECT tablename, tableowner FROM pg_catalog.pg_tables "
+    "WHERE schemaname = current_schema() AND tableowner <> current_user ORDER BY tablename"
+)
+
+
 def schema_revision(engine: Engine) -> str | None:
     """The revision the database's schema is at (Alembic's own table); None for a database
-    without one: a new one."""
+    without one: a new one. Raises :class:`TablesOfAnotherRole` when the table cannot be read
+    because another role owns the tables."""
+    try:
+        with engine.connect() as connection:
+            if not inspect(connection).has_table("alembic_version"):
+                return None
+            revision = connection.execute(text("SELECT version_num FROM alembic_version"))
+            found = revision.scalar()
+            return None if found is None else str(found)
+    except ProgrammingError:  # psycopg's InsufficientPrivilege, among others
+        if engine.dialect.name == "postgresql":
+            _owned_by_the_role(engine)
+        raise
+
+
+def _owned_by_the_role(engine: Engine) -> None:
+    """Raise :class:`TablesOfAnotherRole` if another role owns tables of the schema."""
     with engine.connect() as connection:
-        if not inspect(connection).has_table("alembic_version"):
-            return None
-        revision = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
-        return None if revision is None else str(revision)
+        role = str(connection.execute(text("SELECT current_user")).scalar())
+        tables = [(str(t), str(o)) for t, o in connection.execute(_TABLES_OF_OTHERS).all()]
+    if tables:
+        raise TablesOfAnotherRole(tables=tables, role=role)
 
 
 def migrate(engine: Engine, revision: str = "head") -> None:

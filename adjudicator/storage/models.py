@@ -10,8 +10,18 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from sqlalchemy import JSON, Column, Index, LargeBinary, String, UniqueConstraint, false, text
-from sqlmodel import Field, SQLModel
+from sqlalchemy import (
+    JSON,
+    Column,
+    ColumnElement,
+    Index,
+    LargeBinary,
+    String,
+    UniqueConstraint,
+    false,
+    text,
+)
+from sqlmodel import Field, SQLModel, col
 
 
 class GameStatus(StrEnum):
@@ -42,6 +52,7 @@ class OutboxStatus(StrEnum):
     PENDING = "pending"
     SENT = "sent"
     FAILED = "failed"  # permanently refused by the SMTP server
+    DROPPED = "dropped"  # given up by the operator (``adjudicate outbox drop``): never sent
 
 
 class Game(SQLModel, table=True):
@@ -226,8 +237,15 @@ class Submission(SQLModel, table=True):
     )
 
 
+WITHDRAWN = "withdrawn:"
+"""The start of the receipt of an order set withdrawn when its seat passed to somebody else in
+the open round (the computer's orders when a person takes the seat back, a former player's
+when a newcomer takes it): kept, with its receipt after this mark, but never in force again."""
+
+
 class OrderSet(SQLModel, table=True):
-    """One accepted set of orders; the newest for a (round, seat) is the one in force."""
+    """One accepted set of orders; the newest for a (round, seat) not :data:`WITHDRAWN` is the
+    one in force."""
 
     id: int | None = Field(default=None, primary_key=True)
     round_id: int = Field(foreign_key="round.id", index=True)
@@ -236,6 +254,15 @@ class OrderSet(SQLModel, table=True):
     lines: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     receipt: str
     created_at: datetime
+
+    @property
+    def withdrawn(self) -> bool:
+        return self.receipt.startswith(WITHDRAWN)
+
+
+def standing_order_sets() -> ColumnElement[bool]:
+    """The condition that an order set was not withdrawn (:data:`WITHDRAWN`), for queries."""
+    return col(OrderSet.receipt).not_like(f"{WITHDRAWN}%")
 
 
 class RoundResult(SQLModel, table=True):

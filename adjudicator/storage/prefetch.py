@@ -53,6 +53,7 @@ from adjudicator.storage.models import (
     SeatRoll,
     Submission,
     SubmissionStatus,
+    standing_order_sets,
 )
 
 KEY = "adjudicator.prefetched"
@@ -264,11 +265,13 @@ _OPEN_ROUNDS = (
     .order_by(col(Round.id))
 )
 _IN_ROUNDS = col(OrderSet.round_id).in_(listed("rounds"))
-_ORDERED = select(OrderSet.round_id, OrderSet.seat_id).where(_IN_ROUNDS).distinct()
+_ORDERED = (
+    select(OrderSet.round_id, OrderSet.seat_id).where(_IN_ROUNDS, standing_order_sets()).distinct()
+)
 _NEWEST = select(OrderSet).where(
     col(OrderSet.id).in_(
         select(func.max(OrderSet.id))
-        .where(_IN_ROUNDS, col(OrderSet.seat_id).in_(listed("seats")))
+        .where(_IN_ROUNDS, col(OrderSet.seat_id).in_(listed("seats")), standing_order_sets())
         .group_by(col(OrderSet.round_id), col(OrderSet.seat_id))
     )
 )

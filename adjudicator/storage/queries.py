@@ -31,10 +31,12 @@ from adjudicator.storage.models import (
     RoundResult,
     RoundState,
     Seat,
+    SeatHandover,
     SeatRoll,
     Standby,
     Submission,
     SubmissionStatus,
+    standing_order_sets,
 )
 from adjudicator.storage.prefetch import ROLL, installed, remembered
 
@@ -319,13 +321,27 @@ def round_with_result(session: Session, round_id: int) -> tuple[Round, RoundResu
 
 
 def order_sets_of(session: Session, round_id: int | None) -> list[OrderSet]:
-    """Every accepted order set of a round, oldest first (the newest of a seat is in force)."""
+    """Every accepted order set of a round not withdrawn, oldest first (the newest of a seat
+    is in force)."""
     return list(session.exec(_ORDER_SETS_OF, params={"round": round_id}))
 
 
 _ORDER_SETS_OF = (
-    select(OrderSet).where(OrderSet.round_id == bindparam("round")).order_by(col(OrderSet.id))
+    select(OrderSet)
+    .where(OrderSet.round_id == bindparam("round"), standing_order_sets())
+    .order_by(col(OrderSet.id))
 )
+
+
+def withdrawn_order_sets(session: Session, round_id: int | None) -> list[OrderSet]:
+    """The order sets of a round withdrawn when their seat passed on (``models.WITHDRAWN``)."""
+    return list(
+        session.exec(
+            select(OrderSet)
+            .where(OrderSet.round_id == round_id, ~standing_order_sets())
+            .order_by(col(OrderSet.id))
+        )
+    )
 
 
 def seats_with_orders(session: Session, round_id: int | None) -> set[int]:
@@ -333,7 +349,11 @@ def seats_with_orders(session: Session, round_id: int | None) -> set[int]:
 
     def ask() -> set[int]:
         return set(
-            session.exec(select(OrderSet.seat_id).where(OrderSet.round_id == round_id).distinct())
+            session.exec(
+                select(OrderSet.seat_id)
+                .where(OrderSet.round_id == round_id, standing_order_sets())
+                .distinct()
+            )
         )
 
     seats: set[int] = remembered(session, lambda r: r.ordered, round_id, ask)
@@ -346,7 +366,9 @@ def newest_order_set(session: Session, round_id: int, seat_id: int) -> OrderSet 
     def ask() -> OrderSet | None:
         return session.exec(
             select(OrderSet)
-            .where(OrderSet.round_id == round_id, OrderSet.seat_id == seat_id)
+            .where(
+                OrderSet.round_id == round_id, OrderSet.seat_id == seat_id, standing_order_sets()
+            )
             .order_by(col(OrderSet.id).desc())
             .limit(1)
         ).first()
@@ -619,10 +641,35 @@ def quiet_seats(session: Session, game_ids: Collection[int]) -> dict[int, list[S
     return found
 
 
+def _of_this_player() -> Any:
+    """The condition that an absence was taken by the seat's present player: the seat did not
+    pass to a newcomer since (a newcomer neither spent nor takes his predecessor's days)."""
+    since = select(SeatHandover.id).where(
+        col(SeatHandover.seat_id) == col(Absence.seat_id),
+        col(SeatHandover.created_at) >= col(Absence.created_at),
+    )
+    return ~since.exists()
+
+
 def absences_of(session: Session, seat_id: int | None) -> list[Absence]:
-    """A seat's absences, asked for and automatic, the earliest first."""
-    query = select(Absence).where(Absence.seat_id == seat_id).order_by(col(Absence.starts_at))
+    """The absences of a seat's present player, asked for and automatic, the earliest first."""
+    query = (
+        select(Absence)
+        .where(Absence.seat_id == seat_id, _of_this_player())
+        .order_by(col(Absence.starts_at))
+    )
     return list(session.exec(query))
+
+
+def tenures_began(session: Session, game_id: int | None) -> dict[int, datetime]:
+    """When each seat of a game that passed to a new person passed last, by seat id: its
+    present player's missed rounds and absences count from then."""
+    rows = session.exec(
+        select(SeatHandover.seat_id, func.max(SeatHandover.created_at))
+        .where(SeatHandover.game_id == game_id)
+        .group_by(col(SeatHandover.seat_id))
+    )
+    return dict(rows.all())
 
 
 def absent_at(session: Session, game_id: int | None, moment: datetime) -> dict[int, Absence]:
@@ -635,6 +682,7 @@ _ABSENT_AT = select(Absence).where(
     Absence.game_id == bindparam("game"),
     col(Absence.starts_at) <= bindparam("moment"),
     col(Absence.ends_at) > bindparam("moment"),
+    _of_this_player(),
 )
 
 

@@ -12,7 +12,7 @@ import pytest
 from adjudicator.core.errors import NotAnOrder, OrderSyntaxError, SetupError
 from adjudicator.core.game import Outcome, Setup
 from adjudicator.games import get_rules
-from adjudicator.games.sissyfight import RULES, Action, SissyState
+from adjudicator.games.sissyfight import RULES, Action, SissyState, retire_player
 
 THREE = ("alice", "bob", "carol")  # red, green, blue
 FOUR = ("alice", "bob", "carol", "dave")  # red, green, blue, black
@@ -477,3 +477,24 @@ def test_player_view_names_the_players_colour() -> None:
     view = RULES.player_view(start(), "Carol")
     assert view["you"] == {"player": "carol", "colour": "blue"}
     assert view["chips"]["carol"] == 10
+
+
+def test_a_player_taken_out_defends_in_the_turn_under_way_and_is_out_at_its_end() -> None:
+    """docs/rules/sissyfight.md, "Players taken out": "in the turn under way that player sends
+    no more orders, counts as having played DEFEND and may still be targeted; at the end of
+    the turn the player is out ... and the End of the game is checked as after every turn"."""
+    state = retire_player(start(), "dave")
+    assert RULES.to_move(state) == ("alice", "bob", "carol")
+    assert RULES.check(state, "dave", ["DEFEND"]).problems[0].code == "player-out"
+    assert RULES.load(RULES.dump(state)) == state  # kept between the mails of the turn
+    resolution = RULES.resolve(state, {"alice": [Action("SOLO", "black")]})
+    public = resolution.report.public
+    assert public["actions"]["dave"] == {"action": "DEFEND", "target": None}
+    assert public["damage"]["dave"] == 0  # a lone SOLO on a DEFENDer: half of 1, rounded down
+    assert public["removed"] == ["dave"]
+    assert public["knocked_out"] == []
+    assert RULES.public_state(resolution.state)["out"] == ["dave"]
+    assert RULES.outcome(resolution.state) is None  # three are left
+
+    last = RULES.resolve(retire_player(resolution.state, "carol"), {})
+    assert RULES.outcome(last.state) == Outcome("last-standing", ("alice", "bob"))

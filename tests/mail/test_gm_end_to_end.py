@@ -167,7 +167,7 @@ def test_extend_by_a_duration_or_until_a_time_and_an_earlier_time_only_when_said
 def test_replace_remove_and_stand_in_are_told_to_the_game(gm_table: GmTable) -> None:
     """One mail, four commands: each is done or refused on its own, and one answer says which;
     the new player gets the game so far, the others (the former player too) hear who took the
-    seat, who left and who the computer plays."""
+    seat, who left and who the computer plays; the player taken out is told so (issue 40)."""
     g = gm_table
     g.gm_sends("REPLACE bob bob2@example.org\nREMOVE carol\nSTAND-IN alice\nREMOVE zed\n")
     mails = g.t.expect()
@@ -187,7 +187,10 @@ def test_replace_remove_and_stand_in_are_told_to_the_game(gm_table: GmTable) -> 
     assert [m.subject for m in by["bob@example.org"]] == [
         "[gw7] Your seat bob has passed to a new player"
     ]
-    assert [m.subject for m in by["carol@example.org"]] == ["[gw7] A new player plays bob"]
+    assert [m.subject for m in by["carol@example.org"]] == [  # the last mail of gw7 she gets
+        "[gw7] A new player plays bob",
+        "[gw7] The game master has taken you out of the game",
+    ]
     for player in ("alice@example.org", "bob2@example.org"):
         subjects = " | ".join(m.subject for m in by[player])
         assert "carol is out of the game" in subjects

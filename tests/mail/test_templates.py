@@ -202,6 +202,13 @@ def _gm_notices(app: App, tag: str) -> None:
                 "reason": "550 5.1.1 <carol@example.org>: Recipient address rejected",
             },
             "adjudication_failed": {"reason": "the round's work budget was exceeded"},
+            "refused": {
+                "player": "carol",
+                "address": "carol@example.org",
+                "reply": "550 5.1.1 <carol@example.org>: Recipient address rejected: User unknown",
+                "mail_kind": "result",
+                "outbox_id": 42,
+            },
         }
         for notice, values in details.items():
             queue_gm_notice(

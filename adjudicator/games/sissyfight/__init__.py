@@ -15,7 +15,7 @@ import difflib
 import random
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from adjudicator.core.errors import NotAnOrder, OrderSyntaxError, Problem, SetupError
@@ -66,6 +66,8 @@ class SissyState:
     colours: tuple[str, ...]
     chips: tuple[int, ...]
     turn: int = 0
+    leaving: frozenset[int] = frozenset()
+    """Seats the game master took out during the turn (:func:`retire_player`): out at its end."""
 
 
 class TargetError(ValueError):
@@ -195,6 +197,17 @@ def remaining(state: SissyState) -> tuple[int, ...]:
     return tuple(i for i, c in enumerate(state.chips) if c > 0)
 
 
+def retire_player(state: SissyState, player: str) -> SissyState:
+    """The game master takes ``player`` out of the fight (docs/rules/sissyfight.md, "Players
+    taken out"): as if knocked out in the turn under way, he sends no more orders, counts as
+    DEFENDing in it (the no-orders rule), may still be targeted in it, and is out at its end,
+    when the End rule is checked as after every turn."""
+    seat = seat_of(state, player)
+    if seat is None or state.chips[seat] == 0:
+        return state
+    return replace(state, leaving=state.leaving | {seat})
+
+
 def end_of_game(state: SissyState) -> Outcome | None:
     """Ruling 2, End: one or two remaining win jointly; nobody remaining means no winner.
 
@@ -278,6 +291,10 @@ class SissyfightRules:
             problems.insert(0, Problem("game-over", "the game is over"))
         elif state.chips[seat] == 0:
             problems.insert(0, Problem("player-out", "you are out of the game (no chips left)"))
+        elif seat in state.leaving:
+            problems.insert(
+                0, Problem("player-out", "the game master has taken you out of the game")
+            )
         if attempts > 1:
             # Ruling 2: "One action per turn."
             problems.append(
@@ -304,7 +321,7 @@ class SissyfightRules:
     def to_move(self, state: SissyState) -> tuple[str, ...]:
         if end_of_game(state) is not None:
             return ()
-        return tuple(state.players[i] for i in remaining(state))
+        return tuple(state.players[i] for i in remaining(state) if i not in state.leaving)
 
     def resolve(
         self, state: SissyState, orders: Mapping[str, Sequence[Action]]
@@ -319,6 +336,9 @@ class SissyfightRules:
         }
         # "Subtract all losses at once, never below 0."
         chips = tuple(max(0, c - losses.get(s, 0)) for s, c in enumerate(state.chips))
+        # Seats taken out by the game master are out at the end of the turn, as if knocked out.
+        removed = [s for s in sorted(state.leaving) if chips[s] > 0]
+        chips = tuple(0 if s in state.leaving else c for s, c in enumerate(chips))
         new = SissyState(state.players, state.colours, chips, state.turn + 1)
         players = state.players
         public: dict[str, JSON] = {
@@ -330,7 +350,8 @@ class SissyfightRules:
             "attacks": {players[s]: {"solo": so, "team": te} for s, (so, te) in attacks.items()},
             "damage": {players[s]: loss for s, loss in losses.items()},
             "chips_lost": {players[s]: state.chips[s] - chips[s] for s in actions},
-            "knocked_out": [players[s] for s in actions if chips[s] == 0],
+            "knocked_out": [players[s] for s in actions if chips[s] == 0 and s not in removed],
+            **({"removed": [players[s] for s in removed]} if removed else {}),
             **self.public_state(new),
         }
         codes = {players[s]: ["nmr-defend" if s in no_orders else "applied"] for s in actions}
@@ -354,12 +375,15 @@ class SissyfightRules:
         return view
 
     def dump(self, state: SissyState) -> dict[str, JSON]:
-        return {
+        dumped: dict[str, JSON] = {
             "players": list(state.players),
             "colours": list(state.colours),
             "chips": list(state.chips),
             "turn": state.turn,
         }
+        if state.leaving:
+            dumped["leaving"] = sorted(state.leaving)
+        return dumped
 
     def load(self, data: Mapping[str, JSON]) -> SissyState:
         players = tuple(str(p) for p in data["players"])
@@ -367,7 +391,11 @@ class SissyfightRules:
         chips = tuple(int(c) for c in data["chips"])
         if not len(players) == len(colours) == len(chips):
             raise ValueError(f"players, colours and chips differ in length: {data!r}")
-        return SissyState(players, colours, chips, int(data["turn"]))
+        leaving = data.get("leaving") or []
+        if not isinstance(leaving, list):
+            raise ValueError(f"leaving is a list of seats: {data!r}")
+        seats = frozenset(int(seat) for seat in leaving)
+        return SissyState(players, colours, chips, int(data["turn"]), seats)
 
     def sample_orders(self, state: SissyState, player: str, rng: random.Random) -> list[str]:
         seat = seat_of(state, player)

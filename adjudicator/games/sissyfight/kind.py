@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
-from adjudicator.games.sissyfight import PRESS_POLICY, RULES
+from adjudicator.games.sissyfight import PRESS_POLICY, RULES, retire_player
 from adjudicator.games.sissyfight import pictures as sf
 from adjudicator.games.sissyfight.standin import stand_in
 
@@ -58,6 +58,8 @@ KIND = GameKind(
     measures=(Measure("chips", "Chips", counter("chips")),),
     pictures=pictures,
     stand_in=stand_in,
+    # docs/rules/sissyfight.md, "Players taken out": out at the end of the turn under way.
+    retire=retire_player,
     seat_position=seat_position,
     # docs/rules/sissyfight.md, "Talk": communication must be public; no whispering.
     public_press_only=PRESS_POLICY == "public-only",
