@@ -108,6 +108,10 @@ def _play(app: App) -> None:
             _newest(app, GM), "ANNOUNCE\nWelcome all\nENDANNOUNCE", sender=GM, message_id=_id()
         )
     )
+    for command in ("PAUSE", "RESUME", "STAND-IN bob", "STAND-IN bob OFF"):
+        send(client_reply(_newest(app, GM), command, sender=GM, message_id=_id()))
+    send(player_mail("gw1", "bob", "GIVE 3 TO alice", number=3))  # no password: refused
+    send(client_reply(_newest(app, alice), "HISTORY\nREPORT 9", sender=alice, message_id=_id()))
     with session_scope(app.engine) as session:
         game = find_game(session, "gw1")
         round_ = open_round_of(session, game)
@@ -135,7 +139,6 @@ def _resign_code(app: App) -> str:
 
 
 NOT_DRIVEN_HERE = {
-    "game_change",
     "gm:adjudication_failed",
     "gm:bounced",
     "gm:closed_late",
@@ -144,21 +147,18 @@ NOT_DRIVEN_HERE = {
     "gm:join_request",
     "gm:missed_rounds",
     "gm:offered",
+    "gm:refused",
     "gm:replaced",
     "gm:started",
     "gm:stand_in_returned",
     "grace_late",
     "grace_wait",
-    "history",
     "join_decided",
     "late",
     "not_your_turn",
     "observed",
-    "paused",
-    "refusal",
     "refusal_policy",
     "removed",
-    "request_problem",
     "seat_offer",
     "seat_offered",
     "seat_taken",
