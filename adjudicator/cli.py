@@ -43,6 +43,7 @@ from adjudicator.games import (
     replay_record,
 )
 from adjudicator.logs import configure_logging
+from adjudicator.metrics import CannotListen
 from adjudicator.runner import serve
 from adjudicator.security import load_or_create_key
 from adjudicator.service import ServiceError, solutions
@@ -208,11 +209,19 @@ def doctor_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object, for monitoring.")
     ] = False,
+    unit: Annotated[
+        Path | None,
+        typer.Option(
+            "--unit",
+            help="The service's systemd unit, whose sandbox decides what it may write "
+            "(default: /etc/systemd/system/adjudicator.service if installed).",
+        ),
+    ] = None,
 ) -> None:
-    """Check the configuration, database, key file, IMAP, SMTP and DNS; say how to fix what is
-    wrong. Exit code 0 only when everything is ready."""
+    """Check the configuration, the paths the service writes, database, key file, IMAP, SMTP
+    and DNS; say how to fix what is wrong. Exit code 0 only when everything is ready."""
     path = config or State.config_path
-    raise typer.Exit(report(path, send_to=send_to, as_json=as_json, echo=typer.echo))
+    raise typer.Exit(report(path, send_to=send_to, as_json=as_json, echo=typer.echo, unit=unit))
 
 
 @app.command("replay")
@@ -261,7 +270,10 @@ def serve_command(
     """Run the service: read orders, close rounds at their deadlines, send the mails."""
     config = config_from_state()
     _logging(config)
-    serve(app_of(config), once=once)
+    try:
+        serve(app_of(config), once=once)
+    except CannotListen as error:
+        usage(str(error))
 
 
 @app.command("demo")
@@ -288,7 +300,10 @@ def demo_command(
         application.clock = utcnow
         _logging(config)
         typer.echo("\nThe service keeps running; stop it with Ctrl-C.")
-        serve(application)
+        try:
+            serve(application)
+        except CannotListen as error:
+            usage(str(error))
 
 
 game_app = typer.Typer(help="Create and manage games.", no_args_is_help=True)

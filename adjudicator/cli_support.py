@@ -117,5 +117,14 @@ def local_moment(text: str, zone: str) -> datetime:
 def make_solution(config: Config, kind: GameKind) -> None:
     """Make the kind's complete solution now, if it has one and it is not there yet, so that
     its stand-in plays exactly from its first move (docs/stand-ins.md); says what it does."""
-    if kind.solution is not None:
+    if kind.solution is None:
+        return
+    try:
         make(config.solutions_path, kind, progress=lambda line: typer.echo(f"adjudicate: {line}"))
+    except OSError as error:  # a folder this user may not write, a full disk: say which
+        usage(
+            f"configuration: the complete solution of {kind.title} cannot be made in "
+            f"{config.solutions_path}: {error.strerror or error}; set service.solutions_dir "
+            "(ADJUDICATOR_SOLUTIONS_DIR) to a folder this user may write, such as the unit's "
+            "/var/cache/adjudicator/solutions (`adjudicate doctor` checks it)"
+        )

@@ -77,12 +77,24 @@ class MetricsConfig:
 
 
 @dataclass(frozen=True)
+class HealthConfig:
+    """How long a part may be stuck before ``/healthz`` says 503 (``metrics.py``)."""
+
+    # the IMAP intake not connected or not read for this long: 503, and systemd's watchdog is
+    # no longer fed (under WatchdogSec= systemd then restarts the service)
+    intake_seconds: int = 300
+    outbox_seconds: int = 1800  # the oldest mail waiting to be sent was queued this long ago
+    overdue_seconds: int = 600  # a round past its deadline is still not closed
+
+
+@dataclass(frozen=True)
 class Config:
     service: ServiceConfig = field(default_factory=ServiceConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     imap: ImapConfig = field(default_factory=ImapConfig)
     maildir: MaildirConfig = field(default_factory=MaildirConfig)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    health: HealthConfig = field(default_factory=HealthConfig)
 
     @property
     def data_path(self) -> Path:

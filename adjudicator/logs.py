@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 import structlog
@@ -77,6 +80,74 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
+@dataclass(frozen=True)
+class LogProblem:
+    """A log setting the service cannot start with: what is wrong, and how to fix it."""
+
+    message: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.message}; fix: {self.fix}"
+
+
+def log_problems(*, log_format: str, level: str, log_file: str) -> list[LogProblem]:
+    """Every log setting ``configure_logging`` would refuse, judged without logging anything:
+    ``adjudicate doctor`` shows them, ``serve`` refuses to start with the first."""
+    problems = []
+    if log_format not in FORMATS:
+        problems.append(
+            LogProblem(
+                f"service.log_format is {log_format!r}; it must be one of {', '.join(FORMATS)}",
+                'set service.log_format (ADJUDICATOR_LOG_FORMAT) to "text" for people or '
+                '"json" for a log collector',
+            )
+        )
+    if level not in LEVELS:
+        problems.append(
+            LogProblem(
+                f"service.log_level is {level!r}; it must be one of {', '.join(LEVELS)}",
+                'set service.log_level (ADJUDICATOR_LOG_LEVEL) to "info" (or debug, warning, '
+                "error)",
+            )
+        )
+    if log_file:
+        problem = log_file_problem(Path(log_file))
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+def log_file_problem(path: Path) -> LogProblem | None:
+    """Whether this user may append to ``path`` (``WatchedFileHandler`` creates the file, not
+    its folder)."""
+    key = "service.log_file (ADJUDICATOR_LOG_FILE)"
+    elsewhere = f"or set {key} to a file in a folder the service's user may write, or to empty "
+    elsewhere += "for standard error (systemd's journal)"
+    if path.is_dir():
+        return LogProblem(f"service.log_file {str(path)!r} is a folder, not a file", elsewhere)
+    if path.exists():
+        if os.access(path, os.W_OK):
+            return None
+        return LogProblem(
+            f"service.log_file {str(path)!r} cannot be written by this user",
+            f"give the service's user write access to it (chown), {elsewhere}",
+        )
+    folder = path.parent
+    if not folder.is_dir():
+        return LogProblem(
+            f"the folder of service.log_file, {str(folder)!r}, does not exist",
+            f"create it for the service's user (install -d -o adjudicator {folder}), {elsewhere}",
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return LogProblem(
+            f"service.log_file {str(path)!r} cannot be created: this user may not write in "
+            f"{str(folder)!r}",
+            f"give the service's user write access to {folder}, {elsewhere}",
+        )
+    return None
+
+
 def configure_logging(
     *,
     log_format: str = "text",
@@ -85,11 +156,11 @@ def configure_logging(
     stream: TextIO | None = None,
 ) -> None:
     """Set up the root logger and structlog. ``log_format`` is ``text`` (for people; colours on
-    a terminal) or ``json`` (one object a line)."""
-    if log_format not in FORMATS:
-        raise ValueError(f"log_format must be one of {', '.join(FORMATS)}, not {log_format!r}")
-    if level not in LEVELS:
-        raise ValueError(f"log_level must be one of {', '.join(LEVELS)}, not {level!r}")
+    a terminal) or ``json`` (one object a line). Raises ``ValueError`` with the first of
+    ``log_problems`` (what is wrong and how to fix it)."""
+    problems = log_problems(log_format=log_format, level=level, log_file=log_file)
+    if problems:
+        raise ValueError(str(problems[0]))
     stream = stream or sys.stderr
     handler: logging.Handler
     if log_file:

@@ -2,45 +2,82 @@
 
 Most figures are read from the database when Prometheus scrapes, so that every instance of a
 shared PostgreSQL deployment reports the same totals and a restart loses nothing: mails received
-by outcome, mails sent by kind, bounces, rounds closed and rounds whose adjudication failed, the
-outbox's depth and the age of its oldest due mail. What only a process knows is counted in the
-process: IMAP reconnects, waits for the database and for the SMTP server, and the time from a
-mail's receipt to its confirmation being taken by the SMTP server.
+by outcome, mails sent by kind, bounces, rounds closed, rounds whose adjudication failed and
+rounds overdue, the outbox's depth and the age of its oldest mail. What only a process knows is
+counted in the process: the IMAP reader's connection, last read and refused logins, IMAP
+reconnects, waits for the database and for the SMTP server, and the time from a mail's receipt
+to its confirmation being taken by the SMTP server.
 
 ``/healthz`` answers 200 while the service keeps up and 503 with the reasons when it is stuck:
-the main loop has not turned for a while, a stored mail waits unprocessed, or a due mail has not
-gone out (the SMTP server has refused or been unreachable for that long).
+the main loop has not turned for a while, the IMAP intake has not read its folder for
+``[health] intake_seconds`` (not connected: the server away, the login refused), a stored mail
+waits unprocessed, the oldest mail waiting to be sent was queued more than ``outbox_seconds``
+ago (the SMTP server refuses it or is away), or a round past its deadline is still not closed
+after ``overdue_seconds``. What the health check judges is also on the metrics page, so that an
+alert can be set on the figure rather than on the verdict.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
+from sqlalchemy import bindparam, or_
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, func, select
 
+from adjudicator.config import HealthConfig
 from adjudicator.storage.db import aware, listed, unavailable
 from adjudicator.storage.models import (
+    Game,
+    GameStatus,
     OutboxMail,
     OutboxStatus,
     Round,
+    RoundState,
     Submission,
     SubmissionStatus,
 )
 
 LOOP_STUCK = timedelta(minutes=2)
 INTAKE_STUCK = timedelta(minutes=5)
-SENDING_STUCK = timedelta(minutes=30)
+"""A stored mail waits this long unprocessed."""
+SENDING_STUCK = timedelta(seconds=HealthConfig().outbox_seconds)
+
+
+class Intake(Protocol):
+    """What the health check knows of a mail reader that keeps a connection (``ImapPoller``)."""
+
+    read_at: float | None  # when it last read its folder (``time.time()``), None before
+    problem: str  # why it last failed
+
+    @property
+    def connected(self) -> bool: ...
+
+    def down_for(self) -> float:
+        """Seconds it has not been able to read; 0 while it reads."""
+        ...
+
+
+@dataclass(frozen=True)
+class Overdue:
+    """A round past its deadline (or its grace period) that is not closed."""
+
+    game: str
+    number: int
+    due: datetime
+    error: str | None
 
 
 class _DatabaseFigures(Collector):
@@ -118,6 +155,64 @@ class _DatabaseFigures(Collector):
         yield GaugeMetricFamily(
             "adjudicator_adjudication_failures", "Rounds whose adjudication stopped", failing
         )
+        now = self.clock()
+        late = overdue_rounds(session, now=now)
+        yield GaugeMetricFamily(
+            "adjudicator_rounds_overdue", "Rounds past their deadline and not closed", len(late)
+        )
+        age = (now - late[0].due).total_seconds() if late else 0.0
+        yield GaugeMetricFamily(
+            "adjudicator_rounds_overdue_oldest_seconds",
+            "How long the longest overdue round has been past its deadline",
+            max(age, 0.0),
+        )
+
+
+_OVERDUE = (
+    select(Game.name, Round)
+    .join(Game, col(Game.id) == col(Round.game_id))
+    .where(Game.status == GameStatus.RUNNING)
+    .where(col(Round.state).in_([RoundState.OPEN, RoundState.CLOSING]))
+    .where(
+        or_(
+            col(Round.grace_until) <= bindparam("now"),
+            col(Round.grace_until).is_(None) & (col(Round.deadline) <= bindparam("now")),
+        )
+    )
+)
+"""Rounds of running games that are due (the sweeper's ``due_rounds``) and not closed yet."""
+
+
+def overdue_rounds(session: Session, *, now: datetime) -> list[Overdue]:
+    """The rounds due and not closed, the longest overdue first."""
+    late = []
+    for game, round_ in session.exec(_OVERDUE, params={"now": now}):
+        due = round_.grace_until or round_.deadline
+        if due is not None:
+            late.append(Overdue(game, round_.number, aware(due), round_.error))
+    return sorted(late, key=lambda r: r.due)
+
+
+class _IntakeFigures(Collector):
+    """The IMAP intake's state, read at each scrape; nothing while there is no IMAP reader."""
+
+    def __init__(self) -> None:
+        self.intake: Intake | None = None
+
+    def collect(self) -> Iterator[Any]:
+        intake = self.intake
+        if intake is None:
+            return
+        yield GaugeMetricFamily(
+            "adjudicator_imap_connected",
+            "Whether the IMAP reader is connected and logged in",
+            1 if intake.connected else 0,
+        )
+        yield GaugeMetricFamily(
+            "adjudicator_imap_last_read_timestamp_seconds",
+            "When the IMAP reader last read its folder (Unix time; 0: not yet)",
+            intake.read_at or 0.0,
+        )
 
 
 @dataclass(frozen=True)
@@ -135,14 +230,28 @@ _RECEIVED = select(Submission.id, Submission.received_at).where(
 class Metrics:
     """One process's metrics and health: a registry of its own (tests may make several)."""
 
-    def __init__(self, engine: Engine, *, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        clock: Callable[[], datetime],
+        limits: HealthConfig | None = None,
+    ) -> None:
         self.engine = engine
         self.clock = clock
+        self.limits = limits or HealthConfig()
         self.registry = CollectorRegistry()
         self.registry.register(_DatabaseFigures(engine, clock))
+        self._intake = _IntakeFigures()
+        self.registry.register(self._intake)
         self.imap_reconnects = Counter(
             "adjudicator_imap_reconnects",
             "IMAP connections lost and made again",
+            registry=self.registry,
+        )
+        self.imap_login_failures = Counter(
+            "adjudicator_imap_login_failures",
+            "IMAP logins the server refused (user name or password wrong)",
             registry=self.registry,
         )
         self.database_retries = Counter(
@@ -162,6 +271,27 @@ class Metrics:
             registry=self.registry,
         )
         self._loop_turned = time.monotonic()
+
+    def watch_intake(self, intake: Intake) -> None:
+        """Show the IMAP reader's state on the metrics page and judge it in the health check."""
+        self._intake.intake = intake
+
+    def intake_down(self) -> str | None:
+        """Why the IMAP intake counts as down (it has not read for ``intake_seconds``), or
+        None while it reads (or there is none). The watchdog stops on this too (runner.py)."""
+        intake = self._intake.intake
+        if intake is None:
+            return None
+        down = intake.down_for()
+        limit = self.limits.intake_seconds
+        if down <= limit:
+            return None
+        state = (
+            "connected, but its pass or its IDLE has not ended (the server silent?)"
+            if intake.connected
+            else f"not connected: {intake.problem}"
+        )
+        return f"the IMAP intake has not read mail for {down:.0f} s (limit {limit} s), {state}"
 
     def loop_turned(self) -> None:
         """The main loop finished a turn (intake, sending and deadlines had their go)."""
@@ -188,35 +318,87 @@ class Metrics:
         idle = time.monotonic() - self._loop_turned
         if idle > LOOP_STUCK.total_seconds():
             problems.append(f"the main loop has not turned for {idle:.0f} s")
+        intake = self.intake_down()
+        if intake is not None:
+            problems.append(intake)
         now = self.clock()
         try:
-            waiting, due = self._oldest()
+            waiting, queued, late = self._oldest(now)
         except OperationalError as error:
             return Health(False, (*problems, f"the database does not answer: {unavailable(error)}"))
         if waiting is not None and now - aware(waiting) > INTAKE_STUCK:
             problems.append(f"a mail stored at {waiting:%H:%M:%S} waits unprocessed")
-        if due is not None and now - aware(due) > SENDING_STUCK:
-            problems.append(f"a mail due at {due:%H:%M:%S} has not been sent")
+        limit = self.limits
+        if queued is not None and now - aware(queued) > timedelta(seconds=limit.outbox_seconds):
+            minutes = (now - aware(queued)).total_seconds() / 60
+            problems.append(
+                f"a mail queued at {queued:%H:%M:%S} UTC has not been sent for {minutes:.0f} min "
+                f"(limit {limit.outbox_seconds} s): the SMTP server refuses it or is away, "
+                "see the log"
+            )
+        if late and now - late[0].due > timedelta(seconds=limit.overdue_seconds):
+            problems.append(_overdue(late[0], now=now, limit=limit.overdue_seconds))
         return Health(not problems, tuple(problems))
 
-    def _oldest(self) -> tuple[datetime | None, datetime | None]:
-        """When the oldest mail waiting to be processed came, and the oldest due mail's time."""
+    def _oldest(self, now: datetime) -> tuple[datetime | None, datetime | None, list[Overdue]]:
+        """When the oldest mail waiting to be processed came, when the oldest mail waiting to
+        be sent was queued, and the rounds due and not closed."""
         with Session(self.engine) as session:
             waiting = session.exec(
                 select(func.min(Submission.received_at)).where(
                     Submission.status == SubmissionStatus.RECEIVED
                 )
             ).one()
-            due = session.exec(
-                select(func.min(OutboxMail.next_attempt_at)).where(
+            queued = session.exec(
+                select(func.min(OutboxMail.created_at)).where(
                     OutboxMail.status == OutboxStatus.PENDING
                 )
             ).one()
-        return waiting, due
+            late = overdue_rounds(session, now=now)
+        return waiting, queued, late
 
     def serve(self, *, address: str, port: int) -> MetricsServer:
-        """Serve ``/metrics`` and ``/healthz`` on ``address:port`` in a thread."""
-        return MetricsServer(self, address=address, port=port)
+        """Serve ``/metrics`` and ``/healthz`` on ``address:port`` in a thread; raises
+        ``CannotListen`` when the port is taken or the address is not this machine's."""
+        try:
+            return MetricsServer(self, address=address, port=port)
+        except OSError as error:
+            raise CannotListen(cannot_listen(address, port, error)) from None
+
+
+class CannotListen(Exception):
+    """The metrics port cannot be opened; the message says why and how to fix it."""
+
+
+def cannot_listen(address: str, port: int, error: OSError) -> str:
+    """Why the metrics server cannot listen on ``address:port``, with the fix (``serve`` says
+    it on exit, ``adjudicate doctor`` before)."""
+    reason = os.strerror(error.errno) if error.errno else str(error)
+    what = f"cannot listen for metrics on {address}:{port}: {reason}"
+    settings = (
+        "metrics.port and metrics.address (ADJUDICATOR_METRICS_PORT, ADJUDICATOR_METRICS_ADDRESS)"
+    )
+    if error.errno == errno.EADDRINUSE:
+        return (
+            f"{what}; another program holds the port (`ss -ltnp 'sport = :{port}'` names it): "
+            f"stop it, or set {settings} to a free port"
+        )
+    if error.errno == errno.EACCES:
+        return f"{what}; ports below 1024 need privileges: set {settings} to a port above 1024"
+    return f"{what}; set {settings} to an address of this machine (127.0.0.1) and a free port"
+
+
+def _overdue(late: Overdue, *, now: datetime, limit: int) -> str:
+    minutes = (now - late.due).total_seconds() / 60
+    why = (
+        f"its adjudication stopped: {late.error[:200]}"
+        if late.error
+        else "deadlines are not being kept, see the log for why"
+    )
+    return (
+        f"round {late.number} of {late.game} was due at {late.due:%Y-%m-%d %H:%M} UTC, "
+        f"{minutes:.0f} min ago (limit {limit} s), and is not closed: {why}"
+    )
 
 
 class _QuietHandler(WSGIRequestHandler):

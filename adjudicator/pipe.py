@@ -16,10 +16,17 @@ whole command line takes a second to import), and never waits for the database's
 Exit status 75 (``EX_TEMPFAIL`` of sysexits.h) when the message could not be stored, whatever
 the reason, a broken configuration included: the mail server keeps the message and tries again
 later, so nothing is lost while the game master mends it.
+
+The command runs as the user the mail server chooses: for a Postfix alias, the owner of the
+alias database, and ``default_privs`` (nobody) for root's ``/etc/aliases``. It must be the
+service's user, who alone may read the configuration (mode 0600) and write the Maildir; a
+refusal says which user was refused what (deploy/MAIL.md gives the alias map that works).
 """
 
 from __future__ import annotations
 
+import os
+import pwd
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -36,10 +43,26 @@ def receive(config_path: Path | None, *, source: BinaryIO, errors: TextIO) -> in
         raw = source.read()
         maildir = load_config(config_path).maildir_path
         deliver(maildir, raw)
+    except PermissionError as error:
+        print(f"adjudicate: could not store the message: {_refused(error)}", file=errors)
+        return EX_TEMPFAIL
     except Exception as error:  # whatever it is: any other status makes the mail bounce
         print(f"adjudicate: could not store the message: {error}", file=errors)
         return EX_TEMPFAIL
     return 0
+
+
+def _refused(error: PermissionError) -> str:
+    """Who was refused what, and the usual reason: the mail server runs the pipe as another
+    user than the service's (Postfix runs an alias of root's /etc/aliases as its
+    ``default_privs``, nobody), who may read neither the configuration (mode 0600) nor the
+    service's Maildir."""
+    user = pwd.getpwuid(os.geteuid()).pw_name
+    return (
+        f"the user {user} may not open {error.filename}: {error.strerror}. The command must "
+        "run as the service's user: deliver through an alias map owned by that user, "
+        'not /etc/aliases (deploy/MAIL.md, "By pipe")'
+    )
 
 
 def config_of_receive(arguments: list[str]) -> tuple[bool, Path | None]:

@@ -41,6 +41,8 @@ from adjudicator.workers import RoundWorkers, worker_count
 
 log = logging.getLogger("adjudicator.serve")
 ZERO = timedelta(0)
+SERVING = "reading mail, deadlines planned"
+"""What ``systemctl status`` shows while the service is well (systemd's ``STATUS=``)."""
 TICK_SECONDS = 1.0
 ARCHIVE_SECONDS = 10.0
 ARCHIVE_DEFER_SECONDS = 60.0
@@ -90,30 +92,23 @@ def make_imap_poller(
     metrics: Metrics,
     readers: MailReaders | None = None,
 ) -> ImapPoller:
-    imap = app.config.imap
-    settings = ImapSettings(
-        host=imap.host,
-        port=imap.port,
-        username=imap.username,
-        password=imap.password,
-        ssl=imap.ssl,
-        folder=imap.folder,
-        processed_folder=imap.processed_folder,
-        poll_seconds=imap.poll_seconds,
-    )
+    settings = ImapSettings.of(app.config.imap)
 
     def handle_batch(raws: list[bytes], delivered: list[datetime | None]) -> None:
         arrived = _on_service_clock(app, delivered)
         app.ingest_batch(raws, channel="imap", arrived=arrived)  # one transaction per batch
         loop.call_soon_threadsafe(wake.set)  # the sender wakes once per batch
 
-    return ImapPoller(
+    poller = ImapPoller(
         settings,
         cursors=DatabaseCursorStore(app.engine),
         handle_batch=handle_batch,
         on_reconnect=metrics.imap_reconnects.inc,
         on_fetched=None if readers is None else readers.read_soon,
+        on_login_refused=metrics.imap_login_failures.inc,
     )
+    metrics.watch_intake(poller)
+    return poller
 
 
 def _on_service_clock(app: App, delivered: Sequence[datetime | None]) -> list[datetime | None]:
@@ -149,7 +144,8 @@ class Service:
         self._maildir_read_at = 0.0  # monotonic
         self._smtp_failures = 0
         self._smtp_retry_at = 0.0  # monotonic: no sending before (the SMTP server is away)
-        self.metrics = Metrics(app.engine, clock=app.clock)
+        self.metrics = Metrics(app.engine, clock=app.clock, limits=app.config.health)
+        self._unfed = ""  # why the watchdog is not fed, once said; "" while it is
         self.systemd = Notifier()
         self.poller: ImapPoller | None = None
         self.readers: MailReaders | None = None
@@ -461,7 +457,7 @@ class Service:
                 watch_deliveries(maildir.maildir, stop=self.stop, on_delivery=self._delivered)
             )
             log.info("deadlines planned; serving")
-            self.systemd.ready("reading mail, deadlines planned")
+            self.systemd.ready(SERVING)
             await self._serve(senders, maildir, workers)
         finally:
             self.systemd.stopping()
@@ -487,15 +483,29 @@ class Service:
 
     def _alive(self) -> None:
         """One turn of the main loop is done: tell the health check, and systemd's watchdog
-        while the IMAP reader is alive too (a reader wedged in a silent IDLE stops the pings,
-        and systemd restarts the service)."""
+        while the IMAP reader is alive too. A reader wedged in a silent IDLE, or one that has
+        not read for ``[health] intake_seconds`` (the server away, the login refused), stops
+        the pings, and systemd restarts the service (``WatchdogSec=``): a restart is a new
+        connection, a new login with the configuration read again."""
         self.metrics.loop_turned()
         watchdog = self.systemd.watchdog_seconds
         if watchdog is None:
             return
-        if self.poller is not None and time.monotonic() - self.poller.heartbeat > watchdog / 2:
-            log.warning("the IMAP reader has not shown a sign of life; not pinging the watchdog")
+        why = self.metrics.intake_down()
+        if why is None and self.poller is not None:
+            silent = time.monotonic() - self.poller.heartbeat
+            if silent > watchdog / 2:
+                why = f"the IMAP reader has shown no sign of life for {silent:.0f} s"
+        if why is not None:
+            if not self._unfed:
+                log.error("%s; not pinging systemd's watchdog, which restarts the service", why)
+                self.systemd.notify(f"STATUS=watchdog not fed: {why}")
+            self._unfed = why
             return
+        if self._unfed:
+            log.info("the IMAP reader reads again; pinging systemd's watchdog again")
+            self.systemd.notify(f"STATUS={SERVING}")
+            self._unfed = ""
         self.systemd.watchdog()
 
     async def _wait_any(self) -> None:
@@ -527,6 +537,7 @@ def serve(app: App, *, once: bool = False) -> None:
         server = None
         if metrics.port and not once:
             server = service.metrics.serve(address=metrics.address, port=metrics.port)
+            # CannotListen (the port is taken) ends the command with its one line (cli.py)
             log.info(
                 "metrics at http://%s:%d/metrics, health at /healthz", metrics.address, server.port
             )

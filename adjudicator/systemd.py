@@ -2,8 +2,9 @@
 
 The service says READY=1 once it has processed what was stored before a restart and its
 deadlines are planned, WATCHDOG=1 after each turn of its main loop while every reader is alive
-(a wedged IMAP IDLE stops the pings, and systemd restarts the service), and STOPPING=1 when it
-stops. Outside systemd (no ``NOTIFY_SOCKET``) every call does nothing.
+(a wedged IMAP IDLE, or an IMAP intake that has not read for ``[health] intake_seconds``, stops
+the pings with a ``STATUS=`` line saying why, and systemd restarts the service), and STOPPING=1
+when it stops. Outside systemd (no ``NOTIFY_SOCKET``) every call does nothing.
 """
 
 from __future__ import annotations

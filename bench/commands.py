@@ -35,7 +35,7 @@ from sqlmodel import select
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.security import hash_password
-from adjudicator.service import conversation
+from adjudicator.service import throttle
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
@@ -94,7 +94,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--players", type=int, default=7)
     args = parser.parse_args(argv)
     # Every mail here is to be answered: the hourly cap on answers to one address is lifted.
-    conversation.ANSWERS_PER_HOUR = 10**9
+    throttle.ANSWERS_PER_HOUR = 10**9
     app, secret = setup(args.players)
     p0, p1 = "p0@example.org", "p1@example.org"
     orders = "GIVE 2 TO p2\nGIVE 1 TO p3\n"

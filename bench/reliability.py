@@ -89,8 +89,9 @@ from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.intake import digest_of
+from adjudicator.service.loop_guard import LOOP_ANSWERS
 from adjudicator.service.rounds import open_round_of, start_game
-from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
+from adjudicator.service.throttle import STRANGERS_PER_HOUR
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import (
@@ -712,15 +713,19 @@ def _after_player_address(world: World) -> bool:
     return _old_address_keeps_seat(world, moved=moved)
 
 
-@attack("guessed passwords from one address: player told once")
+def _told(world: World) -> int:
+    """Mails to alice: at most one of wrong passwords, one of a password not checked."""
+    return len([m for m in world.outbox() if m.recipient == "alice@example.org"])
+
+
+@attack("guessed passwords from one address: player told once of each")
 def _guessing(world: World) -> bool:
     for n in range(20):
         _ingest(world, mail(f"PASSWORD guess{n}\nGIVE 3 TO bob", number=n))
-    told = [m for m in world.outbox() if m.recipient == "alice@example.org"]
-    return world.order_count() > 0 or len(told) > 1
+    return world.order_count() > 0 or _told(world) > 2
 
 
-@attack("guessed passwords from many hosts: player told once, guesses bounded")
+@attack("guessed passwords from many hosts: player told once of each, guesses bounded")
 def _guessing_from_many(world: World) -> bool:
     """A botnet: every host forges alice's From and tries a few passwords, fewer than one
     host's lockout. The real player must be told once an hour, not once a host; and the seat
@@ -732,11 +737,10 @@ def _guessing_from_many(world: World) -> bool:
                 f"PASSWORD guess{host}x{n}\nGIVE 3 TO bob", number=host * 100 + n
             )
             _ingest(world, raw)
-    told = [m for m in world.outbox() if m.recipient == "alice@example.org"]
     with Session(world.app.engine) as session:
         tried = sum(f.failures for f in session.exec(select(LoginFailure)))
     GUESSES["tried_by_many_hosts"] = tried
-    return world.order_count() > 0 or len(told) > 1 or tried > hosts * each // 2
+    return world.order_count() > 0 or _told(world) > 2 or tried > hosts * each // 2
 
 
 GUESSES: dict[str, int] = {}
@@ -753,6 +757,61 @@ def _lockout(world: World) -> bool:
         f"PASSWORD {world.creds['alice'].secret}\nGIVE 3 TO carol", number=99
     )
     return _ingest(world, right) != SubmissionStatus.ACCEPTED
+
+
+@attack("forged tries from one IPv6 /64 lock out the real player")
+def _lockout_ipv6(world: World) -> bool:
+    """One rented server holds a /64: its addresses are one host, not 2**64."""
+    for host in range(1, 5):
+        for n in range(5):
+            raw = f"Received: from x (x [IPv6:2001:db8:66:1::{host}]) by mx.pbem.test\n".encode()
+            _ingest(world, raw + mail(f"PASSWORD g{host}x{n}\nGIVE 3 TO bob", number=host * 10 + n))
+    right = b"Received: from y (y [198.51.100.7]) by mx.pbem.test\n" + mail(
+        f"PASSWORD {world.creds['alice'].secret}\nGIVE 3 TO carol", number=99
+    )
+    return _ingest(world, right) != SubmissionStatus.ACCEPTED
+
+
+@attack("a right password refused during the seat's limit, not told")
+def _unchecked_untold(world: World) -> bool:
+    for host in range(5):
+        for n in range(4):
+            raw = f"Received: from h (h [203.0.113.{host}]) by mx.pbem.test\n".encode()
+            _ingest(
+                world, raw + mail(f"PASSWORD guess{host}x{n}\nGIVE 3 TO bob", number=host * 10 + n)
+            )
+    before = _told(world)
+    right = b"Received: from y (y [198.51.100.7]) by mx.pbem.test\n" + mail(
+        f"PASSWORD {world.creds['alice'].secret}\nGIVE 3 TO carol", number=99
+    )
+    refused = _ingest(world, right) != SubmissionStatus.ACCEPTED
+    return refused and _told(world) == before
+
+
+@attack("answers to HELP beside an address's budget of answers")
+def _help_and_refusals(world: World) -> bool:
+    """Refusals and answers to commands once had a budget each: 33 mails an hour to a
+    stranger, 60 to a player's address."""
+    for n in range(35):
+        _ingest(world, mail("HELP", subject="help", sender="victim@example.net", number=n))
+        _ingest(world, mail("HELP", subject="help", number=100 + n))
+    for n in range(5):
+        _ingest(world, mail("GIVE 3 TO bob", sender="victim@example.net", number=200 + n))
+    for n in range(35):
+        _ingest(world, mail("GIVE 3 TO bob", number=300 + n))
+    count = Counter(m.recipient for m in world.outbox())
+    return count["victim@example.net"] > 3 or count["alice@example.org"] > 30
+
+
+@attack("old order mail dated -0000 after its round closed")
+def _old_round_minus_0000(world: World) -> bool:
+    """-0000 is UTC with the writer's zone unknown (RFC 5322 3.3); formatdate() writes it."""
+    world.clock.now += timedelta(hours=2)
+    secret = world.creds["alice"].secret
+    old = mail(f"PASSWORD {secret}\nGIVE 3 TO bob", number=7, date=START - timedelta(days=1))
+    old = old.replace(b" +0000\n", b" -0000\n", 1)
+    _ingest(world, old)
+    return world.order_count() > 0
 
 
 @attack("replay with one more Received line")
@@ -805,7 +864,8 @@ def _loop(world: World) -> bool:
         mails = world.outbox()
         if mails:
             last = str(message_from_bytes(mails[-1].message)["Message-ID"])
-    return len(world.outbox()) > LOOP_ANSWERS
+    # Its first mail replies to none of ours; then LOOP_ANSWERS answers, and one notice.
+    return len(world.outbox()) > 1 + LOOP_ANSWERS + 1
 
 
 VACATION = (
@@ -824,16 +884,35 @@ VACATION = (
     "Автоматический ответ",
     "自動応答",
     "自动回复",
+    "Auto",
+    "Vacation",
+    "Out of Office",
+    "Abwesenheitsnotiz",
+    "Fuori sede",
+    "Frånvaro",
+    "Poza biurem",
+    "Odpowiedź automatyczna",
+    "自動返信",
+    "Автоответ",
 )
 
 
-@attack("vacation notices in 15 languages")
+@attack("vacation notices in the common languages")
 def _vacation(world: World) -> bool:
     for n, prefix in enumerate(VACATION):
         _ingest(
             world, mail("I am away.", subject=f"{prefix}: [gw1] orders", sender=f"v{n}@example.net")
         )
+    _ingest(world, mail("Back on Monday.", subject="[gw1] I am away until Monday", number=1))
     return len(world.outbox()) > 0
+
+
+@attack("orders under a vacation subject dropped")
+def _orders_under_vacation_subject(world: World) -> bool:
+    secret = world.creds["alice"].secret
+    body = f"PASSWORD {secret}\nGIVE 3 TO bob\n"
+    _ingest(world, mail(body, subject="[gw1] I am away until Monday"))
+    return world.order_count() == 0
 
 
 FLOOD = {"strangers": 400, "victim": 400}

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +30,7 @@ from adjudicator.doctor import (
     check_database,
     check_dns,
     check_key,
+    check_paths,
     check_solutions,
     dns_lookup,
     run_checks,
@@ -90,11 +94,12 @@ def test_json_lists_every_check_with_status_message_and_fix(tmp_path: Path) -> N
     assert code == 1
     report = json.loads(output)
     assert report["ok"] is False
-    assert [c["name"] for c in report["checks"]][:4] == [
-        "configuration", "data folder", "database", "key file",
-    ]  # fmt: skip
+    names = [c["name"] for c in report["checks"]]
+    assert names[:3] == ["configuration", "logging", "data folder"]
+    assert {"Maildir", "archive", "outbox Maildir"} <= set(names)  # every folder it writes
+    assert names.index("database") + 1 == names.index("key file")
     assert all(set(c) == {"name", "status", "message", "fix"} for c in report["checks"])
-    database = report["checks"][2]
+    database = report["checks"][names.index("database")]
     assert database["status"] == FAIL
     assert "adjudicate init" in database["fix"]
 
@@ -161,8 +166,7 @@ def test_each_bad_value_fails_with_the_key_that_fixes_it(
 
 def test_a_data_folder_that_is_a_file_fails(tmp_path: Path) -> None:
     (tmp_path / "data").write_text("not a folder")
-    _, checks = check_configuration(_write(tmp_path))
-    folder = _only(checks, "data folder")
+    folder = _only(list(run_checks(_write(tmp_path))), "data folder")
     assert folder.status == FAIL
     assert "is not a folder" in folder.message
     assert "ADJUDICATOR_DATA_DIR" in folder.fix
@@ -171,8 +175,7 @@ def test_a_data_folder_that_is_a_file_fails(tmp_path: Path) -> None:
 def test_a_data_folder_not_made_yet_is_fine_when_it_can_be_made(tmp_path: Path) -> None:
     path = tmp_path / "adjudicator.toml"
     path.write_text(f'[service]\ndata_dir = "{tmp_path / "a" / "b" / "data"}"\n')
-    _, checks = check_configuration(path)
-    folder = _only(checks, "data folder")
+    folder = _only(list(run_checks(path)), "data folder")
     assert folder.status == OK
     assert "adjudicate init" in folder.message
 
@@ -381,3 +384,96 @@ def test_a_made_solution_is_found_where_the_configuration_says(tmp_path: Path) -
         handle.truncate(1000)
     (check,) = check_solutions(Config(service=ServiceConfig(solutions_dir=str(folder))))
     assert "not made yet" in check.message
+
+
+# --- the paths the service writes -----------------------------------------------------------
+
+DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
+
+
+def _unit_as(tmp_path: Path, user: str) -> Path:
+    """deploy/adjudicator.service as shipped, run by ``user`` (the test machine has no user
+    adjudicator)."""
+    unit = (DEPLOY / "adjudicator.service").read_text()
+    path = tmp_path / "adjudicator.service"
+    path.write_text(unit.replace("User=adjudicator", f"User={user}"))
+    return path
+
+
+def test_the_shipped_configuration_writes_only_where_the_shipped_unit_lets_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under ProtectSystem=strict the service writes only its StateDirectory=, CacheDirectory=
+    and LogsDirectory=: every path of deploy/adjudicator.production.toml is inside them."""
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    monkeypatch.setenv("ADJUDICATOR_LOG_FILE", "/var/log/adjudicator/adjudicator.log")
+    config = load_config(DEPLOY / "adjudicator.production.toml")
+    checks = check_paths(config, config_file=None, unit_file=_unit_as(tmp_path, me))
+    outside = [c for c in checks if "read-only to the service" in c.message]
+    assert outside == []
+    assert {"archive", "solutions", "Maildir"} <= {c.name for c in checks}
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "name"),
+    [
+        ("ADJUDICATOR_ARCHIVE_DIR", "/var/www/pbem/games", "archive"),
+        ("ADJUDICATOR_LOG_FILE", "/var/log/adjudicator.log", "log file"),
+        ("ADJUDICATOR_SOLUTIONS_DIR", "/srv/solutions", "solutions"),
+    ],
+)
+def test_a_path_outside_the_units_sandbox_fails_with_its_setting_and_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str, value: str, name: str
+) -> None:
+    """Issue 39: archive_dir in /var/www, a log file beside the others: read-only under the
+    unit's ProtectSystem=strict, though the user could write them outside the unit."""
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    monkeypatch.setenv(setting, value)
+    config = load_config(DEPLOY / "adjudicator.production.toml")
+    checks = check_paths(config, config_file=None, unit_file=_unit_as(tmp_path, me))
+    (failed,) = [c for c in checks if c.status == FAIL]
+    assert failed.name == name
+    assert value.rsplit("/", 1)[0] in failed.message
+    assert "ProtectSystem=strict" in failed.message
+    assert setting in failed.fix
+    assert "ReadWritePaths=" in failed.fix
+
+
+def test_a_solutions_folder_in_a_home_the_unit_hides_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 39: solutions_dir defaulted to ~/.cache, which ProtectHome=yes hides."""
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    monkeypatch.setenv("ADJUDICATOR_SOLUTIONS_DIR", "")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", "/home/adjudicator")
+    config = load_config(DEPLOY / "adjudicator.production.toml")
+    checks = check_paths(config, config_file=None, unit_file=_unit_as(tmp_path, me))
+    (failed,) = [c for c in checks if c.status == FAIL]
+    assert failed.name == "solutions"
+    assert "/home/adjudicator/.cache" in failed.message
+    assert "ProtectHome=" in failed.message
+
+
+def test_a_folder_the_services_user_may_not_write_fails_as_that_user() -> None:
+    """Run by root, doctor checks as the user that owns the configuration (the service's):
+    a data folder only root may write fails, naming the folder, the user and the setting."""
+    if os.geteuid() != 0:
+        pytest.skip("checks as another user: needs root")
+    entry = pwd.getpwnam("daemon")
+    root = Path(tempfile.mkdtemp(prefix="doctor-paths-"))
+    try:
+        root.chmod(0o755)
+        (root / "data").mkdir(mode=0o755)  # root's, as a data folder made by hand would be
+        config = _write(root)
+        os.chown(config, entry.pw_uid, entry.pw_gid)
+        checks = list(run_checks(config))
+        folder = _only(checks, "data folder")
+        assert folder.status == FAIL
+        assert str(root / "data") in folder.message
+        assert "daemon" in folder.message
+        assert "ADJUDICATOR_DATA_DIR" in folder.fix
+        os.chown(root / "data", entry.pw_uid, entry.pw_gid)
+        assert _only(list(run_checks(config)), "data folder").status == OK
+    finally:
+        shutil.rmtree(root)

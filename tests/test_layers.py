@@ -26,6 +26,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "child_processes",
         "fork_server",
         "collector",
+        "shipped",
     ),
     ("pictures",),
     ("games", "solving"),

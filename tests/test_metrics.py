@@ -12,21 +12,24 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from mailservers import free_port
-from playing import Clock
+from mailservers import SmtpSink, free_port, running_smtp_sink
+from playing import SERVICE, Clock
 from prometheus_client.parser import text_string_to_metric_families
+from sqlmodel import select
 
 from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.config import Config, HealthConfig, ServiceConfig
 from adjudicator.mail.maildir import ensure_maildir
-from adjudicator.mail.smtp import LocalMaildirSender
+from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import INTAKE_STUCK, SENDING_STUCK, Metrics, MetricsServer
+from adjudicator.service.closing import sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.intake import store_raw
-from adjudicator.service.outbox import send_due
+from adjudicator.service.outbox import Lanes, send_due
 from adjudicator.service.rounds import start_game
 from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage.db import make_engine, session_scope
+from adjudicator.storage.db import aware, make_engine, session_scope
+from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 
 @pytest.fixture
@@ -209,3 +212,64 @@ def test_metrics_and_health_answer_while_the_database_does_not(tmp_path: Path) -
     finally:
         server.close()
         engine.dispose()
+
+
+def test_health_fails_when_a_mail_the_smtp_server_keeps_refusing_waits_too_long(
+    app: App, creds: dict[str, Credentials], served: tuple[Metrics, MetricsServer]
+) -> None:
+    """A mail retried with backoff is due later after every refusal; what the operator must
+    hear is that it has waited since it was queued. The health check once looked at its next
+    attempt only, and so stayed 200 for a mail refused for days."""
+    metrics, server = served
+    clock = app.clock
+    assert isinstance(clock, Clock)
+    limit = HealthConfig().outbox_seconds
+
+    async def retried(sink: SmtpSink) -> None:
+        """Sent at once and refused, then retried (and refused) now and then, last just now."""
+        senders = Lanes([SmtpSender(SmtpSettings(host=sink.host, port=sink.port))])
+        for _ in range(3):
+            await send_due(app.engine, senders, bounce_address=SERVICE, now=clock)
+            clock.advance(seconds=limit / 2)
+        await send_due(app.engine, senders, bounce_address=SERVICE, now=clock)
+        await senders.close()
+
+    with running_smtp_sink() as sink:
+        sink.refuse("rcpt", "450 4.2.0 Mailbox busy, try again later")
+        asyncio.run(retried(sink))
+    metrics.loop_turned()
+    assert sink.received == []
+    with session_scope(app.engine) as session:
+        mails = session.exec(select(OutboxMail)).all()
+        assert {m.status for m in mails} == {OutboxStatus.PENDING}
+        assert all(aware(m.next_attempt_at) > clock() for m in mails)  # not due: backing off
+    status, text = _get(server, "/healthz")
+    assert status == 503
+    assert "has not been sent" in text
+    assert "SMTP server refuses it" in text
+    assert _samples(server)[("adjudicator_outbox_oldest_seconds", ())] > limit
+
+
+def test_health_fails_when_a_due_round_is_not_closed_and_recovers_when_it_is(
+    app: App, creds: dict[str, Credentials], served: tuple[Metrics, MetricsServer]
+) -> None:
+    metrics, server = served
+    clock = app.clock
+    assert isinstance(clock, Clock)
+    sent = ensure_maildir(Path(app.config.data_path) / "o")
+    asyncio.run(send_due(app.engine, LocalMaildirSender(sent), bounce_address=SERVICE, now=clock))
+    clock.advance(hours=72, seconds=HealthConfig().overdue_seconds - 60)  # the deadline: 72 h
+    metrics.loop_turned()
+    assert _get(server, "/healthz") == (200, "ok\n")  # due, but closing may take a moment
+    assert _samples(server)[("adjudicator_rounds_overdue", ())] == 1
+    clock.advance(seconds=120)
+    status, text = _get(server, "/healthz")
+    assert status == 503
+    assert "round 1 of gw1 was due at" in text
+    assert "is not closed" in text
+    assert _samples(server)[("adjudicator_rounds_overdue_oldest_seconds", ())] > 600
+
+    sweep(app.engine, ctx=app.ctx, now=clock())  # the deadline kept at last
+    asyncio.run(send_due(app.engine, LocalMaildirSender(sent), bounce_address=SERVICE, now=clock))
+    assert _get(server, "/healthz") == (200, "ok\n")
+    assert _samples(server)[("adjudicator_rounds_overdue", ())] == 0

@@ -73,3 +73,14 @@ def test_mail_renders_from_the_installed_package_alone(wheel: Path, tmp_path: Pa
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def test_the_package_holds_no_link_out_of_itself() -> None:
+    """A link out of the package (adjudicator/templates -> ../templates, as it once was) is
+    copied as a dangling link by a container build that does not copy its target, and the
+    installed service then has no rules pages (issue 39); setup.py copies the folders in."""
+    package = ROOT / "adjudicator"
+    links = [p for p in package.rglob("*") if p.is_symlink()]
+    assert links == []
+    assert not (package / "templates").exists()  # the source is templates/ at the top
+    assert not (package / "rules").exists()  # and docs/rules/, the players' copy

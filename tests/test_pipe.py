@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pwd
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from needs import unavailable
 from playing import new_game, player_mail
 from sqlmodel import Session, col, select
 
@@ -26,6 +31,7 @@ from adjudicator.storage.db import aware
 from adjudicator.storage.models import OrderSet, Submission, SubmissionStatus
 
 ADJUDICATE = Path(sys.executable).parent / "adjudicate"
+CHECKOUT = Path(__file__).resolve().parents[1]
 RAW = b"From: ann@example.org\r\nSubject: [gw1] orders\r\n\r\nGIVE 3 TO bob\r\n\xe9t\xe9\r\n"
 
 
@@ -229,3 +235,82 @@ def test_the_running_service_reads_a_piped_mail_at_once_not_at_its_next_tick(
     finally:
         app.engine.dispose()
     assert answered  # without the hour's turn
+
+
+def _as_user(user: str, config: Path, raw: bytes) -> subprocess.CompletedProcess[bytes]:
+    """The command as Postfix's local(8) runs an alias's pipe: as the owner of the alias
+    database (``default_privs``, nobody, for root's /etc/aliases), with its groups."""
+    entry = pwd.getpwnam(user)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
+    return subprocess.run(
+        [str(config.parent / "adjudicate"), "-c", str(config), "receive"],
+        input=raw,
+        env={**env, "HOME": entry.pw_dir, "USER": user},
+        capture_output=True,
+        timeout=120,
+        check=False,
+        cwd="/",
+        user=entry.pw_uid,
+        group=entry.pw_gid,
+        extra_groups=os.getgrouplist(user, entry.pw_gid),
+    )
+
+
+@pytest.fixture
+def installed() -> Iterator[tuple[Path, str]]:
+    """A configuration (mode 0600) and a data folder owned by a service's user, as
+    deploy/README.md installs them; a folder of mkdtemp, since pytest's are closed to others."""
+    if os.geteuid() != 0:
+        pytest.skip("runs the pipe as other users: needs root")
+    service = "daemon"  # a user every Debian system has, standing for the service's
+    entry = pwd.getpwnam(service)
+    root = Path(tempfile.mkdtemp(prefix="pipe-users-"))
+    root.chmod(0o755)
+    config = _config(root)
+    config.chmod(0o600)
+    (root / "data").mkdir(mode=0o700)
+    for path in (config, root / "data"):
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+    # The program as the package's entry point is, on the system's Python: this test's own
+    # interpreter may live where other users cannot run it (a folder under /root).
+    system_python = shutil.which("python3", path="/usr/bin:/bin")
+    if system_python is None:
+        unavailable("no /usr/bin/python3 that other users may run (apt-get install python3)")
+    program = root / "adjudicate"
+    program.write_text(
+        f"#!{system_python} -I\nimport sys\nsys.path.insert(0, {str(CHECKOUT)!r})\n"
+        "from adjudicator.entry import main\nsys.exit(main())\n",
+        encoding="utf-8",
+    )
+    program.chmod(0o755)
+    yield config, service
+    shutil.rmtree(root)
+
+
+def test_a_pipe_run_as_nobody_is_refused_with_who_and_why(installed: tuple[Path, str]) -> None:
+    """An alias in root's /etc/aliases runs as nobody, which may not read the 0600
+    configuration: the mail server keeps the message (75), and the refusal names the user, the
+    file and the route that works (deploy/MAIL.md)."""
+    config, _ = installed
+    done = _as_user("nobody", config, RAW)
+    assert done.returncode == EX_TEMPFAIL
+    error = done.stderr.decode()
+    assert "the user nobody may not open" in error
+    assert str(config) in error
+    assert "alias map owned by" in error
+    assert "deploy/MAIL.md" in error
+    assert "Traceback" not in error
+
+
+def test_a_pipe_run_as_the_service_user_delivers_into_its_maildir(
+    installed: tuple[Path, str],
+) -> None:
+    """The documented route: an alias map owned by the service's user makes Postfix run the
+    pipe as that user, who reads the configuration and delivers into the Maildir the service
+    reads, the file owned by that user."""
+    config, service = installed
+    done = _as_user(service, config, RAW)
+    assert done.returncode == 0, done.stderr.decode()
+    (delivered,) = _delivered(config.parent / "data" / "maildir")
+    assert delivered.read_bytes() == RAW
+    assert delivered.stat().st_uid == pwd.getpwnam(service).pw_uid

@@ -13,6 +13,20 @@ import tempfile
 from pathlib import Path
 
 FILE_MODE = 0o644  # a web server reads what the service writes
+FOLDER_MODE = 0o755  # and finds it: the unit's UMask=0077 would make new folders 0700
+
+
+def make_folders(folder: Path) -> None:
+    """Create ``folder`` and its missing parents with :data:`FOLDER_MODE` whatever the umask
+    (``mkdir``'s mode is masked by it); folders that exist are left as they are."""
+    if folder.is_dir():
+        return
+    make_folders(folder.parent)
+    try:
+        folder.mkdir()
+    except FileExistsError:  # made meanwhile by another writer: keep it as it was made
+        return
+    os.chmod(folder, FOLDER_MODE)
 
 
 def write_atomic(path: Path, data: bytes) -> bool:
@@ -22,7 +36,7 @@ def write_atomic(path: Path, data: bytes) -> bool:
             return False
     except FileNotFoundError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

@@ -1,9 +1,11 @@
 """``adjudicate doctor``: is this installation ready to run? Each check says what it found and,
 when something is wrong, precisely how to fix it.
 
-The checks go from the inside out: the configuration, the database and its schema, the key
-file, the IMAP mailbox, the SMTP server (nothing is sent unless asked), the DNS of the service's
-own domain. A check that does not apply (no IMAP server configured) is skipped with its reason.
+The checks go from the inside out: the configuration (with the log format and level), every
+path the service writes (as the user it runs as, and inside its systemd unit's sandbox), the
+database and its schema, the key file, the metrics port, the IMAP mailbox, the SMTP server
+(nothing is sent unless asked), the DNS of the service's own domain. A check that does not
+apply (no IMAP server configured) is skipped with its reason.
 """
 
 from __future__ import annotations
@@ -18,9 +20,13 @@ from adjudicator.doctor.local import (
     check_configuration,
     check_database,
     check_key,
+    check_logging,
+    check_metrics_port,
     check_solutions,
+    config_file,
 )
 from adjudicator.doctor.mail import check_imap, check_smtp
+from adjudicator.doctor.paths import check_paths
 
 __all__ = [
     "FAIL",
@@ -33,6 +39,9 @@ __all__ = [
     "check_dns",
     "check_imap",
     "check_key",
+    "check_logging",
+    "check_metrics_port",
+    "check_paths",
     "check_smtp",
     "check_solutions",
     "dns_lookup",
@@ -41,14 +50,19 @@ __all__ = [
 ]
 
 
-def run_checks(path: Path | None, *, send_to: str | None = None) -> Iterator[Check]:
-    """Every check, in order; after a configuration that cannot be read, nothing else."""
+def run_checks(
+    path: Path | None, *, send_to: str | None = None, unit: Path | None = None
+) -> Iterator[Check]:
+    """Every check, in order; after a configuration that cannot be read, nothing else.
+    ``unit``: the service's systemd unit (by default the installed one, if there is one)."""
     config, checks = check_configuration(path)
     yield from checks
     if config is None:
         return
+    yield from check_paths(config, config_file=config_file(path), unit_file=unit)
     yield check_database(config)
     yield check_key(config)
+    yield from check_metrics_port(config)
     yield from check_solutions(config)
     yield from check_imap(config)
     yield from check_smtp(config, send_to=send_to)
@@ -56,12 +70,17 @@ def run_checks(path: Path | None, *, send_to: str | None = None) -> Iterator[Che
 
 
 def report(
-    path: Path | None, *, send_to: str | None, as_json: bool, echo: Callable[[str], object]
+    path: Path | None,
+    *,
+    send_to: str | None,
+    as_json: bool,
+    echo: Callable[[str], object],
+    unit: Path | None = None,
 ) -> int:
     """Run the checks and show them (a line each as it finishes, or one JSON object at the
     end); the exit code is 0 only when every check is ok or skipped."""
     checks = []
-    for check in run_checks(path, send_to=send_to):
+    for check in run_checks(path, send_to=send_to, unit=unit):
         checks.append(check)
         if not as_json:
             echo(check.line())

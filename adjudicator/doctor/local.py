@@ -1,12 +1,14 @@
-"""The checks that need no network: the configuration, the data folder, the database and its
-schema, the key file, the games' complete solutions."""
+"""The checks that need no network: the configuration, the database and its schema, the key
+file, the games' complete solutions (the folders the service writes: ``paths.py``)."""
 
 from __future__ import annotations
 
 import os
 import re
+import socket
 import stat
 import tomllib
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -15,6 +17,8 @@ from sqlalchemy.engine import make_url
 from adjudicator.config import CONFIG_ENV, DEFAULT_FILE, Config, ConfigError, load_config
 from adjudicator.doctor.check import FAIL, OK, SKIP, WARN, Check, words
 from adjudicator.games import KINDS
+from adjudicator.logs import log_file_problem, log_problems
+from adjudicator.metrics import cannot_listen
 from adjudicator.service.solutions import file_of, ready
 from adjudicator.storage.db import (
     TablesOfAnotherRole,
@@ -113,7 +117,7 @@ def _values(config: Config) -> list[Check]:
                 "published, e.g. https://pbem.example.org/games/, or leave it empty",
             )
         )
-    return [*checks, check_data_folder(config)]
+    return [*checks, *check_logging(config)]
 
 
 def _holds_passwords(file: Path) -> bool:
@@ -124,22 +128,48 @@ def _holds_passwords(file: Path) -> bool:
     return any(data.get(table, {}).get("password") for table in ("smtp", "imap"))
 
 
-def check_data_folder(config: Config) -> Check:
-    folder = config.data_path.resolve()
-    fix = "set service.data_dir (ADJUDICATOR_DATA_DIR) to a folder the service may write"
-    if folder.exists() and not folder.is_dir():
-        return Check("data folder", FAIL, f"{folder} is not a folder", fix)
-    existing = next(p for p in (folder, *folder.parents) if p.exists())
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        verb = "written" if existing == folder else f"created: {existing} is not writable"
-        return Check(
-            "data folder",
-            FAIL,
-            f"{folder} cannot be {verb}",
-            f"give the service's user write access to {existing}, or {fix}",
-        )
-    created = "" if existing == folder else " (`adjudicate init` creates it)"
-    return Check("data folder", OK, f"{folder}{created}")
+def check_logging(config: Config) -> list[Check]:
+    """The log settings ``serve`` would refuse (``logs.log_problems``): a format or a level it
+    does not know, a log file that is a folder. Whether the service's user may write the log
+    file is ``check_paths``'s."""
+    service = config.service
+    problems = log_problems(log_format=service.log_format, level=service.log_level, log_file="")
+    if service.log_file and Path(service.log_file).is_dir():
+        problems += filter(None, [log_file_problem(Path(service.log_file))])
+    if problems:
+        return [Check("logging", FAIL, p.message, p.fix) for p in problems]
+    where = service.log_file or "standard error (systemd's journal under the unit)"
+    return [Check("logging", OK, f"{service.log_format} lines at {service.log_level} to {where}")]
+
+
+def check_metrics_port(config: Config) -> list[Check]:
+    """Whether ``serve`` will be able to listen on the metrics port: bound here and let go at
+    once. A port that answers as this service's metrics is fine (the service runs)."""
+    metrics = config.metrics
+    if not metrics.port:
+        return [Check("metrics", SKIP, "metrics.port is 0: no /metrics and no /healthz")]
+    name = f"metrics {metrics.address}:{metrics.port}"
+    try:
+        with socket.create_server((metrics.address, metrics.port)):
+            pass  # create_server sets SO_REUSEADDR, as the service's HTTP server does
+    except OSError as error:
+        if _answers_as_ours(metrics.address, metrics.port):
+            return [
+                Check(name, OK, "in use by a running adjudicator service (its /healthz answers)")
+            ]
+        message, _, fix = cannot_listen(metrics.address, metrics.port, error).partition("; ")
+        return [Check(name, FAIL, message, fix)]
+    return [Check(name, OK, "free: the service will serve /metrics and /healthz there")]
+
+
+def _answers_as_ours(address: str, port: int) -> bool:
+    """Whether the program on the port serves this service's metrics."""
+    host = f"[{address}]" if ":" in address else address
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=2) as reply:
+            return b"adjudicator_" in reply.read(1 << 20)
+    except (OSError, ValueError):
+        return False
 
 
 def check_database(config: Config) -> Check:

@@ -5,24 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+from dataclasses import replace
 from email.message import EmailMessage
 from typing import Any
 
 import aiosmtplib
-from imapclient import IMAPClient
 
 from adjudicator.config import Config, ImapConfig
 from adjudicator.doctor.check import FAIL, OK, SKIP, TIMEOUT, WARN, Check, loopback, quietly, words
+from adjudicator.mail.imap import ImapSettings, connect, log_in, login_fix
 
 _CERTIFICATE = "if the certificate is not trusted, install its CA certificate in the system's store"
-_IMAP_FIXES = {
-    "TLS": f"STARTTLS failed: {_CERTIFICATE}, or set imap.ssl = true and imap.port = 993",
-    "login": "check imap.username and imap.password (ADJUDICATOR_IMAP_USERNAME, "
-    "ADJUDICATOR_IMAP_PASSWORD)",
-}
 
 
 def check_imap(config: Config) -> list[Check]:
+    """Connect and log in exactly as the service does (``mail.imap.connect`` and ``log_in``:
+    implicit TLS with ``imap.ssl``, else plain text without STARTTLS), then look at the folder."""
     imap = config.imap
     if not imap.host:
         where = config.maildir_path.absolute()
@@ -30,8 +28,9 @@ def check_imap(config: Config) -> list[Check]:
             Check("IMAP", SKIP, f"no imap.host: the service reads mail from the Maildir {where}")
         ]
     name = f"IMAP {imap.host}:{imap.port}"
+    settings = replace(ImapSettings.of(imap), timeout=TIMEOUT)
     try:
-        client = IMAPClient(imap.host, port=imap.port, ssl=imap.ssl, timeout=TIMEOUT)
+        client = connect(settings)
     except OSError as error:  # refused, unreachable, a timeout, a TLS handshake
         fix = (
             "check imap.host and imap.port (ADJUDICATOR_IMAP_HOST, ADJUDICATOR_IMAP_PORT): "
@@ -41,20 +40,16 @@ def check_imap(config: Config) -> list[Check]:
             fix = f"does port {imap.port} speak TLS (993 does, 143 does not)? {_CERTIFICATE}"
         return [Check(name, FAIL, f"cannot connect: {words(error)}", fix)]
     try:
-        return _imap_session(client, imap, name)
+        return _imap_session(client, settings, imap, name)
     finally:
         quietly(client.logout)
 
 
-def _imap_session(client: Any, imap: ImapConfig, name: str) -> list[Check]:
-    stage = "TLS"
+def _imap_session(client: Any, settings: ImapSettings, imap: ImapConfig, name: str) -> list[Check]:
     try:
-        if not imap.ssl and b"STARTTLS" in client.capabilities():
-            client.starttls(ssl.create_default_context())
-        stage = "login"
-        client.login(imap.username, imap.password)
+        log_in(client, settings)
     except Exception as error:  # the server's refusal says why
-        return [Check(name, FAIL, f"{stage} failed: {words(error)}", _IMAP_FIXES[stage])]
+        return [Check(name, FAIL, f"login failed: {words(error)}", login_fix(settings))]
     try:
         found = client.select_folder(imap.folder, readonly=True)
     except Exception as error:

@@ -50,6 +50,10 @@ class Verdict:
     kind: MailKind
     reason: str
     bounce: Bounce | None = None
+    subject_only: bool = False
+    """An auto-reply known by its subject alone: a player may well write such a subject over
+    his orders ("[gw1] away until Monday"), so the text decides (``parse.py``): a mail that
+    holds orders is read."""
 
 
 Headers = Mapping[str, Sequence[str]]
@@ -57,24 +61,30 @@ Headers = Mapping[str, Sequence[str]]
 
 _AUTO_PRECEDENCE = {"bulk", "junk", "list", "auto_reply"}
 _AUTO_SUBJECT_PHRASES = (
-    # What vacation and auto-responders write first in the subject, by language. A phrase
-    # alone counts; the words of ``_AUTO_SUBJECT_WORDS`` only with a colon after them.
+    # What vacation and auto-responders (Exchange and Outlook, Gmail, Apple Mail, Thunderbird,
+    # Zimbra, Notes, the help desks) write first in the subject, by language. A phrase alone
+    # counts; the words of ``_AUTO_SUBJECT_WORDS`` only with a colon after them.
     # en
-    r"automatic reply|auto-?reply|auto-?response|out of (?:the )?office(?: autoreply)?",
-    r"away from (?:the )?office|vacation reply",
+    r"automatic reply|auto[- ]?reply|auto[- ]?response|autoresponder|out of (?:the )?office",
+    r"away from (?:the )?office|vacation (?:reply|notice|message|auto-?reply)",
     # de, fr, es, it, nl, pt
     r"automatische antwort|abwesenheitsnotiz|r[ée]ponse automatique|absen(?:ce|te?) du bureau",
-    r"respuesta autom[áa]tica|fuera de (?:la )?oficina|risposta automatica|fuori ufficio",
-    r"automatisch antwoord|resposta autom[áa]tica|(?:ausente|fora) do escrit[óo]rio",
-    # sv, da, no, fi, pl
+    r"message d'absence|respuesta autom[áa]tica|fuera de (?:la )?oficina|risposta automatica",
+    r"fuori (?:ufficio|sede)|automatisch antwoord|resposta autom[áa]tica",
+    r"(?:ausente|fora) do escrit[óo]rio",
+    # sv, da, no, fi, pl, cs, hu, ro, tr
     r"autosvar|automatiskt svar|fr[åa]nvaromeddelande|automatisk svar|automaattinen vastaus",
-    r"poissa toimistolta|automatyczna odpowied[źz]",
-    # ru, ja, zh
-    r"автоматический ответ|автоответ|нет на месте|自動応答|自動返信|不在通知|自动回复|自動回覆",
+    r"poissa toimistolta|automatyczna odpowied[źz]|odpowied[źz] automatyczna|poza biurem",
+    r"automatick[áa] odpov[ěe]d'?|mimo kancel[áa][řr]|automatikus v[áa]lasz|r[ăa]spuns automat",
+    r"otomatik (?:yan[ıi]t|cevap)",
+    # ru, el, ja, zh, ko
+    r"автоматический ответ|автоответ|нет на месте|αυτόματη απάντηση|自動応答|自動返信|不在通知",
+    r"自动回复|自動回覆|자동 ?응답",
 )
 _AUTO_SUBJECT_WORDS = (
-    r"abwesend|absence|ausencia|assenza|afwezig|ausente|fr[åa]nvarande|frav[æa]r(?:ende)?",
-    r"poissa|nieobecno[śs][ćc]|отпуск|不在|外出|休假",
+    r"auto|ooo|vacation|abwesend|abwesenheit|absence|absent|ausencia|assenza|assente|afwezig",
+    r"ausente|fr[åa]nvaro|fr[åa]nvarande|frav[æa]r(?:ende)?|poissa|nieobecno[śs][ćc]|отпуск",
+    r"不在|外出|休假",
 )
 _AUTO_SUBJECT = re.compile(
     r"(?:\[[^\]]*\]\s*)?(?:(?:"
@@ -82,6 +92,16 @@ _AUTO_SUBJECT = re.compile(
     + r")(?:\s*[:：-]|\s|$)|(?:"
     + "|".join(_AUTO_SUBJECT_WORDS)
     + r")\s*[:：])",
+    re.IGNORECASE,
+)
+_AWAY_SUBJECT = re.compile(
+    # A vacation notice written as a sentence, first or after the subject it answers ("[gw1]
+    # I am away until Monday", "Re: orders - on holiday until the 12th").
+    r"(?:.*?[\]:\-–]\s*)?(?:"
+    r"(?:i\s*(?:am|'m|’m)|i\s+will\s+be)\s+(?:currently\s+|now\s+)?"
+    r"(?:away|out\s+of\s+(?:the\s+)?office|on\s+(?:vacation|holiday|leave)|off\s+work)\b"
+    r"|(?:away|out\s+of\s+(?:the\s+)?office|on\s+(?:vacation|holiday|leave))"
+    r"\s+(?:until|till|through)\b)",
     re.IGNORECASE,
 )
 _BOUNCE_LOCAL_PARTS = {"mailer-daemon", "mailer_daemon", "postmaster"}
@@ -116,6 +136,9 @@ def classify(
     auto_reason = _auto_reply_reason(msg, headers)
     if auto_reason is not None:
         return Verdict(MailKind.AUTO_REPLY, auto_reason)
+    subject_reason = _auto_subject_reason(headers)
+    if subject_reason is not None:
+        return Verdict(MailKind.AUTO_REPLY, subject_reason, subject_only=True)
     if any(value.strip() in ("", "<>", "< >") for value in headers.get("return-path", ())):
         # RFC 5321, 4.5.5: notifications are sent with an empty reverse path.
         return Verdict(MailKind.BOUNCE, "Return-Path: <>", bounce_details(msg, headers))
@@ -160,9 +183,19 @@ def _auto_reply_reason(msg: Message, headers: Headers) -> str | None:
             return f"has a {name} header"
     if _content_type(msg) == "multipart/report":
         return f"multipart/report; report-type={_param(msg, 'report-type')}"
-    subject = " ".join(decode_words(value) for value in headers.get("subject", ()))
-    if _AUTO_SUBJECT.match(subject.strip()):
+    return None
+
+
+def _auto_subject_reason(headers: Headers) -> str | None:
+    """Why the subject reads as a vacation notice's: an auto-responder's prefix in the common
+    languages ("Automatic reply:", "Abwesenheitsnotiz:", "自動返信:"), or a sentence that says
+    the writer is away ("[gw1] I am away until Monday")."""
+    decoded = " ".join(decode_words(value) for value in headers.get("subject", ()))
+    subject = " ".join(decoded.split())
+    if _AUTO_SUBJECT.match(subject):
         return "automatic reply subject"
+    if _AWAY_SUBJECT.match(subject):
+        return "subject says the writer is away"
     return None
 
 

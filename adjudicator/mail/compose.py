@@ -19,7 +19,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import format_datetime, formataddr
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +27,8 @@ from markupsafe import Markup, escape
 
 from adjudicator.games import game_title
 from adjudicator.mail.mime import Part, address_header, fold_ids, header, message_bytes, text_part
+from adjudicator.shipped import TEMPLATES
 
-TEMPLATES = Path(str(resources.files("adjudicator") / "templates"))
-"""The templates, as package data: ``templates/`` of the repository, linked into the package."""
 GENERIC_HTML = "mail/_generic.html.j2"
 
 

@@ -35,6 +35,9 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from imapclient import DELETED, SEEN, IMAPClient
+from imapclient.exceptions import LoginError
+
+from adjudicator.config import ImapConfig
 
 log = logging.getLogger(__name__)
 
@@ -104,11 +107,62 @@ class ImapSettings:
     backoff_max: float = 300.0  # ...up to here
     use_idle: bool = True
 
+    @classmethod
+    def of(cls, imap: ImapConfig) -> ImapSettings:
+        """The settings the configuration's ``[imap]`` table gives (the service and
+        ``adjudicate doctor`` both take them from here)."""
+        return cls(
+            host=imap.host,
+            port=imap.port,
+            username=imap.username,
+            password=imap.password,
+            ssl=imap.ssl,
+            folder=imap.folder,
+            processed_folder=imap.processed_folder,
+            poll_seconds=imap.poll_seconds,
+        )
+
+    @property
+    def where(self) -> str:
+        """The server, for people: ``user at host:port``."""
+        return f"{self.username} at {self.host}:{self.port}"
+
     @property
     def mailbox(self) -> str:
         """The cursor key: who, where and which folder."""
         user = quote(self.username, safe="")
         return f"imap://{user}@{self.host}:{self.port}/{quote(self.folder, safe='')}"
+
+
+def connect(settings: ImapSettings) -> IMAPClient:
+    """Open a connection as the service does: implicit TLS when ``ssl``, otherwise plain text
+    with no STARTTLS, whatever the server offers (``adjudicate doctor`` connects through here
+    too, so that it tries exactly what the service will). Raises ``OSError`` when the server
+    cannot be reached or the TLS handshake fails."""
+    client = IMAPClient(
+        settings.host,
+        port=settings.port,
+        ssl=settings.ssl,
+        ssl_context=settings.ssl_context,
+        timeout=settings.timeout,
+    )
+    client.normalise_times = False  # INTERNALDATE with its zone, not naive local time
+    return client
+
+
+def log_in(client: IMAPClient, settings: ImapSettings) -> None:
+    """Log in; raises ``LoginError`` when the server refuses the user name or password."""
+    client.login(settings.username, settings.password)
+
+
+def login_fix(settings: ImapSettings) -> str:
+    """What to do when the server refuses the service's login."""
+    return (
+        f"check imap.username ({settings.username!r}) and imap.password in the configuration "
+        "(or ADJUDICATOR_IMAP_USERNAME / ADJUDICATOR_IMAP_PASSWORD) against the mail "
+        "server's account (Dovecot: its passdb); after a password change, set the new one "
+        "and restart the service"
+    )
 
 
 class ImapPoller:
@@ -127,6 +181,7 @@ class ImapPoller:
         handle_batch: BatchHandler | None = None,
         on_reconnect: Callable[[], object] | None = None,
         on_fetched: Callable[[list[bytes]], object] | None = None,
+        on_login_refused: Callable[[], object] | None = None,
     ) -> None:
         if (handle is None) == (handle_batch is None):
             raise ValueError("give handle (one message at a time) or handle_batch, not both")
@@ -140,9 +195,76 @@ class ImapPoller:
         self.idling = threading.Event()  # set while an IDLE is running (for health checks)
         self.on_reconnect = on_reconnect  # a lost connection is made again (for metrics)
         self.on_fetched = on_fetched  # a batch's mail, fetched (see the module's docstring)
+        self.on_login_refused = on_login_refused  # the server refused the login (for metrics)
         self.heartbeat = time.monotonic()
         """When the loop last showed it was alive: at least every second while it waits, and
         after every pass. A loop wedged in a server's silence stops it (systemd's watchdog)."""
+        self.read_at: float | None = None
+        """When a pass last read the folder (``time.time()``), or None before the first."""
+        self._failing_since: float | None = time.monotonic()
+        """Since when (monotonic) no pass has succeeded: from the start until the first one,
+        and from a failed pass until the next good one; None while passes succeed."""
+        self.problem = "not connected yet"
+        """Why the last pass failed, in the server's words (for the health check)."""
+        self._failures = 0  # passes failed in a row
+        self._refusals = 0  # logins refused in a row: said once, as an error
+
+    # --- health ------------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """Whether a connection is open and logged in."""
+        return self._client is not None
+
+    def down_for(self) -> float:
+        """How many seconds the intake has not been able to read: passes failing (the server
+        away, the login refused), or the loop silent (wedged in a server's silence)."""
+        now = time.monotonic()
+        failing = 0.0 if self._failing_since is None else now - self._failing_since
+        return max(failing, now - self.heartbeat)
+
+    def _read(self) -> None:
+        """A pass read the folder: the intake is alive."""
+        self.heartbeat = time.monotonic()
+        self.read_at = time.time()
+        if self._failures:
+            log.info(
+                "IMAP %s: reading again after %d failed tries", self.settings.where, self._failures
+            )
+        self._failing_since = None
+        self._failures = self._refusals = 0
+
+    def _failed(self, error: Exception, delay: float) -> None:
+        """A pass failed: say so (a refused login as an error with its fix, once a run of
+        refusals; anything else as a warning with the retry), and count it."""
+        if self._failing_since is None:
+            self._failing_since = time.monotonic()
+        self._failures += 1
+        refused = isinstance(error, LoginError)
+        self.problem = f"{'login refused: ' if refused else ''}{_said(error)}"
+        if refused:
+            self._refusals += 1
+            if self.on_login_refused is not None:
+                self.on_login_refused()
+            if self._refusals == 1:
+                log.error(
+                    "IMAP login refused for %s: %s; no mail is read until it is fixed. Fix: %s",
+                    self.settings.where,
+                    _said(error),
+                    login_fix(self.settings),
+                )
+            else:
+                log.debug("IMAP login refused again (%d in a row)", self._refusals)
+            return
+        log.warning(
+            "IMAP %s: %s; retrying in %.1fs",
+            self.settings.mailbox,
+            error,
+            delay,
+            # a traceback only for the unexpected: not for a server that is down or says
+            # no, but for handle() and for bugs
+            exc_info=not isinstance(error, (*CONNECTION_ERRORS, imaplib.IMAP4.error)),
+        )
 
     # --- one pass ----------------------------------------------------------------------------
 
@@ -155,7 +277,7 @@ class ImapPoller:
         """
         reused = self._client is not None
         try:
-            return self._fetch_new(self._connected())
+            handled = self._fetch_new(self._connected())
         except CONNECTION_ERRORS as error:
             self._disconnect(logout=False)
             if not reused:
@@ -163,7 +285,9 @@ class ImapPoller:
             log.info("IMAP connection lost (%s); reconnecting", error)
             if self.on_reconnect is not None:
                 self.on_reconnect()
-            return self._fetch_new(self._connected())
+            handled = self._fetch_new(self._connected())
+        self._read()
+        return handled
 
     def _fetch_new(self, client: Any) -> int:
         uidvalidity = int(client.select_folder(self.settings.folder)[b"UIDVALIDITY"])
@@ -274,12 +398,9 @@ class ImapPoller:
         if self._client is not None:
             return self._client
         s = self.settings
-        client = IMAPClient(
-            s.host, port=s.port, ssl=s.ssl, ssl_context=s.ssl_context, timeout=s.timeout
-        )
-        client.normalise_times = False  # INTERNALDATE with its zone, not naive local time
+        client = connect(s)
         try:
-            client.login(s.username, s.password)
+            log_in(client, s)
             if s.processed_folder and not client.folder_exists(s.processed_folder):
                 client.create_folder(s.processed_folder)
         except BaseException:
@@ -326,7 +447,6 @@ class ImapPoller:
             while not self._stop_event.is_set():
                 try:
                     handled = self.run_once()
-                    self.heartbeat = time.monotonic()
                     delay = self.settings.backoff_initial
                     # Mail that arrived during the pass was announced (EXISTS) in the middle of
                     # its FETCH or STORE, where nobody listens, and the next IDLE will not
@@ -336,15 +456,7 @@ class ImapPoller:
                 except Exception as error:
                     if self._stop_event.is_set():
                         break
-                    log.warning(
-                        "IMAP %s: %s; retrying in %.1fs",
-                        self.settings.mailbox,
-                        error,
-                        delay,
-                        # a traceback only for the unexpected: not for a server that is down
-                        # or refuses the login, but for handle() and for bugs
-                        exc_info=not isinstance(error, (*CONNECTION_ERRORS, imaplib.IMAP4.error)),
-                    )
+                    self._failed(error, delay)
                     self._disconnect(logout=False)
                     if self.on_reconnect is not None and isinstance(error, CONNECTION_ERRORS):
                         self.on_reconnect()
@@ -409,6 +521,15 @@ class ImapPoller:
                         return True
                     _quietly(lambda: self._wake[0].recv(64) if self._wake else b"")
         return False
+
+
+def _said(error: BaseException) -> str:
+    """What an error said, on one line, without the ``b'...'`` imapclient wraps a server's
+    reply in."""
+    text = (str(error).strip() or type(error).__name__).splitlines()[0]
+    if len(text) > 3 and text[:2] in ("b'", 'b"') and text[-1] == text[1]:
+        text = text[2:-1]
+    return text[:200]
 
 
 def _batches(uids: Sequence[int], size: int) -> Iterator[Sequence[int]]:

@@ -184,9 +184,28 @@ def _read(raw: bytes, *, own: frozenset[str], max_bytes: int) -> InboundMail:
         bounce=verdict.bounce,
         size=size,
     )
+    if verdict.subject_only:
+        return _vacation_or_orders(mail, msg, max_bytes=max_bytes)
     if verdict.kind is not MailKind.ORDINARY:
         return mail
     return _with_body(mail, msg)
+
+
+def _vacation_or_orders(mail: InboundMail, msg: Message, *, max_bytes: int) -> InboundMail:
+    """A mail whose subject alone reads as a vacation notice's is one only when its text holds
+    no order or command: a player who writes "[gw1] away until Monday" over his orders, or
+    whose mail program puts "Auto:" in front, has them read. Orders are never dropped for a
+    subject; a real notice (no orders) is not answered."""
+    if not mail.sender:  # no one to read orders for
+        return mail
+    if mail.size > max_bytes:  # the text was not read: the player is told it is too large
+        reason = f"{mail.size} bytes, more than the limit of {max_bytes}"
+        return dataclasses.replace(mail, kind=MailKind.OVERSIZED, kind_reason=reason)
+    read = _with_body(dataclasses.replace(mail, kind=MailKind.ORDINARY, kind_reason=""), msg)
+    if not any(map(is_order, read.lines)):
+        return mail
+    kept = f"{mail.kind_reason}, but its text holds orders: read"
+    return dataclasses.replace(read, notes=(*read.notes, kept))
 
 
 def _with_body(mail: InboundMail, msg: Message) -> InboundMail:
@@ -288,18 +307,27 @@ def _source(headers: Headers) -> str:
     return ""
 
 
+_UNKNOWN_ZONE = re.compile(r"\s-0000\s*(?:\([^()]*\)\s*)?$")
+"""The zone ``-0000`` (a comment may follow): RFC 5322 3.3, "the time is in UTC, the local
+zone is unknown"; ``email.utils.formatdate()`` writes it by default, and so does qmail."""
+
+
 def _date(headers: Headers) -> datetime | None:
     """The Date field in UTC (RFC 5322 3.6.1: when the writer sent the mail), or None when it
-    is missing, unreadable or without a zone."""
+    is missing, unreadable or without a zone. The zone ``-0000`` is UTC (the standard library
+    reads it as no zone): such a Date says when the mail was written as well as ``+0000``."""
     values = headers.get("date", ())
     if not values:
         return None
+    text = values[0].strip()
     try:
-        moment = parsedate_to_datetime(values[0].strip())
+        moment = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if moment.tzinfo is None:
-        return None
+        if not _UNKNOWN_ZONE.search(text):
+            return None
+        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)
 
 

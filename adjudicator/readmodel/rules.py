@@ -7,11 +7,7 @@ so that a player never has to ask the game master for them.
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
-
-RULES = Path(str(resources.files("adjudicator") / "rules"))
-"""docs/rules/ of the repository, linked into the package."""
+from adjudicator.shipped import RULES
 
 
 def rules_markdown(kind: str) -> str:

@@ -4,21 +4,30 @@ A seat is proven by its personal reply address (``judge+TOKEN@...``: the token i
 stored only as a digest), or by the seat's password in the mail from the seat's registered
 address (compared without regard to case).
 
-Wrong passwords are counted per seat AND per source (the sending host, ``InboundMail.source``):
-anyone can forge a player's From, so five forged tries lock out the forger's source for an
-hour, not the real player, whose right password from elsewhere still counts. Many sources
-together (a botnet, each host trying a few) get :data:`SEAT_GUESSES` wrong passwords a seat
-an hour: after that no password for the seat is checked until the hour ends (the reply
-addresses still work). A refusal is one mail, which says which cause it was and how to fix
-it; wrong passwords are answered (at the registered address, never elsewhere) once per seat
-and hour, whatever the number of tries and sources.
+Wrong passwords are counted per seat AND per source (the sending host, ``InboundMail.source``,
+an IPv6 host by its /64: :func:`source_of`): anyone can forge a player's From, so five forged
+tries lock out the forger's source for an hour, not the real player, whose right password from
+elsewhere still counts. Many sources together (a botnet, each host trying a few) get
+:data:`SEAT_GUESSES` wrong passwords a seat an hour: after that no password for the seat is
+checked until the hour ends (the reply addresses still work). A refusal is one mail, which
+says which cause it was and how to fix it; wrong passwords are answered (at the registered
+address, never elsewhere) once per seat and hour, whatever the number of tries and sources.
+
+A password that is not checked (its source locked, or the seat's limit reached) may be the
+real player's own: from the relay of a large provider that the forger shares (its relays serve
+millions, and one address can be locked by a forger there), or from anywhere once many hosts
+have guessed. So the player is told that too, once per seat and hour (cause
+``password_unchecked``: until when, and that a reply to the game's mail works now), within the
+answer limits; rather than his mail being dropped without a word. The moment he was told is
+kept as a row of its own, for the source :data:`NOTICE`.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
@@ -40,6 +49,12 @@ MAX_FAILED_LOGINS = 5
 LOCKOUT = timedelta(hours=1)
 SEAT_GUESSES = 20
 """Wrong passwords for one seat from all sources together within an hour."""
+IPV6_HOST_PREFIX = 64
+"""An IPv6 host is counted by its network of this length: a provider hands one customer (one
+rented server, one home) a whole /64 (RFC 6177), whose 2**64 addresses are all one host's."""
+NOTICE = "(told: not checked)"
+"""The source of the row that keeps when the player was last told that a password was not
+checked (its ``first_at``); never a host's: its failures stay 0."""
 _TOKEN = re.compile(r"^[^+@]+\+([a-z0-9]{8,64})@", re.IGNORECASE)
 
 
@@ -114,17 +129,17 @@ def authenticate(
         return None
     assert listed.id is not None
     counted = queries.login_failures_of(handling.session, listed.id)  # every source's
+    notice = next((f for f in counted if f.source == NOTICE), None)
+    counted = [f for f in counted if f.source != NOTICE]
     failure = _failures(handling, counted)
     locked_until = failure.locked_until if failure is not None else None
     if locked_until is not None and locked_until > handling.now:
-        handling.notes.append(f"refused for game {game.name}: source locked, not answered")
+        _not_checked(handling, listed, notice, until=locked_until, seat_wide=False)
         return None
     recent = _recent_failures(handling, counted)
     if sum(f.failures for f in recent) >= SEAT_GUESSES:
-        handling.notes.append(
-            f"refused for game {game.name}: {SEAT_GUESSES} wrong passwords for the seat within"
-            " the hour, password not checked, not answered"
-        )
+        until = _checked_again_at(handling, recent)
+        _not_checked(handling, listed, notice, until=until, seat_wide=True)
         return None
     if verify_secret(section.secret, listed.secret_hash):
         if failure is not None and failure.id is not None:
@@ -148,13 +163,84 @@ def _to_old_reply_address(handling: SectionHandling, game: Game) -> bool:
     return False
 
 
+def source_of(address: str) -> str:
+    """The source a sending host's ``address`` counts as: an IPv4 address itself, an IPv6
+    address its /64 (:data:`IPV6_HOST_PREFIX`), so that one host cannot count as many.
+
+    An IPv4 address is not widened: the relays of a large provider serve millions of people
+    from a few networks, and a /24 would lump a player with every forger there. A forger who
+    shares the player's very relay can lock it; the player is then told (:func:`_not_checked`).
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address or "unknown"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/{IPV6_HOST_PREFIX}", strict=False))
+    return str(ip)
+
+
+def _checked_again_at(handling: SectionHandling, recent: list[LoginFailure]) -> datetime:
+    """When the seat's wrong passwords of the last hour (``recent``) fall below the limit
+    again: their windows end one after another."""
+    left = sum(f.failures for f in recent)
+    for failure in sorted(recent, key=_window_end):
+        left -= failure.failures
+        if left < SEAT_GUESSES:
+            return _window_end(failure)
+    return handling.now + LOCKOUT
+
+
+def _window_end(failure: LoginFailure) -> datetime:
+    return failure.locked_until or failure.first_at + LOCKOUT
+
+
+def _not_checked(
+    handling: SectionHandling,
+    seat: Seat,
+    notice: LoginFailure | None,
+    *,
+    until: datetime,
+    seat_wide: bool,
+) -> None:
+    """The password of this mail is not checked (its source locked, or, ``seat_wide``, the
+    seat's limit reached). It may be the player's own right password: he is told, once per
+    seat and hour (``notice`` keeps when), and within the answer limits (``throttle.py``)."""
+    assert handling.game is not None
+    why = (
+        f"{SEAT_GUESSES} wrong passwords for the seat within the hour"
+        if seat_wide
+        else f"source locked ({MAX_FAILED_LOGINS} wrong passwords from it within the hour)"
+    )
+    refused = f"refused for game {handling.game.name}: {why}, password not checked"
+    if notice is not None and notice.first_at + LOCKOUT > handling.now:
+        handling.notes.append(f"{refused}, not answered: the player was told this hour")
+        return
+    if notice is None:
+        assert seat.id is not None
+        notice = LoginFailure(seat_id=seat.id, source=NOTICE, first_at=handling.now, told=True)
+    notice.first_at = handling.now
+    handling.session.add(notice)
+    handling.notes.append(f"{refused}, the player told")
+    _refuse(
+        handling,
+        "password_unchecked",
+        seat,
+        until=until,
+        seat_wide=seat_wide,
+        source=_source(handling),
+    )
+
+
 def _recent_failures(handling: SectionHandling, counted: list[LoginFailure]) -> list[LoginFailure]:
     """The seat's failure counts (``counted``: of every source) whose window has not ended."""
-    return [f for f in counted if (f.locked_until or f.first_at + LOCKOUT) > handling.now]
+    return [f for f in counted if _window_end(f) > handling.now]
 
 
 def _source(handling: SectionHandling) -> str:
-    return handling.mail.source or "unknown"
+    return source_of(handling.mail.source)
 
 
 def _failures(handling: SectionHandling, counted: list[LoginFailure]) -> LoginFailure | None:
@@ -165,8 +251,7 @@ def _failures(handling: SectionHandling, counted: list[LoginFailure]) -> LoginFa
     failure = next((f for f in counted if f.source == source), None)
     if failure is None:
         return None
-    ended = failure.locked_until or failure.first_at + LOCKOUT
-    if ended <= handling.now:
+    if _window_end(failure) <= handling.now:
         failure.failures, failure.told, failure.locked_until = 0, False, None
         failure.first_at = handling.now
     return failure
@@ -189,12 +274,15 @@ def _count_failure(
     _refuse(handling, "password_wrong", seat)
 
 
-def _refuse(handling: SectionHandling, cause: str, seat: Seat | None = None) -> None:
+def _refuse(
+    handling: SectionHandling, cause: str, seat: Seat | None = None, **details: object
+) -> None:
     """One mail to the sender. With a seat, the sender is the seat's registered address: the
-    cause may be told without telling a stranger anything."""
+    cause may be told without telling a stranger anything. ``details`` go to the template."""
     game = handling.game
     assert game is not None
-    handling.notes.append(f"refused for game {game.name}: {cause.replace('_', ' ')}")
+    if cause != "password_unchecked":  # its note is written with its reason
+        handling.notes.append(f"refused for game {game.name}: {cause.replace('_', ' ')}")
     handling.reply(
         "refusal",
         handling.sender,
@@ -204,7 +292,9 @@ def _refuse(handling: SectionHandling, cause: str, seat: Seat | None = None) -> 
             "sender": handling.sender,
             "when": handling.now,
             "tries": MAX_FAILED_LOGINS,
+            "tries_in_all": SEAT_GUESSES,
             "lockout_minutes": int(LOCKOUT.total_seconds() // 60),
+            **details,
         },
         game_id=game.id,
         seat_id=seat.id if seat is not None else None,

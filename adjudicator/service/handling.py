@@ -79,10 +79,13 @@ class SectionHandling:
     notes: list[str] = field(default_factory=list)
     answer: MailAnswer = field(default_factory=MailAnswer)
 
-    def answer_sender(self, kind: str, context: dict[str, Any]) -> None:
+    def answer_sender(self, kind: str, context: dict[str, Any], *, known: bool = False) -> None:
         """Add a part for the sender (what needs no seat: HELP, LIST, a mistyped command). In
         a game where the sender's address is a seat's, the part is that seat's: a reply to it
-        reaches the seat (its reply address), as a reply to any mail to the seat does."""
+        reaches the seat (its reply address), as a reply to any mail to the seat does.
+        ``known``: the sender's address was known (an observer, a standby entry) until this
+        mail ended it; the last answer to it is not held back as a stranger's would be, and
+        can be had once only (``throttle.py``)."""
         game = self.game
         proven = self.proven_seat(self.sender)
         seat = proven
@@ -96,7 +99,7 @@ class SectionHandling:
                 game.name if game else None,
                 game.id if game else None,
                 seat.id if seat is not None and game is not None else None,
-                proven=proven is not None,
+                proven=known or proven is not None,
             ),
         )
 

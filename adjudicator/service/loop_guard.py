@@ -35,6 +35,7 @@ ROBOT_DELAY = timedelta(seconds=10)
 had to reach him, be read and be answered."""
 _AUTO_WORDING = re.compile(
     r"\b(?:out of (?:the )?office|on (?:vacation|holiday|leave)\b|away (?:from|until|till)\b"
+    r"|(?:i am|i'm|i will be|currently) (?:away|out|absent)\b"
     r"|automatic(?:ally)? (?:reply|response|generated)|auto-?(?:reply|respon[sd]e|responder)"
     r"|thank you for your (?:e-?mail|mail|message)"
     r"|(?:your|this) (?:e-?mail|mail|message) (?:has been|was) received"

@@ -50,7 +50,8 @@ def observe(
         if command.stop:
             if kept is not None:
                 session.delete(kept)
-            handling.answer_sender("observe", context | {"step": "stopped"})
+            stopped = context | {"step": "stopped"}
+            handling.answer_sender("observe", stopped, known=kept is not None)
             continue
         if game.status == GameStatus.FINISHED:
             handling.answer_sender("observe", context | {"step": "over"})

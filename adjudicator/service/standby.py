@@ -46,7 +46,7 @@ def _standby_one(handling: SectionHandling, command: Standby) -> str | None:
         for entry in gone:
             session.delete(entry)
         handling.answer_sender(
-            "standby", {"step": "stopped", "kinds": sorted(e.kind for e in gone)}
+            "standby", {"step": "stopped", "kinds": sorted(e.kind for e in gone)}, known=bool(gone)
         )
         return None
     if command.kind is None:

@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, bindparam
+from sqlalchemy import Integer, bindparam, union
 from sqlmodel import Session, col, func, or_, select
 
 from adjudicator.storage.db import listed, on_postgresql
@@ -20,6 +20,7 @@ from adjudicator.storage.models import (
     Absence,
     Game,
     GameStatus,
+    JoinRequest,
     LoginFailure,
     Observer,
     OrderSet,
@@ -457,15 +458,14 @@ def processed_with_message_id(session: Session, message_id: str, *, before: int)
     ).first()
 
 
-ANSWER_KEYS = ("reply:%", "report:%", "history:%", "request_problem:%")
-"""Outbox keys of answers to inbound mail (``SectionHandling.key``, ``reports.py``). The
-answers to a mail's commands (``answer:``, ``conversation.py``) have a limit an address of
-their own, and count only towards the limit of all addresses without a seat together."""
+ANSWER_KEYS = ("reply:%", "answer:%", "report:%", "history:%", "request_problem:%")
+"""Outbox keys of answers to inbound mail (``SectionHandling.key``, ``conversation.py``,
+``reports.py``): every one counts towards its address's one budget (``throttle.py``), the
+answers to a mail's commands (``answer:``) as much as confirmations and refusals."""
 
 
-def _is_answer(*, commands: bool = False) -> Any:
-    patterns = (*ANSWER_KEYS, "answer:%") if commands else ANSWER_KEYS
-    return or_(*(col(OutboxMail.key).like(pattern) for pattern in patterns))
+def _is_answer() -> Any:
+    return or_(*(col(OutboxMail.key).like(pattern) for pattern in ANSWER_KEYS))
 
 
 def answers_to(
@@ -485,13 +485,13 @@ def answers_to(
 
 
 def answers_to_strangers(session: Session, *, since: datetime) -> int:
-    """Answers queued since a moment to addresses that have no seat in any game."""
-    seated = select(func.lower(Seat.address))
+    """Answers queued since a moment to addresses the service does not know
+    (:func:`address_is_known`)."""
     count = session.exec(
         select(func.count(col(OutboxMail.id))).where(
-            _is_answer(commands=True),
+            _is_answer(),
             OutboxMail.created_at > since,
-            func.lower(OutboxMail.recipient).not_in(seated),
+            func.lower(OutboxMail.recipient).not_in(_KNOWN_ADDRESSES),
         )
     ).one()
     return int(count)
@@ -541,13 +541,36 @@ def last_answered_automatic(session: Session, sender: str) -> datetime | None:
     return found
 
 
-def address_has_seat(session: Session, address: str) -> bool:
-    """Whether ``address`` (any case) is registered for a seat of any game."""
+_KNOWN_ADDRESSES = union(
+    select(func.lower(Seat.address)),
+    select(func.lower(Observer.address)),
+    select(func.lower(Standby.address)),
+    select(func.lower(JoinRequest.address)),
+    select(func.lower(SeatHandover.old_address)),
+)
+"""Addresses that hold a seat or held one that passed on, observe a game, stand by for one, or
+asked to join one: each was given by a game master or confirmed with a code mailed to it, so
+an answer to it is no forger's backscatter."""
+
+
+def address_is_known(session: Session, address: str) -> bool:
+    """Whether ``address`` (any case) has a seat of any game or had one, or observes one,
+    stands by, or asked to join one (:data:`_KNOWN_ADDRESSES`)."""
     if not address.strip():
         return False
-    found = session.exec(
-        select(Seat.id).where(func.lower(Seat.address) == address.lower()).limit(1)
-    ).first()
+    wanted = address.lower()
+    columns = (
+        Seat.address,
+        Observer.address,
+        Standby.address,
+        JoinRequest.address,
+        SeatHandover.old_address,
+    )
+    return any(_holds_address(session, col(column), wanted) for column in columns)
+
+
+def _holds_address(session: Session, column: Any, wanted: str) -> bool:
+    found = session.exec(select(column).where(func.lower(column) == wanted).limit(1)).first()
     return found is not None
 
 

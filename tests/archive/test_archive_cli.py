@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import stat
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,6 +14,8 @@ from samplegames import SampleGame, play_samples
 from typer.testing import CliRunner
 
 from adjudicator.cli import app as main_app
+
+ADJUDICATE = Path(sys.executable).parent / "adjudicate"
 
 
 def _config(tmp_path: Path) -> Path:
@@ -52,3 +58,24 @@ def test_build_of_an_unknown_game_fails_with_its_name(tmp_path: Path) -> None:
     result = CliRunner().invoke(main_app, args)
     assert result.exit_code == 3
     assert "no game called 'gw9'" in result.output
+
+
+def test_the_site_is_readable_by_a_web_server_under_the_units_umask(tmp_path: Path) -> None:
+    """deploy/adjudicator.service runs the service with UMask=0077; a web server, another user,
+    must still enter every folder of the archive and read every page."""
+    config = _config(tmp_path)
+    done = subprocess.run(
+        [str(ADJUDICATE), "-c", str(config), "archive", "build"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=lambda: os.umask(0o077),
+    )
+    assert done.returncode == 0, done.stderr
+    site = tmp_path / "data" / "archive"
+    assert (site / "duel" / "round-1.html").is_file()
+    folders = [site, *(p for p in site.rglob("*") if p.is_dir())]
+    files = [p for p in site.rglob("*") if p.is_file()]
+    assert [f for f in folders if stat.S_IMODE(f.stat().st_mode) != 0o755] == []
+    assert [f for f in files if stat.S_IMODE(f.stat().st_mode) != 0o644] == []

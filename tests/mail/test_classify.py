@@ -73,8 +73,36 @@ def test_autoreply_and_list_headers(header: str) -> None:
 )
 def test_automatic_reply_subjects(subject: str) -> None:
     """Exchange and others mark vacation replies in the subject."""
-    raw = _mail("").replace(b"Subject: [gw42] orders", f"Subject: {subject}".encode())
+    raw = _mail("", "I am out of the office until Monday.\n").replace(
+        b"Subject: [gw42] orders", f"Subject: {subject}".encode()
+    )
     assert _kind(raw) == (MailKind.AUTO_REPLY, "automatic reply subject")
+
+
+@pytest.mark.parametrize(
+    "subject",
+    ["Auto: [gw42] orders", "[gw42] I am away until Monday", "Vacation: [gw42] orders",
+     "Out of Office: [gw42] orders", "[gw42] orders - away until the 12th"],
+)  # fmt: skip
+def test_a_vacation_subject_over_orders_is_read(subject: str) -> None:
+    """A subject alone is no proof of a robot: a player may write "away until Monday" over
+    his orders, or his mail program may put "Auto:" in front. Orders are never dropped for a
+    subject: the mail is read, and the note says why."""
+    raw = _mail("", "GIVE 3 TO bob\n").replace(
+        b"Subject: [gw42] orders", f"Subject: {subject}".encode()
+    )
+    mail = read_mail(raw, own_addresses=OWN)
+    assert (mail.kind, mail.lines) == (MailKind.ORDINARY, ("GIVE 3 TO bob",))
+    assert any("its text holds orders" in note for note in mail.notes)
+
+
+def test_a_vacation_subject_over_quoted_orders_is_a_vacation_notice() -> None:
+    """An auto-responder that quotes the mail it answers quotes old orders: they are not
+    the writer's, and the mail stays a vacation notice."""
+    raw = _mail("", "I am away until Monday.\n\n> GIVE 3 TO bob\n").replace(
+        b"Subject: [gw42] orders", b"Subject: Auto: [gw42] orders"
+    )
+    assert _kind(raw)[0] is MailKind.AUTO_REPLY
 
 
 def test_x_loop_naming_our_address_is_a_loop() -> None:

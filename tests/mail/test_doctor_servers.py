@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from adjudicator.cli import app
 from adjudicator.config import load_config
 from adjudicator.doctor import FAIL, OK, SKIP, Check, check_imap, check_smtp, run_checks
+from adjudicator.mail.imap import ImapPoller, ImapSettings, MemoryCursorStore
 from adjudicator.security import load_or_create_key
 from adjudicator.storage.db import make_engine, migrate
 
@@ -83,8 +84,9 @@ def test_a_working_setup_is_all_ok_and_sends_nothing(
     path = _write(tmp_path, imap=imap, smtp=smtp)
     checks = list(run_checks(path))
     assert [c for c in checks if c.status not in (OK, SKIP)] == []
-    assert [c.name.split()[0] for c in checks if c.status == OK] == [
-        "configuration", "data", "database", "key", "IMAP", "SMTP",
+    written = ["data folder", "Maildir", "archive", "solutions"]  # every folder it writes
+    assert [c.name.split(" 127.0.0.1")[0] for c in checks if c.status == OK] == [
+        "configuration", "logging", *written, "database", "key file", "IMAP", "SMTP",
     ]  # fmt: skip
     assert f"logged in as {imap['username']}" in _named(checks, "IMAP")[0].message
     assert "connected (starttls TLS), logged in as judge" in _named(checks, "SMTP")[0].message
@@ -187,3 +189,28 @@ def test_a_processed_folder_not_made_yet_is_fine(tmp_path: Path, imap: Settings)
     checks = check_imap(config)
     assert [c.status for c in checks] == [OK, OK]
     assert "the service creates it" in checks[1].message
+
+
+def test_a_plain_port_offering_starttls_with_an_untrusted_certificate_passes_as_the_service_connects(
+    tmp_path: Path, imap: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """deploy/MAIL.md's own Dovecot on Debian: port 143, STARTTLS offered with the stock
+    self-signed certificate, ``imap.ssl = false``. The service logs in without STARTTLS and
+    reads the folder; doctor once tried STARTTLS, failed on the certificate, and said the
+    setup that works was broken. It must try what the service does."""
+    monkeypatch.delenv("SSL_CERT_FILE")  # the certificate is trusted by nobody here
+    config = load_config(_write(tmp_path, imap=imap, smtp={}))
+    service = ImapSettings(
+        host=config.imap.host,
+        port=config.imap.port,
+        username=config.imap.username,
+        password=config.imap.password,
+    )
+    poller = ImapPoller(service, cursors=MemoryCursorStore(), handle=lambda ref, raw: None)
+    try:
+        assert poller.run_once() == 0  # the service connects, logs in and reads
+    finally:
+        poller.close()
+    checks = check_imap(config)
+    assert [c.status for c in checks] == [OK], checks
+    assert f"logged in as {imap['username']}" in checks[0].message

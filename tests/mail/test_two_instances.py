@@ -129,11 +129,12 @@ def test_two_instances_do_everything_exactly_once(
     tmp_path: Path,
 ) -> None:
     url, secrets, stop = instances
-    smtp_sink.wait_for(3, timeout=30)  # the welcome mails
+    # The welcome mails: a busy machine starts two services slowly.
+    smtp_sink.wait_for(3, timeout=180)
     for n, handle in enumerate(PLAYERS):
         dovecot.append(imap_user, _order_mail(handle, secrets[handle], n))
     dovecot.append(imap_user, _order_mail("ann", secrets["ann"], 9))  # ann again: a new set
-    smtp_sink.wait_for(3 + 4, timeout=60)  # the confirmations
+    smtp_sink.wait_for(3 + 4, timeout=180)  # the confirmations
     # Every order is in: the deadline comes now. Both services' sweepers (every 30 s) see it.
     engine = make_engine(url)
     with session_scope(engine) as session:
@@ -141,7 +142,7 @@ def test_two_instances_do_everything_exactly_once(
             update(Round).where(col(Round.number) == 1).values(deadline=datetime.now(UTC))
         )
     engine.dispose()
-    smtp_sink.wait_for(3 + 4 + 3, timeout=90)  # the results
+    smtp_sink.wait_for(3 + 4 + 3, timeout=240)  # the results
     stop()  # anything sent twice has been sent by now
 
     received = [message_from_bytes(r.content, policy=policy.default) for r in smtp_sink.received]

@@ -234,8 +234,11 @@ def test_each_mail_of_a_batch_sees_what_the_mails_before_it_wrote(app: App, twin
     assert batch["replaced"] == [None, "GIVE 3 TO bob", None, None]
     notes = [note or "" for _, _, note in batch["statuses"]]
     assert notes[2].startswith("replay of submission")
-    assert notes[-1] == "refused for game gw1: source locked, not answered"
-    assert batch["failures"] == 1
+    assert notes[-1] == (
+        "refused for game gw1: source locked (5 wrong passwords from it within the hour),"
+        " password not checked, the player told"
+    )
+    assert batch["failures"] == 2  # the source's count, and when the player was told
 
 
 @pytest.mark.parametrize(

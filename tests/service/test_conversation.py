@@ -377,13 +377,14 @@ def test_join_takes_a_seat_with_the_code_and_a_full_game_starts(app: App) -> Non
 
 def test_answers_to_one_address_are_capped_per_hour(app: App) -> None:
     """HELP from a forged sender, or a robot, cannot make the service mail one address
-    without end: at most ANSWERS_PER_HOUR answers an hour; an hour later it answers again."""
-    from adjudicator.service.conversation import ANSWERS_PER_HOUR
+    without end: at most ANSWERS_PER_HOUR answers an hour to a player's address (fewer to an
+    address with no seat, ``test_hostile_intake.py``); an hour later it answers again."""
+    from adjudicator.service.throttle import ANSWERS_PER_HOUR
 
     start(app)
     for _ in range(ANSWERS_PER_HOUR + 3):
-        app.ingest(player_mail("g1", "robot", "HELP\n", number=next(_numbers)), channel="pipe")
+        app.ingest(player_mail("g1", "alice", "HELP\n", number=next(_numbers)), channel="pipe")
     assert len(queued(app, "answer")) == ANSWERS_PER_HOUR
     clock_of(app).advance(hours=1, minutes=1)
-    app.ingest(player_mail("g1", "robot", "HELP\n", number=next(_numbers)), channel="pipe")
+    app.ingest(player_mail("g1", "alice", "HELP\n", number=next(_numbers)), channel="pipe")
     assert len(queued(app, "answer")) == ANSWERS_PER_HOUR + 1

@@ -197,10 +197,14 @@ def test_repeated_failures_are_rate_limited(app: App, creds: dict[str, Credentia
     for attempt in range(MAX_FAILED_LOGINS):
         app.ingest(make_mail(f"PASSWORD wrong{attempt}\nGIVE 3 TO bob"), channel="pipe")
     before = len(outbox(app))
-    # Locked now: even the right password is refused, and nobody is mailed about it.
-    raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob")
-    assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
-    assert len(outbox(app)) == before
+    # Locked now: even the right password is refused; the player is told once that it was
+    # not checked (it may have been his own), and how to get in all the same.
+    for attempt in range(2):
+        raw = make_mail(f"PASSWORD {creds['alice'].secret}\nGIVE 3 TO bob\n{'x' * attempt}")
+        assert app.ingest(raw, channel="pipe") == SubmissionStatus.REJECTED
+    [(kind, to, text)] = outbox(app)[before:]
+    assert (kind, to) == ("refusal", "alice@example.org")
+    assert "without its password being checked" in " ".join(text.split())
     assert stored_orders(app) == []
     # After the lock the right password works again.
     app.clock.advance(hours=2)  # type: ignore[attr-defined]
