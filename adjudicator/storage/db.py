@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-SCHEMA_HEAD = "0011"
+SCHEMA_HEAD = "0012"
 """The newest revision of ``migrations/versions``. A database at it is left as it is without
 loading Alembic, about a tenth of the time any process of the service takes to start (each
 command, ``serve`` and its worker processes); ``tests/storage/test_db.py`` holds it to

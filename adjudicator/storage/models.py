@@ -209,6 +209,11 @@ class Round(SQLModel, table=True):
 
 
 class Submission(SQLModel, table=True):
+    __table_args__ = (
+        # The mails that looked automatic from one sender lately (``service/loop_guard.py``).
+        Index("ix_submission_lower_sender_received", text("lower(sender)"), "received_at"),
+    )
+
     id: int | None = Field(default=None, primary_key=True)
     received_at: datetime
     channel: str = Field(description="imap, maildir (piped mail too; pipe in older rows) or cli")
@@ -224,6 +229,12 @@ class Submission(SQLModel, table=True):
     game_id: int | None = Field(default=None, foreign_key="game.id")
     seat_id: int | None = Field(default=None, foreign_key="seat.id")
     processed_at: datetime | None = None
+    automatic: str | None = Field(
+        default=None,
+        description="why the mail looked sent by a program answering our answers rather than "
+        "by a person (``service/loop_guard.py``): such mails count towards the loop guard; "
+        "``held back: `` in front when its answers were held back as a loop",
+    )
 
 
 WITHDRAWN = "withdrawn:"
