@@ -417,3 +417,15 @@ class JoinRequest(SQLModel, table=True):
     )
     created_at: datetime
     decided_at: datetime | None = None
+
+
+class ServiceKey(SQLModel, table=True):
+    """Which key file the database's mail was made with: one row, holding the key's id
+    (``security.key_id``, an HMAC of a fixed label under the key, which tells nothing of the key
+    itself). Reply addresses, bounce addresses, receipts and codes already mailed are MACs under
+    that key: a command refuses a missing or different key file while the database holds games
+    (``storage/opening.py``)."""
+
+    id: int = Field(default=1, primary_key=True)
+    key_id: str = Field(max_length=64)
+    recorded_at: datetime
