@@ -49,7 +49,7 @@ def build(
     # The solutions made on this machine (a memory map each): the pages' hints are exact.
     load_all(config.solutions_path, KINDS)
     try:
-        schema_ready(engine)
+        schema_ready(engine, config.secret_key_path)
         authority = Identity(config.service.address).domain
         try:
             if game is None:
