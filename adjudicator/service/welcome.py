@@ -47,9 +47,7 @@ def how_to_play(
     }
 
 
-def moves_before(
-    session: Session, game: Game, first_round: Round | None
-) -> list[dict[str, str]]:
+def moves_before(session: Session, game: Game, first_round: Round | None) -> list[dict[str, str]]:
     """The moves played before the round a welcome opens with (player and move): in a game of
     turns the computer may move first, the moment the game starts, so the newcomer's first
     round is not the game's."""
