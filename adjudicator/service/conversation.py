@@ -203,7 +203,14 @@ def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:
         "commands": command_list() if wanted and not has_help else [],
     }
     first = problems[0]
-    merged = AnswerPart("problems", context, first.game, first.game_id, first.seat_id)
+    merged = AnswerPart(
+        "problems",
+        context,
+        first.game,
+        first.game_id,
+        first.seat_id,
+        proven=any(p.proven for p in problems),
+    )
     return [*others, merged]
 
 
