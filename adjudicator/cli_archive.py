@@ -13,8 +13,10 @@ import typer
 
 from adjudicator.archive.build import BuildReport, build_archive, update_game
 from adjudicator.cli_support import config_from_state, schema_ready
+from adjudicator.games import KINDS
 from adjudicator.mail.compose import Identity
 from adjudicator.readmodel.read import ArchiveError
+from adjudicator.service.solutions import load_all
 from adjudicator.storage.db import make_engine
 
 EXIT_NO_GAME = 3  # as ServiceError's "no game called ..."
@@ -44,6 +46,8 @@ def build(
     out_dir = out if out is not None else config.archive_path
     base_url = base_url or config.service.archive_url or None
     engine = make_engine(config.database_url)
+    # The solutions made on this machine (a memory map each): the pages' hints are exact.
+    load_all(config.solutions_path, KINDS)
     try:
         schema_ready(engine, config.secret_key_path)
         authority = Identity(config.service.address).domain

@@ -27,6 +27,7 @@ from adjudicator.readmodel.links import round_file, rules_file
 from adjudicator.readmodel.model import Archive, GameSummary, GameView, ReportedRound
 from adjudicator.readmodel.record import game_record
 from adjudicator.readmodel.standings import Measure, measures_of, player_standing
+from adjudicator.service import solutions
 
 
 @dataclass(frozen=True)
@@ -78,8 +79,10 @@ def hint_of(game: GameView) -> Hint | None:
     """Where a finished game was decided, if its kind can say within its budget."""
     if game.last is None or not game.last.finished:
         return None
+    kind = kind_of(game.kind)
+    solutions.refresh(kind)  # made since this process started: the hint is exact with it
     return game_hint(
-        kind_of(game.kind),
+        kind,
         players=[p.handle for p in game.players],
         options=game.options,
         setup=game.setup,

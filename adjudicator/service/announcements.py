@@ -110,7 +110,9 @@ def tell_started(
 def tell_game_over(
     session: Session, *, ctx: ServiceContext, adjudicated: Adjudicated, now: datetime
 ) -> None:
-    """The game master hears who won, in which round, and where the record is."""
+    """The game master hears who won, in which round, and where the record is. Keyed by the
+    last round's row: a game rolled back past its end and ended again (a new row for every
+    round played again) is told its new end, not deduplicated as the old one's repeat."""
     outcome = adjudicated.outcome
     assert outcome is not None, "a game that is over has an outcome"
     game = adjudicated.game
@@ -119,7 +121,7 @@ def tell_game_over(
         ctx=ctx,
         game=game,
         notice="game_over",
-        key=str(game.id),
+        key=f"{game.id}:{adjudicated.round.id}",
         now=now,
         round_=adjudicated.round,
         winners=list(outcome.winners),

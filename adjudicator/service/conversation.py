@@ -34,6 +34,7 @@ from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
 from adjudicator.service.notices import gm_reply_to
 from adjudicator.service.rounds import open_round_of
+from adjudicator.service.sign_up_state import not_started
 from adjudicator.service.stand_ins import STAND_IN, stand_in_seats
 from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
 from adjudicator.storage import queries
@@ -311,6 +312,7 @@ def answer_list(
             "game": game.name,
             "game_title": game_title(game.kind),
             "players": len(queries.seats_of(session, game.id)),
+            "not_started": not_started(session, game),
         }
         for game in queries.games_open_for_signup(session)
     ]

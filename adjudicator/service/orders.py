@@ -18,6 +18,7 @@ from adjudicator.service.closing import close_if_complete, mark_if_complete
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
+from adjudicator.service.sign_up_state import not_started
 from adjudicator.service.stand_ins import stand_in_seats, take_back
 from adjudicator.storage.db import aware
 from adjudicator.storage.models import GameStatus, OrderSet, Round, RoundState
@@ -48,6 +49,11 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     # In time is when the mail reached the service's mailbox, not when it was read: a service
     # down or waiting for its database across a deadline makes no one late.
     arrived = min(aware(handling.submission.received_at), handling.now)
+    waiting = not_started(session, game)
+    if waiting is not None:  # not late: early, and the answer says what the game waits for
+        handling.reply_to_seat("late", {**base, "not_started": waiting})
+        handling.notes.append(f"game {game.name} has not started yet")
+        return False
     if round_ is None or not takes_orders(game, round_, arrived):
         handling.reply_to_seat("late", base)
         handling.notes.append(f"late for game {game.name}")

@@ -79,6 +79,8 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
         "finished": game.status == "finished",
         # Played in turns: a move is applied at once, so no mail may speak of changing orders.
         "sequential": kind_of(game.kind).rules.sequential,
+        # The seats the computer plays (docs/stand-ins.md): every mail of the game says so.
+        "computer_seats": list(settings_of(game).stand_ins),
     }
 
 

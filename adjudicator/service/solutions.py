@@ -112,6 +112,16 @@ def load_all(folder: Path, kinds: Iterable[GameKind]) -> None:
         load(folder, kind)
 
 
+def refresh(kind: GameKind) -> bool:
+    """Whether the game has its solution, handing it over first if its file appeared since
+    this process started: ``adjudicate solve`` may make it in another process while the
+    service runs. For the hints after a game (its game-over mail, its archive page), which
+    are made once a game ends: a look at the file then, never one per move."""
+    if kind.solution is None or not _FOLDER:
+        return False
+    return load(_FOLDER[0], kind)
+
+
 def request(kind: GameKind) -> bool:
     """Whether the game has its solution; if not, start making it in the background (once), so
     that a stand-in that must move inside a transaction never waits minutes: it plays by its

@@ -20,7 +20,9 @@ from adjudicator.service.replies import (
     queue_templated,
 )
 from adjudicator.service.settings import settings_of
+from adjudicator.service.sign_up_state import not_started
 from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
+from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Round
 
 
@@ -45,6 +47,20 @@ def how_to_play(
     }
 
 
+def moves_before(session: Session, game: Game, first_round: Round | None) -> list[dict[str, str]]:
+    """The moves played before the round a welcome opens with (player and move): in a game of
+    turns the computer may move first, the moment the game starts, so the newcomer's first
+    round is not the game's."""
+    if first_round is None or first_round.number <= 1:
+        return []
+    return [
+        {"player": handle, "move": "; ".join(lines)}
+        for result in queries.results_of_game(session, game.id)
+        for handle, lines in result.orders.items()
+        if lines
+    ]
+
+
 def queue_welcome(
     session: Session,
     *,
@@ -64,6 +80,8 @@ def queue_welcome(
     players = list(seats) or [c.handle for c in credentials]
     calendar = deadline_attachment(ctx, game, first_round, now=now)
     pace = settings_of(game)
+    waiting = not_started(session, game)  # a game before its start says so, and what follows
+    moved = moves_before(session, game, first_round)
     for number, cred in enumerate(credentials, start=1):
         seat = seats.get(cred.handle)
         reply_address = f"{local}+{cred.reply_token}@{domain}"
@@ -79,6 +97,8 @@ def queue_welcome(
             "calendar": calendar is not None,
             "absence_days": pace.absence_days,
             "absence_wait": pace.absence_wait,
+            "not_started": waiting,
+            "moved_before": moved,
             **rules_reference(ctx, game.kind),
             **how_to_play(
                 ctx,
