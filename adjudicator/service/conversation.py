@@ -198,12 +198,23 @@ def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:
     listed = [line for p in problems for line in p.context["problems"]]
     wanted = any(p.context["commands"] for p in problems)
     has_help = any(p.kind == "help" for p in others)
+    gm_wanted = any(p.context.get("gm_commands") for p in problems)
+    first = problems[0]
     context = {
         "problems": sorted(listed, key=lambda line: line["line"]),
         "commands": command_list() if wanted and not has_help else [],
+        "gm_commands": gm_wanted and not any(p.kind == "gm_help" for p in others),
+        "time_zone": first.context.get("time_zone"),
     }
-    first = problems[0]
-    merged = AnswerPart("problems", context, first.game, first.game_id, first.seat_id)
+    merged = AnswerPart(
+        "problems",
+        context,
+        first.game,
+        first.game_id,
+        first.seat_id,
+        reply_to=first.reply_to,
+        proven=first.proven,
+    )
     return [*others, merged]
 
 
@@ -435,7 +446,22 @@ def answer_problems(
     ]
     mistyped = any(p.command is Unknown for p in problems)
     context = {"problems": shown, "commands": command_list() if mistyped else []}
-    if handling.seat is not None:
+    gm_game = handling.gm_game
+    if gm_game is not None and gm_game.gm_address and handling.seat is None:
+        # The game master's mail (to the game master's own address, ``gm_mail.py``): the game
+        # master's commands, not the players', in the game master's answer with its reply
+        # address, so that the corrected line can be sent back at once.
+        context |= {"commands": [], "gm_commands": mistyped, "time_zone": gm_game.time_zone}
+        part = AnswerPart(
+            "problems",
+            context,
+            gm_game.name,
+            gm_game.id,
+            reply_to=gm_reply_to(handling.ctx, gm_game),
+            proven=True,
+        )
+        handling.answer.add(gm_game.gm_address, part)
+    elif handling.seat is not None:
         handling.answer_seat(handling.seat, "problems", context)
     else:
         handling.answer_sender("problems", context)

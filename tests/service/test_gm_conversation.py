@@ -1,0 +1,71 @@
+"""The game master's mail as the game master meets it (issue 40, findings 17 and 19): one
+answer per mail, the game master's own command list for a mistyped command, and every address
+change told to whoever it concerns."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+
+from playing import new_game, plain, queued
+from sqlmodel import Session, select
+
+from adjudicator.app import App
+from adjudicator.service.games import find_game
+from adjudicator.service.gm_mail import renew_game_master
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import OutboxMail
+
+GM = "gm@example.org"
+
+
+def _gm_mail(to: str, body: str, number: int) -> bytes:
+    message = EmailMessage()
+    message["From"] = GM
+    message["To"] = to
+    message["Subject"] = "Re: [gw1] the game"
+    message["Message-ID"] = f"<gm-conv-{number}@example.org>"
+    message.set_content(body)
+    return message.as_bytes()
+
+
+def _gm_reply_address(app: App) -> str:
+    with session_scope(app.engine) as session:
+        renew_game_master(
+            session, find_game(session, "gw1"), address=None, ctx=app.ctx, now=app.clock()
+        )
+    return str(queued(app, "gm:game_master")[-1]["Reply-To"])
+
+
+def _mails_to(app: App, address: str) -> list[OutboxMail]:
+    with Session(app.engine) as session:
+        return [m for m in session.exec(select(OutboxMail)) if m.recipient == address]
+
+
+def test_a_game_master_mail_of_three_commands_gets_one_answer_holding_all_three(
+    app: App,
+) -> None:
+    new_game(app, ["ann", "ben", "cat"], gm_address=GM)
+    reply_to = _gm_reply_address(app)
+    before = len(_mails_to(app, GM))
+    app.ingest(_gm_mail(reply_to, "EXTEND 1d\nSTAND-IN cat ON\nCOPY ON\n", 1), channel="test")
+    after = _mails_to(app, GM)[before:]
+    assert [m.kind for m in after] == ["answer"], [m.kind for m in after]
+
+
+
+def test_a_game_masters_mistyped_command_gets_the_game_masters_commands(app: App) -> None:
+    """Finding 17: "PAUSSE" to the game master's address is answered with "did you mean
+    PAUSE?" and the game master's list (PAUSE, EXTEND, REPLACE...), not the players' (JOIN,
+    SET PASSWORD...), to the game master with the game master's reply address."""
+    new_game(app, ["ann", "ben", "cat"], gm_address=GM)
+    reply_to = _gm_reply_address(app)
+    app.ingest(_gm_mail(reply_to, "PAUSSE\n", 1), channel="test")
+    (answer,) = queued(app, "answer")
+    assert answer["To"] == GM
+    assert answer["Reply-To"] == reply_to
+    text = plain(answer)
+    assert "did you mean PAUSE?" in text
+    for command in ("EXTEND UNTIL", "REPLACE HANDLE", "STAND-IN HANDLE", "ANNOUNCE"):
+        assert command in text
+    for players_only in ("JOIN gw42", "SET PASSWORD", "STANDBY giveaway"):
+        assert players_only not in text
