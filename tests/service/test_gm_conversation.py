@@ -69,3 +69,36 @@ def test_a_game_masters_mistyped_command_gets_the_game_masters_commands(app: App
         assert command in text
     for players_only in ("JOIN gw42", "SET PASSWORD", "STANDBY giveaway"):
         assert players_only not in text
+
+
+def test_a_replaced_game_master_is_told_at_his_own_address_without_the_new_reply_address(
+    app: App,
+) -> None:
+    """Finding 17: ``adjudicate game gm gw1 NEW`` tells the game master replaced (a game taken
+    from him is noticed) and welcomes the new one; the old one's mail does not carry the
+    new game master's reply address."""
+    new_game(app, ["ann", "ben", "cat"], gm_address=GM)
+    with session_scope(app.engine) as session:
+        renew_game_master(
+            session,
+            find_game(session, "gw1"),
+            address="new.gm@example.org",
+            ctx=app.ctx,
+            now=app.clock(),
+        )
+    (welcome,) = queued(app, "gm:game_master")
+    assert welcome["To"] == "new.gm@example.org"
+    (told,) = queued(app, "gm:gm_handed_over")
+    assert told["To"] == GM
+    assert told["Reply-To"] != welcome["Reply-To"]
+    text = " ".join(plain(told).split())
+    assert "no longer the game master" in str(told["Subject"])
+    assert "has a new game master, at new.gm@example.org" in text
+
+
+def test_a_game_master_renewed_at_the_same_address_is_not_told_he_was_replaced(
+    app: App,
+) -> None:
+    new_game(app, ["ann", "ben", "cat"], gm_address=GM)
+    _gm_reply_address(app)
+    assert queued(app, "gm:gm_handed_over") == []
