@@ -86,9 +86,7 @@ def test_an_address_change_by_the_game_master_is_told_at_both_addresses(
     the new one (with the seat's new reply address, which places orders)."""
     by_game_master(app, creds)
     with Session(app.engine) as session:
-        mails = session.exec(
-            select(OutboxMail).where(OutboxMail.kind == "address_changed")
-        ).all()
+        mails = session.exec(select(OutboxMail).where(OutboxMail.kind == "address_changed")).all()
     told = {m.recipient: message_from_bytes(m.message) for m in mails}
     assert set(told) == {OLD, NEW}
     old, new = told[OLD], told[NEW]

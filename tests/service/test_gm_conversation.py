@@ -52,7 +52,6 @@ def test_a_game_master_mail_of_three_commands_gets_one_answer_holding_all_three(
     assert [m.kind for m in after] == ["answer"], [m.kind for m in after]
 
 
-
 def test_a_game_masters_mistyped_command_gets_the_game_masters_commands(app: App) -> None:
     """Finding 17: "PAUSSE" to the game master's address is answered with "did you mean
     PAUSE?" and the game master's list (PAUSE, EXTEND, REPLACE...), not the players' (JOIN,
