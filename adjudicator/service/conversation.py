@@ -449,18 +449,9 @@ def answer_problems(
     gm_game = handling.gm_game
     if gm_game is not None and gm_game.gm_address and handling.seat is None:
         # The game master's mail (to the game master's own address, ``gm_mail.py``): the game
-        # master's commands, not the players', in the game master's answer with its reply
-        # address, so that the corrected line can be sent back at once.
+        # master's commands, not the players', so that the corrected line can be sent back.
         context |= {"commands": [], "gm_commands": mistyped, "time_zone": gm_game.time_zone}
-        part = AnswerPart(
-            "problems",
-            context,
-            gm_game.name,
-            gm_game.id,
-            reply_to=gm_reply_to(handling.ctx, gm_game),
-            proven=True,
-        )
-        handling.answer.add(gm_game.gm_address, part)
+        handling.answer_sender("problems", context)
     elif handling.seat is not None:
         handling.answer_seat(handling.seat, "problems", context)
     else:

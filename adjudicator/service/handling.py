@@ -23,6 +23,7 @@ from typing import Any
 from sqlmodel import Session
 
 from adjudicator.mail.parse import InboundMail
+from adjudicator.security import gm_reply_address
 from adjudicator.service.context import ServiceContext
 from adjudicator.storage.models import Game, Seat, Submission
 
@@ -84,6 +85,20 @@ class SectionHandling:
         mail ended it; the last answer to it is not held back as a stranger's would be, and
         can be had once only (``throttle.py``)."""
         game = self.game
+        master = self.gm_game
+        if master is not None and master.gm_address and self.seat is None:
+            # The game master's mail (to the game master's own reply address): its one answer
+            # goes to the game master's registered address, with that reply address, whichever
+            # address the game master wrote from (``gm_mail.py``).
+            assert master.id is not None
+            reply_to = gm_reply_address(
+                self.ctx.receipt_key, self.ctx.identity.address, master.id, master.gm_token
+            )
+            self.answer.add(
+                master.gm_address,
+                AnswerPart(kind, context, master.name, master.id, reply_to=reply_to, proven=True),
+            )
+            return
         self.answer.add(
             self.sender,
             AnswerPart(

@@ -101,3 +101,29 @@ def test_a_game_master_renewed_at_the_same_address_is_not_told_he_was_replaced(
     new_game(app, ["ann", "ben", "cat"], gm_address=GM)
     _gm_reply_address(app)
     assert queued(app, "gm:gm_handed_over") == []
+
+
+def test_a_game_masters_mail_from_another_address_gets_one_answer_at_his_address(
+    app: App,
+) -> None:
+    """Finding 19, one answer per mail received: the game master writing from his phone to
+    his reply address, with commands, HELP, LIST and a mistyped line, gets one mail, at his
+    registered address, with his reply address; nothing goes to the address he wrote from
+    (the From header proves nothing)."""
+    new_game(app, ["ann", "ben", "cat"], gm_address=GM)
+    reply_to = _gm_reply_address(app)
+    message = EmailMessage()
+    message["From"] = "gm.phone@example.net"
+    message["To"] = reply_to
+    message["Subject"] = "Re: [gw1] the game"
+    message["Message-ID"] = "<gm-phone-1@example.net>"
+    message.set_content("PAUSSE\nHELP\nEXTEND 1d\nLIST\n")
+    app.ingest(message.as_bytes(), channel="test")
+    answers = queued(app, "answer")
+    assert [a["To"] for a in answers] == [GM]
+    (answer,) = answers
+    assert answer["Reply-To"] == reply_to
+    text = " ".join(plain(answer).split())
+    assert "did you mean PAUSE?" in text
+    assert "As the game master of gw1" in text
+    assert "EXTEND 1d" in text
