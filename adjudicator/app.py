@@ -20,7 +20,6 @@ from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.reading import Readings
 from adjudicator.mail.render import VipsConverter
 from adjudicator.mail.smtp import SendResult
-from adjudicator.security import load_or_create_key
 from adjudicator.service.batch_intake import (
     PROCESS_BATCH,
     Processed,
@@ -35,8 +34,9 @@ from adjudicator.service.intake import digest_of, pending_submissions
 from adjudicator.service.refused import tell_refused
 from adjudicator.service.solutions import load_all
 from adjudicator.storage import queries
-from adjudicator.storage.db import make_engine, migrate, session_scope
+from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import OutboxMail, SubmissionStatus
+from adjudicator.storage.opening import check_schema, known_key, open_key
 from adjudicator.storage.write_lock import sqlite_write_lock
 
 log = logging.getLogger("adjudicator")
@@ -163,14 +163,20 @@ def _log_outcomes(processed: dict[int, Processed | None]) -> None:
             events.info(f"mail.{status}", submission=submission, message_id=message_id, why=note)
 
 
-def make_app(config: Config, *, migrate_schema: bool = True) -> App:
+def make_app(config: Config, *, check: bool = True) -> App:
+    """The service's parts, once the database's schema is this version's (a new database gets
+    it) and the key file is the one its mail was made with (``storage/opening.py``, whose
+    ``NotReady`` says otherwise what to do). ``check=False``: a worker of a checked service."""
     engine = make_engine(config.database_url)
-    if migrate_schema:
-        migrate(engine)
+    if check:
+        check_schema(engine)
+        key = open_key(engine, config.secret_key_path, now=utcnow()).key
+    else:
+        key = known_key(config.secret_key_path)
     ctx = ServiceContext(
         identity=Identity(config.service.address, config.service.name),
         renderer=Renderer(),
-        receipt_key=load_or_create_key(config.secret_key_path),
+        receipt_key=key,
         max_bytes=config.service.max_message_bytes,
         archive_url=config.service.archive_url,
         converter=VipsConverter(),

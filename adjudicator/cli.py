@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from adjudicator import __version__, pipe
-from adjudicator.app import make_app, utcnow
+from adjudicator.app import utcnow
 from adjudicator.backup import BackupError, backup
 from adjudicator.cli_archive import app as archive_app
 from adjudicator.cli_gm import player_app
@@ -25,6 +25,7 @@ from adjudicator.cli_support import (
     config_from_state,
     fail,
     make_solution,
+    not_ready,
     pairs,
     schema_ready,
     settings_from_text,
@@ -45,7 +46,6 @@ from adjudicator.games import (
 from adjudicator.logs import configure_logging
 from adjudicator.metrics import CannotListen
 from adjudicator.runner import serve
-from adjudicator.security import load_or_create_key
 from adjudicator.service import ServiceError, solutions
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate
@@ -55,8 +55,14 @@ from adjudicator.service.rerun import find_round, pick_game, rerun_round
 from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
 from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage.db import make_engine, session_scope
+from adjudicator.storage.db import SCHEMA_HEAD, TablesOfAnotherRole, make_engine, session_scope
 from adjudicator.storage.models import GameStatus, RoundState
+from adjudicator.storage.opening import (
+    WHAT_A_NEW_KEY_BREAKS,
+    NotReady,
+    move_schema,
+    open_key,
+)
 from adjudicator.textreport import format_replay, state_lines
 
 app = typer.Typer(
@@ -179,14 +185,60 @@ def version() -> None:
 
 
 @app.command()
-def init() -> None:
-    """Create the database, or bring its schema up to date, and the key file if missing."""
+def init(
+    new_key: Annotated[
+        bool,
+        typer.Option(
+            "--new-key",
+            help="Only when the key file is lost for good: make the database take a new key "
+            "(the key file as it is, or a new one where it is missing). The reply addresses, "
+            "bounce addresses, receipts and codes already mailed stop working.",
+        ),
+    ] = False,
+) -> None:
+    """Create the database and the key file, or check those there: an older schema is left
+    to `adjudicate migrate` (after a backup), a missing or different key file is refused."""
     config = config_from_state()
     engine = make_engine(config.database_url)
-    schema_ready(engine)
+    try:
+        opened = schema_ready(engine, config.secret_key_path, new_key=new_key)
+    finally:
+        engine.dispose()
     typer.echo(f"database ready: {engine.url.render_as_string(hide_password=True)}")
-    load_or_create_key(config.secret_key_path)
-    typer.echo(f"key file ready: {config.secret_key_path}")
+    typer.echo(f"key file ready: {config.secret_key_path} (key id {opened.key_id})")
+    if new_key and opened.change in ("made", "replaced"):
+        typer.echo(f"adjudicate: the database now takes a new key: {WHAT_A_NEW_KEY_BREAKS}")
+
+
+@app.command("migrate")
+def migrate_command(
+    to: Annotated[
+        str | None,
+        typer.Option(
+            "--to",
+            help="The revision to go to (default: this version's). An older one takes the "
+            "schema back (Alembic downgrade) for the older version that needs it "
+            "(deploy/README.md, 'Rolling back').",
+        ),
+    ] = None,
+) -> None:
+    """Bring the database's schema to this version's (Alembic migrations). Back it up first:
+    `adjudicate backup FILE` (deploy/BACKUP.md)."""
+    config = config_from_state()
+    engine = make_engine(config.database_url)
+    try:
+        before, after = move_schema(engine, to or SCHEMA_HEAD)
+        shown = engine.url.render_as_string(hide_password=True)
+        typer.echo(f"database {shown}: schema {before or '(none)'} -> {after}")
+        if after == SCHEMA_HEAD:
+            opened = open_key(engine, config.secret_key_path, now=utcnow())
+            typer.echo(f"key file ready: {config.secret_key_path} (key id {opened.key_id})")
+    except NotReady as error:
+        not_ready(error)
+    except TablesOfAnotherRole as error:
+        fail(ServiceError(f"{error}\nfix: {error.fix}"))
+    finally:
+        engine.dispose()
 
 
 @app.command("backup")
@@ -292,7 +344,7 @@ def demo_command(
     clock, and say what happened and where to look (the README's first command)."""
     config = config_from_state()
     _logging(config, level="warning")  # the demonstration says what happens itself
-    application = make_app(config)
+    application = app_of(config)
     application.clock = DemoClock(utcnow())
     typer.echo(
         f"demo: the service runs on {config.database_url.split(':')[0]} in {config.data_path}/, "

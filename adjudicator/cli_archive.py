@@ -45,7 +45,7 @@ def build(
     base_url = base_url or config.service.archive_url or None
     engine = make_engine(config.database_url)
     try:
-        schema_ready(engine)
+        schema_ready(engine, config.secret_key_path)
         authority = Identity(config.service.address).domain
         try:
             if game is None:

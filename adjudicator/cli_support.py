@@ -1,12 +1,15 @@
 """What every ``adjudicate`` command shares: the configuration, the App, errors and exit codes.
 
 Exit codes: 0 done, 1 unexpected failure, 2 usage or configuration error, 3 no such game, round
-or player, 4 a re-run differs from the archive, 75 (sysexits EX_TEMPFAIL) for the mail server.
+or player, 4 a re-run differs from the archive, 75 (sysexits EX_TEMPFAIL) for the mail server,
+78 (sysexits EX_CONFIG) the database or the key file needs the operator first: a schema to
+migrate after a backup, a key file to restore (``storage/opening.py``); the systemd unit does
+not restart the service after it.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 from zoneinfo import ZoneInfo
@@ -19,10 +22,12 @@ from adjudicator.config import Config, ConfigError, load_config
 from adjudicator.core.kind import GameKind
 from adjudicator.service import ServiceError
 from adjudicator.service.solutions import make
-from adjudicator.storage.db import TablesOfAnotherRole, migrate
+from adjudicator.storage.db import TablesOfAnotherRole
+from adjudicator.storage.opening import NotReady, OpenedKey, check_schema, open_key
 
 EXIT_USAGE = 2
 EXIT_DIFFERENT = 4  # --round re-run differs from the archive
+EXIT_NOT_READY = 78  # sysexits EX_CONFIG: RestartPreventExitStatus in deploy/adjudicator.service
 
 
 class State:
@@ -44,20 +49,32 @@ def app_from_config() -> App:
 
 
 def app_of(config: Config) -> App:
-    """The App of ``config``; a database the service's role may not use is said in words."""
+    """The App of ``config``, or the command ends with what keeps the database or the key
+    file from being used, and the fix."""
     try:
         return make_app(config)
+    except NotReady as error:
+        not_ready(error)
     except TablesOfAnotherRole as error:
         fail(ServiceError(f"{error}\nfix: {error.fix}"))
 
 
-def schema_ready(engine: Engine) -> None:
-    """Bring the schema up to date (``migrate``); a database the service's role may not use
-    is said in words."""
+def schema_ready(engine: Engine, key_file: Path, *, new_key: bool = False) -> OpenedKey:
+    """What ``make_app`` checks, for a command that uses the database alone (``init``,
+    ``archive build``): a new database gets its schema and key, any other is refused unless
+    its schema is this version's and its key file the one its mail was made with."""
     try:
-        migrate(engine)
+        check_schema(engine)
+        return open_key(engine, key_file, now=datetime.now(UTC), new_key=new_key)
+    except NotReady as error:
+        not_ready(error)
     except TablesOfAnotherRole as error:
         fail(ServiceError(f"{error}\nfix: {error.fix}"))
+
+
+def not_ready(error: NotReady) -> NoReturn:
+    typer.echo(f"adjudicate: {error}", err=True)
+    raise typer.Exit(EXIT_NOT_READY)
 
 
 def fail(error: ServiceError) -> NoReturn:

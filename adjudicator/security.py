@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import re
 import secrets
 from collections.abc import Sequence
@@ -136,14 +137,39 @@ def resign_code(key: bytes, seat_id: int, token_digest: str | None) -> str:
 
 
 def load_or_create_key(path: Path) -> bytes:
-    """The service key behind receipts, created (mode 0600) on first use."""
-    if path.exists():
+    """The service key behind receipts, created (mode 0600) on first use. Only for a key that
+    guards nothing mailed yet: a command that opens the database goes through
+    ``storage/opening.py``, which refuses to make a key where one was in use."""
+    key = read_key(path)
+    return key if key is not None else create_key(path)
+
+
+def read_key(path: Path) -> bytes | None:
+    """The key in ``path``; None when there is no such file."""
+    try:
         return path.read_bytes().strip()
+    except FileNotFoundError:
+        return None
+
+
+def create_key(path: Path) -> bytes:
+    """A new random key written to ``path`` (mode 0600, never over an existing file: of two
+    processes making it at once, the second reads the first's)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_hex(32).encode()
-    path.touch(mode=0o600)
-    path.write_bytes(key)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes().strip()
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(key)
     return key
+
+
+def key_id(key: bytes) -> str:
+    """What the database keeps to recognise its key: an HMAC of a fixed label under the key.
+    It names the key (in a message, in ``doctor``) and helps nobody find it."""
+    return hmac.new(key, b"adjudicator key id", hashlib.sha256).hexdigest()[:16]
 
 
 def receipt(key: bytes, *, game: str, round_number: int, player: str, lines: Sequence[str]) -> str:

@@ -106,7 +106,7 @@ def _start_worker(config: Config, level: str) -> None:
     configure_logging(
         log_format=config.service.log_format, level=level, log_file=config.service.log_file
     )
-    _app = make_app(config, migrate_schema=False)
+    _app = make_app(config, check=False)
     settle()
 
 

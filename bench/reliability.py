@@ -89,8 +89,9 @@ from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.intake import digest_of
+from adjudicator.service.loop_guard import LOOP_ANSWERS
 from adjudicator.service.rounds import open_round_of, start_game
-from adjudicator.service.throttle import LOOP_ANSWERS, STRANGERS_PER_HOUR
+from adjudicator.service.throttle import STRANGERS_PER_HOUR
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import (
@@ -863,7 +864,8 @@ def _loop(world: World) -> bool:
         mails = world.outbox()
         if mails:
             last = str(message_from_bytes(mails[-1].message)["Message-ID"])
-    return len(world.outbox()) > LOOP_ANSWERS
+    # Its first mail replies to none of ours; then LOOP_ANSWERS answers, and one notice.
+    return len(world.outbox()) > 1 + LOOP_ANSWERS + 1
 
 
 VACATION = (

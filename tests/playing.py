@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
@@ -242,3 +243,38 @@ def plans_of_reads(app: App, table: str, work: Callable[[], object]) -> list[lis
             [str(row[-1]) for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {s}", p)]
             for s, p in asked
         ]
+
+
+def newest_to(app: App, address: str, *, kind: str | None = None) -> EmailMessage:
+    """The newest mail queued for ``address`` (of one ``kind``)."""
+    mails = [m for m in queued(app, kind) if m["To"] == address]
+    assert mails, f"no mail to {address}"
+    return mails[-1]
+
+
+def client_reply(
+    mail: EmailMessage,
+    body: str,
+    *,
+    sender: str,
+    message_id: str,
+    to: str | None = None,
+    written: datetime | None = None,
+) -> bytes:
+    """A reply to ``mail`` as a mail program writes it: to its Reply-To (else its From, or
+    ``to``), "Re:" and its subject, In-Reply-To and References naming it, ``body`` on top and
+    the mail quoted under an "On ... wrote:" line."""
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to or str(mail["Reply-To"] or mail["From"])
+    message["Subject"] = f"Re: {mail['Subject']}"
+    message["Message-ID"] = message_id
+    message["In-Reply-To"] = str(mail["Message-ID"])
+    message["References"] = " ".join(
+        filter(None, [str(mail["References"] or ""), str(mail["Message-ID"])])
+    )
+    if written is not None:
+        message["Date"] = format_datetime(written)
+    quoted = "\n".join(f"> {line}" if line else ">" for line in plain(mail).splitlines())
+    message.set_content(f"{body}\n\nOn {mail['Date']}, {mail['From']} wrote:\n{quoted}\n")
+    return message.as_bytes()

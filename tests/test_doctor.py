@@ -219,7 +219,7 @@ def test_an_empty_database_fails_with_run_init(database_url: str, tmp_path: Path
     assert "run `adjudicate init`" in check.fix
 
 
-def test_an_older_schema_fails_with_both_revisions_and_run_init(
+def test_an_older_schema_fails_with_both_revisions_and_back_up_then_migrate(
     database_url: str, tmp_path: Path
 ) -> None:
     engine = make_engine(database_url)
@@ -230,7 +230,8 @@ def test_an_older_schema_fails_with_both_revisions_and_run_init(
     head = check_database(_config(database_url, tmp_path))
     assert head.status == FAIL
     assert f"the schema is at revision 0001, this version needs {newest}" in head.message
-    assert "run `adjudicate init`" in head.fix
+    assert "adjudicate backup FILE" in head.fix
+    assert "then run `adjudicate migrate`" in head.fix
     migrate(engine)
     engine.dispose()
     ready = check_database(_config(database_url, tmp_path))

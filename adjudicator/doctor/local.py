@@ -19,13 +19,17 @@ from adjudicator.doctor.check import FAIL, OK, SKIP, WARN, Check, words
 from adjudicator.games import KINDS
 from adjudicator.logs import log_file_problem, log_problems
 from adjudicator.metrics import cannot_listen
+from adjudicator.security import key_id
 from adjudicator.service.solutions import file_of, ready
 from adjudicator.storage.db import (
+    SCHEMA_HEAD,
     TablesOfAnotherRole,
     alembic_config,
     make_engine,
     schema_revision,
+    session_scope,
 )
+from adjudicator.storage.opening import MIGRATE_FIX, holds_games, recorded_key_id
 
 # A plain address as the service sends From: a dot-atom local part and a host name (or
 # localhost, or an address literal). Display names belong in service.name.
@@ -35,6 +39,12 @@ _ADDRESS = re.compile(
     r"|\[[0-9A-Fa-f.:]+\])"
 )
 _KEY = re.compile(rb"[0-9a-f]{64}")  # what security.load_or_create_key writes
+_LOST_FIX = (
+    "restore the key file from the backup taken with this database (deploy/BACKUP.md), or point "
+    "service.secret_key_file (ADJUDICATOR_SECRET_KEY_FILE) at it: every reply address, bounce "
+    "address, receipt and code mailed to players works only with that key. Only if it is lost "
+    "for good: `adjudicate init --new-key` (what it breaks: deploy/BACKUP.md)"
+)
 _KEY_FIX = (
     "run `adjudicate init` to create it, or point service.secret_key_file "
     "(ADJUDICATOR_SECRET_KEY_FILE) at the key every instance shares"
@@ -220,14 +230,20 @@ def check_database(config: Config) -> Check:
         "database",
         FAIL,
         f"the schema is at revision {current}, this version needs {head}",
-        "back it up (`adjudicate backup FILE`), then run `adjudicate init` to bring the schema "
-        "up to date",
+        MIGRATE_FIX,
     )
 
 
 def check_key(config: Config) -> Check:
+    """The key file: there, readable, a key, private, and the key the database's mail was made
+    with (``storage/opening.py``: a command refuses it otherwise)."""
     path = config.secret_key_path.absolute()
+    in_use, known = _database_key(config)
     if not path.exists():
+        if in_use:
+            return Check(
+                "key file", FAIL, f"no key at {path}, and the database holds games", _LOST_FIX
+            )
         return Check("key file", FAIL, f"no key at {path}", _KEY_FIX)
     try:
         key = path.read_bytes().strip()
@@ -244,8 +260,19 @@ def check_key(config: Config) -> Check:
             "key file",
             FAIL,
             f"{path} {what}",
-            "restore the key from a backup (the receipts players hold were made with it); only "
-            f"if there is none, remove {path} and run `adjudicate init` to make a new one",
+            _LOST_FIX
+            if in_use
+            else f"restore the key from a backup, or remove {path} and run `adjudicate init` "
+            "to make a new one",
+        )
+    ident = key_id(key)
+    if in_use and known not in (None, ident):
+        return Check(
+            "key file",
+            FAIL,
+            f"{path} (key id {ident}) is not the key the database's mail was made with "
+            f"(key id {known})",
+            _LOST_FIX,
         )
     mode = stat.S_IMODE(path.stat().st_mode)
     if mode & (stat.S_IRGRP | stat.S_IROTH):
@@ -253,7 +280,27 @@ def check_key(config: Config) -> Check:
         return Check(
             "key file", WARN, f"{who} may read {path} (mode {mode:04o})", f"chmod 600 {path}"
         )
-    return Check("key file", OK, f"{path}")
+    return Check("key file", OK, f"{path} (key id {ident})")
+
+
+def _database_key(config: Config) -> tuple[bool, str | None]:
+    """Whether the database holds games, and the id of the key it recorded: (False, None)
+    where it cannot tell (no database, or a schema not this version's: the database check
+    says so)."""
+    url = config.database_url
+    file = url.split("///", 1)[-1] if url.startswith("sqlite") else ""
+    if file and (file == ":memory:" or not Path(file).exists()):
+        return False, None
+    engine = make_engine(url)
+    try:
+        if schema_revision(engine) != SCHEMA_HEAD:
+            return False, None
+        with session_scope(engine) as session:
+            return holds_games(session), recorded_key_id(session)
+    except Exception:
+        return False, None
+    finally:
+        engine.dispose()
 
 
 def check_solutions(config: Config) -> list[Check]:

@@ -119,6 +119,8 @@ def authenticate(
         former = passed_on_from(handling.session, game, handling.sender)
         if former is not None:  # his seat passed on: say so, in this game's name
             answer_passed_on(handling, former)
+        elif _to_old_reply_address(handling, game):  # the seat moved to another address
+            _refuse(handling, "moved")
         else:
             _refuse(handling, "not_registered")
         return None
@@ -147,6 +149,18 @@ def authenticate(
         failure = LoginFailure(seat_id=listed.id, source=_source(handling), first_at=handling.now)
     _count_failure(handling, listed, failure, told=any(f.told for f in recent))
     return None
+
+
+def _to_old_reply_address(handling: SectionHandling, game: Game) -> bool:
+    """Whether the mail went to a reply address of a seat of ``game`` that no longer proves
+    it (the seat moved to another address since that mail was sent): the refusal must not
+    tell its sender to reply to a mail of the game, which he just did."""
+    for address in handling.mail.recipients:
+        replied = replied_seat(address)
+        seat = handling.session.get(Seat, replied[0]) if replied is not None else None
+        if seat is not None and seat.game_id == game.id:
+            return True
+    return False
 
 
 def source_of(address: str) -> str:

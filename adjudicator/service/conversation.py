@@ -213,7 +213,7 @@ def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:
         first.game_id,
         first.seat_id,
         reply_to=first.reply_to,
-        proven=first.proven,
+        proven=any(p.proven for p in problems),
     )
     return [*others, merged]
 

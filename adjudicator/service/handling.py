@@ -25,6 +25,7 @@ from sqlmodel import Session
 from adjudicator.mail.parse import InboundMail
 from adjudicator.security import gm_reply_address
 from adjudicator.service.context import ServiceContext
+from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat, Submission
 
 
@@ -80,8 +81,11 @@ class SectionHandling:
     answer: MailAnswer = field(default_factory=MailAnswer)
 
     def answer_sender(self, kind: str, context: dict[str, Any], *, known: bool = False) -> None:
-        """Add a part for the sender (what needs no seat: HELP, LIST, a mistyped command).
-        ``known``: the sender's address was known (an observer, a standby entry) until this
+        """Add a part for the sender (what needs no seat: HELP, LIST, a mistyped command). In
+        a game where the sender's address is a seat's, the part is that seat's: a reply to it
+        reaches the seat (its reply address), as a reply to any mail to the seat does. A mail
+        to the game master's own reply address is answered at the game master's registered
+        address, with that reply address, whatever address it came from. ``known``: the sender's address was known (an observer, a standby entry) until this
         mail ended it; the last answer to it is not held back as a stranger's would be, and
         can be had once only (``throttle.py``)."""
         game = self.game
@@ -99,6 +103,10 @@ class SectionHandling:
                 AnswerPart(kind, context, master.name, master.id, reply_to=reply_to, proven=True),
             )
             return
+        proven = self.proven_seat(self.sender)
+        seat = proven
+        if game is not None and (seat is None or seat.game_id != game.id):
+            seat = queries.seat_at_address(self.session, game.id, self.sender)
         self.answer.add(
             self.sender,
             AnswerPart(
@@ -106,7 +114,8 @@ class SectionHandling:
                 context,
                 game.name if game else None,
                 game.id if game else None,
-                proven=known,
+                seat.id if seat is not None and game is not None else None,
+                proven=known or proven is not None,
             ),
         )
 
@@ -114,7 +123,19 @@ class SectionHandling:
         """Add a part about ``seat``, for its registered address (never the sender's)."""
         game = self.session.get(Game, seat.game_id)
         name = game.name if game else None
-        self.answer.add(seat.address, AnswerPart(kind, context, name, seat.game_id, seat.id))
+        proven = self.proven_seat(seat.address) is not None
+        self.answer.add(
+            seat.address, AnswerPart(kind, context, name, seat.game_id, seat.id, proven=proven)
+        )
+
+    def proven_seat(self, address: str) -> Seat | None:
+        """The seat this mail proved (its password, or its reply address the mail went to)
+        whose registered address is ``address``: an answer there cannot be forged in bulk, and
+        is never held back by the answer limits (``throttle.py``)."""
+        for seat in (self.seat, self.token_seat):
+            if seat is not None and address and seat.address.lower() == address.lower():
+                return seat
+        return None
 
     @property
     def sender(self) -> str:

@@ -69,6 +69,7 @@ from adjudicator.service import (
     approval,
     conversation,
     handover,
+    loop_guard,
     observers,
     offers,
     replies,
@@ -158,6 +159,7 @@ def process_claimed(
     that a caller holding them does not load them again), ``reading`` those bytes read, where
     the caller read them already."""
     mail, sections, redacted = reading or read_stored(raw, ctx=ctx)
+    automatic = None
     if mail.kind == MailKind.BOUNCE:
         outcome = record_bounce(session, mail, ctx=ctx, submission_id=submission.id, now=now)
         status, note = SubmissionStatus.IGNORED, f"{mail.kind}: {mail.kind_reason}; {outcome}"
@@ -166,6 +168,11 @@ def process_claimed(
     elif (first := _first_copy(session, mail, submission)) is not None:
         status, note = SubmissionStatus.IGNORED, f"replay of submission {first} (same Message-ID)"
     else:
+        # Asked before the answers are queued, as each answer asks it (``loop_guard.py``).
+        automatic = loop_guard.stored(
+            loop_guard.looks_automatic(session, mail, identity=ctx.identity, now=now),
+            loop_guard.held_back(session, mail, identity=ctx.identity, now=now),
+        )
         accepted, notes = _answer(session, ctx, mail, submission, now, sections=sections)
         status = SubmissionStatus.ACCEPTED if accepted else SubmissionStatus.REJECTED
         note = "; ".join(notes)
@@ -182,6 +189,7 @@ def process_claimed(
     submission.auth_results = "\n".join(a.raw for a in mail.auth_results) or None
     submission.processed_at = now
     submission.status, submission.note = status, note or None
+    submission.automatic = automatic
     session.add(submission)
     return status
 

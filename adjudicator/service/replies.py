@@ -29,7 +29,8 @@ from adjudicator.mail.parse import AuthResult, InboundMail, aligned
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import bounce_address, seat_reply_address
+from adjudicator.security import bounce_address, gm_reply_address, seat_reply_address
+from adjudicator.service import loop_guard
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.hints import finished_game_hint
@@ -216,7 +217,15 @@ def templated_mail(
 ) -> PendingMail:
     """Render ``template`` (see :func:`render_mail`) into a mail to queue; reads only. Mail to
     a seat passes ``seat_id``: its envelope sender is then the seat's own bounce address, and a
-    reply to it goes to the seat's reply address, so that answering any mail just works."""
+    reply to it goes to the seat's reply address, so that answering any mail just works. Mail
+    about a game (``game_id``) to an address that is one of its seats' or its game master's
+    is answerable as theirs too, whoever queued it (:func:`_answerable`)."""
+    if game_id is not None and seat_id is None and threading.reply_to is None:
+        seat_id, threading = _answerable(session, ctx, game_id=game_id, to=to, threading=threading)
+    game = session.get(Game, game_id) if game_id is not None else None
+    if game is not None and "game_master" not in context and not _is_game_master(game, to):
+        # Every footer names who to write to for anything else (``_game_master.txt.j2``).
+        context = {**context, "game_master": game.gm_address or ""}
     if seat_id is not None and threading.reply_to is None:
         seat = session.get(Seat, seat_id)
         if seat is not None:
@@ -246,6 +255,28 @@ def templated_mail(
     )
 
 
+def _answerable(
+    session: Session, ctx: ServiceContext, *, game_id: int, to: str, threading: Threading
+) -> tuple[int | None, Threading]:
+    """The seat of game ``game_id`` registered at ``to``, or, for its game master's address,
+    the threading with the game master's reply address: a reply to any mail about a game
+    reaches the seat or the game master it went to (issue 40: the answer to ``HELP game``,
+    the game master's copy of an absence notice, the answer to APPROVE had none)."""
+    seat = queries.seat_at_address(session, game_id, to)
+    if seat is not None:
+        return seat.id, threading
+    game = session.get(Game, game_id)
+    if game is None or not _is_game_master(game, to):
+        return None, threading
+    assert game.id is not None
+    address = gm_reply_address(ctx.receipt_key, ctx.identity.address, game.id, game.gm_token)
+    return None, replace(threading, reply_to=address)
+
+
+def _is_game_master(game: Game, address: str) -> bool:
+    return (game.gm_address or "").lower() == address.strip().lower() != ""
+
+
 def game_thread(game: Game, ctx: ServiceContext, **options: Any) -> Threading:
     """A game's own mails thread together under one root per game."""
     root = thread_root(game.name, ctx.identity)
@@ -273,13 +304,20 @@ def queue_reply(
 ) -> bool:
     """Answer an inbound mail (threaded under it and under its game, marked ``auto-replied``)
     with ``templates/mail/<template or kind>``; True when queued. An answer the address may
-    not get now (``throttle.py``: too many, a loop) is not queued, and logged; an answer to a
-    ``proven`` seat (its password or reply address checked) is never held back: only a mail
-    that proves nothing can be forged in bulk.
+    not get now (``throttle.py``: too many) is not queued, and logged; an answer to a
+    ``proven`` seat (its password or reply address checked) is never held back by those
+    limits: only a mail that proves nothing can be forged in bulk. An answer to a mail that
+    looks sent by a program answering our answers may be held back as a loop, proven or not
+    (``loop_guard.py``); the address is told once.
 
     An answer to a player of the game (``context["handle"]``) goes out with the seat's bounce
     address; ``seat_id`` saves looking the seat up."""
     if not to:
+        return False
+    held = loop_guard.held_back(session, mail, identity=ctx.identity, now=now)
+    if held is not None:
+        log.info("%s (%s to %s)", held.note, kind, to)
+        _tell_held_back(session, ctx=ctx, to=to, mail=mail, held=held, now=now)
         return False
     refused = (
         None
@@ -322,6 +360,45 @@ def queue_reply(
         answer=True,
     )
     return True
+
+
+def _tell_held_back(
+    session: Session,
+    *,
+    ctx: ServiceContext,
+    to: str,
+    mail: InboundMail,
+    held: loop_guard.Held,
+    now: datetime,
+) -> None:
+    """Tell ``to`` once (until he is answered again) that answers are held back, why, and
+    when they resume; in the time zone of his first seat, if he has one."""
+    if not loop_guard.notice_due(session, to=to, sender=mail.sender or "", now=now):
+        return
+    seats = queries.seats_at_address(session, to)
+    zone = seats[0].time_zone if seats and seats[0].time_zone else "UTC"
+    context = {
+        "address": to,
+        "why": held.why,
+        "count": held.count,
+        "window": int(loop_guard.LOOP_WINDOW.total_seconds() // 60),
+        "resume": local_time(held.resume_at, zone),
+    }
+    references = [*mail.references, mail.message_id] if mail.message_id else [*mail.references]
+    threading = Threading(
+        in_reply_to=mail.message_id, references=tuple(references), auto="auto-replied"
+    )
+    queue_templated(
+        session,
+        ctx=ctx,
+        template="held_back",
+        context=context,
+        kind="held_back",
+        to=to,
+        key=f"held:{to}:{now.isoformat()}",
+        now=now,
+        threading=threading,
+    )
 
 
 # --- deadlines in calendars --------------------------------------------------------------

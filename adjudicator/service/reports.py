@@ -201,6 +201,7 @@ def _queue_report(
         to=seat.address,
         key=f"report:{asker.key}:{round_.number}",
         mail=asker.mail,
+        proven=True,  # the asker's seat is proven; the reports have a limit of their own
         context=context,
         now=now,
         game_id=game.id,
@@ -263,6 +264,7 @@ def _queue_history(
         to=seat.address,
         key=f"history:{asker.key}",
         mail=asker.mail,
+        proven=True,  # the asker's seat is proven; the reports have a limit of their own
         context=context,
         now=now,
         game_id=game.id,
@@ -294,6 +296,7 @@ def _queue_problems(
         to=asker.seat.address,
         key=f"request_problem:{asker.key}",
         mail=asker.mail,
+        proven=True,  # the asker's seat is proven; the reports have a limit of their own
         context=context,
         now=now,
         game_id=asker.game.id,

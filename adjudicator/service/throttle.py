@@ -1,7 +1,7 @@
 """How many answers one address may get: the intake answers mail, and anyone can write mail in
 anyone's name. Without a limit a forger makes the service mail a victim without end (400 of 400
-forged mails were answered), and a robot that answers every mail (a vacation notice without
-auto-reply headers, another service) loops with it for ever.
+forged mails were answered). A robot that answers every mail is the loop guard's
+(``loop_guard.py``).
 
 Every answer to a mail that proved no seat (``replies.queue_reply``) asks
 :func:`answer_refused` first; a refused answer is not queued, and the submission's note says
@@ -33,17 +33,6 @@ backscatter. The codes that OBSERVE, STANDBY and JOIN mail make the address know
 answers with them."""
 STRANGERS_PER_HOUR = 100
 """Answers in an hour to all such addresses together (forged mails from many addresses)."""
-LOOP_WINDOW = timedelta(minutes=10)
-LOOP_ANSWERS = 5
-"""Answers in ``LOOP_WINDOW`` after which a mail that replies to one of ours is taken for a
-robot answering our answers (a loop), and not answered."""
-
-
-def answers_ours(mail: InboundMail, domain: str) -> bool:
-    """Whether the mail replies to a mail of ours (its In-Reply-To or References name one)."""
-    ours = f"@{domain.lower()}>"
-    cited = [mail.in_reply_to or "", *mail.references]
-    return any(ref.lower().endswith(ours) for ref in cited)
 
 
 def answer_refused(
@@ -53,14 +42,13 @@ def answer_refused(
     recent = queries.answers_to(session, to, since=now - HOUR)
     if recent >= ANSWERS_PER_HOUR:
         return f"not answered: {recent} answers to {to} in the last hour"
-    if answers_ours(mail, domain):
-        looping = queries.answers_to(session, to, since=now - LOOP_WINDOW)
-        if looping >= LOOP_ANSWERS:
-            return f"not answered: a loop ({looping} answers to {to} in {LOOP_WINDOW})"
     if not queries.address_is_known(session, to):
-        if recent >= STRANGER_ANSWERS_PER_HOUR:
+        # Counted as a stranger's only: the answers a moved address got while it played do
+        # not count (``as_stranger``).
+        strange = queries.answers_to(session, to, since=now - HOUR, as_stranger=True)
+        if strange >= STRANGER_ANSWERS_PER_HOUR:
             return (
-                f"not answered: {recent} answers to {to}, who has no seat (and observes no game),"
+                f"not answered: {strange} answers to {to}, who has no seat (and observes no game),"
                 " in the last hour"
             )
         strangers = queries.answers_to_strangers(session, since=now - HOUR)

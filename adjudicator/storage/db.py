@@ -24,11 +24,30 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-SCHEMA_HEAD = "0011"
-"""The newest revision of ``migrations/versions``. A database at it is left as it is without
-loading Alembic, about a tenth of the time any process of the service takes to start (each
-command, ``serve`` and its worker processes); ``tests/storage/test_db.py`` holds it to
-Alembic's own head."""
+SCHEMA_VERSIONS: dict[str, str] = {
+    "0001": "0.1.0",
+    "0002": "0.2.0",
+    "0003": "0.3.0",
+    "0004": "0.4.0",
+    "0005": "0.5.0",
+    "0006": "0.6.0",
+    "0007": "0.7.0",
+    "0008": "0.8.0",
+    "0009": "0.9.0",
+    "0010": "0.10.0",
+    "0011": "0.11.0",
+    "0012": "0.12.0",
+    "0013": "0.13.0",
+}
+"""Each revision of ``migrations/versions``, oldest first, and the version of the package that
+brought it (CHANGELOG.md): every schema change is a new version, so that "the database's
+schema is at 0009" tells an operator which version made it. ``tests/test_versions.py`` holds
+it to Alembic's revisions, to ``adjudicator.__version__`` and to the changelog."""
+
+SCHEMA_HEAD = next(reversed(SCHEMA_VERSIONS))
+"""The newest revision. A database at it is left as it is without loading Alembic, about a
+tenth of the time any process of the service takes to start (each command, ``serve`` and its
+worker processes); ``tests/storage/test_db.py`` holds it to Alembic's own head."""
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -143,6 +162,13 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     from alembic import command  # noqa: PLC0415 - only when the schema changes
 
     command.upgrade(alembic_config(engine), revision)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    """Take the schema back to the older ``revision`` (each migration's downgrade)."""
+    from alembic import command  # noqa: PLC0415 - only when the schema changes
+
+    command.downgrade(alembic_config(engine), revision)
 
 
 def on_postgresql(session: Session) -> bool:

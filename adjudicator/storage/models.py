@@ -209,6 +209,11 @@ class Round(SQLModel, table=True):
 
 
 class Submission(SQLModel, table=True):
+    __table_args__ = (
+        # The mails that looked automatic from one sender lately (``service/loop_guard.py``).
+        Index("ix_submission_lower_sender_received", text("lower(sender)"), "received_at"),
+    )
+
     id: int | None = Field(default=None, primary_key=True)
     received_at: datetime
     channel: str = Field(description="imap, maildir (piped mail too; pipe in older rows) or cli")
@@ -224,6 +229,12 @@ class Submission(SQLModel, table=True):
     game_id: int | None = Field(default=None, foreign_key="game.id")
     seat_id: int | None = Field(default=None, foreign_key="seat.id")
     processed_at: datetime | None = None
+    automatic: str | None = Field(
+        default=None,
+        description="why the mail looked sent by a program answering our answers rather than "
+        "by a person (``service/loop_guard.py``): such mails count towards the loop guard; "
+        "``held back: `` in front when its answers were held back as a loop",
+    )
 
 
 WITHDRAWN = "withdrawn:"
@@ -406,3 +417,15 @@ class JoinRequest(SQLModel, table=True):
     )
     created_at: datetime
     decided_at: datetime | None = None
+
+
+class ServiceKey(SQLModel, table=True):
+    """Which key file the database's mail was made with: one row, holding the key's id
+    (``security.key_id``, an HMAC of a fixed label under the key, which tells nothing of the key
+    itself). Reply addresses, bounce addresses, receipts and codes already mailed are MACs under
+    that key: a command refuses a missing or different key file while the database holds games
+    (``storage/opening.py``)."""
+
+    id: int = Field(default=1, primary_key=True)
+    key_id: str = Field(max_length=64)
+    recorded_at: datetime

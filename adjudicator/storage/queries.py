@@ -484,16 +484,20 @@ def _is_answer() -> Any:
     return or_(*(col(OutboxMail.key).like(pattern) for pattern in ANSWER_KEYS))
 
 
-def answers_to(session: Session, recipient: str, *, since: datetime) -> int:
-    """Answers to inbound mail queued for ``recipient`` since a moment."""
-    count = session.exec(
-        select(func.count(col(OutboxMail.id))).where(
-            OutboxMail.recipient == recipient,
-            _is_answer(),
-            OutboxMail.created_at > since,
-        )
-    ).one()
-    return int(count)
+def answers_to(
+    session: Session, recipient: str, *, since: datetime, as_stranger: bool = False
+) -> int:
+    """Answers to inbound mail queued for ``recipient`` since a moment; ``as_stranger``: only
+    those that went to no seat (without a seat's bounce address), leaving out the answers a
+    former player or a moved address got while it still played."""
+    query = select(func.count(col(OutboxMail.id))).where(
+        OutboxMail.recipient == recipient,
+        _is_answer(),
+        OutboxMail.created_at > since,
+    )
+    if as_stranger:
+        query = query.where(col(OutboxMail.envelope_sender).is_(None))
+    return int(session.exec(query).one())
 
 
 def answers_to_strangers(session: Session, *, since: datetime) -> int:
@@ -507,6 +511,50 @@ def answers_to_strangers(session: Session, *, since: datetime) -> int:
         )
     ).one()
     return int(count)
+
+
+def automatic_mails_from(session: Session, sender: str, *, since: datetime) -> int:
+    """Mails from ``sender`` (any case) received since a moment that looked automatic
+    (``Submission.automatic``)."""
+    count = session.exec(
+        select(func.count(col(Submission.id))).where(
+            func.lower(Submission.sender) == sender.strip().lower(),
+            Submission.received_at > since,
+            col(Submission.automatic).is_not(None),
+        )
+    ).one()
+    return int(count)
+
+
+def mails_to_recently(
+    session: Session, recipient: str, *, since: datetime
+) -> list[tuple[str, datetime, datetime | None]]:
+    """(key, created_at, sent_at) of the mails queued for ``recipient`` (any case) since a
+    moment: the mail a reply answers is found among them by its Message-ID, made of its key."""
+    rows = session.exec(
+        select(OutboxMail.key, OutboxMail.created_at, OutboxMail.sent_at).where(
+            OutboxMail.created_at > since,
+            func.lower(OutboxMail.recipient) == recipient.strip().lower(),
+        )
+    )
+    return [(key, created, sent) for key, created, sent in rows]
+
+
+HELD_BACK = "held back: "
+"""In front of ``Submission.automatic`` when the mail's answers were held back as a loop."""
+
+
+def last_answered_automatic(session: Session, sender: str) -> datetime | None:
+    """When the newest mail from ``sender`` that looked automatic and was answered all the
+    same came (before the loop guard held answers back)."""
+    found: datetime | None = session.exec(
+        select(func.max(Submission.received_at)).where(
+            func.lower(Submission.sender) == sender.strip().lower(),
+            col(Submission.automatic).is_not(None),
+            col(Submission.automatic).not_like(f"{HELD_BACK}%"),
+        )
+    ).one()
+    return found
 
 
 _KNOWN_ADDRESSES = union(

@@ -271,7 +271,9 @@ def test_players_and_forged_game_master_mail_cannot_run_the_game(gm_table: GmTab
     assert refused.to == GM
     assert "EXTEND, PAUSE: not done" in refused.text
     assert "the From line alone proves nothing" in refused.flat
-    assert refused.message["Reply-To"] is None  # no game master's address for the unproven
+    # To the game master's own address, as every mail about the game: answerable as his (the
+    # forger, who wrote in his name, gets nothing).
+    assert refused.message["Reply-To"] == g.reply_to
 
     forged = g.reply_to.split("-")[0] + "-" + "0" * 20 + "@pbem.test"
     g.gm_sends("PAUSE", to=forged)

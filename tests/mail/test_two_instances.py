@@ -163,13 +163,11 @@ def test_two_instances_do_everything_exactly_once(
         ("confirmation", "ann@example.org"): 2,
         **{("result", f"{p}@example.org"): 1 for p in PLAYERS},
     }
-    app = make_app(
-        Config(service=ServiceConfig(data_dir=str(tmp_path / "check"), database_url=url))
-    )
-    with Session(app.engine) as session:
+    engine = make_engine(url)
+    with Session(engine) as session:
         assert len(session.exec(select(Submission)).all()) == 4
         assert len(session.exec(select(OrderSet)).all()) == 4
         assert len(session.exec(select(RoundResult)).all()) == 1
         rounds = {r.number: r.state for r in session.exec(select(Round))}
         assert rounds == {1: RoundState.REPORTED, 2: RoundState.OPEN}
-    app.engine.dispose()
+    engine.dispose()
