@@ -85,9 +85,10 @@ class SectionHandling:
         a game where the sender's address is a seat's, the part is that seat's: a reply to it
         reaches the seat (its reply address), as a reply to any mail to the seat does. A mail
         to the game master's own reply address is answered at the game master's registered
-        address, with that reply address, whatever address it came from. ``known``: the sender's address was known (an observer, a standby entry) until this
-        mail ended it; the last answer to it is not held back as a stranger's would be, and
-        can be had once only (``throttle.py``)."""
+        address, with that reply address, whatever address it came from. ``known``: the
+        sender's address was known (an observer, a standby entry) until this mail ended it;
+        the last answer to it is not held back as a stranger's would be, and can be had once
+        only (``throttle.py``)."""
         game = self.game
         master = self.gm_game
         if master is not None and master.gm_address and self.seat is None:

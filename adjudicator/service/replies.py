@@ -46,7 +46,7 @@ from adjudicator.service.stand_ins import (
 )
 from adjudicator.service.throttle import answer_refused
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game, OrderSet, Round, RoundResult, Seat
+from adjudicator.storage.models import Game, OrderSet, Round, RoundResult, Seat, Submission
 
 log = logging.getLogger(__name__)
 
@@ -616,10 +616,12 @@ def round_result_mails(
             hint=hint,
         )
         moved = own_move(session, before, seat) if before is not None else None
+        threading = game_thread(game, ctx)
         if before is not None and moved is not None:
             context["your_move"] = _answered_move(
                 session, ctx, adjudicated=adjudicated, before=before, seat=seat, moved=moved
             )
+            threading = _answering(session, ctx, game, moved) or threading
         mail = templated_mail(
             session,
             ctx=ctx,
@@ -629,7 +631,7 @@ def round_result_mails(
             to=seat.address,
             key=f"result:{round_.id}:{seat.id}",
             now=now,
-            threading=game_thread(game, ctx),
+            threading=threading,
             game_id=game.id,
             round_id=round_.id,
             seat_id=seat.id,
@@ -677,3 +679,19 @@ def _answered_move(
         "receipt": moved.receipt,
         "text": text,
     }
+
+
+def _answering(
+    session: Session, ctx: ServiceContext, game: Game, moved: OrderSet
+) -> Threading | None:
+    """The one mail for a move the computer answered is the answer to the mover's mail:
+    threaded under it (and the game), as its confirmation was."""
+    submission = session.get(Submission, moved.submission_id) if moved.submission_id else None
+    if submission is None or not submission.message_id:
+        return None
+    root = thread_root(game.name, ctx.identity)
+    return Threading(
+        in_reply_to=submission.message_id,
+        references=(root, submission.message_id),
+        auto="auto-replied",
+    )

@@ -92,7 +92,7 @@ def test_an_address_change_by_the_game_master_is_told_at_both_addresses(
     old, new = told[OLD], told[NEW]
     old_text = " ".join(str(old.get_payload(0).get_payload(decode=True), "utf-8").split())
     assert f"from this address, {OLD}, to {NEW}" in old_text
-    assert "write to your game master at once" in old_text
+    assert "the service's operator (this game has no game master) at once" in old_text
     assert "has moved to another address" in str(old["Subject"])
     assert not str(old.get("Reply-To", "")).startswith("judge+r")
     reply = str(new["Reply-To"]).strip("<> ")

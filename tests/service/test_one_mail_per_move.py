@@ -38,6 +38,7 @@ def test_a_move_the_computer_answers_gets_one_mail_and_its_reply_address_plays_o
     )
     app.report()
     (mail,) = _to(app, ANN)[before:]
+    assert mail["In-Reply-To"] == "<ann-1@example.org>"  # the answer to her mail
     text = plain(mail)
     assert "Your move in round 1 was applied, and the computer answered" in str(mail["Subject"])
     assert "your move in game duel, round 1, was accepted and applied" in text
