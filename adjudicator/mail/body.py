@@ -161,9 +161,9 @@ def _collect_alternative(children: list[Message], found: _Found, *, depth: int) 
             continue
         if chosen is None:
             chosen = trial
-            if not _degenerate(trial):
+            if not _one_line(chosen):
                 break
-        elif _line_count(trial) >= 3:
+        elif _flattens(chosen, trial):
             chosen = trial
             found.notes.append("plain part is one single line: the HTML part read instead")
             break
@@ -178,8 +178,29 @@ def _line_count(found: _Found) -> int:
     return sum(1 for text in found.body for line in text.splitlines() if line.strip())
 
 
-def _degenerate(found: _Found) -> bool:
-    return _line_count(found) <= 1 and sum(len(text.strip()) for text in found.body) > 60
+def _one_line(found: _Found) -> bool:
+    return _line_count(found) <= 1
+
+
+def _flattens(plain: _Found, markup: _Found) -> bool:
+    """Whether a one-line plain part is the HTML part's lines put on one line: the HTML has
+    proper lines and the same words (its quote marks aside), however short the text; or the
+    HTML has several lines and the plain part is too long to be one line of orders."""
+    lines = _line_count(markup)
+    if lines < 2:
+        return False
+    if _words(plain) == _words(markup):
+        return True
+    return lines >= 3 and sum(len(text.strip()) for text in plain.body) > 60
+
+
+def _words(found: _Found) -> list[str]:
+    return [
+        word
+        for text in found.body
+        for line in text.splitlines()
+        for word in line.lstrip("> ").split()
+    ]
 
 
 def _alternative_rank(part: Message) -> int:

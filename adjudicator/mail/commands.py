@@ -71,7 +71,7 @@ from adjudicator.mail.command_types import (
     Unknown,
 )
 from adjudicator.mail.gm_readers import GM_READERS, MAIL_ADDRESS
-from adjudicator.mail.orderlike import COMMAND_WORDS
+from adjudicator.mail.orderlike import COMMAND_WORDS, reads_as_order
 from adjudicator.mail.parse import InboundMail, Section, SectionLine, split_sections
 
 __all__ = [
@@ -406,12 +406,21 @@ class MailSection:
 
     @property
     def asks(self) -> tuple[Command, ...]:
-        """The commands to answer: empty orders count only in a section that asks nothing
-        else (a bare mail is answered as orders; a lone HISTORY is not)."""
+        """The commands to answer: orders without a line that could be one (empty, or only a
+        greeting, a sign-off, a remark) count only in a section that asks nothing else (a
+        bare mail is answered as orders; "Off to a conference / SET ABSENCE 2d / Dave" sets
+        an absence and is no failed order). A line that reads as an order of any game, even
+        a wrongly written one, keeps the orders: it is read, or named as a problem."""
         others = [c for c in self.commands if not isinstance(c, Orders)]
         if others or self.problems:
-            return tuple(c for c in self.commands if not (isinstance(c, Orders) and not c.lines))
+            return tuple(c for c in self.commands if not (isinstance(c, Orders) and _prose(c)))
         return self.commands
+
+    @property
+    def remark_only(self) -> bool:
+        """Whether the section asks nothing: no command, no command line gone wrong, and no
+        line that could be an order (``orderlike.reads_as_order``)."""
+        return not self.problems and all(isinstance(c, Orders) and _prose(c) for c in self.commands)
 
     @property
     def needs_seat(self) -> bool:
@@ -434,6 +443,11 @@ class MailSection:
                 written = _PASSWORD_WORDS.match(normalise_line(problem.line.text))
                 found += written.group(1).split() if written else []
         return tuple(found)
+
+
+def _prose(orders: Orders) -> bool:
+    """Orders none of whose lines reads as an order or a command."""
+    return not any(reads_as_order(line.text) for line in orders.lines)
 
 
 def read_section(section: Section) -> MailSection:

@@ -90,7 +90,7 @@ from adjudicator.service.orders import take_orders
 from adjudicator.service.press import send_press
 from adjudicator.service.reports import Asker, answer_requests
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game, Seat, Submission, SubmissionStatus
+from adjudicator.storage.models import Game, GameStatus, Seat, Submission, SubmissionStatus
 
 MAX_SECTIONS = 5
 """Game sections read in one mail. Each section may be answered, and a forged mail with
@@ -327,6 +327,8 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
     the other handlers."""
     handling.named, handling.token_seat = section.game, token_seat
     game = handling.game = find_game(handling, section, token_seat)
+    if game is not None and section.remark_only and _remark(handling, game, token_seat):
+        return True
     if not section.needs_seat:
         return bool(_run_handlers(handling, section, seated=False))
     gm_game = handling.gm_game
@@ -346,6 +348,24 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
         return bool(_run_handlers(handling, section, seated=None))
     _run_handlers(handling, section, seated=False)  # what needs no seat is answered still
     return False
+
+
+def _remark(handling: SectionHandling, game: Game, token_seat: Seat | None) -> bool:
+    """Acknowledge a section that asks nothing ("Good game!", "Congrats bob") about a game
+    that is over, or from one of its observers who holds no seat in it: a remark is no failed
+    order, and is never refused. Whether it was acknowledged so (else it is read as before: a
+    seated player's bare mail in a running game is answered as orders)."""
+    session, sender = handling.session, handling.sender
+    over = game.status == GameStatus.FINISHED
+    seated = (token_seat is not None and token_seat.game_id == game.id) or (
+        queries.seat_at_address(session, game.id, sender) is not None
+    )
+    observer = not seated and queries.observer_at(session, game.id, sender.lower()) is not None
+    if not (over or observer):
+        return False
+    handling.answer_sender("remark", {"game": game.name, "over": over}, known=observer)
+    handling.notes.append(f"a remark about game {game.name}: acknowledged")
+    return True
 
 
 def _game_master_section(handling: SectionHandling, section: MailSection) -> bool:

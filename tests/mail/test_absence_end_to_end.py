@@ -41,7 +41,7 @@ def test_an_absence_by_mail_is_confirmed_announced_and_ended_by_a_reply(
     t, creds = table
     t.send("carol@example.org", f"GAME gw7\nPASSWORD {creds['carol'].secret}\nSET ABSENCE 3d\n")
     mails = t.expect(5)
-    answer = next(m for m in mails if "Answer to your mail" in m.subject)
+    answer = next(m for m in mails if m.subject == "[gw7] Absence set")
     assert answer.to == "carol@example.org"
     assert "It costs 3 days; you have 7 days of absence left" in answer.flat
     told = sorted(m.to for m in mails if m is not answer)
@@ -57,7 +57,7 @@ def test_an_absence_by_mail_is_confirmed_announced_and_ended_by_a_reply(
     t.send("carol@example.org", "SET ABSENCE OFF\n\n> carol will be away", to=reply_to)
     back = t.expect(5)
     assert sorted(m.to for m in back if m.subject == "[gw7] carol is back") == told
-    answer = next(m for m in back if "Answer" in m.subject)
+    answer = next(m for m in back if m.subject == "[gw7] Absence ended")
     assert "you have 9 days of absence left" in answer.flat  # the day begun stays spent
 
     t.send("carol@example.org", "SET ABSENCE 12d", to=reply_to)

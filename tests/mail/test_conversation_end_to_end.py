@@ -232,7 +232,7 @@ def test_time_zone_and_password_are_set_by_mail(
         f"GAME gw7\nPASSWORD {secret}\nSET TIMEZONE asia/tokyo\nSET TIMEZONE Mars/Olympus\n"
         "SET PASSWORD short\n",
     )
-    answer = t.one("Answer")
+    answer = t.one("Time zone set")
     assert "Asia/Tokyo" in answer.text
     assert "JST (Asia/Tokyo)" in answer.flat  # the deadline, shown in bob's zone
     assert "Mars/Olympus" in answer.text

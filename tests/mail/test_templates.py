@@ -163,9 +163,10 @@ def play(record_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
                 channel="test",
             )
     clock.now += timedelta(hours=1)
-    # A mail after the end is answered as late; a game master is told of what needs a human.
+    # Orders after the end are answered as late (a remark alone would be acknowledged); a game
+    # master is told of what needs a human.
     app.ingest(
-        order_mail(tag, asker, secrets[asker], ["hello"], next(number), written=clock()),
+        order_mail(tag, asker, secrets[asker], ["GIVE 1 TO bob"], next(number), written=clock()),
         channel="test",
     )
     if full:  # and the reports of a finished game

@@ -59,13 +59,16 @@ def mail(sender: str, body: str, number: int, subject: str = "commands") -> byte
 def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Sent]:
     """A game of ``kind`` at round 1; its players' commands; the mails to keep, by stem."""
     counter = itertools.count(1)
-    monkeypatch.setattr("adjudicator.service.games.new_secret", lambda: f"secret{next(counter)}")
-    monkeypatch.setattr("adjudicator.service.games.new_token", lambda: f"token{next(counter):0>10}")
     monkeypatch.setattr("adjudicator.service.games.new_gm_token", lambda: "gm-token")
-    monkeypatch.setattr("adjudicator.service.handover.new_secret", lambda: f"secret{next(counter)}")
-    monkeypatch.setattr(
-        "adjudicator.service.handover.new_token", lambda: f"token{next(counter):0>10}"
-    )
+    # Seats are made by service/games.py, handed over by service/handover.py, and added by the
+    # game master (APPROVE) in service/gm.py.
+    for module in ("games", "handover", "gm"):
+        monkeypatch.setattr(
+            f"adjudicator.service.{module}.new_secret", lambda: f"secret{next(counter)}"
+        )
+        monkeypatch.setattr(
+            f"adjudicator.service.{module}.new_token", lambda: f"token{next(counter):0>10}"
+        )
     app = make_service(tmp_path)
     players = PLAYERS[kind]
     with session_scope(app.engine) as session:

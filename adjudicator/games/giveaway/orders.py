@@ -192,9 +192,13 @@ def recipient_problems(
 
 
 def total_problem(gifts: Sequence[Gift], *, holding: int, unreadable: int) -> Problem | None:
-    """Rule 3: "All players must give all their points away every round"."""
+    """Rule 3: "All players must give all their points away every round".
+
+    Beside a line that could not be read, the sum of the others says nothing of what is wrong
+    (the unread line may hold the missing points): the total is named only when the lines read
+    already give away more than the holding."""
     total = sum(g.amount for g in gifts)
-    if total == holding:
+    if total == holding or (unreadable and total < holding):
         return None
     points = "point" if holding == 1 else "points"
     if not gifts and not unreadable:
@@ -202,5 +206,5 @@ def total_problem(gifts: Sequence[Gift], *, holding: int, unreadable: int) -> Pr
     else:
         message = f"you hold {holding} {points} but your gifts add up to {total}"
         if unreadable:
-            message += " (not counting the lines that could not be read)"
+            message += ", even without the lines that could not be read"
     return Problem("wrong-total", message)

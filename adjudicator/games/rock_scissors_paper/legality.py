@@ -126,6 +126,14 @@ def _scissors_path(state: State, origin: int, path: list[int]) -> None:
         code = board[cell]
         if not last and code:
             raise _Illegal("blocked", f"a Scissors cannot jump: {_NAMES[cell]} is occupied")
+        if last and code and not (side_of(code) != mover and kind_of(code) in (PAPER, FLAG)):
+            # Said before the lock: a move onto the enemy Scissors it is locked with breaks
+            # the target rule, not the lock ("D4 is not next to the Scissors on D4").
+            raise _Illegal(
+                "bad-target",
+                "a Scissors may end only on an empty cell, an enemy Paper or an enemy Flag; "
+                f"{_NAMES[cell]} {_holds(board, cell, mover)}",
+            )
         if locked and not any(hexes.are_neighbours(cell, c) for c in locked):
             partners = " or ".join(_NAMES[c] for c in locked)
             raise _Illegal(
@@ -140,12 +148,6 @@ def _scissors_path(state: State, origin: int, path: list[int]) -> None:
                 "lock-stops",
                 f"entering {_NAMES[cell]} would lock the Scissors with the enemy Scissors on "
                 f"{_NAMES[new[0]]}, and its move would end there",
-            )
-        if last and code and not (side_of(code) != mover and kind_of(code) in (PAPER, FLAG)):
-            raise _Illegal(
-                "bad-target",
-                "a Scissors may end only on an empty cell, an enemy Paper or an enemy Flag; "
-                f"{_NAMES[cell]} {_holds(board, cell, mover)}",
             )
 
 

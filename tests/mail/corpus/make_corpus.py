@@ -398,6 +398,15 @@ def icloud_web(reply: Reply, variant: int) -> Mail:
     return Mail("icloud-web", one_line + "\n", markup, encoding="quoted-printable")
 
 
+@shape("icloud-web-new", ("none", "none", "none"))
+def icloud_web_new(reply: Reply, variant: int) -> Mail:
+    # A new mail from iCloud's web mail, not a reply: the plain part is the HTML's lines on
+    # one line, however short (docs/reading-mail.md, "Which part of a mail is read").
+    one_line = " ".join(line for line in reply.signed if line)
+    markup = f"<html><body>{html_lines(reply.signed)}</body></html>"
+    return Mail("icloud-web-new", one_line + "\n", markup, history=False)
+
+
 # --- Outlook ---------------------------------------------------------------------------------
 
 
