@@ -276,6 +276,8 @@ def address(game_name: GameName, handle: Handle, new_address: Address) -> None:
     sent to the old address no longer count."""
     _run(
         game_name,
-        lambda session, game, ctx, now: gm.change_address(session, game, handle, new_address),
+        lambda session, game, ctx, now: gm.change_address(
+            session, game, handle, new_address, ctx=ctx, now=now
+        ),
     )
-    typer.echo(f"game {game_name}: {handle} now at {new_address}")
+    typer.echo(f"game {game_name}: {handle} now at {new_address}; told at both addresses")

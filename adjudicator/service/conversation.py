@@ -199,17 +199,21 @@ def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:
     listed = [line for p in problems for line in p.context["problems"]]
     wanted = any(p.context["commands"] for p in problems)
     has_help = any(p.kind == "help" for p in others)
+    gm_wanted = any(p.context.get("gm_commands") for p in problems)
+    first = problems[0]
     context = {
         "problems": sorted(listed, key=lambda line: line["line"]),
         "commands": command_list() if wanted and not has_help else [],
+        "gm_commands": gm_wanted and not any(p.kind == "gm_help" for p in others),
+        "time_zone": first.context.get("time_zone"),
     }
-    first = problems[0]
     merged = AnswerPart(
         "problems",
         context,
         first.game,
         first.game_id,
         first.seat_id,
+        reply_to=first.reply_to,
         proven=any(p.proven for p in problems),
     )
     return [*others, merged]
@@ -444,7 +448,13 @@ def answer_problems(
     ]
     mistyped = any(p.command is Unknown for p in problems)
     context = {"problems": shown, "commands": command_list() if mistyped else []}
-    if handling.seat is not None:
+    gm_game = handling.gm_game
+    if gm_game is not None and gm_game.gm_address and handling.seat is None:
+        # The game master's mail (to the game master's own address, ``gm_mail.py``): the game
+        # master's commands, not the players', so that the corrected line can be sent back.
+        context |= {"commands": [], "gm_commands": mistyped, "time_zone": gm_game.time_zone}
+        handling.answer_sender("problems", context)
+    elif handling.seat is not None:
         handling.answer_seat(handling.seat, "problems", context)
     else:
         handling.answer_sender("problems", context)

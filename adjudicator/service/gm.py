@@ -328,12 +328,47 @@ def put_stand_in(
     return moved
 
 
-def change_address(session: Session, game: Game, handle: str, address: str) -> None:
+def change_address(
+    session: Session,
+    game: Game,
+    handle: str,
+    address: str,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+) -> None:
     """A player's new address; clears the unreachable mark set by a bounce. Replies to the
-    mails sent to the old address no longer prove the seat (``move_seat``)."""
+    mails sent to the old address no longer prove the seat (``move_seat``).
+
+    The player is told at both addresses: at the new one as the seat's mail (its reply
+    address proves the seat), and at the old one, without any reply address of the seat, so
+    that a seat moved behind its player's back is noticed where he still reads."""
     seat = _seat(session, game, handle)
+    old = seat.address
     move_seat(seat, checked_address(address, whose=handle))
     session.add(seat)
+    session.flush()
+    if old.lower() == seat.address.lower():
+        return
+    round_ = open_round_of(session, game)
+    context = base_context(game, seat, round_) | {"old": old, "new": seat.address}
+    stamp = f"{game.id}:{seat.id}:{now.timestamp():.0f}"
+    for side, to in (("new", seat.address), ("old", old)):
+        if to == NO_ADDRESS:
+            continue
+        queue_templated(
+            session,
+            ctx=ctx,
+            template="address_changed",
+            context=context | {"side": side},
+            kind="address_changed",
+            to=to,
+            key=f"address_changed:{side}:{stamp}",
+            now=now,
+            threading=game_thread(game, ctx),
+            game_id=game.id,
+            seat_id=seat.id if side == "new" else None,
+        )
 
 
 # --- rollback ----------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ mail's one answer.
 
 ``adjudicate game gm GAME [ADDRESS]`` (:func:`renew_game_master`) gives the game a new GM
 token, voiding every reply address given before (a leaked one, or a game master who hands
-the game over), and mails the game master the new one.
+the game over), and mails the game master the new one; a game master replaced by another
+address is told at his own.
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def renew_game_master(
     """A new GM token for ``game`` (and a new game master's address, when given): every reply
     address given before stops running the game. The game master gets the new one in a mail
     of its own; the address it went to."""
+    former = game.gm_address
     if address:
         game.gm_address = checked_address(address, whose="the game master")
     if not game.gm_address:
@@ -103,6 +105,18 @@ def renew_game_master(
     game.gm_token = token_digest(new_gm_token())
     session.add(game)
     session.flush()
+    if former and former.lower() != game.gm_address.lower():
+        # The game master replaced is told, so that a game taken from him is noticed.
+        queue_gm_notice(
+            session,
+            ctx=ctx,
+            game=game,
+            notice="gm_handed_over",
+            key=f"{game.id}:{game.gm_token}",
+            now=now,
+            former=former,
+            successor=game.gm_address,
+        )
     queue_gm_notice(
         session,
         ctx=ctx,

@@ -23,6 +23,7 @@ from typing import Any
 from sqlmodel import Session
 
 from adjudicator.mail.parse import InboundMail
+from adjudicator.security import gm_reply_address
 from adjudicator.service.context import ServiceContext
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat, Submission
@@ -82,11 +83,27 @@ class SectionHandling:
     def answer_sender(self, kind: str, context: dict[str, Any], *, known: bool = False) -> None:
         """Add a part for the sender (what needs no seat: HELP, LIST, a mistyped command). In
         a game where the sender's address is a seat's, the part is that seat's: a reply to it
-        reaches the seat (its reply address), as a reply to any mail to the seat does.
-        ``known``: the sender's address was known (an observer, a standby entry) until this
-        mail ended it; the last answer to it is not held back as a stranger's would be, and
-        can be had once only (``throttle.py``)."""
+        reaches the seat (its reply address), as a reply to any mail to the seat does. A mail
+        to the game master's own reply address is answered at the game master's registered
+        address, with that reply address, whatever address it came from. ``known``: the
+        sender's address was known (an observer, a standby entry) until this mail ended it;
+        the last answer to it is not held back as a stranger's would be, and can be had once
+        only (``throttle.py``)."""
         game = self.game
+        master = self.gm_game
+        if master is not None and master.gm_address and self.seat is None:
+            # The game master's mail (to the game master's own reply address): its one answer
+            # goes to the game master's registered address, with that reply address, whichever
+            # address the game master wrote from (``gm_mail.py``).
+            assert master.id is not None
+            reply_to = gm_reply_address(
+                self.ctx.receipt_key, self.ctx.identity.address, master.id, master.gm_token
+            )
+            self.answer.add(
+                master.gm_address,
+                AnswerPart(kind, context, master.name, master.id, reply_to=reply_to, proven=True),
+            )
+            return
         proven = self.proven_seat(self.sender)
         seat = proven
         if game is not None and (seat is None or seat.game_id != game.id):

@@ -35,6 +35,7 @@ NOTICES = (
     "closed_late",
     "resigned",
     "game_master",
+    "gm_handed_over",
     "replaced",
     "offered",
     "join_request",
@@ -52,9 +53,12 @@ def queue_gm_notice(
     key: str,
     now: datetime,
     round_: Round | None = None,
+    former: str | None = None,
     **details: Any,
 ) -> bool:
-    """Queue ``notice`` (one of ``NOTICES``) to the game master; False if there is none."""
+    """Queue ``notice`` (one of ``NOTICES``) to the game master; False if there is none.
+    ``former``: to a game master who no longer runs the game, at that address, without the
+    game master's reply address (which is the new game master's)."""
     if notice not in NOTICES:
         raise ValueError(f"unknown game master notice {notice!r}")
     if not game.gm_address:
@@ -68,10 +72,12 @@ def queue_gm_notice(
         template="gm_notice",
         context={**base_context(game, None, round_), "notice": notice, **details},
         kind=f"gm:{notice}",
-        to=game.gm_address,
+        to=former or game.gm_address,
         key=f"gm:{notice}:{key}",
         now=now,
-        threading=game_thread(game, ctx, reply_to=gm_reply_to(ctx, game)),
+        threading=game_thread(game, ctx)
+        if former
+        else game_thread(game, ctx, reply_to=gm_reply_to(ctx, game)),
         game_id=game.id,
         round_id=round_.id if round_ else None,
     )

@@ -19,7 +19,8 @@ from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
 from adjudicator.service.sign_up_state import not_started
-from adjudicator.service.stand_ins import stand_in_seats, take_back
+from adjudicator.service.stand_ins import answered_by_stand_ins, stand_in_seats, take_back
+from adjudicator.storage import queries
 from adjudicator.storage.db import aware
 from adjudicator.storage.models import GameStatus, OrderSet, Round, RoundState
 
@@ -115,6 +116,12 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
         # Closed first: in a game played in turns the move is applied at once, and its
         # confirmation says so (docs/rules/<game>.md: a round is one move).
         close_if_complete(session, round_.id, ctx=handling.ctx, now=handling.now)
+        answer = queries.round_numbered(session, game.id, round_.number + 1)
+        if answered_by_stand_ins(session, answer) and not returned:
+            # The computer answered at once: the answer's result is the one mail for the
+            # move, with its receipt (``replies.round_result_mails``).
+            handling.notes.append(f"move in game {game.name} answered by the computer")
+            return True
         context |= _turn_after_move(handling, round_)
     else:  # closed once this mail's transaction commits (closing.close_completed)
         context["completes_round"] = mark_if_complete(session, round_, now=handling.now)

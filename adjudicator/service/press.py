@@ -14,6 +14,7 @@ taken out; the HTML part escapes it like any text.
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
@@ -66,7 +67,7 @@ def send_press(
         text = clean_text(command.text)
         problem = _refusal(handling, game, seat, command, text)
         if problem is not None:
-            bad.append(CommandProblem(Press, command.line, problem))
+            bad.append(CommandProblem(Press, command.line, problem + _quoted(text)))
             continue
         sent.append(_relay(handling, game, seat, command.to, text))
     if sent:
@@ -105,6 +106,18 @@ def _refusal(
     return None
 
 
+def _quoted(text: str) -> str:
+    """The unsent message quoted after its refusal, so that the sender can correct the line
+    and send it again without writing it anew (the sender's own text, to the sender only)."""
+    lines = text.splitlines()
+    if not any(line.strip() for line in lines):
+        return ""
+    shown = [f"> {line}" for line in lines[:QUOTED_LINES]]
+    if len(lines) > QUOTED_LINES:
+        shown.append(f"> ... ({len(lines) - QUOTED_LINES} more lines)")
+    return ". The message that was not sent:\n" + "\n".join(shown)
+
+
 def _sent_in_this_mail(handling: SectionHandling) -> int:
     return sum(
         len(part.context.get("sent", ()))
@@ -130,9 +143,11 @@ def _private_refusal(
     handles = [s.handle for s in active_seats(handling.session, game)]
     unknown = [t for t in targets if t not in handles]
     if unknown:
+        close = difflib.get_close_matches(unknown[0], handles, n=1, cutoff=0.6)
+        guess = f"; did you mean {close[0]}?" if close else ""
         return (
-            f"game {game.name} has no player {unknown[0]!r} (players: {', '.join(handles)}); "
-            "nothing was sent"
+            f"game {game.name} has no player {unknown[0]!r}{guess} (players: "
+            f"{', '.join(handles)}); nothing was sent"
         )
     if seat.handle in targets:
         return "press goes to other players: leave your own handle out"

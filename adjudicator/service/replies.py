@@ -38,10 +38,15 @@ from adjudicator.service.outbox import PendingMail, queue_pending
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.settings import settings_of
-from adjudicator.service.stand_ins import given_back_in_round, stand_ins_of_round
+from adjudicator.service.stand_ins import (
+    answered_by_stand_ins,
+    given_back_in_round,
+    own_move,
+    stand_ins_of_round,
+)
 from adjudicator.service.throttle import answer_refused
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game, Round, RoundResult, Seat
+from adjudicator.storage.models import Game, OrderSet, Round, RoundResult, Seat, Submission
 
 log = logging.getLogger(__name__)
 
@@ -580,11 +585,21 @@ def round_result_mails(
     stand_ins = stand_ins_of_round(session, round_, seats=seats)
     given_back = given_back_in_round(session, round_, result.orders, seats=seats)
     hint = finished_game_hint(session, game) if result.finished else None
+    # A move the computer answered at once is told to its mover in one mail, the answer's
+    # result (``stand_ins.answered_by_stand_ins``): not this round's result, then the next's.
+    answered_next = answered_by_stand_ins(session, adjudicated.next_round)
+    before = (
+        queries.round_numbered(session, game.id, round_.number - 1)
+        if answered_by_stand_ins(session, round_)
+        else None
+    )
     mails = []
     for seat in seats:
         assert seat.id is not None
         if not seat.active:
             continue  # removed by the game master: no more mail
+        if answered_next and own_move(session, round_, seat) is not None:
+            continue  # told with the computer's answer, in the next round's result
         # The deadline concerns only the players the next round waits for.
         calendar = extras.attachments if seat.handle in movers else []
         context = result_context(
@@ -602,6 +617,13 @@ def round_result_mails(
             given_back=given_back,
             hint=hint,
         )
+        moved = own_move(session, before, seat) if before is not None else None
+        threading = game_thread(game, ctx)
+        if before is not None and moved is not None:
+            context["your_move"] = _answered_move(
+                session, ctx, adjudicated=adjudicated, before=before, seat=seat, moved=moved
+            )
+            threading = _answering(session, ctx, game, moved) or threading
         mail = templated_mail(
             session,
             ctx=ctx,
@@ -611,7 +633,7 @@ def round_result_mails(
             to=seat.address,
             key=f"result:{round_.id}:{seat.id}",
             now=now,
-            threading=game_thread(game, ctx),
+            threading=threading,
             game_id=game.id,
             round_id=round_.id,
             seat_id=seat.id,
@@ -620,3 +642,58 @@ def round_result_mails(
         )
         mails.append(mail)
     return mails
+
+
+def _answered_move(
+    session: Session,
+    ctx: ServiceContext,
+    *,
+    adjudicated: Adjudicated,
+    before: Round,
+    seat: Seat,
+    moved: OrderSet,
+) -> dict[str, Any]:
+    """The mover's own move, answered by the computer in ``adjudicated``'s round, as the one
+    mail for both rounds shows it: the move and its receipt (the confirmation's), and what
+    the move did, in the words of its round's result (without its board: the new position
+    follows)."""
+    game = adjudicated.game
+    result = queries.result_of(session, before.id)
+    text = ""
+    if result is not None:
+        context = result_context(
+            game,
+            seat,
+            round_=before,
+            next_round=adjudicated.round,
+            result=result,
+            termination=None,
+            players=[s.handle for s in seats_of(session, game)],
+            pictures=[],
+        ) | {"only_report": True}
+        rendered = ctx.renderer.mail(result_template(ctx, game.kind), context, html=False)
+        body = rendered.text.partition("\n-- \n")[0]
+        greeting, blank, rest = body.partition("\n\n")
+        text = (rest if blank and greeting.startswith("Hello") else body).strip("\n")
+    return {
+        "round": before.number,
+        "lines": list(moved.lines),
+        "receipt": moved.receipt,
+        "text": text,
+    }
+
+
+def _answering(
+    session: Session, ctx: ServiceContext, game: Game, moved: OrderSet
+) -> Threading | None:
+    """The one mail for a move the computer answered is the answer to the mover's mail:
+    threaded under it (and the game), as its confirmation was."""
+    submission = session.get(Submission, moved.submission_id) if moved.submission_id else None
+    if submission is None or not submission.message_id:
+        return None
+    root = thread_root(game.name, ctx.identity)
+    return Threading(
+        in_reply_to=submission.message_id,
+        references=(root, submission.message_id),
+        auto="auto-replied",
+    )

@@ -146,3 +146,25 @@ def given_back_in_round(
         if o.receipt == WITHDRAWN + STAND_IN
     }
     return [{"player": s.handle, "own": s.handle in orders} for s in seats if s.id in taken_back]
+
+
+# --- a move answered by the computer at once -------------------------------------------------
+
+
+def answered_by_stand_ins(session: Session, round_: Round | None) -> bool:
+    """Whether ``round_`` is closed and only stand-ins moved in it: in a game played in turns
+    against the computer, the computer's answer to the move before it, made in the same
+    moment. The mover then gets one mail for the two rounds (``replies.round_result_mails``):
+    his move taken, the computer's answer and the new position."""
+    if round_ is None or round_.state not in (RoundState.ADJUDICATED, RoundState.REPORTED):
+        return False
+    orders = orders_in_force(session, round_).values()
+    return bool(orders) and all(o.receipt == STAND_IN for o in orders)
+
+
+def own_move(session: Session, round_: Round, seat: Seat) -> OrderSet | None:
+    """The orders ``seat``'s player himself sent that stood in ``round_``, or None (he did not
+    move, or the stand-in moved for him)."""
+    assert seat.id is not None
+    mine = orders_in_force(session, round_).get(seat.id)
+    return mine if mine is not None and mine.receipt != STAND_IN else None

@@ -46,7 +46,9 @@ def by_set_address(app: App, creds: dict[str, Credentials]) -> None:
 
 def by_game_master(app: App, _creds: dict[str, Credentials]) -> None:
     with session_scope(app.engine) as session:
-        change_address(session, find_game(session, "gw1"), "alice", NEW)
+        change_address(
+            session, find_game(session, "gw1"), "alice", NEW, ctx=app.ctx, now=app.clock()
+        )
 
 
 @pytest.mark.parametrize("move", [by_set_address, by_game_master], ids=["set-address", "gm"])
@@ -74,3 +76,26 @@ def test_the_old_mailbox_cannot_order_after_an_address_change(
     replied = make_mail("GIVE 3 TO bob", sender=NEW, to=new_reply)
     assert app.ingest(replied, channel="pipe") == SubmissionStatus.ACCEPTED
     assert stored_orders(app) == [["GIVE 3 TO carol"], ["GIVE 3 TO bob"]]
+
+
+def test_an_address_change_by_the_game_master_is_told_at_both_addresses(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """Issue 40, finding 17: the player hears of the move at the old address (a seat moved
+    behind his back is noticed there, with no reply address that proves the seat) and at
+    the new one (with the seat's new reply address, which places orders)."""
+    by_game_master(app, creds)
+    with Session(app.engine) as session:
+        mails = session.exec(select(OutboxMail).where(OutboxMail.kind == "address_changed")).all()
+    told = {m.recipient: message_from_bytes(m.message) for m in mails}
+    assert set(told) == {OLD, NEW}
+    old, new = told[OLD], told[NEW]
+    old_text = " ".join(str(old.get_payload(0).get_payload(decode=True), "utf-8").split())
+    assert f"from this address, {OLD}, to {NEW}" in old_text
+    assert "the service's operator (this game has no game master) at once" in old_text
+    assert "has moved to another address" in str(old["Subject"])
+    assert not str(old.get("Reply-To", "")).startswith("judge+r")
+    reply = str(new["Reply-To"]).strip("<> ")
+    assert reply.startswith("judge+r")
+    replied = make_mail("GIVE 3 TO bob", sender=NEW, to=reply)
+    assert app.ingest(replied, channel="pipe") == SubmissionStatus.ACCEPTED

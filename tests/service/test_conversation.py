@@ -388,3 +388,19 @@ def test_answers_to_one_address_are_capped_per_hour(app: App) -> None:
     clock_of(app).advance(hours=1, minutes=1)
     app.ingest(player_mail("g1", "alice", "HELP\n", number=next(_numbers)), channel="pipe")
     assert len(queued(app, "answer")) == ANSWERS_PER_HOUR + 1
+
+
+def test_press_to_a_mistyped_handle_suggests_the_player_and_quotes_the_unsent_text(
+    app: App,
+) -> None:
+    """Issue 40, finding 18: ``PRESS TO alcie`` says "did you mean alice?" and gives the
+    message back, so that it can be sent again; nobody receives it."""
+    creds = start(app)
+    send(app, creds, "bob", "PRESS TO alcie\nLet us share the ring.\nYours, Bob\nENDPRESS\n")
+    assert press_mails(app) == []
+    (answer,) = queued(app, "answer")
+    assert answer["To"] == "bob@example.org"
+    text = plain_text(answer)
+    assert "no player 'alcie'; did you mean alice?" in text
+    assert "> Let us share the ring." in text
+    assert "> Yours, Bob" in text

@@ -39,6 +39,8 @@ NOT_ABOUT_A_GAME = {
     "seat_passed_on": "to a former player, whose seat is someone else's now: his reply is "
     "answered that the seat passed on (tests/service/test_former_players.py)",
     "passed_on": "the answer to that reply, to the former player",
+    "gm:gm_handed_over": "to a game master replaced by another address: his replies no longer "
+    "run the game (tests/service/test_gm_conversation.py)",
     "takeover": "welcome of a newcomer to a seat (tested with the seats: it carries the token)",
 }
 """Kinds that are not a seat's or a game master's mail, with why."""
@@ -139,6 +141,7 @@ def _resign_code(app: App) -> str:
 
 
 NOT_DRIVEN_HERE = {
+    "address_changed",  # the new address's: the seat's reply address; the old one's: none
     "gm:adjudication_failed",
     "gm:bounced",
     "gm:closed_late",

@@ -67,7 +67,14 @@ def test_a_moved_address_replying_to_an_old_mail_is_told_the_seat_moved(app: App
     with that cause: not "reply to any mail the game sent you", which it just did."""
     old = _an_active_hour(app)
     with session_scope(app.engine) as session:
-        change_address(session, find_game(session, "gw1"), "alice", "alice@new.example.org")
+        change_address(
+            session,
+            find_game(session, "gw1"),
+            "alice",
+            "alice@new.example.org",
+            ctx=app.ctx,
+            now=app.clock(),
+        )
     app.ingest(client_reply(old, "GIVE 3 TO carol", sender=ALICE, message_id="<y@x>"), channel="t")
     [refusal] = _answers_to_alice(app, "refusal")
     assert "went to a reply address of a mail the game sent to an address the seat has" in refusal
