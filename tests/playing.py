@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
+from adjudicator.core.game import Setup
 from adjudicator.service import batch_intake
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
@@ -92,9 +93,11 @@ def new_game(
     settings: Mapping[str, Any] | None = None,
     gm_address: str | None = None,
     welcome: bool = False,
+    setup: Setup | None = None,
 ) -> dict[str, Credentials]:
     """A game of ``players`` (handles, at example.org), 72 h a round, started (the seats the
-    computer plays move); ``welcome`` queues the welcome mails too. The credentials by handle."""
+    computer plays move); ``welcome`` queues the welcome mails too; ``setup`` a board game's
+    starting position other than the rules' own. The credentials by handle."""
     with session_scope(app.engine) as session:
         game, credentials = create_game(
             session,
@@ -105,6 +108,7 @@ def new_game(
             schedule="72h",
             settings=dict(settings or {}),
             gm_address=gm_address,
+            setup=setup or Setup(),
             now=app.clock(),
         )
         first = begin_game(session, game, ctx=app.ctx, now=app.clock())

@@ -12,8 +12,7 @@ from playing import new_game, plain, plain_mail, player_mail, queued
 
 from adjudicator.app import App
 from adjudicator.core.game import PieceSpec, Setup
-from adjudicator.service.closing import begin_game
-from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
+from adjudicator.service.games import Credentials, find_game
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import GameStatus, Observer
 
@@ -67,19 +66,7 @@ def _won_game(app: App) -> dict[str, Credentials]:
         ],
         to_move="white",
     )
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="rsp1",
-            kind="rock-scissors-paper",
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob")],
-            options={},
-            schedule="72h",
-            setup=setup,
-            now=app.clock(),
-        )
-        begin_game(session, game, ctx=app.ctx, now=app.clock())
-    creds = {c.handle: c for c in credentials}
+    creds = new_game(app, ["alice", "bob"], name="rsp1", kind="rock-scissors-paper", setup=setup)
     move = f"PASSWORD {creds['alice'].secret}\nH8-I9\n"
     app.ingest(player_mail("rsp1", "alice", move, number=1), channel="pipe")
     with session_scope(app.engine) as session:

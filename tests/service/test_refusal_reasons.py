@@ -7,9 +7,7 @@ from playing import new_game, plain, player_mail, queued
 
 from adjudicator.app import App
 from adjudicator.core.game import PieceSpec, Setup
-from adjudicator.service.closing import begin_game
-from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.storage.db import session_scope
+from adjudicator.service.games import Credentials
 
 
 def _answer(app: App) -> str:
@@ -53,19 +51,7 @@ def _rsp_game(app: App) -> dict[str, Credentials]:
         ],
         to_move="white",
     )
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="rsp1",
-            kind="rock-scissors-paper",
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob")],
-            options={},
-            schedule="72h",
-            setup=setup,
-            now=app.clock(),
-        )
-        begin_game(session, game, ctx=app.ctx, now=app.clock())
-    return {c.handle: c for c in credentials}
+    return new_game(app, ["alice", "bob"], name="rsp1", kind="rock-scissors-paper", setup=setup)
 
 
 def test_a_scissors_onto_the_enemy_scissors_it_is_locked_with_is_told_the_target_rule(
