@@ -115,10 +115,13 @@ def test_a_worker_killed_mid_round_loses_nothing_and_the_sweeper_finishes_it(
 
 SERVICE_WITH_WORKERS = """
 import sys
+from adjudicator.app import make_app
 from adjudicator.config import Config, ServiceConfig
 from adjudicator.workers import RoundWorkers, _ready
 
-workers = RoundWorkers(Config(service=ServiceConfig(data_dir=sys.argv[1])), 2)
+config = Config(service=ServiceConfig(data_dir=sys.argv[1]))
+make_app(config)  # as serve does: the database and its key file first; workers only read them
+workers = RoundWorkers(config, 2)
 assert workers.pool is not None
 assert workers.pool.submit(_ready).result(timeout=120)
 print(*workers.pool._processes, flush=True)
