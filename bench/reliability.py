@@ -708,7 +708,9 @@ def _after_player_address(world: World) -> bool:
     def moved() -> None:
         with session_scope(world.app.engine) as session:
             game = session.exec(select(Game).where(Game.name == "gw1")).one()
-            change_address(session, game, "alice", NEW_ADDRESS)
+            change_address(
+                session, game, "alice", NEW_ADDRESS, ctx=world.app.ctx, now=world.app.clock()
+            )
 
     return _old_address_keeps_seat(world, moved=moved)
 
