@@ -37,10 +37,11 @@ from adjudicator.storage.models import GameStatus, OutboxMail, OutboxStatus, Rou
 ADJUDICATE = Path(sys.executable).parent / "adjudicate"
 ADDRESS = "judge@pbem.test"
 GM = "gm@example.org"
-LEAD = timedelta(seconds=45)
+LEAD = timedelta(seconds=90)
 """How far ahead of the test's start the open round's deadline is put: time for the service to
 start (and plan it) and for the game master's command to run before it (each test checks that
-they did, see :func:`_before`)."""
+they did, see :func:`_before`). On a loaded machine of two cores the service took up to 15 s to
+start and a command up to 10 s: the lead is several times that."""
 PAST = 8.0
 """How long past a deadline the test watches for a round that should not close (a bounded
 poll: it ends early, failing, if the round closes)."""
