@@ -231,11 +231,11 @@ def test_a_game_paused_by_the_game_masters_mail_closes_no_round_until_resumed_by
     club.move_deadline(1, deadline)
     with serving(club):
         deliver(tmp_path / "maildir", _gm_mail(club, "PAUSE", 1))
-        assert poll(lambda: club.status() == GameStatus.PAUSED, timeout=30)
+        assert poll(lambda: club.status() == GameStatus.PAUSED, timeout=_seconds_until(deadline))
         _before(deadline)
         _stays_open_past_its_deadline(club, 1)
         deliver(tmp_path / "maildir", _gm_mail(club, "RESUME", 2))
-        assert poll(lambda: club.status() == GameStatus.RUNNING, timeout=30)
+        assert poll(lambda: club.status() == GameStatus.RUNNING, timeout=120)
         _closes_at_its_new_deadline(club, 1, later_than=deadline)
 
 
