@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from email.message import EmailMessage
 
-from playing import new_game, plain, queued
+from playing import new_game, plain, plain_mail, queued
 from sqlmodel import Session, select
 
 from adjudicator.app import App
@@ -19,13 +19,13 @@ GM = "gm@example.org"
 
 
 def _gm_mail(to: str, body: str, number: int) -> bytes:
-    message = EmailMessage()
-    message["From"] = GM
-    message["To"] = to
-    message["Subject"] = "Re: [gw1] the game"
-    message["Message-ID"] = f"<gm-conv-{number}@example.org>"
-    message.set_content(body)
-    return message.as_bytes()
+    return plain_mail(
+        GM,
+        body,
+        subject="Re: [gw1] the game",
+        message_id=f"<gm-conv-{number}@example.org>",
+        to=to,
+    )
 
 
 def _gm_reply_address(app: App) -> str:
