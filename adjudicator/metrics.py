@@ -32,7 +32,6 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from prometheus_client import CollectorRegistry, Counter, Histogram, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
-from sqlalchemy import bindparam, or_
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, func, select
@@ -40,15 +39,13 @@ from sqlmodel import Session, col, func, select
 from adjudicator.config import HealthConfig
 from adjudicator.storage.db import aware, listed, unavailable
 from adjudicator.storage.models import (
-    Game,
-    GameStatus,
     OutboxMail,
     OutboxStatus,
     Round,
-    RoundState,
     Submission,
     SubmissionStatus,
 )
+from adjudicator.storage.queries import Overdue, overdue_rounds
 
 LOOP_STUCK = timedelta(minutes=2)
 INTAKE_STUCK = timedelta(minutes=5)
@@ -68,16 +65,6 @@ class Intake(Protocol):
     def down_for(self) -> float:
         """Seconds it has not been able to read; 0 while it reads."""
         ...
-
-
-@dataclass(frozen=True)
-class Overdue:
-    """A round past its deadline (or its grace period) that is not closed."""
-
-    game: str
-    number: int
-    due: datetime
-    error: str | None
 
 
 class _DatabaseFigures(Collector):
@@ -166,31 +153,6 @@ class _DatabaseFigures(Collector):
             "How long the longest overdue round has been past its deadline",
             max(age, 0.0),
         )
-
-
-_OVERDUE = (
-    select(Game.name, Round)
-    .join(Game, col(Game.id) == col(Round.game_id))
-    .where(Game.status == GameStatus.RUNNING)
-    .where(col(Round.state).in_([RoundState.OPEN, RoundState.CLOSING]))
-    .where(
-        or_(
-            col(Round.grace_until) <= bindparam("now"),
-            col(Round.grace_until).is_(None) & (col(Round.deadline) <= bindparam("now")),
-        )
-    )
-)
-"""Rounds of running games that are due (the sweeper's ``due_rounds``) and not closed yet."""
-
-
-def overdue_rounds(session: Session, *, now: datetime) -> list[Overdue]:
-    """The rounds due and not closed, the longest overdue first."""
-    late = []
-    for game, round_ in session.exec(_OVERDUE, params={"now": now}):
-        due = round_.grace_until or round_.deadline
-        if due is not None:
-            late.append(Overdue(game, round_.number, aware(due), round_.error))
-    return sorted(late, key=lambda r: r.due)
 
 
 class _IntakeFigures(Collector):

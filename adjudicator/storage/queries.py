@@ -9,13 +9,14 @@ caller may only hold an id. Writes stay in the service: they are the use cases t
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Integer, String, bindparam, cast, union
 from sqlmodel import Session, col, func, or_, select
 
-from adjudicator.storage.db import listed, on_postgresql
+from adjudicator.storage.db import aware, listed, on_postgresql
 from adjudicator.storage.models import (
     Absence,
     Game,
@@ -216,6 +217,14 @@ def failed_rounds(session: Session, game_id: int | None) -> list[Round]:
     )
 
 
+def _past_due(now: Any) -> Any:
+    """A round's close has come: its grace period's end, or its deadline where it has none."""
+    return or_(
+        col(Round.grace_until) <= now,
+        col(Round.grace_until).is_(None) & (col(Round.deadline) <= now),
+    )
+
+
 def due_rounds(session: Session, *, now: datetime) -> list[int]:
     """Open rounds whose deadline (or grace period) has passed, and closing rounds not stopped by
     an error, of running games: the sweeper's work list."""
@@ -225,17 +234,43 @@ def due_rounds(session: Session, *, now: datetime) -> list[int]:
         .where(Game.status == GameStatus.RUNNING)
         .where(
             or_(
-                (col(Round.state) == RoundState.OPEN)
-                & or_(
-                    col(Round.grace_until) <= now,
-                    col(Round.grace_until).is_(None) & (col(Round.deadline) <= now),
-                ),
+                (col(Round.state) == RoundState.OPEN) & _past_due(now),
                 (col(Round.state) == RoundState.CLOSING) & col(Round.error).is_(None),
             )
         )
         .order_by(col(Round.deadline))
     )
     return [i for i in session.exec(query) if i is not None]
+
+
+@dataclass(frozen=True)
+class Overdue:
+    """A round past its deadline (or its grace period) that is not closed."""
+
+    game: str
+    number: int
+    due: datetime
+    error: str | None
+
+
+def overdue_rounds(session: Session, *, now: datetime) -> list[Overdue]:
+    """The rounds of running games past their close and not closed (open, or closing: stopped
+    by an error or still at work), the longest overdue first: what ``/healthz`` judges."""
+    late = []
+    for game, round_ in session.exec(_OVERDUE, params={"now": now}):
+        due = round_.grace_until or round_.deadline
+        if due is not None:
+            late.append(Overdue(game, round_.number, aware(due), round_.error))
+    return sorted(late, key=lambda r: r.due)
+
+
+_OVERDUE = (
+    select(Game.name, Round)
+    .join(Game, col(Game.id) == col(Round.game_id))
+    .where(Game.status == GameStatus.RUNNING)
+    .where(col(Round.state).in_([RoundState.OPEN, RoundState.CLOSING]))
+    .where(_past_due(bindparam("now")))
+)
 
 
 def open_rounds(session: Session, *, of_rounds: Collection[int] | None = None) -> list[Round]:
