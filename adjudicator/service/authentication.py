@@ -153,14 +153,29 @@ def authenticate(
 
 def _to_old_reply_address(handling: SectionHandling, game: Game) -> bool:
     """Whether the mail went to a reply address of a seat of ``game`` that no longer proves
-    it (the seat moved to another address since that mail was sent): the refusal must not
-    tell its sender to reply to a mail of the game, which he just did."""
+    it (the seat moved to another address since that mail was sent), or to a welcome's
+    personal reply address that no seat holds now: the refusal must not tell its sender to
+    reply to a mail of the game, which he just did."""
     for address in handling.mail.recipients:
         replied = replied_seat(address)
         seat = handling.session.get(Seat, replied[0]) if replied is not None else None
-        if seat is not None and seat.game_id == game.id:
+        if (seat is not None and seat.game_id == game.id) or _voided_token(handling, address):
             return True
     return False
+
+
+def _voided_token(handling: SectionHandling, address: str) -> bool:
+    """Whether ``address`` is a personal reply address of the service (the welcome's,
+    ``judge+TOKEN@...``) that no seat holds: a move gave the seat a new token
+    (``games.move_seat``) and keeps no record of the old, whose game is not known then. (A
+    seat passed on to someone else is told apart before: ``handover.former_seat``.)"""
+    match = _TOKEN.match(address)
+    local, _, domain = handling.ctx.identity.address.lower().partition("@")
+    if match is None or not address.lower().startswith(f"{local}+"):
+        return False
+    if address.lower().rpartition("@")[2] != domain:
+        return False
+    return queries.seat_with_token(handling.session, token_digest(match.group(1))) is None
 
 
 def source_of(address: str) -> str:
