@@ -420,9 +420,13 @@ def _seat_may_speak(
     seat = handling.seat = authenticate(handling, section, token_seat)
     if seat is None:
         return False
-    if not seat.active:  # taken out of the game by the game master
+    if not seat.active:  # taken out of the game by the game master, or resigned
         handling.notes.append(f"removed from game {game.name}")
-        handling.reply_to_seat("removed", replies.base_context(game, seat, None))
+        # A resigned seat is offered until a newcomer takes it (``account._resign_seat``).
+        offer = offers.open_offer(handling.session, seat)
+        resigned = offer is not None and offer.reason == "resigned"
+        context = replies.base_context(game, seat, None) | {"resigned": resigned}
+        handling.reply_to_seat("removed", context)
         return False
     policy = replies.mail_policy_problem(game, handling.mail)
     if policy:
