@@ -18,7 +18,6 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
 
-import pytest
 from answering import (
     ALICE,
     BOB,
@@ -169,12 +168,6 @@ def test_a_game_without_a_game_master_does_not_send_players_to_one(app: App) -> 
     assert "write to your game master" not in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 40, finding 5, not done: the one answer to a mail about two games has no "
-    "reply address (conversation.queue_answer sets a seat's only when one seat is answered), "
-    "and a mail to several seats' reply addresses proves only the first (intake._answer)",
-)
 def test_a_reply_to_the_answer_about_two_games_is_read_as_the_seats(app: App) -> None:
     """A mail with orders for two games gets one answer holding both (README); a reply to it
     that names one of the games is that game's seat's, as a reply to any mail about a game."""
