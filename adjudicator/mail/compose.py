@@ -290,6 +290,15 @@ class Inline:
     subtype: str = "png"
 
 
+def _reply_to(value: str) -> str:
+    """The Reply-To header: one address, or several bare addresses, one a line (an answer
+    about several games reaches each game's seat: ``conversation.queue_answer``)."""
+    addresses = [a.strip() for a in value.split(",")]
+    if len(addresses) == 1:
+        return address_header("Reply-To", value)
+    return "Reply-To: " + ",\n ".join(addresses)
+
+
 def compose(
     *,
     identity: Identity,
@@ -307,7 +316,8 @@ def compose(
     reply_to: str | None = None,
 ) -> bytes:
     """A complete message as bytes; ``auto`` is ``auto-replied`` for answers to a mail, else
-    ``auto-generated`` (RFC 3834). ``inline`` images go with the HTML part."""
+    ``auto-generated`` (RFC 3834). ``inline`` images go with the HTML part. ``reply_to``: one
+    address, or the service's bare reply addresses of several seats joined by commas."""
     own_id = message_id(key, identity)
     lines = [
         address_header("From", formataddr((identity.name, identity.address))),
@@ -317,7 +327,7 @@ def compose(
         f"Message-ID: {own_id}",
     ]
     if reply_to:
-        lines.append(address_header("Reply-To", reply_to))
+        lines.append(_reply_to(reply_to))
     if in_reply_to:
         lines.append(f"In-Reply-To: {in_reply_to}")
     if references:

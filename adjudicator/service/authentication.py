@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from sqlmodel import Session
@@ -58,23 +58,46 @@ checked (its ``first_at``); never a host's: its failures stay 0."""
 _TOKEN = re.compile(r"^[^+@]+\+([a-z0-9]{8,64})@", re.IGNORECASE)
 
 
-def seat_from_token(session: Session, recipients: Iterable[str], *, key: bytes) -> Seat | None:
-    """The seat whose personal reply address is among ``recipients``: the welcome's token
-    address, or the reply address every other mail to the seat carries (``security``)."""
+def seats_from_tokens(session: Session, recipients: Iterable[str], *, key: bytes) -> list[Seat]:
+    """The seats whose personal reply addresses are among ``recipients``, in their order: the
+    welcome's token address, or the reply address every other mail to the seat carries
+    (``security``). A reply to the one answer about several games goes to each game's seat's
+    reply address (``conversation.queue_answer``)."""
+    found: list[Seat] = []
     for address in recipients:
-        match = _TOKEN.match(address)
-        if match:
-            seat = queries.seat_with_token(session, token_digest(match.group(1)))
-            if seat is not None:
-                return seat
-        replied = replied_seat(address)
-        if replied is not None:
-            seat = session.get(Seat, replied[0])
-            if seat is not None and reply_mac_matches(
-                key, seat.id or 0, seat.reply_token, replied[1]
-            ):
-                return seat
+        seat = _seat_of_reply_address(session, address, key=key)
+        if seat is not None and all(seat.id != other.id for other in found):
+            found.append(seat)
+    return found
+
+
+def _seat_of_reply_address(session: Session, address: str, *, key: bytes) -> Seat | None:
+    match = _TOKEN.match(address)
+    if match:
+        seat = queries.seat_with_token(session, token_digest(match.group(1)))
+        if seat is not None:
+            return seat
+    replied = replied_seat(address)
+    if replied is not None:
+        seat = session.get(Seat, replied[0])
+        if seat is not None and reply_mac_matches(key, seat.id or 0, seat.reply_token, replied[1]):
+            return seat
     return None
+
+
+def token_seat_of_section(
+    session: Session, section: MailSection, seats: Sequence[Seat]
+) -> Seat | None:
+    """Of the seats whose reply addresses a mail went to, the one a section speaks for: the
+    only one; of several (a reply to the answer about several games), the one of the game the
+    section names (its GAME line, else the first game its subject names), and none for a
+    section that names no game: which game it is about is not guessed."""
+    if len(seats) <= 1:
+        return seats[0] if seats else None
+    if not section.game:
+        return None
+    game = queries.game_named(session, section.game)
+    return next((s for s in seats if game is not None and s.game_id == game.id), None)
 
 
 def game_from_gm_address(session: Session, recipients: Iterable[str], *, key: bytes) -> Game | None:
@@ -153,14 +176,29 @@ def authenticate(
 
 def _to_old_reply_address(handling: SectionHandling, game: Game) -> bool:
     """Whether the mail went to a reply address of a seat of ``game`` that no longer proves
-    it (the seat moved to another address since that mail was sent): the refusal must not
-    tell its sender to reply to a mail of the game, which he just did."""
+    it (the seat moved to another address since that mail was sent), or to a welcome's
+    personal reply address that no seat holds now: the refusal must not tell its sender to
+    reply to a mail of the game, which he just did."""
     for address in handling.mail.recipients:
         replied = replied_seat(address)
         seat = handling.session.get(Seat, replied[0]) if replied is not None else None
-        if seat is not None and seat.game_id == game.id:
+        if (seat is not None and seat.game_id == game.id) or _voided_token(handling, address):
             return True
     return False
+
+
+def _voided_token(handling: SectionHandling, address: str) -> bool:
+    """Whether ``address`` is a personal reply address of the service (the welcome's,
+    ``judge+TOKEN@...``) that no seat holds: a move gave the seat a new token
+    (``games.move_seat``) and keeps no record of the old, whose game is not known then. (A
+    seat passed on to someone else is told apart before: ``handover.former_seat``.)"""
+    match = _TOKEN.match(address)
+    local, _, domain = handling.ctx.identity.address.lower().partition("@")
+    if match is None or not address.lower().startswith(f"{local}+"):
+        return False
+    if address.lower().rpartition("@")[2] != domain:
+        return False
+    return queries.seat_with_token(handling.session, token_digest(match.group(1))) is None
 
 
 def source_of(address: str) -> str:

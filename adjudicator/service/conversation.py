@@ -28,6 +28,7 @@ from adjudicator.mail.commands import (
     Unknown,
 )
 from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.security import seat_reply_address
 from adjudicator.service import replies
 from adjudicator.service.absence import absence_status
 from adjudicator.service.context import ServiceContext
@@ -121,8 +122,11 @@ def queue_answer(
             "handle": next(iter(handles)) if len(handles) == 1 else None,
             "service_address": ctx.identity.address,
         }
-        # The game master's answer carries the game master's reply address (``gm_mail.py``).
+        # The game master's answer carries the game master's reply address (``gm_mail.py``);
+        # an answer about several seats, every one's (a reply names its game: ``intake.py``).
         reply_to = {p.reply_to for p in parts if p.reply_to}
+        if len(seats) > 1:
+            reply_to = {_reply_addresses(session, ctx, [p.seat_id for p in parts])}
         # With a game's answer in it, it counts as an answer to the mail (``throttle.py``).
         key = (
             f"reply:{submission.id}:mail:{number}" if whole else f"answer:{submission.id}:{number}"
@@ -187,6 +191,19 @@ def _shown(ctx: ServiceContext, part: AnswerPart) -> dict[str, Any]:
         body = rest
     text = body[:1].upper() + body[1:]
     return {"whole": True, "template": part.kind, "heading": rendered.subject, "text": text}
+
+
+def _reply_addresses(session: Session, ctx: ServiceContext, seat_ids: Sequence[int | None]) -> str:
+    """The reply addresses of the seats answered, in the order of their parts, as one
+    Reply-To: a reply to an answer about several games reaches each game's seat."""
+    addresses: list[str] = []
+    for seat_id in dict.fromkeys(i for i in seat_ids if i is not None):
+        seat = session.get(Seat, seat_id)
+        if seat is not None:
+            addresses.append(
+                seat_reply_address(ctx.receipt_key, ctx.identity.address, seat_id, seat.reply_token)
+            )
+    return ", ".join(addresses)
 
 
 def _merged(parts: list[AnswerPart]) -> list[AnswerPart]:

@@ -80,7 +80,8 @@ from adjudicator.service.authentication import (
     authenticate,
     find_game,
     game_from_gm_address,
-    seat_from_token,
+    seats_from_tokens,
+    token_seat_of_section,
 )
 from adjudicator.service.bounces import record_bounce
 from adjudicator.service.context import ServiceContext
@@ -273,10 +274,10 @@ def _answer(
     """Answer the game sections of an ordinary mail (at most ``MAX_SECTIONS``); whether any
     was accepted, and notes."""
     recipients = (*mail.to, *mail.cc, *mail.delivered_to)
-    token_seat = seat_from_token(session, recipients, key=ctx.receipt_key)
+    token_seats = seats_from_tokens(session, recipients, key=ctx.receipt_key)
     gm_game = game_from_gm_address(session, recipients, key=ctx.receipt_key)
     former = None
-    if token_seat is None:  # an old reply address of a seat that passed on?
+    if not token_seats:  # an old reply address of a seat that passed on?
         former = handover.former_seat(session, recipients, key=ctx.receipt_key)
     accepted, notes = False, []
     answer = MailAnswer()
@@ -289,6 +290,7 @@ def _answer(
         handling.gm_game = gm_game
         if former is not None and _passed_on(handling, section, former):
             continue
+        token_seat = token_seat_of_section(session, section, token_seats)
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
     if handling is not None:
@@ -420,9 +422,13 @@ def _seat_may_speak(
     seat = handling.seat = authenticate(handling, section, token_seat)
     if seat is None:
         return False
-    if not seat.active:  # taken out of the game by the game master
+    if not seat.active:  # taken out of the game by the game master, or resigned
         handling.notes.append(f"removed from game {game.name}")
-        handling.reply_to_seat("removed", replies.base_context(game, seat, None))
+        # A resigned seat is offered until a newcomer takes it (``account._resign_seat``).
+        offer = offers.open_offer(handling.session, seat)
+        resigned = offer is not None and offer.reason == "resigned"
+        context = replies.base_context(game, seat, None) | {"resigned": resigned}
+        handling.reply_to_seat("removed", context)
         return False
     policy = replies.mail_policy_problem(game, handling.mail)
     if policy:

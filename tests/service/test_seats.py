@@ -316,6 +316,29 @@ def test_a_resignation_offers_the_seat(app: App) -> None:
     assert (now.address, now.active) == ("sam@example.net", True)
 
 
+def test_a_resigned_player_writing_is_told_he_resigned(app: App) -> None:
+    """A player who resigned and writes again is told his mail was not applied because he
+    resigned, not that the game master took him out (docs/commands.md: RESIGN)."""
+    from adjudicator.security import resign_code
+
+    creds = new_game(app, ["alice", "bob", "carol"], gm_address="gm@example.org")
+    carol = seat(app, "carol")
+    assert carol.id is not None
+    code = resign_code(app.ctx.receipt_key, carol.id, carol.reply_token)
+    password = f"PASSWORD {creds['carol'].secret}"
+    app.ingest(
+        mail("carol@example.org", f"{password}\nRESIGN {code}\n", subject="[gw1] x"),
+        channel="pipe",
+    )
+    app.ingest(
+        mail("carol@example.org", f"{password}\nGIVE 3 TO bob\n", subject="[gw1] x"), channel="pipe"
+    )
+    (told,) = queued(app, "removed")
+    text = " ".join(plain(told).split())
+    assert "you have resigned from game gw1" in text
+    assert "the game master has taken you out" not in text
+
+
 def session_offer_id(app: App) -> int:
     with Session(app.engine) as session:
         found = session.exec(select(SeatOffer)).one()
