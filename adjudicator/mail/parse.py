@@ -37,7 +37,7 @@ from adjudicator.mail.classify import (
     own_key,
 )
 from adjudicator.mail.orderlike import GAME_LINE, SECRET_LINE, reads_as_order
-from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, cut_reply
+from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, cut_reply, list_marks
 
 __all__ = [
     "AuthResult",
@@ -210,7 +210,8 @@ def _vacation_or_orders(mail: InboundMail, msg: Message, *, max_bytes: int) -> I
 
 def _with_body(mail: InboundMail, msg: Message) -> InboundMail:
     text = extract_text(msg)
-    lines, cuts = cut_reply(body_lines(text.body), is_order=is_order)
+    marks = list_marks([(str(name), str(value)) for name, value in msg.items()])
+    lines, cuts = cut_reply(body_lines(text.body), is_order=is_order, list_marks=marks)
     used, notes = [], list(text.notes)
     for name, attachment in text.attachments:
         attached = body_lines(attachment)[:MAX_LINES]
