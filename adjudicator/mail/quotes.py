@@ -90,6 +90,8 @@ _SPACES = re.compile(r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\t]")
 def clean_line(line: str) -> str:
     """A body line with non-breaking and other Unicode spaces as spaces, invisible marks removed
     and trailing white space trimmed."""
+    if line.isascii() and "\t" not in line:  # most lines: nothing to replace
+        return line.rstrip()
     return _SPACES.sub(" ", line.translate(_INVISIBLE)).rstrip()
 
 
@@ -117,19 +119,23 @@ _SEPARATOR_WORDS = (
     r"|quoted\s+mail"
 )
 _ATTRIBUTION_VERBS_SHORT = r"wrote|schrieb|a\s+écrit|escribió|ha\s+scritto|schreef|escreveu|skrev"
-_SEPARATORS = (
-    # Framed words: "-----Original Message-----", "----- Mail original -----", QQMail's
-    # "------------------ 原始邮件 ------------------", Notes' "----- Forwarded by X on ... -----".
-    re.compile(rf"[-_ ]*-{{3,}}\s*(?:{_SEPARATOR_WORDS})\b.{{0,80}}?-{{3,}}", re.IGNORECASE),
-    re.compile(rf"(?:{_SEPARATOR_WORDS})\s*-{{3,}}", re.IGNORECASE),
+_UNDASHED_SEPARATORS = (
     re.compile(
         r"(?:begin\s+forwarded\s+message|anfang\s+der\s+weitergeleiteten\s+nachricht"
         r"|début\s+du\s+message\s+réexpédié|inicio\s+del\s+mensaje\s+reenviado)\s*:",
         re.IGNORECASE,
     ),
-    re.compile(rf"-{{2,}}\s*.{{0,200}}?\b(?:{_ATTRIBUTION_VERBS_SHORT})\s*-{{2,}}", re.IGNORECASE),
     # Notes 8.5's section title: "Inactive hide details for Bob---03/02/2026 10:00---Hi".
     re.compile(r"(?:inactive\s+)?hide\s+details\s+for\s+.*", re.IGNORECASE),
+)
+"""Separators without two dashes in a row; every other one has them (a cheap test first)."""
+_SEPARATORS = (
+    *_UNDASHED_SEPARATORS,
+    # Framed words: "-----Original Message-----", "----- Mail original -----", QQMail's
+    # "------------------ 原始邮件 ------------------", Notes' "----- Forwarded by X on ... -----".
+    re.compile(rf"[-_ ]*-{{3,}}\s*(?:{_SEPARATOR_WORDS})\b.{{0,80}}?-{{3,}}", re.IGNORECASE),
+    re.compile(rf"(?:{_SEPARATOR_WORDS})\s*-{{3,}}", re.IGNORECASE),
+    re.compile(rf"-{{2,}}\s*.{{0,200}}?\b(?:{_ATTRIBUTION_VERBS_SHORT})\s*-{{2,}}", re.IGNORECASE),
     re.compile(r".{1,80}?-{3}\d{1,4}[./-]\d{1,2}[./-]\d{1,4}.{0,40}-{3}.*"),
     # Notes' banner over a mail from a team's inbox: "Bob via Team --- Subject [Ticket#7] ---".
     re.compile(r"[^-]{1,80}? -{3} .{1,200} -{3}"),
@@ -153,6 +159,7 @@ _WHIMSICAL = re.compile(
     rf".*(?:\b|\s|^)(?:{_WHIMSICAL_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
 )
 _RULE = re.compile(r"[_\u2014\u2500]{10,}|-{10,}")
+_RULE_STARTS = "_\u2014\u2500-"
 """Outlook's rule above its quoted header block; alone it is the writer's divider."""
 _ATTRIBUTION = re.compile(
     rf".*(?:\b|\s|^)(?:{_ATTRIBUTION_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
@@ -193,9 +200,12 @@ _FOOTERS = re.compile(
     r"|.{0,60}\b(?:reply|text|txt)\s+stop\s+to\s+(?:end|stop|opt\s+out|unsubscribe|cancel).*"
     r"|.{0,40}\bmsg\s*&\s*data\s+rates\s+may\s+apply.*|sms\s+(?:sent\s+)?(?:via|by|from)\s+.*"
     r"|sent\s+by\s+(?:sms|text(?:\s+message)?)\s+from\s+.*|.{0,30}\bfrom\s+my\s+(?:iphone|ipad|android).*"
-    r"|enviado\s+do\s+meu\s+.{2,40}|wysłan[eo]\s+z\s+.{2,40}"
+    r"|enviado\s+do\s+meu\s+.{2,40}|wysłan[eo]\s+z\s+.{2,40}",
+    re.IGNORECASE,
+)
+_LIST_AND_GATEWAY_FOOTERS = re.compile(
     # A text-message gateway's line: "Envoyé par le service de messagerie texte de Fido".
-    r"|.{0,40}\b(?:service\s+de\s+messagerie\s+texte|text\s+messaging\s+service"
+    r".{0,40}\b(?:service\s+de\s+messagerie\s+texte|text\s+messaging\s+service"
     r"|servicio\s+de\s+mensajer[íi]a\s+de\s+texto)\b.*"
     # Mailing lists' footers (Mailman 2 and 3, Google Groups) and Microsoft 365's banner.
     r"|\S.{0,60}\smailing\s+list(?:\s+--\s+\S+@\S+)?"
@@ -205,6 +215,9 @@ _FOOTERS = re.compile(
     r"|you\s+don['’]t\s+often\s+get\s+e-?mail\s+from\b.*",
     re.IGNORECASE,
 )
+_LIST_AND_GATEWAY_STEMS = ("messag", "mensajer", "mailing", "unsubscribe", "subscribed",
+                           "discussion", "listinfo", "often get")  # fmt: skip
+"""Words one of which every :data:`_LIST_AND_GATEWAY_FOOTERS` match holds."""
 _DISCLAIMER = re.compile(
     r"confidential|intended\s+(?:solely\s+)?(?:only\s+)?for\s+the|intended\s+recipient"
     r"|privileged|disclaimer|unauthori[sz]ed|please\s+(?:notify|delete|consider\s+the\s+environ)"
@@ -325,11 +338,17 @@ def _alone(line: str) -> Line:
     if len(text) > MAX_ATTRIBUTION:
         return Line.TEXT
     # Length gates keep hostile lines cheap: footers and sign-offs are short.
-    if len(text) <= MAX_FOOTER and _FOOTERS.fullmatch(text):
+    lowered = text.lower()
+    if len(text) <= MAX_FOOTER and (
+        _FOOTERS.fullmatch(text)
+        or (
+            any(stem in lowered for stem in _LIST_AND_GATEWAY_STEMS)
+            and _LIST_AND_GATEWAY_FOOTERS.fullmatch(text)
+        )
+    ):
         return Line.FOOTER
     if len(text) <= MAX_VALEDICTION and _VALEDICTION.fullmatch(text):
         return Line.VALEDICTION
-    lowered = text.lower()
     if any(stem in lowered for stem in _DISCLAIMER_STEMS) and _DISCLAIMER.search(text):
         return Line.DISCLAIMER
     return Line.TEXT  # contact details are looked for only where a signature may be
@@ -341,7 +360,8 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
     text = lines[index].strip()
     if not text or len(text) > MAX_ATTRIBUTION or _QUOTED.match(lines[index]):
         return 0, Line.TEXT
-    if len(text) <= MAX_SEPARATOR and any(pattern.fullmatch(text) for pattern in _SEPARATORS):
+    separators = _SEPARATORS if "--" in text else _UNDASHED_SEPARATORS
+    if len(text) <= MAX_SEPARATOR and any(pattern.fullmatch(text) for pattern in separators):
         return 1, Line.SEPARATOR
     if _RULE.fullmatch(text) and _header_follows(lines, index + 1):
         return 1, Line.SEPARATOR
@@ -579,7 +599,10 @@ def _ruled_footer(reading: _Reading, end: int) -> int:
     Where the sender's text now ends."""
     found = end
     for index in range(end - 1, -1, -1):
-        if reading.owner[index] != "text" or not _RULE.fullmatch(reading.lines[index].strip()):
+        text = reading.lines[index].strip()
+        if not text or text[0] not in _RULE_STARTS or reading.owner[index] != "text":
+            continue
+        if not _RULE.fullmatch(text):
             continue
         block = [i for i in range(index, end) if reading.owner[i] == "text"]
         if len(block) > 2 * MAX_SIGNATURE or reading.any_order(block):
