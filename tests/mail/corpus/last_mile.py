@@ -155,6 +155,7 @@ def build() -> dict[str, Built]:
             game = GAMES[(number + variant) % len(GAMES)]
             reply = reply_for(game, variant, signature)
             shaped = function(game, reply, variant)
+            shaped.mail.headers.setdefault("Subject", f"Re: {game.subject}")
             built[f"{client}-{variant}"] = Built(
                 client, shaped.mail, reply.text, reply.orders, shaped.signature, shaped.quoted
             )
@@ -182,8 +183,17 @@ def original(game: Game, *, wrapped: bool) -> list[str]:
     return rewrapped(game.original) if wrapped else prefixed(game.original)
 
 
+LABELS = {"iso8859_1": "ISO-8859-1", "iso8859_2": "ISO-8859-2", "iso8859_15": "ISO-8859-15",
+          "cp1252": "windows-1252", "koi8_r": "KOI8-R", "iso2022_jp": "ISO-2022-JP",
+          "gb2312": "GB2312", "utf-8": "UTF-8"}  # fmt: skip
+"""The charset names mail programs write, for the codecs the bytes are written in."""
+
+
 def mail_of(client: str, plain: str | None, **kwargs: object) -> Mail:
-    return Mail(client, plain, **kwargs)  # type: ignore[arg-type]
+    """A client's mail, its charset labelled as mail programs label it."""
+    mail = Mail(client, plain, **kwargs)  # type: ignore[arg-type]
+    mail.declared = mail.declared or LABELS[mail.charset]
+    return mail
 
 
 REGARDS = ("Best regards,", "Alice Example")
