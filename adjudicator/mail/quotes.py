@@ -13,7 +13,9 @@ sequence of classes decides (:func:`split_reply`):
 * ``-- `` starts the signature; below the sender's last text, a valediction (``Best regards,``)
   with the few lines after it, or a last paragraph of contact details (phone, address, web,
   company), is a signature too, and a paragraph of legal or banner text is a disclaimer;
-* a mail client's own line (``Sent from my iPhone``, an SMS gateway's footer) is dropped.
+* a mail client's own line (``Sent from my iPhone``, an SMS gateway's footer, a mailing list's
+  footer, or any line naming the list the mail came through) is dropped, and so is a rule
+  (``-----``, ``_____``) with such a footer or a disclaimer below it to the end of the text.
 
 A line that reads as an order of any game (or a service command) is never put into a signature
 or a disclaimer by a guess; only a quote takes it, because orders in a quote are old orders.
