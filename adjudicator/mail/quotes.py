@@ -208,7 +208,10 @@ _FOOTERS = re.compile(
     r"|.{0,60}\b(?:reply|text|txt)\s+stop\s+to\s+(?:end|stop|opt\s+out|unsubscribe|cancel).*"
     r"|.{0,40}\bmsg\s*&\s*data\s+rates\s+may\s+apply.*|sms\s+(?:sent\s+)?(?:via|by|from)\s+.*"
     r"|sent\s+by\s+(?:sms|text(?:\s+message)?)\s+from\s+.*|.{0,30}\bfrom\s+my\s+(?:iphone|ipad|android).*"
-    r"|enviado\s+do\s+meu\s+.{2,40}|wysłan[eo]\s+z\s+.{2,40}",
+    r"|enviado\s+do\s+meu\s+.{2,40}|wysłan[eo]\s+z\s+.{2,40}|odesláno\s+z\s+.{2,40}"
+    r"|lähetetty\s+\S.{1,40}|.{2,30}(?:['’]\w{1,4}dan|den|dan)\s+gönderildi|.{2,30}에서\s*보냄"
+    r"|gesendet\s+mit\s+.{2,50}|von\s+meine[mr]?(?:/meine[mr]?)?\s+.{2,40}\s+gesendet"
+    r"|envoyé\s+depuis\s+.{2,40}",
     re.IGNORECASE,
 )
 _LIST_AND_GATEWAY_FOOTERS = re.compile(

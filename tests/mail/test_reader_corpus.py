@@ -146,3 +146,23 @@ def test_without_the_lists_fields_an_unknown_footer_is_left_to_the_player() -> N
     doubt, a line is read."""
     mail = read_mail(LIST_MAIL.format(fields="").encode())
     assert mail.lines[-1].startswith("Para darse de baja")
+
+
+DEVICE_LINES = [
+    "Sent from my iPhone", "Sent from my Galaxy", "Von meinem iPhone gesendet",
+    "Von meinem/meiner Galaxy gesendet", "Gesendet von Outlook für Android",
+    "Gesendet mit der WEB.DE Mail App", "Envoyé de mon iPhone", "Envoyé depuis mon téléphone",
+    "Enviado desde mi iPhone", "Enviado do meu iPhone", "Inviato da iPhone",
+    "Verstuurd vanaf mijn iPhone", "Skickat från min iPhone", "Sendt fra min iPhone",
+    "Lähetetty iPhonesta", "Wysłane z iPhone'a", "Odesláno z iPhonu", "iPhone'umdan gönderildi",
+    "Отправлено с iPhone", "iPhoneから送信", "发自我的iPhone", "iPhone에서 보냄",
+    "Get Outlook for iOS", "Sent via the Samsung Galaxy S24 Ultra, an AT&T 5G smartphone",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("device", DEVICE_LINES)
+def test_sent_from_my_device_in_the_common_languages_is_no_text(device: str) -> None:
+    """ "Sent from my ..." in the common languages is the mail program's line, not the
+    player's: it is not echoed; the order above it is read."""
+    split = split_reply(body_lines(f"SHIELD\n\n{device}\n"), is_order=is_order)
+    assert (_non_blank(split.text), _non_blank(split.signature)) == (["SHIELD"], [device])
