@@ -50,7 +50,7 @@ class Verdict:
     kind: MailKind
     reason: str
     bounce: Bounce | None = None
-    subject_only: bool = False
+    orders_decide: bool = False
     """An auto-reply known by its subject alone, or a mailing list's copy: a player may well
     write such a subject over his orders ("[gw1] away until Monday"), or post his orders to
     the game's list, so the text decides (``parse.py``): a mail that holds orders is read."""
@@ -137,9 +137,10 @@ def classify(
     auto_reason = _auto_reply_reason(msg, headers)
     if auto_reason is not None:
         return Verdict(MailKind.AUTO_REPLY, auto_reason)
-    subject_reason = _auto_subject_reason(headers) or _list_reason(headers)
-    if subject_reason is not None:
-        return Verdict(MailKind.AUTO_REPLY, subject_reason, subject_only=True)
+    # Known by the subject or as a list's copy: a robot's mail only if it holds no orders.
+    doubt = _auto_subject_reason(headers) or _list_reason(headers)
+    if doubt is not None:
+        return Verdict(MailKind.AUTO_REPLY, doubt, orders_decide=True)
     if any(value.strip() in ("", "<>", "< >") for value in headers.get("return-path", ())):
         # RFC 5321, 4.5.5: notifications are sent with an empty reverse path.
         return Verdict(MailKind.BOUNCE, "Return-Path: <>", bounce_details(msg, headers))
