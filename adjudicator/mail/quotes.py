@@ -520,15 +520,16 @@ def split_reply(
         lines, classes, is_order or reads_as_order, ["text"] * len(lines), [""] * len(lines)
     )
     following = _next_kinds(classes)
-    end = _quote_start(classes, following)
+    end = _quote_start(reading, following)
     reading.own(range(end, len(lines)), "quote", "quoted-history")
     for index in range(end):
         kind = classes[index]
         if kind is Line.QUOTED:
             reading.own([index], "quote", "quote")
-        elif kind in (*_OPENERS, Line.HEADER_MORE) or (
-            kind is Line.WEAK_ATTRIBUTION and following[index] is Line.QUOTED
-        ):
+        elif (
+            kind in (*_OPENERS, Line.HEADER_MORE)
+            or (kind is Line.WEAK_ATTRIBUTION and following[index] is Line.QUOTED)
+        ) and not reading.any_order([index]):
             reading.own([index], "quote", "attribution")
         elif kind is Line.FOOTER and not reading.any_order([index]):
             reading.own([index], "signature", "mail-client-line")
@@ -577,13 +578,18 @@ def list_marks(fields: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(marks))
 
 
-def _quote_start(classes: Sequence[Line], following: Sequence[Line | None]) -> int:
+def _quote_start(reading: _Reading, following: Sequence[Line | None]) -> int:
     """Where the quoted history starts for good: the first opener that is not right above
-    quoted lines (it introduces a quote re-wrapped without ``>``); the end when none is."""
-    for index, kind in enumerate(classes):
-        if kind in _OPENERS and following[index] is not Line.QUOTED:
+    quoted lines (it introduces a quote re-wrapped without ``>``); the end when none is. A
+    line that reads as an order opens nothing, whatever its shape."""
+    for index, kind in enumerate(reading.classes):
+        if (
+            kind in _OPENERS
+            and following[index] is not Line.QUOTED
+            and not reading.guard(reading.lines[index])
+        ):
             return index
-    return len(classes)
+    return len(reading.classes)
 
 
 _SKIPPED = (Line.EMPTY, Line.HEADER_MORE, Line.ATTRIBUTION, Line.SEPARATOR)

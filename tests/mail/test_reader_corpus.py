@@ -166,3 +166,12 @@ def test_sent_from_my_device_in_the_common_languages_is_no_text(device: str) -> 
     player's: it is not echoed; the order above it is read."""
     split = split_reply(body_lines(f"SHIELD\n\n{device}\n"), is_order=is_order)
     assert (_non_blank(split.text), _non_blank(split.signature)) == (["SHIELD"], [device])
+
+
+def test_an_order_in_the_shape_of_a_separator_opens_no_quote() -> None:
+    """Orders are never dropped to make an echo disappear: a line that reads as an order is
+    read even when it has a quote header's shape (here Notes' banner, ``x --- y ---``), and
+    it does not hide the orders below it."""
+    body = "GIVE 2 TO bob --- GIVE 1 TO carol ---\nGIVE 3 TO dave\n"
+    split = split_reply(body_lines(body), is_order=is_order)
+    assert _non_blank(split.text) == ["GIVE 2 TO bob --- GIVE 1 TO carol ---", "GIVE 3 TO dave"]
