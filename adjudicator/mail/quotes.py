@@ -167,8 +167,8 @@ _WHIMSICAL = re.compile(
     rf".*(?:\b|\s|^)(?:{_WHIMSICAL_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
 )
 _RULE = re.compile(r"[_\u2014\u2500]{10,}|-{10,}")
-_RULE_STARTS = "_\u2014\u2500-"
 """Outlook's rule above its quoted header block; alone it is the writer's divider."""
+_RULE_STARTS = "_\u2014\u2500-"
 _ATTRIBUTION = re.compile(
     rf".*(?:\b|\s|^)(?:{_ATTRIBUTION_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
 )
@@ -179,7 +179,6 @@ _HEADER_LABEL = re.compile(
     r"[-*\s]*\*{0,2}([^\W\d_][^\W\d_ ]{0,14}(?: [^\W\d_]{1,10}){0,2}?)\*{0,2}\s?"
     r"(?:[:]\*{0,2}(?:\s|\Z)|：)"
 )
-
 _FROM_LABELS = {"from", "von", "de", "da", "van", "от", "od", "från", "fra", "lähettäjä",
                 "feladó", "kimden", "差出人", "发件人", "寄件者", "發件人", "보낸 사람",
                 "expéditeur", "remitente", "mittente", "afzender", "remetente",
@@ -427,7 +426,9 @@ def _header_block(lines: Sequence[str], index: int) -> int:
     Sent/Date label, or two other labels, or one other label when the From line holds an
     address (Chinese clients write only From and Subject, Atmail writes ``-----From:``).
     """
-    first = _label(lines[index]) or _bare_label(lines[index])
+    first = _label(lines[index])
+    if first is None and (bare_first := _bare_label(lines[index])) in _FROM_LABELS:
+        first = bare_first  # a table without colons starts with its sender
     if first not in _HEADER_LABELS:
         return 0
     labels: list[str] = []
