@@ -373,7 +373,7 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
     separators = _SEPARATORS if "--" in text else _UNDASHED_SEPARATORS
     if len(text) <= MAX_SEPARATOR and any(pattern.fullmatch(text) for pattern in separators):
         return 1, Line.SEPARATOR
-    if _RULE.fullmatch(text) and _header_follows(lines, index + 1):
+    if text[0] in _RULE_STARTS and _RULE.fullmatch(text) and _header_follows(lines, index + 1):
         return 1, Line.SEPARATOR
     header = _header_block(lines, index)
     if header:
