@@ -15,34 +15,94 @@ what the player wrote noted when each was made, see ``make_corpus.py``) goes thr
   be applied).
 
 Also the time per mail, with its floor in the same run: the standard library's parser alone
-on the same bytes. The last line printed is a JSON object with every figure.
+on the same bytes; each is the best of :data:`REPEATS` passes over the corpus, run in turn, so
+that a busy machine's pauses do not count. The last line printed is a JSON object with every
+figure.
+
+With ``--against REV`` (a commit, a branch), the reader as it was at ``REV`` reads the same
+corpus in the same run, its passes taken in turn with today's, so that a change's cost in
+speed is seen on one machine at one moment:
+
+    .venv/bin/python bench/reader_corpus.py --against main
 """
 
 from __future__ import annotations
 
+import argparse
 import email
+import importlib
+import io
 import json
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from collections.abc import Callable
 from email import policy
 from pathlib import Path
 
 from adjudicator.mail.parse import is_order, read_mail
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "mail" / "corpus"
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "mail" / "corpus"
+REPEATS = 9
+
+
+def best_seconds(*functions: Callable[[], object]) -> list[float]:
+    """The shortest of :data:`REPEATS` runs of each function, the runs taken in turn, so that
+    a busy machine slows each of them alike."""
+    best = [float("inf")] * len(functions)
+    for _ in range(REPEATS):
+        for index, function in enumerate(functions):
+            start = time.perf_counter()
+            function()
+            best[index] = min(best[index], time.perf_counter() - start)
+    return best
+
+
+def reader_at(revision: str, folder: Path) -> Callable[[bytes], object]:
+    """``read_mail`` as it was at ``revision``: the package taken from git into ``folder``
+    under another name (``adjudicator_then``), so that both readers live in one process."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", revision, "adjudicator"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    package = folder / "adjudicator_then"
+    (folder / "adjudicator").rename(package)
+    for source in package.rglob("*.py"):
+        text = source.read_text(encoding="utf-8")
+        source.write_text(re.sub(r"\badjudicator\b(?=[.\s])", "adjudicator_then", text), "utf-8")
+    sys.path.insert(0, str(folder))
+    read: Callable[[bytes], object] = importlib.import_module(
+        "adjudicator_then.mail.parse"
+    ).read_mail
+    return read
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("--against", metavar="REV", help="also time the reader as it was at REV")
+    against = parser.parse_args().against
     expected = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
     mails = {name: (CORPUS / f"{name}.eml").read_bytes() for name in sorted(expected)}
     exact = echoed = quoted_taken = 0
     wrong: list[str] = []
-    start = time.perf_counter()
     results = {name: read_mail(raw) for name, raw in mails.items()}
-    reader_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    for raw in mails.values():
-        email.message_from_bytes(raw, policy=policy.compat32)
-    floor_seconds = time.perf_counter() - start
+    runs: list[Callable[[], object]] = [
+        lambda: [read_mail(raw) for raw in mails.values()],
+        lambda: [email.message_from_bytes(raw, policy=policy.compat32) for raw in mails.values()],
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        if against:
+            then = reader_at(against, Path(folder))
+            runs.append(lambda: [then(raw) for raw in mails.values()])
+        reader_seconds, floor_seconds, *then_seconds = best_seconds(*runs)
     for name, mail in results.items():
         case = expected[name]
         kept = [line.strip() for line in mail.lines if line.strip()]
@@ -62,8 +122,23 @@ def main() -> None:
     print(f"quoted old orders kept as new: {quoted_taken}")
     print(
         f"time per mail: reader {1000 * reader_seconds / total:.2f} ms, "
-        f"floor (stdlib parse only) {1000 * floor_seconds / total:.2f} ms"
+        f"floor (stdlib parse only) {1000 * floor_seconds / total:.2f} ms; "
+        f"{total / reader_seconds:.0f} mails a second, "
+        f"{reader_seconds / floor_seconds:.1f}x the floor"
     )
+    then = {}
+    if then_seconds:
+        then = {
+            "against": against,
+            "then_ms_per_mail": round(1000 * then_seconds[0] / total, 3),
+            "then_mails_per_second": round(total / then_seconds[0]),
+            "then_over_floor": round(then_seconds[0] / floor_seconds, 2),
+        }
+        print(
+            f"the reader at {against}: {1000 * then_seconds[0] / total:.2f} ms a mail, "
+            f"{total / then_seconds[0]:.0f} mails a second, "
+            f"{then_seconds[0] / floor_seconds:.1f}x the floor"
+        )
     if wrong:
         print("orders not recovered exactly:", ", ".join(wrong))
     print(
@@ -77,7 +152,10 @@ def main() -> None:
                 "quoted_orders_taken": quoted_taken,
                 "reader_ms_per_mail": round(1000 * reader_seconds / total, 3),
                 "floor_ms_per_mail": round(1000 * floor_seconds / total, 3),
+                "mails_per_second": round(total / reader_seconds),
+                "reader_over_floor": round(reader_seconds / floor_seconds, 2),
                 "not_exact": wrong,
+                **then,
             }
         )
     )

@@ -31,6 +31,17 @@ _BLOCKS = frozenset({
 _HIDDEN = frozenset({"script", "style", "title", "template", "noscript"})
 _STRUCK = frozenset({"s", "del", "strike"})
 _TAG_NAME = re.compile(r"(/?)([a-zA-Z][a-zA-Z0-9:-]*)")
+QUOTE_MARK = "-----Quoted mail-----"
+"""The line written where a mail client's container of the quoted mail starts; the reader
+takes it for a separator (``quotes.py``), so everything below it is the quote."""
+_QUOTE_CONTAINERS = ("divrplyfwdmsg", "olk_src_body_section", "yahoo_quoted")
+"""Ids and classes of the element that holds the quoted mail and its header block: Outlook
+on the web and new Outlook (``divRplyFwdMsg``), Outlook for Mac (``OLK_SRC_BODY_SECTION``),
+Yahoo Mail (``yahoo_quoted``). Gmail's ``gmail_quote`` and Thunderbird's ``moz-cite-prefix``
+hold a ``<blockquote>``, read as quoted lines already."""
+_OUTLOOK_RULE = "border:none;border-top:solid"
+"""The style of the rule Outlook for Windows draws above the quoted header block
+(``WordSection1``)."""
 _SPACE = re.compile(r"[ \t\r\n\f]+")
 
 
@@ -142,7 +153,20 @@ def _tag(markup: str, start: int, close: int, out: _Writer) -> int:
         out.words.append(" ")
     elif name in _BLOCKS:
         _block(name, closing=closing, out=out)
+    if name in ("div", "span") and not closing and not out.quote:
+        _mark_quote_container(markup[match.end() : close], out)
     return close + 1
+
+
+def _mark_quote_container(attributes: str, out: _Writer) -> None:
+    """Write :data:`QUOTE_MARK` above a mail client's container of the quoted mail."""
+    lowered = attributes.lower()
+    if any(marker in lowered for marker in _QUOTE_CONTAINERS) or (
+        "border-top" in lowered and _OUTLOOK_RULE in lowered.replace(" ", "")
+    ):
+        out.end_line()
+        if not out.lines or out.lines[-1] != QUOTE_MARK:
+            out.lines.append(QUOTE_MARK)
 
 
 def _block(name: str, *, closing: bool, out: _Writer) -> None:

@@ -37,7 +37,7 @@ from adjudicator.mail.classify import (
     own_key,
 )
 from adjudicator.mail.orderlike import GAME_LINE, SECRET_LINE, reads_as_order
-from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, cut_reply
+from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, cut_reply, list_marks
 
 __all__ = [
     "AuthResult",
@@ -184,7 +184,7 @@ def _read(raw: bytes, *, own: frozenset[str], max_bytes: int) -> InboundMail:
         bounce=verdict.bounce,
         size=size,
     )
-    if verdict.subject_only:
+    if verdict.orders_decide:
         return _vacation_or_orders(mail, msg, max_bytes=max_bytes)
     if verdict.kind is not MailKind.ORDINARY:
         return mail
@@ -194,8 +194,9 @@ def _read(raw: bytes, *, own: frozenset[str], max_bytes: int) -> InboundMail:
 def _vacation_or_orders(mail: InboundMail, msg: Message, *, max_bytes: int) -> InboundMail:
     """A mail whose subject alone reads as a vacation notice's is one only when its text holds
     no order or command: a player who writes "[gw1] away until Monday" over his orders, or
-    whose mail program puts "Auto:" in front, has them read. Orders are never dropped for a
-    subject; a real notice (no orders) is not answered."""
+    whose mail program puts "Auto:" in front, has them read; so has a player who posts them
+    to the game's mailing list. Orders are never dropped for a subject or a list's fields; a
+    real notice, or a remark posted to the list (no orders), is not answered."""
     if not mail.sender:  # no one to read orders for
         return mail
     if mail.size > max_bytes:  # the text was not read: the player is told it is too large
@@ -210,7 +211,8 @@ def _vacation_or_orders(mail: InboundMail, msg: Message, *, max_bytes: int) -> I
 
 def _with_body(mail: InboundMail, msg: Message) -> InboundMail:
     text = extract_text(msg)
-    lines, cuts = cut_reply(body_lines(text.body), is_order=is_order)
+    marks = list_marks([(str(name), str(value)) for name, value in msg.items()])
+    lines, cuts = cut_reply(body_lines(text.body), is_order=is_order, list_marks=marks)
     used, notes = [], list(text.notes)
     for name, attachment in text.attachments:
         attached = body_lines(attachment)[:MAX_LINES]

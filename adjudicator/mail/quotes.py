@@ -13,7 +13,9 @@ sequence of classes decides (:func:`split_reply`):
 * ``-- `` starts the signature; below the sender's last text, a valediction (``Best regards,``)
   with the few lines after it, or a last paragraph of contact details (phone, address, web,
   company), is a signature too, and a paragraph of legal or banner text is a disclaimer;
-* a mail client's own line (``Sent from my iPhone``, an SMS gateway's footer) is dropped.
+* a mail client's own line (``Sent from my iPhone``, an SMS gateway's footer, a mailing list's
+  footer, or any line naming the list the mail came through) is dropped, and so is a rule
+  (``-----``, ``_____``) with such a footer or a disclaimer below it to the end of the text.
 
 A line that reads as an order of any game (or a service command) is never put into a signature
 or a disclaimer by a guess; only a quote takes it, because orders in a quote are old orders.
@@ -23,7 +25,7 @@ Removed lines in the middle become blank, so line numbers stay those of the body
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -90,6 +92,8 @@ _SPACES = re.compile(r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\t]")
 def clean_line(line: str) -> str:
     """A body line with non-breaking and other Unicode spaces as spaces, invisible marks removed
     and trailing white space trimmed."""
+    if line.isascii() and "\t" not in line:  # most lines: nothing to replace
+        return line.rstrip()
     return _SPACES.sub(" ", line.translate(_INVISIBLE)).rstrip()
 
 
@@ -113,22 +117,42 @@ _SEPARATOR_WORDS = (
     r"|původní\s+zpráva|eredeti\s+üzenet|orijinal\s+mesaj|исходное\s+сообщение"
     r"|пересылаемое\s+сообщение|пересланное\s+сообщение|原始邮件|原始郵件|转发邮件|轉寄郵件"
     r"|元のメッセージ|転送メッセージ|원본\s*메시지|전달된\s*메시지|reply\s+separator"
+    r"|ursprungligt\s+meddelande|opprinnelig\s+melding|wiadomość\s+oryginalna"
+    r"|quoted\s+mail"
 )
 _ATTRIBUTION_VERBS_SHORT = r"wrote|schrieb|a\s+écrit|escribió|ha\s+scritto|schreef|escreveu|skrev"
-_SEPARATORS = (
-    # Framed words: "-----Original Message-----", "----- Mail original -----", QQMail's
-    # "------------------ 原始邮件 ------------------", Notes' "----- Forwarded by X on ... -----".
-    re.compile(rf"[-_ ]*-{{3,}}\s*(?:{_SEPARATOR_WORDS})\b.{{0,80}}?-{{3,}}", re.IGNORECASE),
-    re.compile(rf"(?:{_SEPARATOR_WORDS})\s*-{{3,}}", re.IGNORECASE),
+_FRAME = r"(?=[-_ ]*?-{3})[-_ ]*+\s*"
+"""A separator's frame before its words: dashes, underscores and spaces, three dashes among
+them. Taken whole (possessive) and checked by a lookahead, never backtracked into: a line of
+dashes costs time in its length, not in its square."""
+_UNDASHED_SEPARATORS = (
     re.compile(
         r"(?:begin\s+forwarded\s+message|anfang\s+der\s+weitergeleiteten\s+nachricht"
         r"|début\s+du\s+message\s+réexpédié|inicio\s+del\s+mensaje\s+reenviado)\s*:",
         re.IGNORECASE,
     ),
-    re.compile(rf"-{{2,}}\s*.{{0,200}}?\b(?:{_ATTRIBUTION_VERBS_SHORT})\s*-{{2,}}", re.IGNORECASE),
     # Notes 8.5's section title: "Inactive hide details for Bob---03/02/2026 10:00---Hi".
     re.compile(r"(?:inactive\s+)?hide\s+details\s+for\s+.*", re.IGNORECASE),
+)
+"""Separators without two dashes in a row; every other one has them (a cheap test first)."""
+_SEPARATORS = (
+    *_UNDASHED_SEPARATORS,
+    # Framed words: "-----Original Message-----", "----- Mail original -----", QQMail's
+    # "------------------ 原始邮件 ------------------", Notes' "----- Forwarded by X on ... -----".
+    re.compile(rf"{_FRAME}(?:{_SEPARATOR_WORDS})\b.{{0,80}}?-{{3,}}+", re.IGNORECASE),
+    re.compile(rf"(?:{_SEPARATOR_WORDS})\s*-{{3,}}", re.IGNORECASE),
+    re.compile(
+        rf"-{{2,}}+\s*.{{0,200}}?\b(?:{_ATTRIBUTION_VERBS_SHORT})\s*-{{2,}}+", re.IGNORECASE
+    ),
     re.compile(r".{1,80}?-{3}\d{1,4}[./-]\d{1,2}[./-]\d{1,4}.{0,40}-{3}.*"),
+    # Notes' banner over a mail from a team's inbox: "Bob via Team --- Subject [Ticket#7] ---".
+    re.compile(r"[^-]{1,80}? -{3} .{1,200} -{3}"),
+    # The framed words and the block's first field on one line, as a client that re-wraps the
+    # mail it answers joins them: "----- Original Message ----- From: "Tony" <t@x.example>".
+    re.compile(
+        rf"{_FRAME}(?:{_SEPARATOR_WORDS})\s*-{{3,}}+\s*[^\W\d_][^:：]{{0,30}}[:：].*",
+        re.IGNORECASE,
+    ),
 )
 _WHIMSICAL_VERBS = r"said|says|scribbled|spake|spoke|dixit|opined|mused|typed|penned|quoth"
 """Gnus users' attributions: openers only right above quoted lines, never by themselves."""
@@ -144,6 +168,7 @@ _WHIMSICAL = re.compile(
 )
 _RULE = re.compile(r"[_\u2014\u2500]{10,}|-{10,}")
 """Outlook's rule above its quoted header block; alone it is the writer's divider."""
+_RULE_STARTS = "_\u2014\u2500-"
 _ATTRIBUTION = re.compile(
     rf".*(?:\b|\s|^)(?:{_ATTRIBUTION_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
 )
@@ -151,8 +176,8 @@ _EXCERPTS = re.compile(r"(?:excerpts?|auszüge?)\s+(?:from|aus)\s+.{3,}[:：]\s*
 _CHINESE_ATTRIBUTION = re.compile(r"(?:在|於|于).{4,}(?:写道|寫道|写到)\s*[:：]?\s*\Z")
 _DATE_OR_TIME = re.compile(r"\d{1,4}[./\-年月]\d{1,2}|\b(?:19|20)\d\d\b|\b\d{1,2}:\d{2}\b")
 _HEADER_LABEL = re.compile(
-    r"[-*\s]*\*{0,2}([^\W\d_][^\W\d_ ]{0,14}(?: [^\W\d_]{1,10}){0,2}?)\*{0,2}\s?[:：]\*{0,2}"
-    r"(?:\s|\Z)"
+    r"[-*\s]*\*{0,2}([^\W\d_][^\W\d_ ]{0,14}(?: [^\W\d_]{1,10}){0,2}?)\*{0,2}\s?"
+    r"(?:[:]\*{0,2}(?:\s|\Z)|：)"
 )
 _FROM_LABELS = {"from", "von", "de", "da", "van", "от", "od", "från", "fra", "lähettäjä",
                 "feladó", "kimden", "差出人", "发件人", "寄件者", "發件人", "보낸 사람",
@@ -173,7 +198,7 @@ _HEADER_LABELS = _FROM_LABELS | _DATE_LABELS | _OTHER_LABELS
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\[mailto:|/[A-Z][\w ]*@")
 _FOOTERS = re.compile(
     r"(?:sent|envoyé|enviado|inviato|verzonden|gesendet|skickat|sendt|wysłano|отправлено)"
-    r"\s+(?:from|with|via|using|de|desde|da|vanaf|von|från|fra|z|из|с|от)\s+.{2,60}"
+    r"\s+(?:from|with|via|using|de|desde|da|vanaf|von|från|fra|z|из|с|от)\s+.{2,80}"
     r"|(?:get|download)\s+outlook\s+for\s+\w+.*|von\s+meinem\s+.{2,40}\s+gesendet"
     r"|envoyé\s+de\s+mon\s+.{2,40}|enviado\s+desde\s+mi\s+.{2,40}|inviato\s+da\s+.{2,40}"
     r"|verstuurd\s+vanaf\s+mijn\s+.{2,40}|发自我的.{1,30}|發自我的.{1,30}|.{1,30}から送信"
@@ -181,9 +206,28 @@ _FOOTERS = re.compile(
     r"|this\s+(?:message|text)\s+was\s+sent\s+(?:by|via|from|using)\s+.*"
     r"|.{0,60}\b(?:reply|text|txt)\s+stop\s+to\s+(?:end|stop|opt\s+out|unsubscribe|cancel).*"
     r"|.{0,40}\bmsg\s*&\s*data\s+rates\s+may\s+apply.*|sms\s+(?:sent\s+)?(?:via|by|from)\s+.*"
-    r"|sent\s+by\s+(?:sms|text(?:\s+message)?)\s+from\s+.*|.{0,30}\bfrom\s+my\s+(?:iphone|ipad|android).*",
+    r"|sent\s+by\s+(?:sms|text(?:\s+message)?)\s+from\s+.*|.{0,30}\bfrom\s+my\s+(?:iphone|ipad|android).*"
+    r"|enviado\s+do\s+meu\s+.{2,40}|wysłan[eo]\s+z\s+.{2,40}|odesláno\s+z\s+.{2,40}"
+    r"|lähetetty\s+\S.{1,40}|.{2,30}(?:['’]\w{1,4}dan|den|dan)\s+gönderildi|.{2,30}에서\s*보냄"
+    r"|gesendet\s+mit\s+.{2,50}|von\s+meine[mr]?(?:/meine[mr]?)?\s+.{2,40}\s+gesendet"
+    r"|envoyé\s+depuis\s+.{2,40}",
     re.IGNORECASE,
 )
+_LIST_AND_GATEWAY_FOOTERS = re.compile(
+    # A text-message gateway's line: "Envoyé par le service de messagerie texte de Fido".
+    r".{0,40}\b(?:service\s+de\s+messagerie\s+texte|text\s+messaging\s+service"
+    r"|servicio\s+de\s+mensajer[íi]a\s+de\s+texto)\b.*"
+    # Mailing lists' footers (Mailman 2 and 3, Google Groups) and Microsoft 365's banner.
+    r"|\S.{0,60}\smailing\s+list(?:\s+--\s+\S+@\S+)?"
+    r"|to\s+unsubscribe\s+(?:from\s+this\s+(?:group|list)|send\s+an?\s+e-?mail\s+to)\b.*"
+    r"|you\s+received\s+this\s+(?:message|e-?mail)\s+because\s+you\s+are\s+subscribed\b.*"
+    r"|to\s+view\s+this\s+discussion\b.*|https?://\S+/mailman/listinfo/\S*"
+    r"|you\s+don['’]t\s+often\s+get\s+e-?mail\s+from\b.*",
+    re.IGNORECASE,
+)
+_LIST_AND_GATEWAY_STEMS = ("messag", "mensajer", "mailing", "unsubscribe", "subscribed",
+                           "discussion", "listinfo", "often get")  # fmt: skip
+"""Words one of which every :data:`_LIST_AND_GATEWAY_FOOTERS` match holds."""
 _DISCLAIMER = re.compile(
     r"confidential|intended\s+(?:solely\s+)?(?:only\s+)?for\s+the|intended\s+recipient"
     r"|privileged|disclaimer|unauthori[sz]ed|please\s+(?:notify|delete|consider\s+the\s+environ)"
@@ -304,11 +348,17 @@ def _alone(line: str) -> Line:
     if len(text) > MAX_ATTRIBUTION:
         return Line.TEXT
     # Length gates keep hostile lines cheap: footers and sign-offs are short.
-    if len(text) <= MAX_FOOTER and _FOOTERS.fullmatch(text):
+    lowered = text.lower()
+    if len(text) <= MAX_FOOTER and (
+        _FOOTERS.fullmatch(text)
+        or (
+            any(stem in lowered for stem in _LIST_AND_GATEWAY_STEMS)
+            and _LIST_AND_GATEWAY_FOOTERS.fullmatch(text)
+        )
+    ):
         return Line.FOOTER
     if len(text) <= MAX_VALEDICTION and _VALEDICTION.fullmatch(text):
         return Line.VALEDICTION
-    lowered = text.lower()
     if any(stem in lowered for stem in _DISCLAIMER_STEMS) and _DISCLAIMER.search(text):
         return Line.DISCLAIMER
     return Line.TEXT  # contact details are looked for only where a signature may be
@@ -320,9 +370,10 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
     text = lines[index].strip()
     if not text or len(text) > MAX_ATTRIBUTION or _QUOTED.match(lines[index]):
         return 0, Line.TEXT
-    if len(text) <= MAX_SEPARATOR and any(pattern.fullmatch(text) for pattern in _SEPARATORS):
+    separators = _SEPARATORS if "--" in text else _UNDASHED_SEPARATORS
+    if len(text) <= MAX_SEPARATOR and any(pattern.fullmatch(text) for pattern in separators):
         return 1, Line.SEPARATOR
-    if _RULE.fullmatch(text) and _header_follows(lines, index + 1):
+    if text[0] in _RULE_STARTS and _RULE.fullmatch(text) and _header_follows(lines, index + 1):
         return 1, Line.SEPARATOR
     header = _header_block(lines, index)
     if header:
@@ -376,13 +427,17 @@ def _header_block(lines: Sequence[str], index: int) -> int:
     address (Chinese clients write only From and Subject, Atmail writes ``-----From:``).
     """
     first = _label(lines[index])
+    if first is None and (bare_first := _bare_label(lines[index])) in _FROM_LABELS:
+        first = bare_first  # a table without colons starts with its sender
     if first not in _HEADER_LABELS:
         return 0
     labels: list[str] = []
     last = index
-    has_address = False
+    has_address = bare = False
     for position in range(index, min(index + 6, len(lines))):
         label = _label(lines[position])
+        if label is None and (label := _bare_label(lines[position])) is not None:
+            bare = True
         if label in _HEADER_LABELS:
             labels.append(label)
             last = position
@@ -393,6 +448,8 @@ def _header_block(lines: Sequence[str], index: int) -> int:
     if not found & _FROM_LABELS:
         return 0
     others = len(found & _OTHER_LABELS)
+    if bare:  # labels without colons: only a whole block, a sender's address in it
+        return last - index + 1 if has_address and found & _DATE_LABELS and others else 0
     if found & _DATE_LABELS or others >= 2 or (has_address and others >= 1):
         return last - index + 1
     return 0
@@ -401,6 +458,19 @@ def _header_block(lines: Sequence[str], index: int) -> int:
 def _label(line: str) -> str | None:
     match = _HEADER_LABEL.match(line.strip())
     return match.group(1).strip().lower() if match else None
+
+
+def _bare_label(line: str) -> str | None:
+    """A header label without its colon, as Notes writes its header table (``Von  Bob <b@x>``,
+    ``An  alice@example.org``): a known label, then a value."""
+    words = line.split(None, 2)
+    if len(words) < 2 or len(words[0]) > 15:
+        return None
+    two = f"{words[0]} {words[1]}".lower()
+    if len(words) == 3 and two in _HEADER_LABELS:
+        return two
+    one = words[0].lower()
+    return one if one in _HEADER_LABELS else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -428,31 +498,41 @@ class _Reading:
         return any(self.guard(self.lines[index]) for index in indexes)
 
 
-def split_reply(lines: Sequence[str], *, is_order: Callable[[str], bool] | None = None) -> Split:
+def split_reply(
+    lines: Sequence[str],
+    *,
+    is_order: Callable[[str], bool] | None = None,
+    list_marks: Collection[str] = (),
+) -> Split:
     """Split body ``lines`` into text, quote and signature (see the module's documentation).
 
     ``is_order`` says whether a line reads as an order or a command (by default: of any game,
     :func:`reads_as_order`); such a line is never taken for a signature or a disclaimer by a
-    guess.
+    guess. ``list_marks`` are the addresses and id of the mailing list the mail came through
+    (its ``List-*`` fields, :func:`list_marks`): a line naming one is the list's footer, in
+    whatever language the list writes it.
     """
     if any(line.strip() == _ARMOUR_START for line in lines):
         lines = unescape_dashes(lines)
     classes = classify_lines(lines)
+    if list_marks:
+        classes = _mark_list_footers(lines, classes, list_marks)
     reading = _Reading(
         lines, classes, is_order or reads_as_order, ["text"] * len(lines), [""] * len(lines)
     )
     following = _next_kinds(classes)
-    end = _quote_start(classes, following)
+    end = _quote_start(reading, following)
     reading.own(range(end, len(lines)), "quote", "quoted-history")
     for index in range(end):
         kind = classes[index]
         if kind is Line.QUOTED:
             reading.own([index], "quote", "quote")
-        elif kind in (*_OPENERS, Line.HEADER_MORE) or (
-            kind is Line.WEAK_ATTRIBUTION and following[index] is Line.QUOTED
-        ):
+        elif (
+            kind in (*_OPENERS, Line.HEADER_MORE)
+            or (kind is Line.WEAK_ATTRIBUTION and following[index] is Line.QUOTED)
+        ) and not reading.any_order([index]):
             reading.own([index], "quote", "attribution")
-        elif kind is Line.FOOTER:
+        elif kind is Line.FOOTER and not reading.any_order([index]):
             reading.own([index], "signature", "mail-client-line")
         elif kind is Line.ARMOUR:
             reading.own([index], "signature", "pgp-armour")
@@ -460,19 +540,57 @@ def split_reply(lines: Sequence[str], *, is_order: Callable[[str], bool] | None 
     if delimiter is not None:
         reading.own(range(delimiter, end), "signature", "signature")
         end = delimiter
+    end = _ruled_footer(reading, end)
     _disclaimers(reading, end)
     _undelimited_signature(reading, end)
     _sign_off(reading, end)
     return _result(reading)
 
 
-def _quote_start(classes: Sequence[Line], following: Sequence[Line | None]) -> int:
+def _mark_list_footers(
+    lines: Sequence[str], classes: list[Line], marks: Collection[str]
+) -> list[Line]:
+    """Lines of the sender's that name the mailing list (``To unsubscribe send an email to
+    gw1-leave@lists.example.org``, ``Gw1 Mailingliste -- gw1@lists.example.org``) as footers."""
+    lowered = [mark.casefold() for mark in marks if len(mark) >= 6]
+    return [
+        Line.FOOTER
+        if kind is Line.TEXT and any(mark in line.casefold() for mark in lowered)
+        else kind
+        for line, kind in zip(lines, classes, strict=True)
+    ]
+
+
+_LIST_ADDRESS = re.compile(r"mailto:([^\s<>?,;]+@[^\s<>?,;]+)", re.IGNORECASE)
+_LIST_ID = re.compile(r"<([^\s<>]+\.[^\s<>]+)>")
+
+
+def list_marks(fields: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """The addresses (``List-Post``, ``List-Unsubscribe``, ...: RFC 2369) and the id
+    (``List-Id``: RFC 2919) of the mailing list a mail came through, from its
+    ``(name, value)`` header fields."""
+    marks: list[str] = []
+    for name, value in fields:
+        field_name = name.lower()
+        if field_name == "list-id":
+            marks += _LIST_ID.findall(value)
+        elif field_name.startswith("list-"):
+            marks += _LIST_ADDRESS.findall(value)
+    return tuple(dict.fromkeys(marks))
+
+
+def _quote_start(reading: _Reading, following: Sequence[Line | None]) -> int:
     """Where the quoted history starts for good: the first opener that is not right above
-    quoted lines (it introduces a quote re-wrapped without ``>``); the end when none is."""
-    for index, kind in enumerate(classes):
-        if kind in _OPENERS and following[index] is not Line.QUOTED:
+    quoted lines (it introduces a quote re-wrapped without ``>``); the end when none is. A
+    line that reads as an order opens nothing, whatever its shape."""
+    for index, kind in enumerate(reading.classes):
+        if (
+            kind in _OPENERS
+            and following[index] is not Line.QUOTED
+            and not reading.guard(reading.lines[index])
+        ):
             return index
-    return len(classes)
+    return len(reading.classes)
 
 
 _SKIPPED = (Line.EMPTY, Line.HEADER_MORE, Line.ATTRIBUTION, Line.SEPARATOR)
@@ -489,6 +607,27 @@ def _next_kinds(classes: Sequence[Line]) -> list[Line | None]:
         kind = classes[index]
         if kind not in _SKIPPED:
             upcoming = kind if kind is not Line.WEAK_ATTRIBUTION else Line.TEXT
+    return found
+
+
+def _ruled_footer(reading: _Reading, end: int) -> int:
+    """A rule (``-----``, ``_____``) with a footer or a disclaimer below it, to the end of the
+    sender's text, is that footer: a text-message gateway's block between two rules, a mailing
+    list's footer, a carrier's or company's notice. Never over a line that reads as an order.
+    Where the sender's text now ends."""
+    found = end
+    for index in range(end - 1, -1, -1):
+        text = reading.lines[index].strip()
+        if not text or text[0] not in _RULE_STARTS or reading.owner[index] != "text":
+            continue
+        if not _RULE.fullmatch(text):
+            continue
+        block = [i for i in range(index, end) if reading.owner[i] == "text"]
+        if len(block) > 2 * MAX_SIGNATURE or reading.any_order(block):
+            break
+        if any(reading.classes[i] in (Line.FOOTER, Line.DISCLAIMER) for i in range(index, end)):
+            found = index
+    reading.own(range(found, end), "signature", "footer")
     return found
 
 
@@ -529,7 +668,7 @@ def _undelimited_signature(reading: _Reading, end: int) -> None:
         reading.own(block, "signature", "contact-block")
 
 
-_SIGNATURE_RULES = ("signature", "disclaimer", "valediction", "contact-block")
+_SIGNATURE_RULES = ("signature", "footer", "disclaimer", "valediction", "contact-block")
 _NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*,?|[&|/-]")
 
 
@@ -612,11 +751,14 @@ def _result(reading: _Reading) -> Split:
 
 
 def cut_reply(
-    lines: Sequence[str], *, is_order: Callable[[str], bool] | None = None
+    lines: Sequence[str],
+    *,
+    is_order: Callable[[str], bool] | None = None,
+    list_marks: Collection[str] = (),
 ) -> tuple[list[str], list[Cut]]:
     """The sender's own lines of ``lines`` (removed lines blank, trailing blanks dropped, at most
     :data:`MAX_LINES`), and what was cut, for the logs (see :func:`split_reply`)."""
-    split = split_reply(lines[:MAX_LINES], is_order=is_order)
+    split = split_reply(lines[:MAX_LINES], is_order=is_order, list_marks=list_marks)
     kept, cuts = split.text, split.cuts
     if len(lines) > MAX_LINES:
         cuts.append(

@@ -44,9 +44,9 @@ def test_auto_submitted_no_is_ordinary() -> None:
     assert _kind(_mail("Auto-Submitted: no"))[0] is MailKind.ORDINARY
 
 
-@pytest.mark.parametrize("value", ["bulk", "junk", "list", "auto_reply", "BULK"])
-def test_precedence_bulk_junk_list_auto_reply(value: str) -> None:
-    """Precedence bulk/junk/list/auto_reply: not answered."""
+@pytest.mark.parametrize("value", ["bulk", "junk", "auto_reply", "BULK"])
+def test_precedence_bulk_junk_auto_reply(value: str) -> None:
+    """Precedence bulk/junk/auto_reply: not answered."""
     assert _kind(_mail(f"Precedence: {value}")) == (
         MailKind.AUTO_REPLY,
         f"Precedence: {value.lower()}",
@@ -58,14 +58,30 @@ def test_precedence_first_class_is_ordinary() -> None:
     assert _kind(_mail("Precedence: first-class"))[0] is MailKind.ORDINARY
 
 
-@pytest.mark.parametrize(
-    "header",
-    ["X-Autoreply: yes", "X-Autorespond: vacation", "List-Id: <games.lists.example>",
-     "List-Unsubscribe: <mailto:leave@lists.example>"],
-)  # fmt: skip
-def test_autoreply_and_list_headers(header: str) -> None:
-    """X-Autoreply, X-Autorespond, and mailing-list headers: not answered."""
+@pytest.mark.parametrize("header", ["X-Autoreply: yes", "X-Autorespond: vacation"])
+def test_autoreply_headers(header: str) -> None:
+    """X-Autoreply, X-Autorespond: not answered."""
     assert _kind(_mail(header))[0] is MailKind.AUTO_REPLY
+
+
+LIST_FIELDS = ["List-Id: <games.lists.example>", "List-Unsubscribe: <mailto:leave@lists.example>",
+               "List-Post: <mailto:games@lists.example>", "Precedence: list"]  # fmt: skip
+
+
+@pytest.mark.parametrize("header", LIST_FIELDS)
+def test_a_list_copy_without_orders_is_not_answered(header: str) -> None:
+    """A mailing list's copy (its List-* fields, ``Precedence: list``) is a robot's mail
+    unless its text holds orders: a remark posted to the game's list is not answered."""
+    assert _kind(_mail(header, "Good game, all!\n"))[0] is MailKind.AUTO_REPLY
+
+
+@pytest.mark.parametrize("header", LIST_FIELDS)
+def test_orders_posted_to_a_list_are_read(header: str) -> None:
+    """Orders are never dropped to keep a robot quiet: a player who posts his orders to the
+    game's list has them read, and the note says why."""
+    mail = read_mail(_mail(header), own_addresses=OWN)
+    assert (mail.kind, mail.lines) == (MailKind.ORDINARY, ("GIVE 3 TO bob",))
+    assert any("its text holds orders" in note for note in mail.notes)
 
 
 @pytest.mark.parametrize(

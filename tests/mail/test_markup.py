@@ -88,3 +88,32 @@ def test_an_html_bomb_mail_is_read_and_its_orders_found() -> None:
 )  # fmt: skip
 def test_markup_reads_as_a_person_sees_it(markup: str, lines: list[str]) -> None:
     assert html_to_text(markup).splitlines() == lines
+
+
+QUOTE_CONTAINERS = [
+    '<div id="divRplyFwdMsg" dir="ltr"><b>Από:</b> Judge<br><b>Θέμα:</b> [sc4]</div>',
+    '<span id="OLK_SRC_BODY_SECTION"><b>De la:</b> Judge</span>',
+    '<div id="yahoo_quoted_77" class="yahoo_quoted"><div>Judge a scris</div></div>',
+    "<div style='border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0cm 0cm 0cm'>"
+    "<p><b>Feladó:</b> Judge</p></div>",
+]
+
+
+@pytest.mark.parametrize("container", QUOTE_CONTAINERS)
+def test_a_mail_programs_quote_container_starts_the_quote(container: str) -> None:
+    """Everything below a recognised quote header is the quote, in HTML too: Outlook's
+    ``divRplyFwdMsg``, ``OLK_SRC_BODY_SECTION`` and ``WordSection1`` rule, Yahoo's
+    ``yahoo_quoted``, whatever language the header block is in; the old order below it is
+    not read, the new one above it is."""
+    markup = f"<html><body><div>SHIELD</div>{container}<div>FIRE</div></body></html>"
+    raw = (
+        "From: Alice <alice@example.org>\nTo: judge@pbem.test\nSubject: [sc4] orders\n"
+        "Content-Type: text/html; charset=utf-8\n\n" + markup
+    ).encode()
+    assert [line for line in read_mail(raw).lines if line.strip()] == ["SHIELD"]
+
+
+def test_a_writers_own_box_is_no_quote_container() -> None:
+    """A border the writer draws is not Outlook's rule: the orders in it are read."""
+    markup = '<div style="border:1px solid #ccc;padding:4px"><div>FIRE</div></div>'
+    assert html_to_text(markup).splitlines() == ["FIRE"]

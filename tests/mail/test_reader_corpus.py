@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from adjudicator.core.errors import NotAnOrder
+from adjudicator.core.kind import GameKind
+from adjudicator.core.text import normalise_line
+from adjudicator.games import KINDS
 from adjudicator.mail.body import extract_text
 from adjudicator.mail.parse import is_order, read_mail
 from adjudicator.mail.quotes import Split, body_lines, split_reply
@@ -33,9 +37,27 @@ def _non_blank(lines: list[str]) -> list[str]:
 
 
 def test_the_corpus_is_large_and_varied() -> None:
-    assert len(EXPECTED) >= 150
-    assert len({case["client"] for case in EXPECTED.values()}) >= 50
+    """Some sixty common clients three times each, and the last mile (``last_mile.py``): a
+    hundred more mails, four of each shape."""
+    assert len(EXPECTED) >= 300
+    assert len({case["client"] for case in EXPECTED.values()}) >= 90
     assert {path.stem for path in CORPUS.glob("*.eml")} == set(EXPECTED)
+
+
+def _accepts(kind: GameKind, order: str) -> bool:
+    try:
+        kind.rules.parse_order(normalise_line(order))
+    except NotAnOrder:
+        return False
+    except Exception:  # a wrongly written order of this game is still its order
+        return True
+    return True
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+def test_the_mails_hold_orders_of_every_game(kind: GameKind) -> None:
+    orders = {order for case in EXPECTED.values() for order in case["orders"]}
+    assert any(_accepts(kind, order) for order in orders)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -74,6 +96,11 @@ SURROUNDINGS = [
     "Best regards,\n{order}",
     "Alice\n\n{order}\n\nCONFIDENTIAL: this message is for the intended recipient only.",
     "{order}\nSent from my iPhone",
+    "{order}\n\n" + "-" * 44 + "\nEnvoyé par le service de messagerie texte de Fido\n" + "-" * 44,
+    "-" * 44 + "\n{order}\nSent by the text messaging service of Rogers\n" + "-" * 44,
+    "{order}\n" + "_" * 47 + "\n{order}\nGw1 mailing list -- gw1@lists.example.org",
+    "External email: use caution when opening links or attachments.\n\n{order}",
+    "Hi,\n\n{order}\n\nJudge via Team --- Re: [gw1] orders ---\n\nHello alice,",
 ]
 
 
@@ -91,3 +118,60 @@ def test_no_recorded_order_is_ever_taken_for_a_signature(surrounding: str) -> No
         if order.strip() not in [line.strip() for line in split.text]:
             eaten.append(order)
     assert eaten == []
+
+
+LIST_MAIL = (
+    "From: Alicia <alice@example.org>\nTo: gw1-jugadores@lists.example.org\n"
+    "Subject: [gw1] ordenes\n{fields}Content-Type: text/plain; charset=utf-8\n\n"
+    "Hola,\n\nGIVE 2 TO bob\n\n"
+    "Para darse de baja de gw1-jugadores@lists.example.org, visite la web de la lista.\n"
+)
+LIST_FIELDS = (
+    "List-Id: Jugadores de gw1 <gw1-jugadores.lists.example.org>\n"
+    "List-Post: <mailto:gw1-jugadores@lists.example.org>\n"
+    "List-Unsubscribe: <mailto:gw1-jugadores-leave@lists.example.org>\n"
+)
+
+
+def test_a_list_footer_in_any_language_is_known_by_the_lists_fields() -> None:
+    """Mailing-list footers are not the player's text: recognised by the mail's List-* fields
+    where present (a line naming the list), whatever language the list writes them in; the
+    orders posted to the list are read."""
+    mail = read_mail(LIST_MAIL.format(fields=LIST_FIELDS).encode())
+    assert [line for line in mail.lines if line.strip()] == ["Hola,", "GIVE 2 TO bob"]
+
+
+def test_without_the_lists_fields_an_unknown_footer_is_left_to_the_player() -> None:
+    """Without the fields, a line in no footer's known shape stays the sender's: when in
+    doubt, a line is read."""
+    mail = read_mail(LIST_MAIL.format(fields="").encode())
+    assert mail.lines[-1].startswith("Para darse de baja")
+
+
+DEVICE_LINES = [
+    "Sent from my iPhone", "Sent from my Galaxy", "Von meinem iPhone gesendet",
+    "Von meinem/meiner Galaxy gesendet", "Gesendet von Outlook für Android",
+    "Gesendet mit der WEB.DE Mail App", "Envoyé de mon iPhone", "Envoyé depuis mon téléphone",
+    "Enviado desde mi iPhone", "Enviado do meu iPhone", "Inviato da iPhone",
+    "Verstuurd vanaf mijn iPhone", "Skickat från min iPhone", "Sendt fra min iPhone",
+    "Lähetetty iPhonesta", "Wysłane z iPhone'a", "Odesláno z iPhonu", "iPhone'umdan gönderildi",
+    "Отправлено с iPhone", "iPhoneから送信", "发自我的iPhone", "iPhone에서 보냄",
+    "Get Outlook for iOS", "Sent via the Samsung Galaxy S24 Ultra, an AT&T 5G smartphone",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("device", DEVICE_LINES)
+def test_sent_from_my_device_in_the_common_languages_is_no_text(device: str) -> None:
+    """ "Sent from my ..." in the common languages is the mail program's line, not the
+    player's: it is not echoed; the order above it is read."""
+    split = split_reply(body_lines(f"SHIELD\n\n{device}\n"), is_order=is_order)
+    assert (_non_blank(split.text), _non_blank(split.signature)) == (["SHIELD"], [device])
+
+
+def test_an_order_in_the_shape_of_a_separator_opens_no_quote() -> None:
+    """Orders are never dropped to make an echo disappear: a line that reads as an order is
+    read even when it has a quote header's shape (here Notes' banner, ``x --- y ---``), and
+    it does not hide the orders below it."""
+    body = "GIVE 2 TO bob --- GIVE 1 TO carol ---\nGIVE 3 TO dave\n"
+    split = split_reply(body_lines(body), is_order=is_order)
+    assert _non_blank(split.text) == ["GIVE 2 TO bob --- GIVE 1 TO carol ---", "GIVE 3 TO dave"]
