@@ -19,7 +19,7 @@ from adjudicator.readmodel.stored import setup_to_json
 from adjudicator.security import hash_secret, new_gm_token, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.settings import GameSettings, read_settings
-from adjudicator.storage import queries
+from adjudicator.storage import persons, queries
 from adjudicator.storage.models import Game, Seat
 
 
@@ -42,7 +42,7 @@ class Credentials:
 
     handle: str
     address: str
-    secret: str
+    secret: str | None  # None: the password the person chose (SET PASSWORD) is the seat's
     reply_token: str
 
 
@@ -168,19 +168,31 @@ def create_game(
     credentials = []
     for seat_number, player in enumerate(players):
         secret, token = new_secret(), new_token()
-        session.add(
-            Seat(
-                game_id=game.id,
-                seat=seat_number,
-                handle=player.handle.lower(),
-                address=_seat_address(player, stand_ins=read.stand_ins),
-                secret_hash=hash_secret(secret),
-                reply_token=token_digest(token),
-                time_zone=check_time_zone(player.time_zone) if player.time_zone else None,
-            )
+        seat = Seat(
+            game_id=game.id,
+            seat=seat_number,
+            handle=player.handle.lower(),
+            address=_seat_address(player, stand_ins=read.stand_ins),
+            secret_hash=hash_secret(secret),
+            reply_token=token_digest(token),
         )
+        session.add(seat)
+        session.flush()
+        chosen = _personal(session, seat, player.time_zone, now=now)
         credentials.append(
-            Credentials(player.handle.lower(), player.address.strip(), secret, token)
+            Credentials(
+                player.handle.lower(), player.address.strip(), None if chosen else secret, token
+            )
         )
     session.flush()
     return game, credentials
+
+
+def _personal(session: Session, seat: Seat, zone: str | None, *, now: datetime) -> bool:
+    """The new seat takes its person's settings (``storage/persons.py``); ``zone``, the one
+    the game master gave the player, is the person's own unless he chose one. Whether the
+    person chose a password (the seat's is then his)."""
+    person = persons.person_at(session, seat.address)
+    if zone and seat.address != NO_ADDRESS and (person is None or person.time_zone is None):
+        persons.change(session, seat.address, now=now, time_zone=check_time_zone(zone))
+    return persons.seat_for(session, seat)
