@@ -82,7 +82,7 @@ def test_a_password_chosen_in_one_game_is_hers_in_every_game_and_in_later_ones(
     _send(app, "ga", "ann", f"PASSWORD {in_a.secret}\nSET PASSWORD Lighthouse-42")
     answer = _last_to(app, ANN)
     assert "Your password has been changed for all your games (ga, gb)" in answer
-    assert "your password in the games you join later" in answer
+    assert "It is your password in the games you join later too" in answer
     assert "Lighthouse-42" not in answer
 
     assert _send(app, "gb", "ann", "PASSWORD Lighthouse-42\nGIVE 3 TO dan") == (
