@@ -195,4 +195,4 @@ def _personal(session: Session, seat: Seat, zone: str | None, *, now: datetime) 
     person = persons.person_at(session, seat.address)
     if zone and seat.address != NO_ADDRESS and (person is None or person.time_zone is None):
         persons.change(session, seat.address, now=now, time_zone=check_time_zone(zone))
-    return persons.seat_for(session, seat)
+    return persons.seat_for(session, seat, now=now)

@@ -252,7 +252,7 @@ def add_player(
         secret_hash=hash_secret(secret),
         reply_token=token_digest(token),
     )
-    chosen = persons.seat_for(session, seat)  # the player's own settings hold here too
+    chosen = persons.seat_for(session, seat, now=now)  # the player's own settings hold here too
     session.add(seat)
     session.flush()
     _restart(session, game)

@@ -74,7 +74,7 @@ def hand_over(
     seat.missed_rounds, seat.failed_logins, seat.locked_until = 0, 0, None
     seat.unreachable, seat.active, seat.wait = False, True, False
     # The newcomer's own settings, never his predecessor's (``storage/persons.py``).
-    chosen = old_address != new_address and persons.seat_for(session, seat)
+    chosen = old_address != new_address and persons.seat_for(session, seat, now=now)
     session.add(seat)
     # The seat is the newcomer's from now: no orders stand for it in the open round but his
     # own (neither a stand-in's nor his predecessor's), and the round waits for them.

@@ -46,12 +46,15 @@ def give_settings(seat: Seat, person: Person | None) -> None:
         seat.secret_hash = person.password_hash
 
 
-def seat_for(session: Session, seat: Seat) -> bool:
+def seat_for(session: Session, seat: Seat, *, now: datetime) -> bool:
     """A new seat (or one that passed to a newcomer) takes the settings of the person at its
-    address; whether that person chose a password (the seat's is then his, not a new one)."""
-    person = person_at(session, seat.address)
+    address, made if new (every address that plays is a person's); whether that person chose
+    a password (the seat's is then his, not a new one)."""
+    if not seat.address.strip():  # a seat the computer plays, with nobody to mail
+        return False
+    person = person_for(session, seat.address, now=now)
     give_settings(seat, person)
-    return person is not None and person.password_hash is not None
+    return person.password_hash is not None
 
 
 def change(session: Session, address: str, *, now: datetime, **settings: str | None) -> Person:
@@ -75,15 +78,17 @@ def follow(session: Session, old: str, new: str, *, now: datetime, whole: bool) 
     """Seats moved from ``old`` to ``new``: their player's settings go with him. ``whole``:
     the person moved himself (SET ADDRESS, proven at both addresses), so his settings are
     those at ``new`` from now on; else (the game master moved one seat) a person already at
-    ``new`` keeps his own, and one new there starts with those of ``old``. The person at
-    ``old`` is gone once no seat is left there. Every seat at ``new`` takes the result."""
+    ``new`` (somebody plays from there) keeps his own, and one new there starts with those of
+    ``old``. The person at ``old`` is gone once no seat is left there. Every seat at ``new``
+    takes the result."""
     before = person_at(session, old)
     after = person_at(session, new)
-    if before is not None and (whole or after is None):
+    if after is None or (whole and before is not None):
         after = person_for(session, new, now=now)
-        for name in SETTINGS:
-            setattr(after, name, getattr(before, name))
-        after.changed_at = now
+        if before is not None:
+            for name in SETTINGS:
+                setattr(after, name, getattr(before, name))
+            after.changed_at = now
         session.add(after)
     session.flush()
     if before is not None and not queries.seats_at_address(session, old):

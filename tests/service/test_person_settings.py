@@ -17,7 +17,7 @@ from adjudicator.app import App
 from adjudicator.security import address_code
 from adjudicator.service.closing import begin_game, sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
-from adjudicator.service.gm import change_address
+from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import SubmissionStatus
@@ -205,3 +205,35 @@ def test_her_settings_follow_her_to_a_new_address(app: App) -> None:
     )
     assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
     assert f"Deadline: {TOKYO_DEADLINE}" in _last_to(app, third)
+
+
+def test_a_seat_moved_to_another_players_address_or_taken_over_takes_his_settings(
+    app: App,
+) -> None:
+    """Settings are the person's, not the seat's: the game master moving ann's seat to an
+    address bob plays from gives bob's settings to it and leaves bob's alone, and a newcomer
+    who takes over a seat brings his own (none), never those of the player before him."""
+    in_a, in_b = _two_games(app)
+    bob = new_game(app, ["bob", "hal", "ida"], name="gd")["bob"]
+    _send(app, "ga", "ann", f"PASSWORD {in_a.secret}\nSET TIMEZONE Asia/Tokyo")
+    _send(app, "gd", "bob", f"PASSWORD {bob.secret}\nSET TIMEZONE Europe/Paris")
+    with session_scope(app.engine) as session:
+        gb = find_game(session, "gb")
+        change_address(session, gb, "ann", "bob@example.org", ctx=app.ctx, now=app.clock())
+        replace_player(
+            session, find_game(session, "ga"), "ann", "zed@example.org", ctx=app.ctx,
+            now=app.clock(),
+        )  # fmt: skip
+    paris = "Thursday 05 March 2026, 13:00 CET (Europe/Paris)"
+    takeover = _last_to(app, "zed@example.org", "takeover")
+    assert "Deadline: Thursday 05 March 2026, 12:00 UTC" in takeover  # the game's zone
+    assert "Tokyo" not in takeover
+    for game, secret in (("gd", bob.secret), ("gb", in_b.secret)):
+        raw = plain_mail(
+            "bob@example.org",
+            f"PASSWORD {secret}\nSTATUS",
+            subject=f"[{game}] status",
+            message_id=f"<b{next(_numbers)}@example.org>",
+        )
+        assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+        assert f"Deadline: {paris}" in _last_to(app, "bob@example.org")
