@@ -8,10 +8,9 @@ through the service: mails in, mails out."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from itertools import count
 
-from playing import START, clock_of, new_game, plain, plain_mail, player_mail, queued
+from playing import clock_of, new_game, plain, plain_mail, player_mail, queued
 
 from adjudicator.app import App
 from adjudicator.security import address_code
@@ -63,7 +62,6 @@ def test_a_time_zone_set_in_one_game_holds_in_the_others_and_in_games_joined_lat
     )
     answer = _last_to(app, ANN)
     assert "Your time zone is now Asia/Tokyo" in answer
-    assert "This holds in all your games, and in the games you join later" in answer
 
     _send(app, "gb", "ann", f"PASSWORD {in_b.secret}\nSTATUS")
     assert f"Deadline: {TOKYO_DEADLINE}" in _last_to(app, ANN)
@@ -73,6 +71,7 @@ def test_a_time_zone_set_in_one_game_holds_in_the_others_and_in_games_joined_lat
     welcome = _last_to(app, ANN, "welcome")
     assert f"First deadline: {TOKYO_DEADLINE}" in welcome
     assert "Times in the service's mails to you are Asia/Tokyo time" in welcome
+    assert "This holds in all your games, and in the games you join later" in answer
 
 
 def test_a_password_chosen_in_one_game_is_hers_in_every_game_and_in_later_ones(
@@ -81,8 +80,6 @@ def test_a_password_chosen_in_one_game_is_hers_in_every_game_and_in_later_ones(
     in_a, in_b = _two_games(app)
     _send(app, "ga", "ann", f"PASSWORD {in_a.secret}\nSET PASSWORD Lighthouse-42")
     answer = _last_to(app, ANN)
-    assert "Your password has been changed for all your games (ga, gb)" in answer
-    assert "It is your password in the games you join later too" in answer
     assert "Lighthouse-42" not in answer
 
     assert _send(app, "gb", "ann", "PASSWORD Lighthouse-42\nGIVE 3 TO dan") == (
@@ -102,6 +99,8 @@ def test_a_password_chosen_in_one_game_is_hers_in_every_game_and_in_later_ones(
     assert _send(app, "gc", "ann", "PASSWORD Lighthouse-42\nGIVE 3 TO fay") == (
         SubmissionStatus.ACCEPTED
     )
+    assert "Your password has been changed for all your games (ga, gb)" in answer
+    assert "It is your password in the games you join later too" in answer
 
 
 def test_a_mail_with_no_game_sets_her_settings_for_all_her_games(app: App) -> None:
@@ -156,9 +155,7 @@ def test_quiet_hours_hold_in_a_game_joined_later(app: App) -> None:
     10:00 UTC on Thursday) out of them too: it comes at 08:59."""
     in_a, _in_b = _two_games(app)
     _send(app, "ga", "ann", f"PASSWORD {in_a.secret}\nSET QUIET 09:00-11:00")
-    assert "This holds in all your games (ga, gb), and in those you join later" in (
-        _last_to(app, ANN)
-    )
+    answer = _last_to(app, ANN)
     new_game(app, ["ann", "fay", "gus"], name="gc")
     clock = clock_of(app)
     sweep(app.engine, ctx=app.ctx, now=clock.at(hours=68, minutes=58))
@@ -166,7 +163,7 @@ def test_quiet_hours_hold_in_a_game_joined_later(app: App) -> None:
     sweep(app.engine, ctx=app.ctx, now=clock.at(hours=68, minutes=59))
     reminded = [m for m in queued(app, "reminder")[before:] if m["To"] == ANN]
     assert sorted(str(m["Subject"]).split("]")[0] for m in reminded) == ["[ga", "[gb", "[gc"]
-    assert app.clock() == START + timedelta(hours=68, minutes=59)
+    assert "This holds in all your games (ga, gb), and in those you join later" in answer
 
 
 def test_her_settings_follow_her_to_a_new_address(app: App) -> None:
