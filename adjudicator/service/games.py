@@ -166,19 +166,24 @@ def create_game(
     session.flush()
     assert game.id is not None
     credentials = []
-    for seat_number, player in enumerate(players):
+    addresses = [_seat_address(player, stand_ins=read.stand_ins) for player in players]
+    people = persons.people_for(session, addresses, now=now)  # each seat is a person's
+    for seat_number, (player, address) in enumerate(zip(players, addresses, strict=True)):
         secret, token = new_secret(), new_token()
         seat = Seat(
             game_id=game.id,
             seat=seat_number,
             handle=player.handle.lower(),
-            address=_seat_address(player, stand_ins=read.stand_ins),
+            address=address,
             secret_hash=hash_secret(secret),
             reply_token=token_digest(token),
         )
+        person = people.get(address)
+        if person is not None and player.time_zone and person.time_zone is None:
+            # The zone the game master gave the player, unless he chose one himself.
+            person.time_zone = check_time_zone(player.time_zone)
+        chosen = persons.give_settings(seat, person)
         session.add(seat)
-        session.flush()
-        chosen = _personal(session, seat, player.time_zone, now=now)
         credentials.append(
             Credentials(
                 player.handle.lower(), player.address.strip(), None if chosen else secret, token
@@ -186,13 +191,3 @@ def create_game(
         )
     session.flush()
     return game, credentials
-
-
-def _personal(session: Session, seat: Seat, zone: str | None, *, now: datetime) -> bool:
-    """The new seat takes its person's settings (``storage/persons.py``); ``zone``, the one
-    the game master gave the player, is the person's own unless he chose one. Whether the
-    person chose a password (the seat's is then his)."""
-    person = persons.person_at(session, seat.address)
-    if zone and seat.address != NO_ADDRESS and (person is None or person.time_zone is None):
-        persons.change(session, seat.address, now=now, time_zone=check_time_zone(zone))
-    return persons.seat_for(session, seat, now=now)

@@ -9,15 +9,19 @@ columns of a seat. What is truly per game (an absence, SET WAIT, orders) stays o
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from adjudicator.storage import queries
+from adjudicator.storage.db import insert_new
 from adjudicator.storage.models import Person, Seat
 
 SETTINGS = ("time_zone", "password_hash", "quiet_hours", "weekend")
 """A person's settings, as :class:`Person` holds them."""
+BATCH = 500
+"""Addresses asked for in one query (SQLite binds at most 32766 values in one)."""
 
 
 def person_at(session: Session, address: str) -> Person | None:
@@ -31,19 +35,45 @@ def person_for(session: Session, address: str, *, now: datetime) -> Person:
     """The person at ``address``, made (with no settings) if there is none yet."""
     person = person_at(session, address)
     if person is None:
-        person = Person(address=address.strip().lower(), changed_at=now)
-        session.add(person)
+        # Two mails from a new address may make it a person at once, in two processes.
+        values = {"address": address.strip().lower(), "changed_at": now}
+        insert_new(session, Person, values, key="address")
+        person = person_at(session, address)
+        assert person is not None
     return person
 
 
-def give_settings(seat: Seat, person: Person | None) -> None:
+def people_for(session: Session, addresses: Iterable[str], *, now: datetime) -> dict[str, Person]:
+    """The persons at ``addresses`` by address in lower case, those not yet known made: a
+    query for every :data:`BATCH` addresses, however many players a game has."""
+    wanted = sorted({a.strip().lower() for a in addresses if a.strip()})
+    found = _people_at(session, wanted)
+    missing = [address for address in wanted if address not in found]
+    for address in missing:
+        insert_new(session, Person, {"address": address, "changed_at": now}, key="address")
+    return found | _people_at(session, missing)
+
+
+def _people_at(session: Session, addresses: list[str]) -> dict[str, Person]:
+    found: dict[str, Person] = {}
+    for start in range(0, len(addresses), BATCH):
+        batch = addresses[start : start + BATCH]
+        query = select(Person).where(col(Person.address).in_(batch))
+        found |= {person.address: person for person in session.exec(query)}
+    return found
+
+
+def give_settings(seat: Seat, person: Person | None) -> bool:
     """``seat`` is played by ``person`` (None: a person with no settings yet): it takes his
-    settings, and his chosen password if he has one (else it keeps its own)."""
+    settings, and his chosen password if he has one (else it keeps its own); whether it did
+    (the seat's password is then his, not one to mail)."""
     seat.time_zone = person.time_zone if person else None
     seat.quiet_hours = person.quiet_hours if person else None
     seat.weekend = person.weekend if person else None
-    if person is not None and person.password_hash is not None:
-        seat.secret_hash = person.password_hash
+    if person is None or person.password_hash is None:
+        return False
+    seat.secret_hash = person.password_hash
+    return True
 
 
 def seat_for(session: Session, seat: Seat, *, now: datetime) -> bool:
@@ -52,9 +82,7 @@ def seat_for(session: Session, seat: Seat, *, now: datetime) -> bool:
     a password (the seat's is then his, not a new one)."""
     if not seat.address.strip():  # a seat the computer plays, with nobody to mail
         return False
-    person = person_for(session, seat.address, now=now)
-    give_settings(seat, person)
-    return person.password_hash is not None
+    return give_settings(seat, person_for(session, seat.address, now=now))
 
 
 def change(session: Session, address: str, *, now: datetime, **settings: str | None) -> Person:

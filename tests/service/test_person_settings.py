@@ -106,6 +106,14 @@ def test_a_password_chosen_in_one_game_is_hers_in_every_game_and_in_later_ones(
 def test_a_mail_with_no_game_sets_her_settings_for_all_her_games(app: App) -> None:
     """With two games under way no game is guessed for a mail that names none: before, its
     SET lines were refused as needing their game."""
+    _no_game_sets_her_settings(app)
+
+
+def test_a_mail_with_no_game_sets_her_settings_on_postgresql(pg_app: App) -> None:
+    _no_game_sets_her_settings(pg_app)
+
+
+def _no_game_sets_her_settings(app: App) -> None:
     in_a, in_b = _two_games(app)
     assert _global(app, f"PASSWORD {in_b.secret}\nSET TIMEZONE America/New_York") == (
         SubmissionStatus.ACCEPTED
