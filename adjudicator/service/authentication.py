@@ -150,19 +150,35 @@ def authenticate_person(
     :func:`person_seats`, not empty), or None (and the refusal is answered). The password of
     any of his seats proves him: each was mailed to his address alone, and the one he chose
     is every seat's. Wrong passwords count, and lock out, as the newest seat's: a forger's
-    tries are no more than against one seat, and a source locked there proves no seat at all.
-    The section speaks for the person from here on (``for_person``): its answers, a refusal
-    too, are about no one game."""
-    newest = seats[0]
-    handling.game = handling.session.get(Game, newest.game_id)
+    tries are no more than against one seat; and while any of his seats is locked for this
+    mail's source (or for all), no password is checked, so that no game's lock is got round
+    by writing with no game. The section speaks for the person from here on
+    (``for_person``): its answers, a refusal too, are about no one game."""
+    listed = next((s for s in seats if _locked(handling, s)), seats[0])
+    handling.game = handling.session.get(Game, listed.game_id)
     handling.for_person = True
     try:
         if not section.secret:
-            _refuse(handling, "password_missing", newest)
+            _refuse(handling, "password_missing", listed)
             return None
-        return _prove(handling, newest, section.secret, others=seats[1:])
+        others = [s for s in seats if s.id != listed.id]
+        return _prove(handling, listed, section.secret, others=others)
     finally:
         handling.game = None
+
+
+def _locked(handling: SectionHandling, seat: Seat) -> bool:
+    """Whether no password for ``seat`` is checked now from this mail's source: the source
+    is locked for it, or the seat's wrong passwords of the hour reached the limit."""
+    assert seat.id is not None
+    counted = [
+        f for f in queries.login_failures_of(handling.session, seat.id) if f.source != NOTICE
+    ]
+    source = _source(handling)
+    own = next((f for f in counted if f.source == source), None)
+    if own is not None and own.locked_until is not None and own.locked_until > handling.now:
+        return True
+    return sum(f.failures for f in _recent_failures(handling, counted)) >= SEAT_GUESSES
 
 
 def _prove(

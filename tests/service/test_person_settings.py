@@ -242,3 +242,36 @@ def test_a_seat_moved_to_another_players_address_or_taken_over_takes_his_setting
         )
         assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
         assert f"Deadline: {paris}" in _last_to(app, "bob@example.org")
+
+
+def _received_from(raw: bytes, ip: str) -> bytes:
+    """The mail as our receiving server got it from the host at ``ip``."""
+    hop = f"sender.example.net (sender.example.net [{ip}]) by mx.pbem.test"
+    return f"Received: from {hop}; Mon, 2 Mar 2026 12:00:00 +0000\n".encode() + raw
+
+
+def test_a_mail_with_no_game_gets_round_no_lock_of_a_game(app: App) -> None:
+    """Five wrong passwords for her seat in ga from one host lock that host out of ga for an
+    hour. A mail with no game from the same host, with a password of hers, is not checked
+    either: writing without a game is no way round a lock; from her own host it counts."""
+    in_a, in_b = _two_games(app)
+    forger, own = "203.0.113.66", "198.51.100.7"
+    for guess in range(5):
+        raw = player_mail(
+            "ga", "ann", f"PASSWORD guess-{guess}\nGIVE 3 TO bob", number=next(_numbers)
+        )
+        app.ingest(_received_from(raw, forger), channel="pipe")
+    for secret in (in_a.secret, in_b.secret):
+        raw = plain_mail(
+            ANN,
+            f"PASSWORD {secret}\nSET TIMEZONE Asia/Tokyo",
+            subject="settings",
+            message_id=f"<f{next(_numbers)}@example.org>",
+        )
+        assert app.ingest(_received_from(raw, forger), channel="pipe") == (
+            SubmissionStatus.REJECTED
+        )
+    raw = plain_mail(
+        ANN, f"PASSWORD {in_b.secret}\nSET TIMEZONE Asia/Tokyo", subject="s", message_id="<o@x>"
+    )
+    assert app.ingest(_received_from(raw, own), channel="pipe") == SubmissionStatus.ACCEPTED
