@@ -235,3 +235,69 @@ def test_a_key_file_that_cannot_be_read_is_said_not_raised(tmp_path: Path) -> No
     assert refused.returncode == NOT_READY
     assert f"cannot read the key file {tmp_path / 'data' / 'secret.key'}" in refused.stderr
     assert "chmod 600" in refused.stderr
+
+
+def test_migrating_from_0013_makes_each_address_one_person_with_its_newest_settings(
+    installation: dict[str, str],
+) -> None:
+    """Revision 0014 (issue 40, finding 11): a player's settings were kept on each seat. Where
+    one address's seats disagree, the seats of the games under way tell the newest values
+    (each got every change made while it was), the newest of them first; a digest two seats
+    share is a password the player chose (machine-made ones are salted apart)."""
+    ok(installation, "init")
+    create_game(installation)  # g1: ann, bob, cy
+    for name, others in (("g2", ("dan", "eve")), ("g3", ("fay", "gus"))):
+        players = [f"--player={p}={p}@x.test" for p in ("ann", *others)]
+        ok(installation, "game", "create", name, "--kind", "giveaway", *players)
+    engine = make_engine(installation["ADJUDICATOR_DATABASE_URL"])
+    try:
+        downgrade(engine, "0013")
+        with engine.begin() as connection:
+            for game, zone, quiet, weekend, secret in (
+                ("g1", "Europe/Paris", "22:00-07:00", None, "chosen"),
+                ("g2", "Asia/Tokyo", None, "sat,sun", "chosen"),
+                ("g3", "America/Lima", "01:00-02:00", "fri", "older"),  # over: not counted
+            ):
+                connection.execute(
+                    text(
+                        "UPDATE seat SET time_zone = :zone, quiet_hours = :quiet, "
+                        "weekend = :weekend, secret_hash = :secret WHERE handle = 'ann' AND "
+                        "game_id = (SELECT id FROM game WHERE name = :game)"
+                    ),
+                    {"zone": zone, "quiet": quiet, "weekend": weekend, "secret": secret,
+                     "game": game},
+                )  # fmt: skip
+            connection.execute(text("UPDATE game SET status = 'finished' WHERE name = 'g3'"))
+            connection.execute(text("UPDATE seat SET time_zone = 'UTC' WHERE handle = 'bob'"))
+    finally:
+        engine.dispose()
+
+    assert f"schema 0013 -> {SCHEMA_HEAD}" in ok(installation, "migrate", process=True)
+
+    engine = make_engine(installation["ADJUDICATOR_DATABASE_URL"])
+    try:
+        with engine.connect() as connection:
+            persons = {
+                row[0]: tuple(row[1:])
+                for row in connection.execute(
+                    text(
+                        "SELECT address, time_zone, quiet_hours, weekend, password_hash FROM person"
+                    )
+                )
+            }
+            ann_seats = set(
+                connection.execute(
+                    text(
+                        "SELECT time_zone, quiet_hours, weekend, secret_hash FROM seat "
+                        "WHERE address = 'ann@x.test'"
+                    )
+                )
+            )
+    finally:
+        engine.dispose()
+    assert persons["ann@x.test"] == ("Asia/Tokyo", "22:00-07:00", "sat,sun", "chosen")
+    assert persons["bob@x.test"][:3] == ("UTC", None, None)
+    assert persons["bob@x.test"][3] is None  # his one seat keeps its machine-made password
+    assert len(persons) == 7  # one person an address: ann, and the six others
+    # Every seat of hers carries her settings now, the one of the game over too.
+    assert ann_seats == {("Asia/Tokyo", "22:00-07:00", "sat,sun", "chosen")}

@@ -7,9 +7,9 @@ is refused with the reason and the days left; a window taken is announced to eve
 the game master. ``SET ABSENCE OFF`` ends the absence in course (its days begun stay spent) and
 withdraws those not begun (their days come back).
 
-Quiet hours and weekend days belong to the person, like a time zone: they are set on every
-seat registered under the proven seat's address in a game not over, and read in the seat's own
-time zone (the game's when the player has set none).
+Quiet hours and weekend days belong to the person, like a time zone (``storage/persons.py``):
+they hold in every game he plays under the proven seat's address, now and later, and are read
+in his own time zone (the game's when he has set none).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from adjudicator.service.handling import SectionHandling
 from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.settings import settings_of
-from adjudicator.storage import queries
+from adjudicator.storage import persons, queries
 from adjudicator.storage.models import Absence, Game, GameStatus, Seat
 
 DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -181,12 +181,12 @@ def set_quiet_times(
     assert seat is not None
     seats = _seats_of_person(handling, seat)
     for command in commands:
-        for other, _game in seats:
-            if isinstance(command, SetQuiet):
-                other.quiet_hours = str(command.hours) if command.hours else None
-            elif isinstance(command, SetWeekend):
-                other.weekend = weekend_text(command.days) if command.days else None
-            handling.session.add(other)
+        if isinstance(command, SetQuiet):
+            hours = str(command.hours) if command.hours else None
+            persons.change(handling.session, seat.address, now=handling.now, quiet_hours=hours)
+        elif isinstance(command, SetWeekend):
+            days = weekend_text(command.days) if command.days else None
+            persons.change(handling.session, seat.address, now=handling.now, weekend=days)
     if commands:
         zone = seat.time_zone or (seats[0][1].time_zone if seats else "UTC")
         context = {

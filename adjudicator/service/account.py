@@ -1,10 +1,10 @@
 """Commands about a player's own seats: ``SET TIMEZONE``, ``SET PASSWORD``, ``SET ADDRESS``,
 ``SET WAIT`` / ``SET NOWAIT``, ``FORGOT`` and ``RESIGN``.
 
-A time zone and a password belong to the person, not to one game: they are set on every seat
-registered under the proven seat's address in a game not over, and so is the address (moved
-only with a code mailed to the new address, so nobody moves a seat to an address he does not
-read, or somebody else's). ``SET WAIT`` is for the
+A time zone and a password belong to the person, not to one game (``storage/persons.py``): they
+hold in every game he plays under the proven seat's address, now and later, and so does the
+address (moved only with a code mailed to the new address, so nobody moves a seat to an address
+he does not read, or somebody else's; his settings go with him). ``SET WAIT`` is for the
 section's game only. ``FORGOT`` needs no proof and changes nothing: it mails each seat's
 personal reply address (which needs no password) to the registered address only, so a forged
 request only reminds the real player of it. ``RESIGN`` takes effect only with the code its
@@ -42,7 +42,7 @@ from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.offers import offer_seat
 from adjudicator.service.rounds import open_round_of
-from adjudicator.storage import queries
+from adjudicator.storage import persons, queries
 from adjudicator.storage.models import Game, GameStatus, Seat
 
 
@@ -109,10 +109,9 @@ def set_account(
 
 
 def _set_zone(handling: SectionHandling, seat: Seat, zone: str) -> None:
+    persons.change(handling.session, seat.address, now=handling.now, time_zone=zone)
     games = []
-    for other, game in _seats_of_person(handling.session, seat):
-        other.time_zone = zone
-        handling.session.add(other)
+    for _other, game in _seats_of_person(handling.session, seat):
         round_ = open_round_of(handling.session, game)
         games.append(
             {
@@ -126,9 +125,9 @@ def _set_zone(handling: SectionHandling, seat: Seat, zone: str) -> None:
 
 def _set_password(handling: SectionHandling, seat: Seat, password: str) -> None:
     stored = hash_password(password)
+    persons.change(handling.session, seat.address, now=handling.now, password_hash=stored)
     games = []
     for other, game in _seats_of_person(handling.session, seat):
-        other.secret_hash = stored
         other.failed_logins, other.locked_until = 0, None
         handling.session.add(other)
         games.append(game.name)
@@ -184,6 +183,7 @@ def _set_address(
     for other, _game in seats:
         move_seat(other, new)  # the old mailbox's mails stop proving the seats
         handling.session.add(other)
+    persons.follow(handling.session, old, new, now=handling.now, whole=True)
     done = context | {"step": "done"}
     handling.answer.add(old, AnswerPart("set_address", done))
     handling.answer.add(new, AnswerPart("set_address", done, seat_id=seat.id))

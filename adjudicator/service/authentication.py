@@ -2,7 +2,9 @@
 
 A seat is proven by its personal reply address (``judge+TOKEN@...``: the token is secret and
 stored only as a digest), or by the seat's password in the mail from the seat's registered
-address (compared without regard to case).
+address (compared without regard to case). A mail that names no game and sets only the
+player's own settings (``storage/persons.py``) speaks for the person: the password of any of
+his seats in games not over proves him (:func:`authenticate_person`).
 
 Wrong passwords are counted per seat AND per source (the sending host, ``InboundMail.source``,
 an IPv6 host by its /64: :func:`source_of`): anyone can forge a player's From, so five forged
@@ -43,7 +45,7 @@ from adjudicator.security import (
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.handover import answer_passed_on, passed_on_from
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game, LoginFailure, Seat
+from adjudicator.storage.models import Game, GameStatus, LoginFailure, Seat
 
 MAX_FAILED_LOGINS = 5
 LOCKOUT = timedelta(hours=1)
@@ -150,6 +152,64 @@ def authenticate(
     if not section.secret:
         _refuse(handling, "password_missing", listed)
         return None
+    return _prove(handling, listed, section.secret)
+
+
+def person_seats(handling: SectionHandling) -> list[Seat]:
+    """The sender's seats in games not over, the newest first: through them a section with
+    no game may speak for the person (his own settings, ``storage/persons.py``)."""
+    found = []
+    for seat in reversed(queries.seats_at_address(handling.session, handling.sender)):
+        game = handling.session.get(Game, seat.game_id)
+        if seat.active and game is not None and game.status != GameStatus.FINISHED:
+            found.append(seat)
+    return found
+
+
+def authenticate_person(
+    handling: SectionHandling, section: MailSection, seats: list[Seat]
+) -> Seat | None:
+    """The seat through which a section that names no game speaks for its person (``seats``:
+    :func:`person_seats`, not empty), or None (and the refusal is answered). The password of
+    any of his seats proves him: each was mailed to his address alone, and the one he chose
+    is every seat's. Wrong passwords count, and lock out, as the newest seat's: a forger's
+    tries are no more than against one seat; and while any of his seats is locked for this
+    mail's source (or for all), no password is checked, so that no game's lock is got round
+    by writing with no game. The section speaks for the person from here on
+    (``for_person``): its answers, a refusal too, are about no one game."""
+    listed = next((s for s in seats if _locked(handling, s)), seats[0])
+    handling.game = handling.session.get(Game, listed.game_id)
+    handling.for_person = True
+    try:
+        if not section.secret:
+            _refuse(handling, "password_missing", listed)
+            return None
+        others = [s for s in seats if s.id != listed.id]
+        return _prove(handling, listed, section.secret, others=others)
+    finally:
+        handling.game = None
+
+
+def _locked(handling: SectionHandling, seat: Seat) -> bool:
+    """Whether no password for ``seat`` is checked now from this mail's source: the source
+    is locked for it, or the seat's wrong passwords of the hour reached the limit."""
+    assert seat.id is not None
+    counted = [
+        f for f in queries.login_failures_of(handling.session, seat.id) if f.source != NOTICE
+    ]
+    source = _source(handling)
+    own = next((f for f in counted if f.source == source), None)
+    if own is not None and own.locked_until is not None and own.locked_until > handling.now:
+        return True
+    return sum(f.failures for f in _recent_failures(handling, counted)) >= SEAT_GUESSES
+
+
+def _prove(
+    handling: SectionHandling, listed: Seat, secret: str, *, others: Sequence[Seat] = ()
+) -> Seat | None:
+    """The seat ``secret`` is the password of (``listed``, or one of ``others`` of the same
+    person), unless wrong passwords locked ``listed`` for this mail's source; a wrong one is
+    counted against ``listed``."""
     assert listed.id is not None
     counted = queries.login_failures_of(handling.session, listed.id)  # every source's
     notice = next((f for f in counted if f.source == NOTICE), None)
@@ -164,10 +224,11 @@ def authenticate(
         until = _checked_again_at(handling, recent)
         _not_checked(handling, listed, notice, until=until, seat_wide=True)
         return None
-    if verify_secret(section.secret, listed.secret_hash):
+    proven = next((s for s in (listed, *others) if verify_secret(secret, s.secret_hash)), None)
+    if proven is not None:
         if failure is not None and failure.id is not None:
             handling.session.delete(failure)
-        return listed
+        return proven
     if failure is None:
         failure = LoginFailure(seat_id=listed.id, source=_source(handling), first_at=handling.now)
     _count_failure(handling, listed, failure, told=any(f.told for f in recent))
@@ -332,6 +393,7 @@ def _refuse(
             "tries": MAX_FAILED_LOGINS,
             "tries_in_all": SEAT_GUESSES,
             "lockout_minutes": int(LOCKOUT.total_seconds() // 60),
+            "person": handling.for_person,
             **details,
         },
         game_id=game.id,

@@ -19,7 +19,7 @@ from adjudicator.readmodel.stored import setup_to_json
 from adjudicator.security import hash_secret, new_gm_token, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.settings import GameSettings, read_settings
-from adjudicator.storage import queries
+from adjudicator.storage import persons, queries
 from adjudicator.storage.models import Game, Seat
 
 
@@ -42,7 +42,7 @@ class Credentials:
 
     handle: str
     address: str
-    secret: str
+    secret: str | None  # None: the password the person chose (SET PASSWORD) is the seat's
     reply_token: str
 
 
@@ -166,21 +166,28 @@ def create_game(
     session.flush()
     assert game.id is not None
     credentials = []
-    for seat_number, player in enumerate(players):
+    addresses = [_seat_address(player, stand_ins=read.stand_ins) for player in players]
+    people = persons.people_for(session, addresses, now=now)  # each seat is a person's
+    for seat_number, (player, address) in enumerate(zip(players, addresses, strict=True)):
         secret, token = new_secret(), new_token()
-        session.add(
-            Seat(
-                game_id=game.id,
-                seat=seat_number,
-                handle=player.handle.lower(),
-                address=_seat_address(player, stand_ins=read.stand_ins),
-                secret_hash=hash_secret(secret),
-                reply_token=token_digest(token),
-                time_zone=check_time_zone(player.time_zone) if player.time_zone else None,
-            )
+        seat = Seat(
+            game_id=game.id,
+            seat=seat_number,
+            handle=player.handle.lower(),
+            address=address,
+            secret_hash=hash_secret(secret),
+            reply_token=token_digest(token),
         )
+        person = people.get(address)
+        if person is not None and player.time_zone and person.time_zone is None:
+            # The zone the game master gave the player, unless he chose one himself.
+            person.time_zone = check_time_zone(player.time_zone)
+        chosen = persons.give_settings(seat, person)
+        session.add(seat)
         credentials.append(
-            Credentials(player.handle.lower(), player.address.strip(), secret, token)
+            Credentials(
+                player.handle.lower(), player.address.strip(), None if chosen else secret, token
+            )
         )
     session.flush()
     return game, credentials

@@ -45,7 +45,7 @@ from adjudicator.service.rerun import find_round, state_before
 from adjudicator.service.rounds import closes_at, open_round, open_round_of
 from adjudicator.service.stand_ins import play_stand_ins, set_stand_in, take_back
 from adjudicator.service.welcome import queue_welcome
-from adjudicator.storage import queries
+from adjudicator.storage import persons, queries
 from adjudicator.storage.models import (
     Game,
     GameStatus,
@@ -252,10 +252,11 @@ def add_player(
         secret_hash=hash_secret(secret),
         reply_token=token_digest(token),
     )
+    chosen = persons.seat_for(session, seat, now=now)  # the player's own settings hold here too
     session.add(seat)
     session.flush()
     _restart(session, game)
-    credentials = Credentials(handle, seat.address, secret, token)
+    credentials = Credentials(handle, seat.address, None if chosen else secret, token)
     queue_welcome(session, ctx=ctx, game=game, credentials=[credentials], first_round=None, now=now)
     return credentials
 
@@ -350,6 +351,7 @@ def change_address(
     session.flush()
     if old.lower() == seat.address.lower():
         return
+    persons.follow(session, old, seat.address, now=now, whole=False)
     round_ = open_round_of(session, game)
     context = base_context(game, seat, round_) | {"old": old, "new": seat.address}
     stamp = f"{game.id}:{seat.id}:{now.timestamp():.0f}"

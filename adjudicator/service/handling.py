@@ -77,6 +77,7 @@ class SectionHandling:
     named: str | None = None  # the game the section names (not the one guessed for it)
     token_seat: Seat | None = None  # the seat whose personal reply address the mail went to
     gm_game: Game | None = None  # the game whose game master's reply address the mail went to
+    for_person: bool = False  # a section with no game proven for its person (his settings)
     notes: list[str] = field(default_factory=list)
     answer: MailAnswer = field(default_factory=MailAnswer)
 
@@ -121,10 +122,14 @@ class SectionHandling:
         )
 
     def answer_seat(self, seat: Seat, kind: str, context: dict[str, Any]) -> None:
-        """Add a part about ``seat``, for its registered address (never the sender's)."""
+        """Add a part about ``seat``, for its registered address (never the sender's). In a
+        section that spoke for the person (``for_person``), the part is about no one game."""
+        proven = self.proven_seat(seat.address) is not None
+        if self.for_person:
+            self.answer.add(seat.address, AnswerPart(kind, context, proven=proven))
+            return
         game = self.session.get(Game, seat.game_id)
         name = game.name if game else None
-        proven = self.proven_seat(seat.address) is not None
         self.answer.add(
             seat.address, AnswerPart(kind, context, name, seat.game_id, seat.id, proven=proven)
         )

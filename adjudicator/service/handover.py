@@ -36,7 +36,7 @@ from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.stand_ins import take_back
 from adjudicator.service.welcome import how_to_play, queue_welcome
-from adjudicator.storage import queries
+from adjudicator.storage import persons, queries
 from adjudicator.storage.models import Game, GameStatus, Seat, SeatHandover, SeatOffer
 
 HOW = ("gm", "offer")
@@ -73,6 +73,8 @@ def hand_over(
     seat.secret_hash, seat.reply_token = hash_secret(secret), token_digest(token)
     seat.missed_rounds, seat.failed_logins, seat.locked_until = 0, 0, None
     seat.unreachable, seat.active, seat.wait = False, True, False
+    # The newcomer's own settings, never his predecessor's (``storage/persons.py``).
+    chosen = old_address != new_address and persons.seat_for(session, seat, now=now)
     session.add(seat)
     # The seat is the newcomer's from now: no orders stand for it in the open round but his
     # own (neither a stand-in's nor his predecessor's), and the round waits for them.
@@ -94,7 +96,7 @@ def hand_over(
         )
     _close_offers(session, seat, taken_by=new_address, now=now)
     session.flush()
-    credentials = Credentials(seat.handle, seat.address, secret, token)
+    credentials = Credentials(seat.handle, seat.address, None if chosen else secret, token)
     stamp = f"{now.timestamp():.0f}"
     if game.status == GameStatus.SETUP:  # nothing played yet: an ordinary welcome
         queue_welcome(

@@ -78,8 +78,10 @@ from adjudicator.service import (
 )
 from adjudicator.service.authentication import (
     authenticate,
+    authenticate_person,
     find_game,
     game_from_gm_address,
+    person_seats,
     seats_from_tokens,
     token_seat_of_section,
 )
@@ -336,6 +338,10 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
     gm_game = handling.gm_game
     if game is not None and token_seat is None and gm_game is not None and gm_game.id == game.id:
         return _game_master_section(handling, section)
+    if game is None and section.game is None and _for_the_person(section):
+        seats = person_seats(handling)
+        if seats:
+            return _person_section(handling, section, seats)
     if game is None:
         handling.notes.append("no game")
         if _run_handlers(handling, section, seated=False) is None:
@@ -350,6 +356,29 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
         return bool(_run_handlers(handling, section, seated=None))
     _run_handlers(handling, section, seated=False)  # what needs no seat is answered still
     return False
+
+
+PERSONAL = (SetTimeZone, SetPassword, SetQuiet, SetWeekend)
+"""The commands of a player's own settings, which hold in all his games
+(``storage/persons.py``): a section that names no game may hold them."""
+
+
+def _for_the_person(section: MailSection) -> bool:
+    """Whether every line of the section that needs a seat sets a setting of the person's."""
+    return all(isinstance(c, PERSONAL) for c in section.asks if c.needs_seat) and all(
+        p.command in PERSONAL for p in section.problems if p.command.needs_seat
+    )
+
+
+def _person_section(handling: SectionHandling, section: MailSection, seats: list[Seat]) -> bool:
+    """A section with no game that sets the sender's own settings: proven for his person (a
+    password of his), it is done for all his games; else what needs no seat is answered."""
+    seat = handling.seat = authenticate_person(handling, section, seats)
+    if seat is None:
+        _run_handlers(handling, section, seated=False)
+        return False
+    handling.notes.append("for the person at the sender's address")
+    return bool(_run_handlers(handling, section, seated=None))
 
 
 def _remark(handling: SectionHandling, game: Game, token_seat: Seat | None) -> bool:

@@ -92,6 +92,7 @@ def queue_welcome(
             "players": players,
             "address": cred.address,
             "secret": cred.secret,
+            "own_zone": seat is not None and seat.time_zone is not None,  # the person's
             "reply_address": reply_address,
             "service_address": ctx.identity.address,
             "calendar": calendar is not None,

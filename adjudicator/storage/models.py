@@ -97,6 +97,30 @@ class Game(SQLModel, table=True):
     )
 
 
+class Person(SQLModel, table=True):
+    """A player as one person across games, known by his registered address (in lower case,
+    as addresses are compared): the settings of his own, which hold in every game he plays,
+    now and later (``storage/persons.py``). His seats carry a copy of them, written whenever
+    they change and whenever a seat is made or moved to his address, so that each mail about a
+    seat reads them with the seat."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    address: str = Field(unique=True, description="the registered address, in lower case")
+    time_zone: str | None = Field(default=None, description="SET TIMEZONE (None: the game's)")
+    password_hash: str | None = Field(
+        default=None,
+        description="salted digest of the password he chose (SET PASSWORD), every seat's "
+        "password; None: each seat keeps its machine-made one",
+    )
+    quiet_hours: str | None = Field(
+        default=None, description="SET QUIET: no reminders then, e.g. '22:00-07:00' (own zone)"
+    )
+    weekend: str | None = Field(
+        default=None, description="SET WEEKEND: days without reminders, e.g. 'sat,sun'"
+    )
+    changed_at: datetime = Field(description="when a setting of his last changed")
+
+
 class Seat(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("game_id", "handle"),
@@ -111,10 +135,11 @@ class Seat(SQLModel, table=True):
     handle: str
     address: str = Field(index=True)
     secret_hash: str = Field(
-        description="salted SHA-256 digest of the machine-made secret (security.py says why)"
+        description="salted SHA-256 digest of the machine-made secret (security.py says why), "
+        "or of the password its person chose (Person.password_hash)"
     )
     reply_token: str | None = Field(default=None, unique=True, description="orders+TOKEN@")
-    time_zone: str | None = None
+    time_zone: str | None = Field(default=None, description="its person's (Person.time_zone)")
     active: bool = True
     unreachable: bool = False
     missed_rounds: int = 0
@@ -125,12 +150,8 @@ class Seat(SQLModel, table=True):
         description="SET WAIT: the player wants each round to run to its deadline, even when "
         "every order is in early",
     )
-    quiet_hours: str | None = Field(
-        default=None, description="SET QUIET: no reminders then, e.g. '22:00-07:00' (own zone)"
-    )
-    weekend: str | None = Field(
-        default=None, description="SET WEEKEND: days without reminders, e.g. 'sat,sun'"
-    )
+    quiet_hours: str | None = Field(default=None, description="its person's (Person)")
+    weekend: str | None = Field(default=None, description="its person's (Person)")
 
 
 class SeatRoll(NamedTuple):

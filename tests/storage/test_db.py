@@ -46,6 +46,7 @@ TABLES = {
     "seatoffer",
     "seathandover",
     "joinrequest",
+    "person",
     "alembic_version",
 }
 
