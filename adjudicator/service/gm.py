@@ -83,6 +83,11 @@ def resume(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) 
     game.status, game.paused_at = GameStatus.RUNNING, None
     session.add(game)
     round_ = open_round_of(session, game)
+    if not pause_length:
+        # Paused and resumed in one moment (PAUSE then RESUME in one mail): nothing changed
+        # for the players, and a "paused" notice would tell them the game stopped.
+        _withdraw_pause_notices(session, game, paused_at=now)
+        return round_
     if round_ is None or round_.id is None:
         return round_
     if close_if_complete(session, round_.id, ctx=ctx, now=now) is not None:
@@ -177,6 +182,23 @@ def _move_deadline(
         )
 
 
+def _withdraw_pause_notices(session: Session, game: Game, *, paused_at: datetime) -> None:
+    """The "paused" notices of a pause that lasted no time, still queued, are never sent."""
+    keys = [
+        _notice_key("paused", game, seat, str(int(paused_at.timestamp())))
+        for seat in seats_of(session, game)
+    ]
+    session.execute(
+        delete(OutboxMail).where(
+            col(OutboxMail.key).in_(keys), col(OutboxMail.status) == OutboxStatus.PENDING
+        )
+    )
+
+
+def _notice_key(template: str, game: Game, seat: Seat, key: str) -> str:
+    return f"{template}:{game.id}:{seat.id}:{key}"
+
+
 def _tell_players(
     session: Session,
     game: Game,
@@ -197,7 +219,7 @@ def _tell_players(
             context=base_context(game, seat, round_),
             kind=template,
             to=seat.address,
-            key=f"{template}:{game.id}:{seat.id}:{key}",
+            key=_notice_key(template, game, seat, key),
             now=now,
             threading=game_thread(game, ctx),
             game_id=game.id,

@@ -75,6 +75,7 @@ def run_gm_commands(
         {"line": p.line.number, "text": p.line.text.strip(), "error": p.message} for p in problems
     ]
     done.sort(key=lambda item: int(item["line"]))
+    _pauses_undone(done)
     handling.answer.add(
         game.gm_address,
         AnswerPart(
@@ -89,6 +90,15 @@ def run_gm_commands(
     failed = sum(1 for item in done if item.get("error"))
     handling.notes.append(f"game master: {len(done) - failed} command(s) done, {failed} refused")
     return failed == 0
+
+
+def _pauses_undone(done: list[dict[str, Any]]) -> None:
+    """A PAUSE that a RESUME of the same mail undid at once told nobody: its answer says so,
+    and names the line that undid it."""
+    undoing = [item["line"] for item in done if item.get("command") == "resume" and item["at_once"]]
+    for item in done:
+        if item.get("command") == "pause":
+            item["undone_by"] = next((line for line in undoing if line > item["line"]), None)
 
 
 def renew_game_master(
@@ -162,10 +172,12 @@ def _apply(handling: SectionHandling, game: Game, command: Command) -> dict[str,
     session, ctx, now = handling.session, handling.ctx, handling.now
     if isinstance(command, Pause):
         gm.pause(session, game, ctx=ctx, now=now)
-        return {"command": "pause"}
+        return {"command": "pause", "undone_by": None}
     if isinstance(command, Resume):
+        at_once = game.paused_at == now  # paused by this same mail: the players hear nothing
         round_ = gm.resume(session, game, ctx=ctx, now=now)
-        return {"command": "resume", **_deadline(game, round_ and closes_at(round_))}
+        deadline = _deadline(game, round_ and closes_at(round_))
+        return {"command": "resume", "at_once": at_once, **deadline}
     if isinstance(command, Extend):
         return _extend(handling, game, command)
     if isinstance(command, ReplacePlayer):
