@@ -99,6 +99,17 @@ def test_reminders_go_only_to_players_without_orders_once_each(app: App) -> None
     assert second == [("cat@example.org", "[g1] Reminder: orders for round 1 due in 2 hours")]
 
 
+def test_a_reminder_sent_a_moment_late_says_the_time_left_as_a_person_would(app: App) -> None:
+    """Issue 40, finding 21: a reminder the sweeper sends a second after its time says "due
+    in 2 hours", not "1 hour 59 minutes 59 seconds"; days are said to the hour."""
+    _game(app)
+    _at(app, hours=48, seconds=1)
+    assert all(s.endswith("due in 1 day") for _, s in _mails(app, "reminder"))
+    _at(app, hours=70, seconds=1)
+    assert all(s.endswith("due in 2 hours") for _, s in _mails(app, "reminder")[3:])
+    assert "2 hours from now" in _body(app, "reminder", last=True)
+
+
 def test_after_a_downtime_only_the_latest_reminder_is_sent(app: App) -> None:
     _game(app)
     _at(app, hours=71)  # both reminder times passed while nothing ran
