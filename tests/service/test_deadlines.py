@@ -240,6 +240,17 @@ def test_the_game_master_hears_of_a_player_who_keeps_missing_rounds(app: App) ->
     assert len(_mails(app, "gm:missed_rounds")) == 1  # not again at 3
 
 
+def test_one_missed_round_is_said_in_the_singular(app: App) -> None:
+    """Issue 40, finding 21: "missed 1 round", not "missed 1 rounds"."""
+    _game(app, kind="starship-combat", settings={"missed_rounds_limit": 1, "reminders": []})
+    _order(app, "ann", "NOTHING")
+    _at(app, hours=72)
+    assert _mails(app, "gm:missed_rounds") == [
+        ("gm@example.org", "[g1] ben has missed 1 round in a row")
+    ]
+    assert "has sent no orders for 1 round in a row" in _body(app, "gm:missed_rounds")
+
+
 def test_a_missed_move_deadline_starts_a_grace_period_then_forfeits(app: App) -> None:
     """Three Musketeers, option timeout=forfeit: "A missed move deadline sends a reminder and
     starts a grace period; a player still silent at the end of grace forfeits the game." """
