@@ -80,6 +80,7 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
         "game_title": game_title(game.kind),
         "handle": seat.handle if seat else None,
         "round": round_.number if round_ else None,
+        "round_word": kind_of(game.kind).round_word,
         "deadline": local_time(deadline, zone),
         "time_zone": zone,
         "finished": game.status == "finished",
