@@ -25,6 +25,7 @@ from adjudicator.security import hash_secret, new_secret, new_token, token_diges
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
+from adjudicator.service.deadlines import waiting_among
 from adjudicator.service.games import (
     NO_ADDRESS,
     Credentials,
@@ -157,7 +158,7 @@ def _move_deadline(
     session.add(round_)
     session.flush()
     event = deadline_attachment(ctx, game, round_, now=now)  # replaces the calendar entry
-    for seat in active_seats(session, game):
+    for seat in _concerned_by_deadline(session, game):
         zone = seat.time_zone or game.time_zone
         queue_templated(
             session,
@@ -180,6 +181,15 @@ def _move_deadline(
             seat_id=seat.id,
             attachments=[event] if event else [],
         )
+
+
+def _concerned_by_deadline(session: Session, game: Game) -> list[Seat]:
+    """The seats a deadline concerns. In a game played in turns, both players (one moves,
+    the other waits for the move); in a simultaneous one, those whose orders the game waits
+    for: a player knocked out (SiSSYFiGHT) sends no more orders, and is not told of a
+    deadline as though he had to."""
+    seats = active_seats(session, game)
+    return seats if rules_of(game).sequential else waiting_among(seats, game)
 
 
 def _withdraw_pause_notices(session: Session, game: Game, *, paused_at: datetime) -> None:

@@ -3,12 +3,16 @@ turns, so do its mails, subjects and bodies alike."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from playing import add_orders, close_open_round, new_game, plain, player_mail, queued
 from sqlmodel import Session
 
 from adjudicator.app import App
 from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service import gm
 from adjudicator.service.games import find_game
+from adjudicator.storage.db import session_scope
 
 
 def test_a_sissyfight_player_reads_turn_in_subjects_and_bodies(app: App) -> None:
@@ -35,10 +39,7 @@ def _colours(app: App) -> dict[str, str]:
         return dict(rules_of(game).public_state(game_state(game))["colours"])
 
 
-def test_a_player_knocked_out_is_not_shown_the_next_deadline(app: App) -> None:
-    """docs/rules/sissyfight.md: a player with no chips left is out and sends no more orders;
-    the result that tells him so does not give him a deadline to order by, nor a calendar
-    entry. The others still get both."""
+def _knock_out_alice(app: App) -> None:
     new_game(app, ["alice", "bob", "carol", "dave"], name="sf", kind="sissyfight")
     red = _colours(app)["alice"]
     for _ in range(2):  # three TEAMs: 6 chips a turn; alice's 10 are gone in two turns
@@ -46,6 +47,13 @@ def test_a_player_knocked_out_is_not_shown_the_next_deadline(app: App) -> None:
         for handle in ("bob", "carol", "dave"):
             add_orders(app, "sf", handle, f"TEAM {red}")
         close_open_round(app, "sf")
+
+
+def test_a_player_knocked_out_is_not_shown_the_next_deadline(app: App) -> None:
+    """docs/rules/sissyfight.md: a player with no chips left is out and sends no more orders;
+    the result that tells him so does not give him a deadline to order by, nor a calendar
+    entry. The others still get both."""
+    _knock_out_alice(app)
     last = [m for m in queued(app, "result") if "Turn 2 result" in str(m["Subject"])]
     told = {str(m["To"]).split("@")[0]: m for m in last}
     out = plain(told["alice"])
@@ -53,3 +61,14 @@ def test_a_player_knocked_out_is_not_shown_the_next_deadline(app: App) -> None:
     assert "Deadline:" not in out
     assert not [p for p in told["alice"].iter_attachments() if p.get_filename("").endswith(".ics")]
     assert "Deadline:" in plain(told["bob"])
+
+
+def test_a_player_knocked_out_is_not_told_of_a_new_deadline(app: App) -> None:
+    """The game master's EXTEND tells the players still fighting, not the one knocked out."""
+    _knock_out_alice(app)
+    with session_scope(app.engine) as session:
+        gm.extend(
+            session, find_game(session, "sf"), ctx=app.ctx, now=app.clock(), by=timedelta(days=1)
+        )
+    told = sorted(str(m["To"]) for m in queued(app, "deadline_changed"))
+    assert told == ["bob@example.org", "carol@example.org", "dave@example.org"]
