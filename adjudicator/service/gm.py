@@ -72,21 +72,31 @@ def pause(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -
     )
 
 
-def resume(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> Round | None:
+def resume(
+    session: Session,
+    game: Game,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+    paused_unsaid: bool = False,
+) -> Round | None:
     """Run a paused game again. A round whose orders all came in during the pause is
     adjudicated now; otherwise the time it closes at (its deadline, or the end of its grace
     period) moves by exactly the length of the pause, and the players get the new deadline and
     the length of the pause. A calendar schedule too: snapping to its next slot would turn a
-    pause of seconds into a day's delay; the rounds after this one keep to the calendar."""
+    pause of seconds into a day's delay; the rounds after this one keep to the calendar.
+
+    ``paused_unsaid``: the pause began in the same breath (an earlier line of the game master's
+    same mail), so it lasted no time and changed nothing for the players: its notices, still
+    queued, are withdrawn, and nothing is told."""
     if game.status != GameStatus.PAUSED or game.paused_at is None:
         raise ServiceError(f"game {game.name} is {game.status}, not paused: nothing to resume")
     pause_length = now - game.paused_at
     game.status, game.paused_at = GameStatus.RUNNING, None
     session.add(game)
     round_ = open_round_of(session, game)
-    if not pause_length:
-        # Paused and resumed in one moment (PAUSE then RESUME in one mail): nothing changed
-        # for the players, and a "paused" notice would tell them the game stopped.
+    if paused_unsaid and not pause_length:
+        # A "paused" notice with nothing after it would tell the players the game stopped.
         _withdraw_pause_notices(session, game, paused_at=now)
         return round_
     if round_ is None or round_.id is None:

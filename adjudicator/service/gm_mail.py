@@ -70,7 +70,9 @@ def run_gm_commands(
         )
         handling.notes.append(f"game master's command refused: {cause}")
         return False
-    done = [_run(handling, game, command) for command in commands]
+    done: list[dict[str, Any]] = []
+    for command in commands:
+        done.append(_run(handling, game, command, earlier=done))
     done += [
         {"line": p.line.number, "text": p.line.text.strip(), "error": p.message} for p in problems
     ]
@@ -156,26 +158,31 @@ def _refusal(handling: SectionHandling, game: Game | None) -> str | None:
     return "not_gm_address"
 
 
-def _run(handling: SectionHandling, game: Game, command: Command) -> dict[str, Any]:
+def _run(
+    handling: SectionHandling, game: Game, command: Command, *, earlier: list[dict[str, Any]]
+) -> dict[str, Any]:
     """One command in a savepoint: what it did, or why it did nothing."""
     line = getattr(command, "line")  # noqa: B009 - every game master's command has its line
     item: dict[str, Any] = {"line": line.number, "text": line.text.strip(), "error": None}
     try:
         with handling.session.begin_nested():
-            item |= _apply(handling, game, command)
+            item |= _apply(handling, game, command, earlier=earlier)
     except ServiceError as error:
         item["error"] = str(error)
     return item
 
 
-def _apply(handling: SectionHandling, game: Game, command: Command) -> dict[str, Any]:
+def _apply(
+    handling: SectionHandling, game: Game, command: Command, *, earlier: list[dict[str, Any]]
+) -> dict[str, Any]:
     session, ctx, now = handling.session, handling.ctx, handling.now
     if isinstance(command, Pause):
         gm.pause(session, game, ctx=ctx, now=now)
         return {"command": "pause", "undone_by": None}
     if isinstance(command, Resume):
-        at_once = game.paused_at == now  # paused by this same mail: the players hear nothing
-        round_ = gm.resume(session, game, ctx=ctx, now=now)
+        # Paused by an earlier line of this mail: the pause is undone, and nobody told of it.
+        at_once = any(item.get("command") == "pause" for item in earlier)
+        round_ = gm.resume(session, game, ctx=ctx, now=now, paused_unsaid=at_once)
         deadline = _deadline(game, round_ and closes_at(round_))
         return {"command": "resume", "at_once": at_once, **deadline}
     if isinstance(command, Extend):
