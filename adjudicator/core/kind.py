@@ -148,6 +148,9 @@ class GameKind:
     seat_position: SeatPosition = lambda _view, _player: {}
     """A seat's side or colour and resources in a position, for the welcome (the start) and
     HELP for a game (now): a newcomer must not learn their colour from a rejection."""
+    round_word: str = "round"
+    """What the game's rules call a round, for the mails ("turn" in SiSSYFiGHT): one word in
+    subjects and bodies alike."""
     terminations: frozenset[str] = frozenset()
     """Every ``Outcome.termination`` code the game can end with (templates word each one)."""
     problem_codes: frozenset[str] = frozenset()

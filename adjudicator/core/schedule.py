@@ -72,9 +72,13 @@ def format_duration(duration: timedelta) -> str:
 
 
 def duration_in_words(duration: timedelta) -> str:
-    """``2 days 3 hours``, ``45 minutes``, ``20 seconds``: for people, at most two units (the
-    larger ones), and never ``0m`` for a short time."""
-    seconds = max(int(duration.total_seconds()), 0)
+    """``1 day 3 hours``, ``2 hours``, ``15 minutes``, ``20 seconds``: as a person says it,
+    rounded to the unit below the largest (days to the hour, hours to the minute, a minute or
+    more to the minute), at most two units, and never ``0m`` for a short time. A reminder sent a
+    second after its time is "due in 15 minutes", not "14 minutes 59 seconds"."""
+    seconds = max(round(duration.total_seconds()), 0)
+    step = 1 if seconds < 60 else 60 if seconds < 86_400 - 30 else 3_600
+    seconds = (seconds + step // 2) // step * step
     units = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
     words = []
     for name, size in units:

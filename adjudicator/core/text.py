@@ -29,6 +29,11 @@ def normalise_line(text: str) -> str:
     return line.rstrip(" .;,").strip()
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 round``, ``3 rounds``, ``0 rounds``: a number with its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate to ``word``, if one is close enough to be a likely typo."""
     matches = difflib.get_close_matches(word.lower(), list(candidates), n=1, cutoff=0.6)

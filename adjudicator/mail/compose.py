@@ -25,6 +25,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, select_autoescape
 from markupsafe import Markup, escape
 
+from adjudicator.core.text import counted
 from adjudicator.games import game_title
 from adjudicator.mail.mime import Part, address_header, fold_ids, header, message_bytes, text_part
 from adjudicator.shipped import TEMPLATES
@@ -81,6 +82,7 @@ class Renderer:
         )
         self.env.filters["plain_to_html"] = plain_to_html
         self.env.filters["game_title"] = game_title
+        self.env.filters["counted"] = counted
         self._names = frozenset(self.env.list_templates())
         self._compiled: dict[str, Template] = {}
 

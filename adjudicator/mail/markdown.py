@@ -2,9 +2,10 @@
 like in a mail where there is no archive to link to.
 
 Markdown mostly reads as text already; what does not is reshaped for a narrow screen:
-paragraphs and list items are wrapped, a table whose columns fit is drawn in columns and one
-that does not becomes a "heading: value" list per row, pictures are left out (the mail draws its
-own board), and links to other pages keep only their words. The HTML is markdown-it-py's
+paragraphs and list items are wrapped, a table is drawn in columns (a wide one wrapped inside
+its widest columns; only one whose words cannot fit becomes a "heading: value" list per row),
+pictures are left out (the mail draws its own board), and links to other pages keep only their
+words. The HTML is markdown-it-py's
 (CommonMark with tables, raw HTML off) with the inline styles mail clients need.
 """
 
@@ -99,17 +100,35 @@ class _Writer:
         self.block([(pad + line).rstrip() for line in text.rstrip("\n").split("\n")])
 
     def table(self, rows: list[list[str]]) -> None:
-        head, body = rows[0], rows[1:]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+        """Columns, aligned; a column too wide for the screen wraps inside itself, and the
+        rows are then kept apart by a blank line."""
         indent = self.indent
-        if len(indent) + sum(widths) + 2 * (len(widths) - 1) <= self.width:
-            columns = [
-                indent + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True))
-                for row in rows
-            ]
-            columns.insert(1, indent + "  ".join("-" * w for w in widths))
-            self.block([line.rstrip() for line in columns])
+        widths = _column_widths(rows, self.width - len(indent))
+        if widths is None:
+            self._table_as_list(rows)
             return
+        cells = [
+            [_wrap(c, w, first="", rest="") or [""] for c, w in zip(row, widths, strict=True)]
+            for row in rows
+        ]
+        apart = any(len(lines) > 1 for row in cells for lines in row)
+        out: list[str] = []
+        for number, row in enumerate(cells):
+            if number > 1 and apart:
+                out.append("")
+            for k in range(max(len(lines) for lines in row)):
+                parts = [
+                    (lines[k] if k < len(lines) else "").ljust(w)
+                    for lines, w in zip(row, widths, strict=True)
+                ]
+                out.append((indent + "  ".join(parts)).rstrip())
+            if number == 0:
+                out.append(indent + "  ".join("-" * w for w in widths))
+        self.block(out)
+
+    def _table_as_list(self, rows: list[list[str]]) -> None:
+        """A table with too many columns for the screen: a "heading: value" list per row."""
+        head, body, indent = rows[0], rows[1:], self.indent
         for row in body:  # one "heading: value" list per row, a blank line between rows
             lines: list[str] = []
             for name, cell in zip(head, row, strict=True):
@@ -118,6 +137,24 @@ class _Writer:
                 lines += _wrap(label + cell, self.width, first=first, rest=indent + "    ")
             self.separate = True
             self.block(lines)
+
+
+def _column_widths(rows: list[list[str]], room: int) -> list[int] | None:
+    """Each column's width within ``room``: as wide as its widest cell, the widest columns
+    narrowed (never below their longest word) until the table fits; None when it cannot."""
+    columns = range(len(rows[0]))
+    widths = [max(len(row[i]) for row in rows) for i in columns]
+    floors = [
+        max((len(word) for row in rows for word in row[i].split()), default=1) for i in columns
+    ]
+    room -= 2 * (len(widths) - 1)
+    while sum(widths) > room:
+        narrowable = [i for i in columns if widths[i] > floors[i]]
+        if not narrowable:
+            return None
+        widest = max(narrowable, key=lambda i: widths[i])
+        widths[widest] = max(floors[widest], widths[widest] - (sum(widths) - room))
+    return widths
 
 
 def _table_rows(tokens: list[Token], start: int) -> tuple[list[list[str]], int]:

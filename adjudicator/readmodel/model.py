@@ -98,6 +98,7 @@ class GameSummary:
     rounds: int  # reported rounds
     winners: tuple[str, ...] = ()
     draw: bool = False
+    termination: str | None = None  # how the game ended, the game's own code
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,7 @@ def _summaries(session: Session, games: list[Game]) -> tuple[GameSummary, ...]:
                 rounds=count,
                 winners=tuple(result.winners) if result else (),
                 draw=bool(result.draw) if result else False,
+                termination=termination_of(game, result) if result else None,
             )
         )
     return tuple(summaries)

@@ -9,6 +9,7 @@ wants exactly one), so such a last round is told in a comment instead.
 from __future__ import annotations
 
 from adjudicator.core.record import OrderLine, Record, RecordRound, format_record
+from adjudicator.core.text import counted
 from adjudicator.readmodel.model import GameView, ReportedRound
 
 
@@ -34,7 +35,11 @@ def game_record(game: GameView) -> str:
     if game.sequential and rounds and not rounds[-1].orders:
         forfeit = game.rounds[-1]
         rounds = rounds[:-1]
-    state = "finished" if game.status == "finished" else f"{len(game.rounds)} rounds reported"
+    state = (
+        "finished"
+        if game.status == "finished"
+        else f"{counted(len(game.rounds), 'round')} reported"
+    )
     text = f"# Game {game.name} ({state}): adjudicate replay reads this file.\n"
     text += format_record(header, orders=rounds)
     if forfeit is not None:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from adjudicator.core.away import AwayError, Window, absence_window, days_used, weekend_text
 from adjudicator.core.schedule import DAYS
+from adjudicator.core.text import counted
 from adjudicator.mail.commands import Command, CommandProblem, SetAbsence, SetQuiet, SetWeekend
 from adjudicator.service import conversation
 from adjudicator.service.absence import announce, days_left, record_absence
@@ -79,8 +80,8 @@ def _take(handling: SectionHandling, game: Game, seat: Seat, command: SetAbsence
     if window.days > left:
         return (
             f"that is {window.days} day{'s' if window.days != 1 else ''} away, and you have "
-            f"{left} of your {settings.absence_days} days of absence in game {game.name} left; "
-            "nothing was changed"
+            f"{left} of your {counted(settings.absence_days, 'day')} of absence in game "
+            f"{game.name} left; nothing was changed"
         )
     for other in _announced(handling, seat):
         if window.starts_at < other.ends_at and other.starts_at < window.ends_at:

@@ -25,6 +25,7 @@ from adjudicator.security import hash_secret, new_secret, new_token, token_diges
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
+from adjudicator.service.deadlines import waiting_among
 from adjudicator.service.games import (
     NO_ADDRESS,
     Credentials,
@@ -71,18 +72,33 @@ def pause(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -
     )
 
 
-def resume(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> Round | None:
+def resume(
+    session: Session,
+    game: Game,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+    paused_unsaid: bool = False,
+) -> Round | None:
     """Run a paused game again. A round whose orders all came in during the pause is
     adjudicated now; otherwise the time it closes at (its deadline, or the end of its grace
     period) moves by exactly the length of the pause, and the players get the new deadline and
     the length of the pause. A calendar schedule too: snapping to its next slot would turn a
-    pause of seconds into a day's delay; the rounds after this one keep to the calendar."""
+    pause of seconds into a day's delay; the rounds after this one keep to the calendar.
+
+    ``paused_unsaid``: the pause began in the same breath (an earlier line of the game master's
+    same mail), so it lasted no time and changed nothing for the players: its notices, still
+    queued, are withdrawn, and nothing is told."""
     if game.status != GameStatus.PAUSED or game.paused_at is None:
         raise ServiceError(f"game {game.name} is {game.status}, not paused: nothing to resume")
     pause_length = now - game.paused_at
     game.status, game.paused_at = GameStatus.RUNNING, None
     session.add(game)
     round_ = open_round_of(session, game)
+    if paused_unsaid and not pause_length:
+        # A "paused" notice with nothing after it would tell the players the game stopped.
+        _withdraw_pause_notices(session, game, paused_at=now)
+        return round_
     if round_ is None or round_.id is None:
         return round_
     if close_if_complete(session, round_.id, ctx=ctx, now=now) is not None:
@@ -152,7 +168,7 @@ def _move_deadline(
     session.add(round_)
     session.flush()
     event = deadline_attachment(ctx, game, round_, now=now)  # replaces the calendar entry
-    for seat in active_seats(session, game):
+    for seat in _concerned_by_deadline(session, game):
         zone = seat.time_zone or game.time_zone
         queue_templated(
             session,
@@ -177,6 +193,32 @@ def _move_deadline(
         )
 
 
+def _concerned_by_deadline(session: Session, game: Game) -> list[Seat]:
+    """The seats a deadline concerns. In a game played in turns, both players (one moves,
+    the other waits for the move); in a simultaneous one, those whose orders the game waits
+    for: a player knocked out (SiSSYFiGHT) sends no more orders, and is not told of a
+    deadline as though he had to."""
+    seats = active_seats(session, game)
+    return seats if rules_of(game).sequential else waiting_among(seats, game)
+
+
+def _withdraw_pause_notices(session: Session, game: Game, *, paused_at: datetime) -> None:
+    """The "paused" notices of a pause that lasted no time, still queued, are never sent."""
+    keys = [
+        _notice_key("paused", game, seat, str(int(paused_at.timestamp())))
+        for seat in seats_of(session, game)
+    ]
+    session.execute(
+        delete(OutboxMail).where(
+            col(OutboxMail.key).in_(keys), col(OutboxMail.status) == OutboxStatus.PENDING
+        )
+    )
+
+
+def _notice_key(template: str, game: Game, seat: Seat, key: str) -> str:
+    return f"{template}:{game.id}:{seat.id}:{key}"
+
+
 def _tell_players(
     session: Session,
     game: Game,
@@ -197,7 +239,7 @@ def _tell_players(
             context=base_context(game, seat, round_),
             kind=template,
             to=seat.address,
-            key=f"{template}:{game.id}:{seat.id}:{key}",
+            key=_notice_key(template, game, seat, key),
             now=now,
             threading=game_thread(game, ctx),
             game_id=game.id,

@@ -70,11 +70,14 @@ def run_gm_commands(
         )
         handling.notes.append(f"game master's command refused: {cause}")
         return False
-    done = [_run(handling, game, command) for command in commands]
+    done: list[dict[str, Any]] = []
+    for command in commands:
+        done.append(_run(handling, game, command, earlier=done))
     done += [
         {"line": p.line.number, "text": p.line.text.strip(), "error": p.message} for p in problems
     ]
     done.sort(key=lambda item: int(item["line"]))
+    _pauses_undone(done)
     handling.answer.add(
         game.gm_address,
         AnswerPart(
@@ -89,6 +92,15 @@ def run_gm_commands(
     failed = sum(1 for item in done if item.get("error"))
     handling.notes.append(f"game master: {len(done) - failed} command(s) done, {failed} refused")
     return failed == 0
+
+
+def _pauses_undone(done: list[dict[str, Any]]) -> None:
+    """A PAUSE that a RESUME of the same mail undid at once told nobody: its answer says so,
+    and names the line that undid it."""
+    undoing = [item["line"] for item in done if item.get("command") == "resume" and item["at_once"]]
+    for item in done:
+        if item.get("command") == "pause":
+            item["undone_by"] = next((line for line in undoing if line > item["line"]), None)
 
 
 def renew_game_master(
@@ -146,26 +158,33 @@ def _refusal(handling: SectionHandling, game: Game | None) -> str | None:
     return "not_gm_address"
 
 
-def _run(handling: SectionHandling, game: Game, command: Command) -> dict[str, Any]:
+def _run(
+    handling: SectionHandling, game: Game, command: Command, *, earlier: list[dict[str, Any]]
+) -> dict[str, Any]:
     """One command in a savepoint: what it did, or why it did nothing."""
     line = getattr(command, "line")  # noqa: B009 - every game master's command has its line
     item: dict[str, Any] = {"line": line.number, "text": line.text.strip(), "error": None}
     try:
         with handling.session.begin_nested():
-            item |= _apply(handling, game, command)
+            item |= _apply(handling, game, command, earlier=earlier)
     except ServiceError as error:
         item["error"] = str(error)
     return item
 
 
-def _apply(handling: SectionHandling, game: Game, command: Command) -> dict[str, Any]:
+def _apply(
+    handling: SectionHandling, game: Game, command: Command, *, earlier: list[dict[str, Any]]
+) -> dict[str, Any]:
     session, ctx, now = handling.session, handling.ctx, handling.now
     if isinstance(command, Pause):
         gm.pause(session, game, ctx=ctx, now=now)
-        return {"command": "pause"}
+        return {"command": "pause", "undone_by": None}
     if isinstance(command, Resume):
-        round_ = gm.resume(session, game, ctx=ctx, now=now)
-        return {"command": "resume", **_deadline(game, round_ and closes_at(round_))}
+        # Paused by an earlier line of this mail: the pause is undone, and nobody told of it.
+        at_once = any(item.get("command") == "pause" for item in earlier)
+        round_ = gm.resume(session, game, ctx=ctx, now=now, paused_unsaid=at_once)
+        deadline = _deadline(game, round_ and closes_at(round_))
+        return {"command": "resume", "at_once": at_once, **deadline}
     if isinstance(command, Extend):
         return _extend(handling, game, command)
     if isinstance(command, ReplacePlayer):

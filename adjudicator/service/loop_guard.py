@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
+from adjudicator.core.text import counted
 from adjudicator.mail.compose import Identity, message_id
 from adjudicator.mail.orderlike import reads_as_order
 from adjudicator.mail.parse import InboundMail
@@ -86,7 +87,7 @@ def looks_automatic(
     sent = _our_mail_sent(session, mail, identity=identity, now=now)
     if sent is not None and now - sent <= ROBOT_DELAY:
         seconds = max(0, round((now - sent).total_seconds()))
-        return f"it replied to our mail {seconds} seconds after we sent it"
+        return f"it replied to our mail {counted(seconds, 'second')} after we sent it"
     return None
 
 

@@ -19,7 +19,12 @@ from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
 from adjudicator.service.sign_up_state import not_started
-from adjudicator.service.stand_ins import answered_by_stand_ins, stand_in_seats, take_back
+from adjudicator.service.stand_ins import (
+    answered_by_stand_ins,
+    ended_by_own_move,
+    stand_in_seats,
+    take_back,
+)
 from adjudicator.storage import queries
 from adjudicator.storage.db import aware
 from adjudicator.storage.models import GameStatus, OrderSet, Round, RoundState
@@ -121,6 +126,11 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
             # The computer answered at once: the answer's result is the one mail for the
             # move, with its receipt (``replies.round_result_mails``).
             handling.notes.append(f"move in game {game.name} answered by the computer")
+            return True
+        if ended_by_own_move(session, game, round_, seat) and not returned:
+            # The game's last result is the one mail for the move that ended it, with its
+            # receipt (``replies.round_result_mails``).
+            handling.notes.append(f"move in game {game.name} ended the game")
             return True
         context |= _turn_after_move(handling, round_)
     else:  # closed once this mail's transaction commits (closing.close_completed)

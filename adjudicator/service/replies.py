@@ -40,6 +40,7 @@ from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.settings import settings_of
 from adjudicator.service.stand_ins import (
     answered_by_stand_ins,
+    ended_by_own_move,
     given_back_in_round,
     own_move,
     stand_ins_of_round,
@@ -79,6 +80,7 @@ def base_context(game: Game, seat: Seat | None, round_: Round | None) -> dict[st
         "game_title": game_title(game.kind),
         "handle": seat.handle if seat else None,
         "round": round_.number if round_ else None,
+        "round_word": kind_of(game.kind).round_word,
         "deadline": local_time(deadline, zone),
         "time_zone": zone,
         "finished": game.status == "finished",
@@ -624,6 +626,12 @@ def round_result_mails(
                 session, ctx, adjudicated=adjudicated, before=before, seat=seat, moved=moved
             )
             threading = _answering(session, ctx, game, moved) or threading
+        elif ended_by_own_move(session, game, round_, seat):
+            # The move that ended the game is told in its result: the answer to its mail.
+            ending = own_move(session, round_, seat)
+            assert ending is not None
+            context["your_move"] = _ending_move(round_, ending)
+            threading = _answering(session, ctx, game, ending) or threading
         mail = templated_mail(
             session,
             ctx=ctx,
@@ -680,6 +688,19 @@ def _answered_move(
         "lines": list(moved.lines),
         "receipt": moved.receipt,
         "text": text,
+        "ended": False,
+    }
+
+
+def _ending_move(round_: Round, moved: OrderSet) -> dict[str, Any]:
+    """The mover's own move that ended the game, as its one mail shows it above the result:
+    the move and its receipt (the confirmation's); what it did is the result itself."""
+    return {
+        "round": round_.number,
+        "lines": list(moved.lines),
+        "receipt": moved.receipt,
+        "text": "",
+        "ended": True,
     }
 
 

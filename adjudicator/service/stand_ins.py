@@ -34,6 +34,7 @@ from adjudicator.storage import queries
 from adjudicator.storage.models import (
     WITHDRAWN,
     Game,
+    GameStatus,
     OrderSet,
     Round,
     RoundState,
@@ -160,6 +161,20 @@ def answered_by_stand_ins(session: Session, round_: Round | None) -> bool:
         return False
     orders = orders_in_force(session, round_).values()
     return bool(orders) and all(o.receipt == STAND_IN for o in orders)
+
+
+def ended_by_own_move(session: Session, game: Game, round_: Round, seat: Seat) -> bool:
+    """Whether ``seat``'s player ended a game played in turns against the computer with a move
+    of his own in ``round_``: he then gets one mail for it, the game's last result, as the
+    answer to his mail, and no confirmation before it (issue 40, finding 19: one answer per
+    mail received, one notice per event)."""
+    if game.status != GameStatus.FINISHED or not rules_of(game).sequential:
+        return False
+    computer = set(stand_in_seats(game))
+    others = [s for s in queries.seats_of(session, game.id) if s.id != seat.id and s.active]
+    if not others or any(s.handle not in computer for s in others):
+        return False
+    return own_move(session, round_, seat) is not None
 
 
 def own_move(session: Session, round_: Round, seat: Seat) -> OrderSet | None:

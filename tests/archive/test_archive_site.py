@@ -137,6 +137,16 @@ def test_times_are_shown_in_the_game_time_zone_with_the_zone_named(played: Playe
     assert "Europe/Berlin" in game_text
 
 
+def test_the_index_shows_every_last_change_in_one_time_zone_and_names_it(played: Played) -> None:
+    """Issue 40, finding 21: the games are played in Berlin, New York, Tokyo and UTC; the
+    index's "Last change" column, one column, is in one zone, UTC, and the page says so."""
+    html = (played.out / "index.html").read_text()
+    changes = re.findall(r'<td><time datetime="[^"]+">([^<]+)</time></td>\s*</tr>', html)
+    assert len(changes) >= len(GAMES)
+    assert all(change.endswith(" UTC") for change in changes), changes
+    assert "Times are shown in UTC." in check_page(played.out / "index.html").text
+
+
 def test_a_finished_game_shows_its_winner(played: Played) -> None:
     """duel: ann fires her last missile in round 4 while ben still has one: ben wins."""
     last = played.results("duel")[-1]

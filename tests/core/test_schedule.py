@@ -14,7 +14,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from adjudicator.core.schedule import ScheduleError, parse_duration, parse_schedule
+from adjudicator.core.schedule import (
+    ScheduleError,
+    duration_in_words,
+    parse_duration,
+    parse_schedule,
+)
 
 
 def utc(*args: int) -> datetime:
@@ -128,3 +133,13 @@ def test_durations() -> None:
     assert parse_duration("90m") == timedelta(minutes=90)
     with pytest.raises(ScheduleError):
         parse_duration("1w")
+
+
+def test_a_duration_is_said_as_a_person_says_it() -> None:
+    """Issue 40, finding 21: "due in 15 minutes", not "14 minutes 59 seconds"."""
+    assert duration_in_words(timedelta(minutes=14, seconds=59)) == "15 minutes"
+    assert duration_in_words(timedelta(hours=1, minutes=59, seconds=59)) == "2 hours"
+    assert duration_in_words(timedelta(days=1, hours=3, minutes=10)) == "1 day 3 hours"
+    assert duration_in_words(timedelta(hours=3, minutes=1)) == "3 hours 1 minute"
+    assert duration_in_words(timedelta(seconds=20)) == "20 seconds"
+    assert duration_in_words(timedelta(seconds=1)) == "1 second"

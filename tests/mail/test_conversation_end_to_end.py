@@ -135,7 +135,7 @@ def test_a_mail_mixing_commands_and_orders_for_two_games(
     assert "sf8" in answer.subject
     text = answer.text
     gw7 = text.index("== [gw7] Orders received for round 1 ==")
-    sf8 = text.index("== [sf8] Orders received for round 1 ==")
+    sf8 = text.index("== [sf8] Orders received for turn 1 ==")
     assert gw7 < sf8  # the sections in the order of the mail
     assert text.count("Receipt: ") == 2
     assert "GIVE 2 TO bob" in text[gw7:sf8]

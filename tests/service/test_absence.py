@@ -313,8 +313,8 @@ def test_an_absent_player_in_a_no_orders_game_gets_no_reminder_and_no_missed_rou
         missed = {s.handle: s.missed_rounds for s in session.exec(select(Seat))}
     assert missed == {"ann": 1, "ben": 1, "cat": 0}
     assert sorted(str(m["Subject"]) for m in queued(app, "gm:missed_rounds")) == [
-        "[g1] ann has missed 1 rounds in a row",
-        "[g1] ben has missed 1 rounds in a row",
+        "[g1] ann has missed 1 round in a row",
+        "[g1] ben has missed 1 round in a row",
     ]
 
 

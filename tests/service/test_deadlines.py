@@ -3,8 +3,10 @@ missed rounds reported to the game master, and sequential games' move deadlines.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from email import message_from_bytes, policy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from playing import START, add_orders, clock_of, plain, queued
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
+from adjudicator.archive import build_archive
 from adjudicator.service import ServiceError, gm
 from adjudicator.service.closing import close_if_complete, sweep
 from adjudicator.service.games import PlayerSpec, create_game, find_game
@@ -97,6 +100,17 @@ def test_reminders_go_only_to_players_without_orders_once_each(app: App) -> None
     _at(app, hours=70)  # 2 h before
     second = _mails(app, "reminder")[2:]
     assert second == [("cat@example.org", "[g1] Reminder: orders for round 1 due in 2 hours")]
+
+
+def test_a_reminder_sent_a_moment_late_says_the_time_left_as_a_person_would(app: App) -> None:
+    """Issue 40, finding 21: a reminder the sweeper sends a second after its time says "due
+    in 2 hours", not "1 hour 59 minutes 59 seconds"; days are said to the hour."""
+    _game(app)
+    _at(app, hours=48, seconds=1)
+    assert all(s.endswith("due in 1 day") for _, s in _mails(app, "reminder"))
+    _at(app, hours=70, seconds=1)
+    assert all(s.endswith("due in 2 hours") for _, s in _mails(app, "reminder")[3:])
+    assert "2 hours from now" in _body(app, "reminder", last=True)
 
 
 def test_after_a_downtime_only_the_latest_reminder_is_sent(app: App) -> None:
@@ -229,6 +243,17 @@ def test_the_game_master_hears_of_a_player_who_keeps_missing_rounds(app: App) ->
     assert len(_mails(app, "gm:missed_rounds")) == 1  # not again at 3
 
 
+def test_one_missed_round_is_said_in_the_singular(app: App) -> None:
+    """Issue 40, finding 21: "missed 1 round", not "missed 1 rounds"."""
+    _game(app, kind="starship-combat", settings={"missed_rounds_limit": 1, "reminders": []})
+    _order(app, "ann", "NOTHING")
+    _at(app, hours=72)
+    assert _mails(app, "gm:missed_rounds") == [
+        ("gm@example.org", "[g1] ben has missed 1 round in a row")
+    ]
+    assert "has sent no orders for 1 round in a row" in _body(app, "gm:missed_rounds")
+
+
 def test_a_missed_move_deadline_starts_a_grace_period_then_forfeits(app: App) -> None:
     """Three Musketeers, option timeout=forfeit: "A missed move deadline sends a reminder and
     starts a grace period; a player still silent at the end of grace forfeits the game." """
@@ -252,14 +277,33 @@ def test_a_missed_move_deadline_starts_a_grace_period_then_forfeits(app: App) ->
         assert game.status == GameStatus.FINISHED
     result = _mails(app, "result")
     assert len(result) == 2
-    # ann plays the Musketeers and stayed silent: she forfeits, the Cardinal's player wins.
-    assert all(subject.endswith("game over: ben wins") for _, subject in result)
+    # ann plays the Musketeers and stayed silent: she forfeits, the Cardinal's player wins,
+    # and every result says it was by forfeit (issue 40, finding 21).
+    assert all(subject.endswith("game over: ben wins by forfeit") for _, subject in result)
+    assert "GAME OVER: ben wins by forfeit." in _body(app, "result")
     # The game master hears of the forfeit, and whose it was.
     assert _mails(app, "gm:game_over") == [
         ("gm@example.org", "[g1] Game over in round 1: won by ben (forfeit)")
     ]
     (notice,) = queued(app, "gm:game_over")
     assert "by forfeit: ann sent no move" in " ".join(plain(notice).split())
+
+
+def test_the_archive_says_a_game_was_won_by_forfeit(app: App, tmp_path: Path) -> None:
+    """Issue 40, finding 21: the game page, the round page and the index of the archive say
+    that a game ended by forfeit was won by forfeit."""
+    _game(app, kind="three-musketeers", schedule="48h", settings={"reminders": []})
+    _at(app, hours=72)
+    build_archive(app.engine, tmp_path / "site", authority="pbem.example.org")
+    game_page = (tmp_path / "site" / "g1" / "index.html").read_text()
+    assert "ben wins the game by forfeit." in game_page
+    assert (
+        "ben wins the game by forfeit." in (tmp_path / "site" / "g1" / "round-1.html").read_text()
+    )
+    index = " ".join(
+        re.sub(r"<[^>]+>", " ", (tmp_path / "site" / "index.html").read_text()).split()
+    )
+    assert "finished ben wins by forfeit" in index
 
 
 @pytest.mark.parametrize(

@@ -157,6 +157,18 @@ def test_the_two_times_of_an_hour_that_falls_back_read_apart() -> None:
     )
 
 
+def test_a_table_of_the_rules_in_a_welcome_keeps_its_columns(app: App) -> None:
+    """Issue 40, finding 21: the rules' tables in a plain-text welcome are tables, not odd
+    lists; docs/rules/giveaway.md has a worked example with a wide last column."""
+    new_game(app, SEATS["giveaway"], kind="giveaway", welcome=True)
+    text = plain(queued(app, "welcome")[0])
+    assert re.search(r"\nRound +alice +bob +carol +dave +What happens\n-----  -----  ", text), text
+    assert re.search(r"\n1 +4 +4 +100 +100 +100 is reached", text)
+    assert "- Round: 1" not in text
+    table = text.split("\nRound  alice", 1)[1].split("\n\nIn round 2", 1)[0]
+    assert max(len(line) for line in table.splitlines()) <= 72  # the rules' width
+
+
 def test_a_game_started_later_tells_each_player_what_the_welcome_could_not(app: App) -> None:
     """A game created without starting welcomes its players before seats are final; the
     "game started" mail then brings the colour, an example valid now and the rules' place."""

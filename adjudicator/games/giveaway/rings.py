@@ -31,6 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from adjudicator.core.errors import AdjudicationLimitError
+from adjudicator.core.text import counted
 
 RING_SEARCH_BUDGET = 10_000_000
 """Steps the ring search of one round may take: at most a second or two of work."""
@@ -264,7 +265,8 @@ class _RingSearch:
         shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
         raise AdjudicationLimitError(
             f"Giveaway: the search for co-operation rings is too large to finish. Among the "
-            f"{len(names)} players who give each other exactly {amount} point(s) ({shown}) it "
+            f"{len(names)} players who give each other exactly {counted(amount, 'point')} "
+            f"({shown}) it "
             f"examined {self.paths:,} chordless paths and found {len(self.found):,} rings of "
             f"3 or more players before reaching its limit of {self.steps.budget:,} steps. "
             f"The round cannot be scored automatically; adjudicate it by hand or void it."

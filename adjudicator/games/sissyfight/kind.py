@@ -63,6 +63,8 @@ KIND = GameKind(
     seat_position=seat_position,
     # docs/rules/sissyfight.md, "Talk": communication must be public; no whispering.
     public_press_only=PRESS_POLICY == "public-only",
+    # docs/rules/sissyfight.md speaks of turns ("What happens each turn"), never of rounds.
+    round_word="turn",
     terminations=TERMINATIONS,
     problem_codes=PROBLEM_CODES,
 )
