@@ -183,18 +183,21 @@ def plain_to_html(text: str, pictures: Sequence[Mapping[str, Any]] = ()) -> Mark
             out.append(_image(picture))
         elif picture is not None:  # no image (rsvg-convert missing): the text diagram
             lines = str(picture["text"]).rstrip("\n").split("\n")
-            out.append(f'<div style="{_MONO}">{_monospace(lines)}</div>')
+            out.append(_monospace_box(lines))
     if signature.strip():
         out.append(f'<p style="{_SIGNATURE}">{_lines(signature.strip().split(chr(10)))}</p>')
     return Markup("\n".join(out))
 
 
 def _image(picture: Mapping[str, Any]) -> str:
+    """The inline image, its alt text the picture in words (the position, the rings, the
+    scores: what it shows, not its caption again), its caption under it."""
     title = escape(picture["title"])
+    words = escape(picture.get("words") or picture["title"])
     return (
         '<div style="margin:4px 0 16px;text-align:center">'
         f'<img src="cid:{escape(picture["cid"])}" width="{picture["width"]}" '
-        f'height="{picture["height"]}" alt="{title}" '
+        f'height="{picture["height"]}" alt="{words}" '
         'style="display:block;margin:0 auto;max-width:100%;height:auto;border:0">'
         f'<div style="font-size:12px;color:#7a6a50;margin-top:4px">{title}</div></div>'
     )
@@ -219,7 +222,7 @@ def _run(lines: list[str]) -> str:
     if _BULLET.match(lines[0]):
         return _bullets(lines)
     if lines[0].startswith("  "):
-        return f'<div style="{_MONO}">{_monospace(lines)}</div>'
+        return _monospace_box(lines)
     return _paragraph(lines)
 
 
@@ -235,6 +238,12 @@ def _lines(lines: list[str]) -> str:
             html += " " if len(lines[index - 1]) >= _WRAPPED else "<br>\n"
         html += _linked(line.strip())
     return html
+
+
+def _monospace_box(lines: list[str]) -> str:
+    """A block that keeps its columns: on a phone it scrolls sideways inside the mail, and
+    ``tabindex`` lets a keyboard reach it to scroll it (WCAG 2.1.1)."""
+    return f'<div tabindex="0" style="{_MONO}">{_monospace(lines)}</div>'
 
 
 def _monospace(lines: list[str]) -> str:

@@ -236,7 +236,9 @@ def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
 
 
 def test_a_broken_svg_is_left_out_and_logged(caplog: pytest.LogCaptureFixture) -> None:
-    broken = Picture("board", "The board", "text", '<svg width="10" height="10"><unclosed')
+    broken = Picture(
+        "board", "The board", "text", '<svg width="10" height="10"><unclosed', "The board in words"
+    )
     ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
     with caplog.at_level(logging.WARNING):
         made = make_pngs(ctx, [broken])
