@@ -285,6 +285,35 @@ def test_a_picture_marker_quoted_from_a_player_stays_text_in_both_parts() -> Non
     assert "monospace" in plain_to_html("[[picture:gifts]]\n", [picture | {"cid": None}])
 
 
+def test_a_table_marker_is_columns_in_the_plain_part_and_a_table_in_the_html_part() -> None:
+    """Issue 47: "Score tables in the report and history mails are space-aligned text, with
+    no table markup". A picture and a table of the same name (SiSSYFiGHT's chips) stay apart."""
+    picture = {"name": "chips", "title": "Chips", "text": "#### 4\n", "cid": "c@x"}
+    picture |= {"width": 1, "height": 1, "words": "alice 4 chips."}
+    table = {
+        "name": "chips",
+        "text": "round  start  1\nalice      4  4\n",
+        "rows": [["Player", "Start", "Round 1"], ["alice", "4", "4"]],
+    }
+    marked = "Chips:\n\n[[table:chips]]\n\nAfter round 1:\n\n[[picture:chips]]\n"
+    plain = with_picture_text(marked, [picture], [table])
+    assert plain == (
+        "Chips:\n\n  round  start  1\n  alice      4  4\n\nAfter round 1:\n\n  #### 4\n"
+    )
+    html = str(plain_to_html(marked, [picture], [table]))
+    assert html.count("<table") == 1
+    assert '<th scope="col"' in html and ">Round 1</th>" in html
+    assert html.count('<th scope="row"') == 1 and ">alice</th>" in html
+    assert 'alt="alice 4 chips."' in html  # the picture's words, not its caption again
+    assert html.count(">Chips<") == 1  # the caption under the picture, once
+
+
+def test_a_monospace_box_scrolls_and_a_keyboard_reaches_it() -> None:
+    """WCAG 2.1.1: a box that scrolls sideways on a phone can be focused to scroll it."""
+    html = str(plain_to_html("Orders:\n\n  GIVE 1 TO bob\n"))
+    assert '<div tabindex="0"' in html and "overflow-x:auto" in html
+
+
 @pytest.mark.parametrize("shape", ["plain", "alternative", "related", "mixed", "mixed-related"])
 def test_every_shape_of_mail_parses_without_a_defect_under_the_strict_policy(shape: str) -> None:
     """Every mail the service sends is one of these shapes (``mail/mime.py``); RFC 2046 5.1.1
