@@ -3,9 +3,10 @@ headless Chromium at a 320-pixel phone, a 400-pixel phone and a 1280-pixel deskt
 CSS pixels is also what a 640-pixel window shows at 200% zoom), fits the window and passes
 axe-core's checks of WCAG 2.1 A and AA; the archive also in its dark scheme.
 
-The mails are the reviewed golden HTML parts of tests/golden/mail/ (tests/mail/test_templates.py
-checks that the service renders exactly those), one playthrough per game with every kind of
-mail, and the game master's notices. The archive is the site that tests/archive/conftest.py
+The mails are the reviewed golden HTML parts of tests/golden/mail/ and tests/golden/deadline-mail/
+(tests/mail/test_templates.py and test_templates_turns.py check that the service renders exactly
+those): one playthrough per game with every kind of mail, the game master's notices, the
+reminders and the grace period's mails. The archive is the site that tests/archive/conftest.py
 builds from the sample games. One browser opens every page in turn.
 """
 
@@ -22,7 +23,8 @@ from headless import BrowserError
 from needs import unavailable
 
 WIDTHS = (320, 400, 1280)
-MAIL_GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "mail"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+MAIL_GOLDEN = GOLDEN / "mail"
 EVERY_KIND = {
     "giveaway": "nmr-and-rings",
     "sissyfight": "joint-win",
@@ -42,6 +44,8 @@ def mail_pages() -> dict[str, Path]:
         for path in sorted((MAIL_GOLDEN / game).glob("*.html")):
             if path.stem.startswith((playthrough, "gm-notice-")):
                 pages[f"mail {game}/{path.stem}"] = path
+    for path in sorted((GOLDEN / "deadline-mail").glob("*/*.html")):  # reminders and grace
+        pages[f"mail {path.parent.name}/{path.stem}"] = path
     return pages
 
 
@@ -85,7 +89,8 @@ def test_every_kind_of_html_mail_fits_a_phone_and_passes_axe(chromium: Browser) 
     every HTML mail tested at 400 px as the archive is."""
     pages = mail_pages()
     assert len(pages) >= 60, sorted(pages)  # 5 games x ~12 kinds, and 4 notices
-    for kind in ("welcome", "result-round-1", "report", "history", "confirmation", "notice"):
+    kinds = ("welcome", "result-round-1", "report", "history", "confirmation", "notice", "reminder")
+    for kind in kinds:
         assert any(kind in name for name in pages), kind
     problems = problems_of(chromium, pages, widths=WIDTHS)
     assert not problems, "\n".join(problems)

@@ -302,8 +302,10 @@ def test_a_table_marker_is_columns_in_the_plain_part_and_a_table_in_the_html_par
     )
     html = str(plain_to_html(marked, [picture], [table]))
     assert html.count("<table") == 1
-    assert '<th scope="col"' in html and ">Round 1</th>" in html
-    assert html.count('<th scope="row"') == 1 and ">alice</th>" in html
+    assert '<th scope="col"' in html
+    assert ">Round 1</th>" in html
+    assert html.count('<th scope="row"') == 1
+    assert ">alice</th>" in html
     assert 'alt="alice 4 chips."' in html  # the picture's words, not its caption again
     assert html.count(">Chips<") == 1  # the caption under the picture, once
 
@@ -311,7 +313,8 @@ def test_a_table_marker_is_columns_in_the_plain_part_and_a_table_in_the_html_par
 def test_a_monospace_box_scrolls_and_a_keyboard_reaches_it() -> None:
     """WCAG 2.1.1: a box that scrolls sideways on a phone can be focused to scroll it."""
     html = str(plain_to_html("Orders:\n\n  GIVE 1 TO bob\n"))
-    assert '<div tabindex="0"' in html and "overflow-x:auto" in html
+    assert '<div tabindex="0"' in html
+    assert "overflow-x:auto" in html
 
 
 @pytest.mark.parametrize("shape", ["plain", "alternative", "related", "mixed", "mixed-related"])
