@@ -1,7 +1,8 @@
 """Everyone can read the results: every kind of HTML mail and every archive page, in a real
 headless Chromium at a 320-pixel phone, a 400-pixel phone and a 1280-pixel desktop window (320
 CSS pixels is also what a 640-pixel window shows at 200% zoom), fits the window and passes
-axe-core's checks of WCAG 2.1 A and AA; the archive also in its dark scheme.
+axe-core's checks of WCAG 2.1 A and AA (and 2.2's target size); the archive also in its dark
+scheme.
 
 The mails are the reviewed golden HTML parts of tests/golden/mail/ and tests/golden/deadline-mail/
 (tests/mail/test_templates.py and test_templates_turns.py check that the service renders exactly
