@@ -13,6 +13,7 @@ builds from the sample games. One browser opens every page in turn.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,3 +125,31 @@ def test_axe_finds_what_it_is_asked_to_find(chromium: Browser, tmp_path: Path) -
     assert "wider than the window" in text
     assert "color-contrast" in text
     assert "image-alt" in text
+
+
+def test_pictures_and_charts_of_the_archive_have_their_text_equivalents(played: Played) -> None:
+    """Issue 47: every picture's alt text carries what it shows (not its caption again),
+    its link says that it opens the full-size picture, the "Standings over time" chart has a
+    table version, and a round page's two pagers have names of their own."""
+    game = played.text("gw1/index.html")
+    assert "The same as a table" in game
+    chart_table = game.split('<table class="chart-table">', 1)[1].split("</table>", 1)[0]
+    assert '<th scope="row">alice</th>' in chart_table
+    assert '<th scope="col" class="num">Round 1</th>' in chart_table
+    for page in ("gw1/round-1.html", "paris/round-1.html", "hexes/round-2.html"):
+        text = played.text(page)
+        figures = re.findall(
+            r'<img src="([^"]+)" alt="([^"]*)">\s*<figcaption>(.*?)</figcaption>', text
+        )
+        assert figures, page
+        for file, alt, caption in figures:
+            assert alt, f"{page}: {file} has no alt text"
+            assert alt not in caption, f"{page}: {file}'s alt text repeats its caption"
+            assert f'<a href="{file}">(the full-size picture)</a>' in caption
+        names = re.findall(r'<nav class="pager" aria-label="([^"]+)"', text)
+        assert len(names) == 2, page
+        assert len(set(names)) == 2, page
+    board = played.text("paris/round-1.html")
+    assert re.search(r'alt="Musketeers on [a-e]\d, [a-e]\d, [a-e]\d\. ', board)
+    gifts = played.text("gw1/round-1.html")
+    assert 'alt="alice gave bob 3 (ring A, pays 9)' in gifts
