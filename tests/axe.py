@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import os
 import tarfile
 import urllib.error
 import urllib.request
@@ -46,7 +47,7 @@ def axe_source() -> str:
             )
         check_integrity(data)
         DOWNLOADS.mkdir(exist_ok=True)
-        partial = cached.with_suffix(".part")
+        partial = DOWNLOADS / f"{cached.name}.{os.getpid()}.part"  # workers may race
         partial.write_bytes(data)
         partial.replace(cached)
     data = cached.read_bytes()
