@@ -49,11 +49,12 @@ class Page:
 
 @dataclass(frozen=True)
 class Figure:
-    """A picture file of a round and its caption."""
+    """A picture file of a round, its caption and its text equivalent (``Picture.words``)."""
 
     file: str
     title: str
     svg: str
+    words: str
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def picture_file(number: int, picture: Picture) -> str:
 
 def figures(game: GameView, round_: ReportedRound) -> list[Figure]:
     return [
-        Figure(picture_file(round_.number, p), p.title, p.svg)
+        Figure(picture_file(round_.number, p), p.title, p.svg, p.words)
         for p in kind_of(game.kind).pictures(round_.public_state, round_.report)
     ]
 

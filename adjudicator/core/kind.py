@@ -20,12 +20,15 @@ from adjudicator.core.layered import LayeredGame
 
 @dataclass(frozen=True)
 class Picture:
-    """One picture in both forms: ``text`` for plain mail (monospace), ``svg`` for the rest."""
+    """One picture in both forms: ``text`` for plain mail (monospace), ``svg`` for the rest;
+    and ``words``, what it shows told in sentences: the text equivalent that a reader who
+    cannot see the picture gets (its alt text), position, rings, standings and all."""
 
     name: str  # a file-name stem, e.g. "board" or "standings"
-    title: str  # what it shows, for captions and alt text
+    title: str  # what it shows, for captions
     text: str
     svg: str
+    words: str
 
 
 Painter = Callable[[Mapping[str, JSON], Mapping[str, JSON]], list[Picture]]

@@ -13,6 +13,7 @@ HTML. HTML templates see the plain template's context plus ``subject`` and ``tex
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
@@ -110,7 +111,8 @@ class Renderer:
         subject = " ".join(str(getattr(module, "subject", "")).split())
         marked = tidy(str(module))
         pictures = list(context.get("pictures") or [])
-        text = with_picture_text(marked, pictures)
+        tables = list(context.get("tables") or [])
+        text = with_picture_text(marked, pictures, tables)
         if not html:
             return RenderedMail(subject, text, None)
         html_name = f"mail/{name}.html.j2"
@@ -118,20 +120,30 @@ class Renderer:
             shown = self.template(html_name).render(context, subject=subject, text=text)
             return RenderedMail(subject, text, shown)
         shown = self.template(GENERIC_HTML).render(
-            context, subject=subject, text=marked, pictures=pictures
+            context, subject=subject, text=marked, pictures=pictures, tables=tables
         )
         return RenderedMail(subject, text, shown)
 
 
 _PICTURE_LINE = re.compile(r"^\[\[picture:([\w-]+)\]\]$", re.MULTILINE)
+_TABLE_LINE = re.compile(r"^\[\[table:([\w-]+)\]\]$", re.MULTILINE)
 
 
-def with_picture_text(marked: str, pictures: Sequence[Mapping[str, Any]]) -> str:
-    """Each ``[[picture:NAME]]`` line replaced by the picture's text, indented by two."""
-    if "[[picture:" not in marked:
-        return marked
-    texts = {str(p["name"]): _indented(str(p["text"])) for p in pictures}
-    return _PICTURE_LINE.sub(lambda match: texts.get(match.group(1), ""), marked)
+def with_picture_text(
+    marked: str,
+    pictures: Sequence[Mapping[str, Any]],
+    tables: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """Each ``[[picture:NAME]]`` and ``[[table:NAME]]`` line replaced by that picture's or
+    table's text, indented by two."""
+    for line, shown in ((_PICTURE_LINE, pictures), (_TABLE_LINE, tables)):
+        texts = {str(p["name"]): _indented(str(p["text"])) for p in shown}
+        marked = line.sub(functools.partial(_text_of, texts), marked)
+    return marked
+
+
+def _text_of(texts: Mapping[str, str], match: re.Match[str]) -> str:
+    return texts.get(match.group(1), "")
 
 
 def _indented(text: str) -> str:
@@ -166,11 +178,17 @@ _WRAPPED = 60
 """A plain line this long or longer was wrapped by the template: its paragraph flows on."""
 
 
-def plain_to_html(text: str, pictures: Sequence[Mapping[str, Any]] = ()) -> Markup:
+def plain_to_html(
+    text: str,
+    pictures: Sequence[Mapping[str, Any]] = (),
+    tables: Sequence[Mapping[str, Any]] = (),
+) -> Markup:
     """The plain part as HTML: paragraphs flow, indented blocks (orders, diagrams) keep their
-    layout in a monospace box, ``*`` lines become a list, the signature is set small, and a
-    ``[[picture:NAME]]`` line becomes that picture's inline image."""
+    layout in a monospace box, ``*`` lines become a list, the signature is set small, a
+    ``[[picture:NAME]]`` line becomes that picture's inline image and a ``[[table:NAME]]``
+    line that table (its ``rows``, the first a head) with its headers marked."""
     by_name = {str(p["name"]): p for p in pictures}
+    tables_by_name = {str(t["name"]): t for t in tables}
     body, _, signature = text.partition("\n-- \n")
     blocks = [b for b in re.split(r"\n\n+", body.strip("\n")) if b.strip()]
     out = []
@@ -179,26 +197,59 @@ def plain_to_html(text: str, pictures: Sequence[Mapping[str, Any]] = ()) -> Mark
         # player's text quoted in a mail is indented, and stays text).
         marker = _PICTURE_LINE.fullmatch(block)
         picture = by_name.get(marker.group(1)) if marker else None
-        if marker is None:
+        table_marker = _TABLE_LINE.fullmatch(block)
+        if table_marker is not None:
+            found = tables_by_name.get(table_marker.group(1))
+            out.append(_table(found["rows"]) if found else "")
+        elif marker is None:
             out.append(_block(block.split("\n")))
         elif picture is not None and picture.get("cid"):
             out.append(_image(picture))
         elif picture is not None:  # no image (rsvg-convert missing): the text diagram
             lines = str(picture["text"]).rstrip("\n").split("\n")
-            out.append(f'<div style="{_MONO}">{_monospace(lines)}</div>')
+            out.append(_monospace_box(lines))
     if signature.strip():
         out.append(f'<p style="{_SIGNATURE}">{_lines(signature.strip().split(chr(10)))}</p>')
     return Markup("\n".join(out))
 
 
 def _image(picture: Mapping[str, Any]) -> str:
+    """The inline image, its alt text the picture in words (the position, the rings, the
+    scores: what it shows, not its caption again), its caption under it."""
     title = escape(picture["title"])
+    words = escape(picture.get("words") or picture["title"])
     return (
         '<div style="margin:4px 0 16px;text-align:center">'
         f'<img src="cid:{escape(picture["cid"])}" width="{picture["width"]}" '
-        f'height="{picture["height"]}" alt="{title}" '
+        f'height="{picture["height"]}" alt="{words}" '
         'style="display:block;margin:0 auto;max-width:100%;height:auto;border:0">'
         f'<div style="font-size:12px;color:#7a6a50;margin-top:4px">{title}</div></div>'
+    )
+
+
+_CELL = "padding:3px 10px;border-bottom:1px solid #eadfc8;white-space:nowrap;text-align:"
+
+
+def _table(rows: Sequence[Sequence[str]]) -> str:
+    """A table of numbers by player: a head row of column headers, then a row per player
+    with the player's name as its header; it scrolls sideways on a phone, reachable by
+    keyboard."""
+    head, *body = rows
+    left, right = f"{_CELL}left", f"{_CELL}right"
+    heads = "".join(
+        f'<th scope="col" style="{left if i == 0 else right}">{escape(cell)}</th>'
+        for i, cell in enumerate(head)
+    )
+    lines = [f"<thead><tr>{heads}</tr></thead>", "<tbody>"]
+    for name, *cells in body:
+        shown = "".join(f'<td style="{right}">{escape(cell)}</td>' for cell in cells)
+        lines.append(
+            f'<tr><th scope="row" style="{left};font-weight:normal">{escape(name)}</th>{shown}</tr>'
+        )
+    lines.append("</tbody>")
+    return (
+        f'<div tabindex="0" style="overflow-x:auto;margin:0 0 14px">'
+        f'<table style="border-collapse:collapse;font-size:14px">{"".join(lines)}</table></div>'
     )
 
 
@@ -221,7 +272,7 @@ def _run(lines: list[str]) -> str:
     if _BULLET.match(lines[0]):
         return _bullets(lines)
     if lines[0].startswith("  "):
-        return f'<div style="{_MONO}">{_monospace(lines)}</div>'
+        return _monospace_box(lines)
     return _paragraph(lines)
 
 
@@ -237,6 +288,12 @@ def _lines(lines: list[str]) -> str:
             html += " " if len(lines[index - 1]) >= _WRAPPED else "<br>\n"
         html += _linked(line.strip())
     return html
+
+
+def _monospace_box(lines: list[str]) -> str:
+    """A block that keeps its columns: on a phone it scrolls sideways inside the mail, and
+    ``tabindex`` lets a keyboard reach it to scroll it (WCAG 2.1.1)."""
+    return f'<div tabindex="0" style="{_MONO}">{_monospace(lines)}</div>'
 
 
 def _monospace(lines: list[str]) -> str:

@@ -240,7 +240,7 @@ _STYLES = {
     "p": "margin:0 0 12px",
     "ul": "margin:0 0 12px;padding-left:22px",
     "ol": "margin:0 0 12px;padding-left:22px",
-    "table": "border-collapse:collapse;margin:0 0 12px;font-size:14px",
+    "table": "border-collapse:collapse;font-size:14px",
     "th": "text-align:left;border-bottom:2px solid #d8c9a8;padding:4px 8px",
     "td": "border-bottom:1px solid #e8dcc4;padding:4px 8px;vertical-align:top",
     "pre": "font-size:12px;line-height:1.3;background:#f6f0e2;padding:8px 12px;overflow-x:auto",
@@ -266,4 +266,12 @@ def markdown_html(source: str) -> Markup:
     html = md.renderer.render(tokens, md.options, {})
     html = re.sub(r"<p>\s*</p>\n?", "", html)
     # markdown-it escapes every text; the styles are ours.
-    return Markup(_TAG.sub(lambda m: f'<{m.group(1)} style="{_STYLES[m.group(1)]}">', html))
+    html = _TAG.sub(lambda m: f'<{m.group(1)} style="{_STYLES[m.group(1)]}">', html)
+    # A wide table or code block scrolls sideways on a phone, inside its own box that a
+    # keyboard can reach (WCAG 2.1.1), rather than widening the mail.
+    html = html.replace("<table ", f'<div tabindex="0" style="{_SCROLL}"><table ')
+    html = html.replace("</table>", "</table></div>").replace("<pre ", '<pre tabindex="0" ')
+    return Markup(html)
+
+
+_SCROLL = "overflow-x:auto;margin:0 0 12px"

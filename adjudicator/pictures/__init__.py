@@ -20,11 +20,12 @@ class Diagram(Protocol):
 
 
 def board_after_last_move(
-    text_diagram: Diagram, svg_diagram: Diagram
+    text_diagram: Diagram, svg_diagram: Diagram, words: Diagram
 ) -> Callable[[Mapping[str, Any], Mapping[str, Any]], list[Picture]]:
     """The pictures of a board game: one, the board after the round's move (the report's
-    ``last_move``, marked on the board), as monospace text and as SVG. After the move that
-    ended the game (the report's ``result``, its termination) no side is shown to move."""
+    ``last_move``, marked on the board), as monospace text, as SVG and in words (where each
+    piece stands). After the move that ended the game (the report's ``result``, its
+    termination) no side is shown to move."""
 
     def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
         last = report.get("last_move")
@@ -32,6 +33,7 @@ def board_after_last_move(
             state = {key: value for key, value in state.items() if key != "to_move"}
         title = "The board" + (f" after {last}" if last else "")
         text = text_diagram(state, last_move=last)
-        return [Picture("board", title, text, svg_diagram(state, last_move=last))]
+        svg = svg_diagram(state, last_move=last)
+        return [Picture("board", title, text, svg, words(state, last_move=last))]
 
     return pictures

@@ -62,6 +62,15 @@ def text_chart(bars: Sequence[Bar], *, scale: int, width: int = 40) -> list[str]
     return lines
 
 
+def bars_words(bars: Sequence[Bar], *, one: str, many: str) -> str:
+    """The bars in a sentence, in their order: ``alice 6 chips (lost 4); bob 1 chip``."""
+    told = []
+    for bar in bars:
+        note = f" ({bar.note})" if bar.note else ""
+        told.append(f"{bar.label} {bar.value} {one if bar.value == 1 else many}{note}")
+    return "; ".join(told) + "."
+
+
 def _cells(value: int, scale: int, width: int) -> int:
     if value <= 0 or scale <= 0:
         return 0
@@ -99,8 +108,9 @@ def svg_chart(
         f'<text x="{_LEFT_PAD}" y="28" font-size="17" font-weight="bold" fill="{INK}">'
         f"{escape(title)}</text>",
     ]
+    line = x_of(target[0]) if target is not None and target[0] <= scale else None
     for index, bar in enumerate(bars):
-        parts += _svg_row(bar, top + index * _ROW, bar_left, x_of)
+        parts += _svg_row(bar, top + index * _ROW, bar_left, x_of, line=line)
     if target is not None and target[0] <= scale:
         x = x_of(target[0])
         bottom = top + _ROW * len(bars)
@@ -130,7 +140,15 @@ class _Scale:
         return self.left + value * self.per_unit
 
 
-def _svg_row(bar: Bar, y: float, bar_left: float, x_of: _Scale) -> list[str]:
+_CHARACTER = 8.5
+"""The width of a character of a 14-pixel label, a little more than DejaVu Sans's average."""
+
+
+def _svg_row(
+    bar: Bar, y: float, bar_left: float, x_of: _Scale, *, line: float | None = None
+) -> list[str]:
+    """A bar with its label; a label that would run across the target ``line`` starts after
+    it instead (an "85 wins" beside a dashed 100 line)."""
     weight = ' font-weight="bold"' if bar.emphasis else ""
     middle = y + _BAR_HEIGHT / 2 + 5
     parts = [
@@ -153,8 +171,11 @@ def _svg_row(bar: Bar, y: float, bar_left: float, x_of: _Scale) -> list[str]:
         )
         end = lost_end
     label = str(bar.value) + (f"  {bar.note}" if bar.note else "")
+    start = end + 8
+    if line is not None and start - 4 < line < start + _CHARACTER * len(label):
+        start = line + 8
     parts.append(
-        f'<text x="{end + 8:.1f}" y="{middle:.1f}" font-size="14" fill="{INK}"{weight}>'
+        f'<text x="{start:.1f}" y="{middle:.1f}" font-size="14" fill="{INK}"{weight}>'
         f"{escape(label)}</text></g>"
     )
     return parts

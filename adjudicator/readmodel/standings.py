@@ -75,10 +75,7 @@ def measure_table(measure: Measure) -> tuple[str, bool]:
     is ``start``), in blocks of :data:`TABLE_COLUMNS`. Also whether rounds were left out (a
     long game shows every n-th round and the last, so that the table stays readable)."""
     rounds = list(measure.rounds)
-    step = -(-len(rounds) // TABLE_ROUNDS)  # ceiling division
-    shown = [r for i, r in enumerate(rounds) if i % step == 0]
-    if rounds and shown[-1] != rounds[-1]:
-        shown.append(rounds[-1])
+    shown = shown_rounds(measure)
     players = list(measure.values)
     name_width = max([len("round"), *map(len, players)]) + 2
     blocks = []
@@ -91,6 +88,27 @@ def measure_table(measure: Measure) -> tuple[str, bool]:
         lines += [p.ljust(name_width) + " ".join(c.rjust(width) for c in cells[p]) for p in players]
         blocks.append("\n".join(line.rstrip() for line in lines))
     return "\n\n".join(blocks), len(shown) < len(rounds)
+
+
+def shown_rounds(measure: Measure) -> list[int]:
+    """The rounds a mail's table shows: every round, or in a long game every n-th round and
+    the last, so that the table stays readable."""
+    rounds = list(measure.rounds)
+    if not rounds:
+        return []
+    step = -(-len(rounds) // TABLE_ROUNDS)  # ceiling division
+    shown = [r for i, r in enumerate(rounds) if i % step == 0]
+    if shown[-1] != rounds[-1]:
+        shown.append(rounds[-1])
+    return shown
+
+
+def measure_rows(measure: Measure) -> list[list[str]]:
+    """The same table as rows of cells, for an HTML table: a head row (``Player``, ``Start``,
+    ``Round 1`` ...), then a row per player."""
+    shown = shown_rounds(measure)
+    head = ["Player", *("Start" if r == 0 else f"Round {r}" for r in shown)]
+    return [head] + [[p, *(_cell(measure.at(p, r)) for r in shown)] for p in measure.values]
 
 
 def _cell(value: int | None) -> str:

@@ -464,6 +464,7 @@ class RoundExtras:
                 {
                     "name": picture.name,
                     "title": picture.title,
+                    "words": picture.words,
                     "text": picture.text,
                     "cid": image.content_id if image else None,
                     "width": image.width if image else None,

@@ -27,7 +27,12 @@ from adjudicator.mail.requests import LATEST
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.read import game_view
 from adjudicator.readmodel.record import game_record
-from adjudicator.readmodel.standings import measure_table, measures_of, player_standing
+from adjudicator.readmodel.standings import (
+    measure_rows,
+    measure_table,
+    measures_of,
+    player_standing,
+)
 from adjudicator.readmodel.stored import termination_of
 from adjudicator.service import replies
 from adjudicator.service.context import ServiceContext
@@ -232,7 +237,15 @@ def _queue_history(
     tables = []
     for measure in measures_of(view):
         text, sampled = measure_table(measure)
-        tables.append({"label": measure.label, "text": text, "sampled": sampled})
+        tables.append(
+            {
+                "name": measure.key,
+                "label": measure.label,
+                "text": text,
+                "rows": measure_rows(measure),
+                "sampled": sampled,
+            }
+        )
     context |= {
         "players": [
             {"handle": p.handle, "standing": player_standing(view, p.handle)} for p in view.players

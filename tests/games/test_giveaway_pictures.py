@@ -61,7 +61,7 @@ def test_gift_graph_draws_ring_gifts_apart_from_the_others() -> None:
     assert len(plain) == 6
     assert {e.get("stroke") for e in rings} == {gw.RING_COLOURS[0]}
     texts = [t.text for t in root.iter(f"{SVG}text")]
-    assert texts.count("1→3") == 3  # a ring gift shows what it gave and what it paid
+    assert texts.count("A 1→3") == 3  # a ring gift shows its ring, what it gave and paid
     assert any(t and t.startswith("Ring A: alice → bob → carol → alice") for t in texts)
 
 
@@ -114,3 +114,103 @@ def test_the_painter_is_registered_for_mail_and_archive() -> None:
         {"scores": {"a": 0, "b": 0, "c": 0}, "rings": []}, {}
     )
     assert "No ring this round." in before_round_1[0].text
+
+
+# --- issue 47: rings and gifts that do not rely on colour, and text equivalents -------------
+
+
+def _luminance(colour: str) -> float:
+    def linear(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+
+
+def _contrast(one: str, other: str) -> float:
+    light, dark = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _two_rings() -> gw.Round:
+    report = {
+        "round": 2,
+        "gifts": [
+            {"from": "alice", "to": "bob", "amount": 1, "paid": 2},
+            {"from": "bob", "to": "alice", "amount": 1, "paid": 2},
+            {"from": "carol", "to": "dave", "amount": 2, "paid": 4},
+            {"from": "dave", "to": "carol", "amount": 2, "paid": 4},
+            {"from": "erin", "to": "alice", "amount": 3, "paid": 3},
+        ],
+        "rings": [
+            {"members": ["alice", "bob"], "amount": 1},
+            {"members": ["carol", "dave"], "amount": 2},
+        ],
+        "scores": {"alice": 5, "bob": 2, "carol": 4, "dave": 4, "erin": 0},
+    }
+    return gw.read_round({}, report)
+
+
+def test_every_gift_line_and_ring_colour_has_3_to_1_contrast_with_the_paper() -> None:
+    """WCAG 1.4.11: the parts of a graphic needed to understand it have a contrast of at
+    least 3:1 against what is next to them (issue 47: grey gifts were 2.26:1)."""
+    root = ET.fromstring(gw.gifts_svg(_two_rings()))
+    strokes = {e.get("stroke") for e in root.iter(f"{SVG}path") if e.get("class")}
+    assert len(strokes) == 3
+    for colour in {*strokes, *gw.RING_COLOURS}:
+        assert colour is not None
+        assert _contrast(colour, gw.PAPER) >= 3, colour
+
+
+def test_rings_differ_by_letter_and_dash_not_by_colour_alone() -> None:
+    """Issue 47: "Rings in the gift graph differ only by colour": each ring's arrows carry its
+    letter, and the rings' strokes differ in pattern as they do in its legend."""
+    root = ET.fromstring(gw.gifts_svg(_two_rings()))
+    labels = [t.text or "" for t in root.iter(f"{SVG}text")]
+    assert labels.count("A 1→2") == 2
+    assert labels.count("B 2→4") == 2
+    dashes = {
+        e.get("stroke-dasharray") for e in root.iter(f"{SVG}path") if e.get("class") == "ring-gift"
+    }
+    assert len(dashes) == 2
+    legend = {e.get("stroke-dasharray") for e in root.iter(f"{SVG}line")}
+    assert legend == dashes
+
+
+def test_the_lowest_players_name_stays_clear_of_the_legend() -> None:
+    """Issue 40: "the bottom player's name sits on the gift graph's legend"."""
+    for count in (2, 4, 5, 6):
+        players = [f"player{i}" for i in range(count)]
+        round_ = gw.read_round({}, {"scores": dict.fromkeys(players, 0), "rings": []})
+        root = ET.fromstring(gw.gifts_svg(round_))
+        texts = list(root.iter(f"{SVG}text"))
+        names = [float(t.get("y", 0)) for t in texts if (t.text or "") in players]
+        legend = [float(t.get("y", 0)) for t in texts if (t.text or "").startswith("No ring")]
+        # Baselines of a 15-pixel name and a 13-pixel legend line: a full line apart.
+        assert min(legend) - max(names) >= 18, count
+
+
+def test_the_pictures_say_in_words_what_they_show() -> None:
+    """Issue 47: every picture has a text equivalent that carries what it says: the gifts
+    and rings, and the scores."""
+    gifts, standings = kind_of("giveaway").pictures(STATE, REPORT)
+    assert gifts.words.startswith("alice gave bob 1 (ring A, pays 3) and dave 2.")
+    assert "dave gave alice 1, bob 1 and carol 1 (no orders: spread)." in gifts.words
+    assert "Ring A: alice to bob to carol to alice: 1 point each, times 3." in gifts.words
+    assert standings.words == (
+        "Highest first: dave 6 points; alice 4 points; bob 4 points; carol 4 points. "
+        "Nobody has reached 100 yet."
+    )
+    assert gifts.words != gifts.title
+    assert standings.words != standings.title
+
+
+def test_a_score_label_does_not_run_across_the_dashed_100_line() -> None:
+    """Issue 40: "'85 wins' runs across the dashed 100 line"."""
+    report = {"round": 9, "scores": {"alice": 85, "bob": 100, "carol": 100}, "winner": "alice"}
+    root = ET.fromstring(gw.standings_svg(gw.read_round({}, report)))
+    line = next(e for e in root.iter(f"{SVG}line") if e.get("class") == "target")
+    x = float(line.get("x1", 0))
+    label = next(t for t in root.iter(f"{SVG}text") if t.text == "85  wins")
+    assert float(label.get("x", 0)) > x

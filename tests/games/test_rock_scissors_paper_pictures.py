@@ -10,6 +10,7 @@ from adjudicator.core.game import PieceSpec, Setup
 from adjudicator.games.rock_scissors_paper import RULES, State
 from adjudicator.games.rock_scissors_paper.pictures import (
     last_move_cells,
+    position_words,
     svg_diagram,
     text_diagram,
 )
@@ -105,3 +106,21 @@ def test_pictures_refuse_a_bad_board() -> None:
         text_diagram({"board": {"E5": "xQ"}, "to_move": "white"})
     with pytest.raises(ValueError, match="not on the board"):
         svg_diagram({"board": {"J5": "wR"}, "to_move": "white"})
+
+
+def test_the_position_in_words_names_every_piece_and_its_cell() -> None:
+    """Issue 47: the board reaches a reader who cannot see it in words. The start
+    (docs/rules/rock-scissors-paper.md, Setup: its table, cell by cell), White to move."""
+    words = position_words(RULES.player_view(start(), "alice"))
+    assert words.startswith(
+        "White: Flags on A2, A4; Rocks on A3, B1, B6; Scissors on A1, A5, B2, B5; "
+        "Papers on B3, B4, C2, C4, C6. "
+        "Black: Flags on I6, I8; Rocks on H4, H9, I7; Scissors on H5, H8, I5, I9; "
+        "Papers on G4, G6, G8, H6, H7. "
+    )
+    assert words.endswith("White to move; flags lost: alice 0, bob 0.")
+    moved = after(start(), "B3-C4")  # the worked example: White joins two Papers
+    told = position_words(RULES.player_view(moved, "alice"))
+    assert "Papers on B4, C2, C4 (2 high), C6" in told
+    assert "Last move B3-C4" in told
+    assert "Black to move" in told

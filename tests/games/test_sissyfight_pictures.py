@@ -48,3 +48,11 @@ def test_before_the_first_turn_the_state_is_enough() -> None:
     (picture,) = kind_of("sissyfight").pictures(state, {})
     assert picture.title == "Chips"
     assert picture.text.splitlines()[0] == " a (red)    ##########  10"
+
+
+def test_the_chart_in_words_gives_every_players_chips() -> None:
+    """Issue 47: the picture's text equivalent carries what it shows."""
+    (picture,) = kind_of("sissyfight").pictures({}, REPORT)
+    assert picture.words == (
+        "alice (green) 4 chips; bob (blue) 5 chips (lost 2); carol (black) 0 chips (lost 1, out)."
+    )

@@ -65,3 +65,13 @@ def test_before_round_one_there_are_no_choices() -> None:
     (picture,) = kind_of("starship-combat").pictures(state, {})
     assert "this round" not in picture.text
     assert picture.title == "Both ships' missiles and power"
+
+
+def test_the_ships_in_words() -> None:
+    """Issue 47: the picture's text equivalent carries what it shows."""
+    (picture,) = kind_of("starship-combat").pictures({}, REPORT)
+    assert picture.words == (
+        "kirk's ship: chose FIRE SHIELD; 0 missiles and 3 shield power left; intact. "
+        "kang's ship: chose NOTHING (no orders); 3 missiles and 0 shield power left; "
+        "destroyed."
+    )

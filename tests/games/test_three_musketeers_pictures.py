@@ -7,7 +7,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from adjudicator.games.three_musketeers.pictures import svg_diagram, text_diagram
+from adjudicator.games import kind_of
+from adjudicator.games.three_musketeers.pictures import position_words, svg_diagram, text_diagram
 
 START = {"board": ["CCCCM", "CCCCC", "CCMCC", "CCCCC", "MCCCC"], "to_move": "musketeers"}
 AFTER_C3_C4 = {
@@ -102,3 +103,24 @@ def test_bad_states_are_refused(state: dict[str, object]) -> None:
         text_diagram(state)
     with pytest.raises(ValueError, match="not"):
         svg_diagram(state)
+
+
+def test_the_position_in_words_places_every_piece() -> None:
+    """Issue 47: "Board positions reach HTML readers only as a picture": the alt text tells
+    the position. After c3-c4 (a capture) the Musketeers stand on a1, c4 and e5, c3 is empty
+    and every other square holds one of the Cardinal's 21 men left of 22
+    (docs/rules/three-musketeers.md, Setup)."""
+    words = position_words(AFTER_C3_C4)
+    assert words == (
+        "Musketeers on a1, c4, e5. The Cardinal's men (21) on every other square but the "
+        "empty c3. Last move c3-c4. Cardinal to move."
+    )
+    (picture,) = kind_of("three-musketeers").pictures(AFTER_C3_C4, {"last_move": "c3-c4"})
+    assert picture.words == words
+
+
+def test_the_position_in_words_lists_the_men_once_they_are_few() -> None:
+    state = {"board": ["M....", ".C...", "..M..", "...C.", "M...."], "to_move": "cardinal"}
+    assert position_words(state) == (
+        "Musketeers on a1, a5, c3. The Cardinal's men (2) on b4, d2. Cardinal to move."
+    )

@@ -236,7 +236,9 @@ def test_pictures_become_sharp_pngs_shown_at_the_svgs_size() -> None:
 
 
 def test_a_broken_svg_is_left_out_and_logged(caplog: pytest.LogCaptureFixture) -> None:
-    broken = Picture("board", "The board", "text", '<svg width="10" height="10"><unclosed')
+    broken = Picture(
+        "board", "The board", "text", '<svg width="10" height="10"><unclosed', "The board in words"
+    )
     ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")
     with caplog.at_level(logging.WARNING):
         made = make_pngs(ctx, [broken])
@@ -281,6 +283,38 @@ def test_a_picture_marker_quoted_from_a_player_stays_text_in_both_parts() -> Non
     assert "    [[picture:gifts]]" in with_picture_text(marked, [picture])
     # a picture without image nor text diagram: an empty box, not a crash
     assert "monospace" in plain_to_html("[[picture:gifts]]\n", [picture | {"cid": None}])
+
+
+def test_a_table_marker_is_columns_in_the_plain_part_and_a_table_in_the_html_part() -> None:
+    """Issue 47: "Score tables in the report and history mails are space-aligned text, with
+    no table markup". A picture and a table of the same name (SiSSYFiGHT's chips) stay apart."""
+    picture = {"name": "chips", "title": "Chips", "text": "#### 4\n", "cid": "c@x"}
+    picture |= {"width": 1, "height": 1, "words": "alice 4 chips."}
+    table = {
+        "name": "chips",
+        "text": "round  start  1\nalice      4  4\n",
+        "rows": [["Player", "Start", "Round 1"], ["alice", "4", "4"]],
+    }
+    marked = "Chips:\n\n[[table:chips]]\n\nAfter round 1:\n\n[[picture:chips]]\n"
+    plain = with_picture_text(marked, [picture], [table])
+    assert plain == (
+        "Chips:\n\n  round  start  1\n  alice      4  4\n\nAfter round 1:\n\n  #### 4\n"
+    )
+    html = str(plain_to_html(marked, [picture], [table]))
+    assert html.count("<table") == 1
+    assert '<th scope="col"' in html
+    assert ">Round 1</th>" in html
+    assert html.count('<th scope="row"') == 1
+    assert ">alice</th>" in html
+    assert 'alt="alice 4 chips."' in html  # the picture's words, not its caption again
+    assert html.count(">Chips<") == 1  # the caption under the picture, once
+
+
+def test_a_monospace_box_scrolls_and_a_keyboard_reaches_it() -> None:
+    """WCAG 2.1.1: a box that scrolls sideways on a phone can be focused to scroll it."""
+    html = str(plain_to_html("Orders:\n\n  GIVE 1 TO bob\n"))
+    assert '<div tabindex="0"' in html
+    assert "overflow-x:auto" in html
 
 
 @pytest.mark.parametrize("shape", ["plain", "alternative", "related", "mixed", "mixed-related"])

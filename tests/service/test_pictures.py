@@ -137,7 +137,9 @@ def test_the_probe_sees_a_conversion_inside_a_transaction(
     """The check above can fail: a read opens a transaction (SQLite's write lock still free),
     a write takes the lock too."""
     probe = _probe(app, open_transactions)
-    picture = Picture("board", "The board", "text", '<svg width="4" height="4"></svg>')
+    picture = Picture(
+        "board", "The board", "text", '<svg width="4" height="4"></svg>', "The board in words"
+    )
     with session_scope(app.engine) as session:
         session.exec(select(Game)).all()
         make_pngs(app.ctx, [picture])

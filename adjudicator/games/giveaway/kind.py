@@ -43,9 +43,14 @@ def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Pictur
             f"The gifts{after} and their rings",
             gw.gifts_text(round_),
             gw.gifts_svg(round_),
+            gw.gifts_words(round_),
         ),
         Picture(
-            "standings", f"The scores{after}", gw.standings_text(round_), gw.standings_svg(round_)
+            "standings",
+            f"The scores{after}",
+            gw.standings_text(round_),
+            gw.standings_svg(round_),
+            gw.standings_words(round_),
         ),
     ]
 

@@ -26,17 +26,20 @@ from adjudicator.pictures.charts import (
     INK,
     PAPER,
     Bar,
-    faded,
+    bars_words,
     svg_chart,
     text_chart,
 )
 
 """Rule 1: the game can end once a score reaches 100."""
-RING_COLOURS = ("#2f6b3a", "#b3262b", "#25467f", "#c9962e", "#7b3f8c", "#1f7f86", "#d2691e")
-_GREY = "#9a8a70"
-_FADED = faded(_GREY, 0.75)
-"""The gifts outside rings, and their arrowheads: the grey faded into the paper, drawn solid
-(where two cross, the later one lies on top)."""
+RING_COLOURS = ("#25467f", "#d2691e", "#2f6b3a", "#b3262b", "#9a6f12", "#7b3f8c", "#1f7f86")
+"""Each at least 3:1 against the paper (WCAG 1.4.11), neighbours far apart in lightness; but a
+ring is never told by its colour alone: its arrows carry its letter and its own dash."""
+RING_DASHES = ("", "14 5", "4 4", "14 4 3 4")
+"""The stroke pattern of ring A, B, C, D, then again: the rings apart in greyscale too."""
+_GREY = "#8c7c62"
+"""The gifts outside rings, and their arrowheads: 3.8:1 against the paper, the least a
+graphic needs being 3:1 (WCAG 1.4.11)."""
 _LABELLED_GIFTS = 30
 """Above this many gifts, only ring gifts carry their amount: the others would be a thicket."""
 
@@ -139,6 +142,36 @@ def gifts_text(round_: Round) -> str:
     return "\n".join(lines) + "\n"
 
 
+def gifts_words(round_: Round) -> str:
+    """The gift graph told in sentences: each player's gifts, ring gifts with their ring's
+    letter, who sent no orders, then each ring, so that nothing of the graph rests on its
+    colours or its layout."""
+    in_rings = _rings_of_gifts(round_)
+    by_giver: dict[str, list[str]] = {}
+    for gift in round_.gifts:
+        rings = in_rings.get((gift.giver, gift.recipient), [])
+        tag = "".join(f" (ring {ring_letter(i)}, pays {gift.paid})" for i in rings[:1])
+        by_giver.setdefault(gift.giver, []).append(f"{gift.recipient} {gift.amount}{tag}")
+    sentences = []
+    for player in round_.players:
+        given = by_giver.get(player)
+        told = f"{player} gave {_and_list(given)}" if given else f"{player} gave nothing"
+        if player in round_.no_orders:
+            told += " (no orders: spread)"
+        sentences.append(told + ".")
+    for index, (members, amount) in enumerate(round_.rings):
+        sentences.append(
+            f"Ring {ring_letter(index)}: {ring_text(members, amount, arrow='to', times='times ')}."
+        )
+    if not round_.rings:
+        sentences.append("No ring this round.")
+    return " ".join(sentences)
+
+
+def _and_list(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def ring_text(members: Sequence[str], amount: int, *, arrow: str = "->", times: str = "x") -> str:
     """``alice -> bob -> carol -> alice: 2 points each, x3`` (rule 5: a ring of 3 triples its
     gifts)."""
@@ -185,6 +218,18 @@ def standings_text(round_: Round) -> str:
     return "\n".join(lines) + "\n"
 
 
+def standings_words(round_: Round) -> str:
+    """The scores in a sentence, highest first, and how far from 100 the game is."""
+    told = bars_words(standings_bars(round_), one="point", many="points")
+    reached = max(round_.scores.values(), default=0) >= TARGET
+    rule = (
+        "Rule 1: once a score reaches 100, the highest score that no one else has wins."
+        if reached
+        else f"Nobody has reached {TARGET} yet."
+    )
+    return f"Highest first: {told} {rule}"
+
+
 def standings_svg(round_: Round) -> str:
     bars = standings_bars(round_)
     top = max((bar.value for bar in bars), default=0)
@@ -206,7 +251,8 @@ def standings_svg(round_: Round) -> str:
 _SIZE = 680
 _RADIUS = 230
 _CENTRE = (_SIZE / 2, 60 + _RADIUS + 24)
-_LEGEND_TOP = _CENTRE[1] + _RADIUS + 64
+_LEGEND_TOP = _CENTRE[1] + _RADIUS + 88
+"""Clear of the name under the lowest player (its baseline 45 below the circle)."""
 
 
 def _positions(players: Sequence[str]) -> dict[str, tuple[float, float]]:
@@ -241,7 +287,7 @@ def gifts_svg(round_: Round) -> str:
         f'viewBox="0 0 {_SIZE} {height}" font-family="{FONT}">',
         f"<title>{escape(title)}</title>",
         "<defs>"
-        + _marker("grey", _FADED)
+        + _marker("grey", _GREY)
         + "".join(_marker(f"ring{i}", c) for i, c in enumerate(colours))
         + "</defs>",
         f'<rect width="{_SIZE}" height="{height}" rx="12" fill="{PAPER}" stroke="{FRAME}" '
@@ -274,8 +320,9 @@ def gifts_svg(round_: Round) -> str:
                 colour=colours[first],
                 marker=f"ring{first}",
                 width=4.5,
-                label=_ring_label(gift),
+                label=f"{ring_letter(first)} {_ring_label(gift)}",
                 ring=True,
+                pattern=RING_DASHES[first % len(RING_DASHES)],
             )
         )
     for player in round_.players:
@@ -308,6 +355,7 @@ def _arrow(
     width: float,
     label: str | None,
     ring: bool,
+    pattern: str = "",
 ) -> str:
     (x1, y1), (x2, y2) = positions[gift.giver], positions[gift.recipient]
     dx, dy = x2 - x1, y2 - y1
@@ -319,9 +367,10 @@ def _arrow(
     sx, sy = _towards(x1, y1, cx, cy, radius + 2)
     ex, ey = _towards(x2, y2, cx, cy, radius + 3)
     kind = "ring-gift" if ring else "gift"
+    dash = f' stroke-dasharray="{pattern}"' if pattern else ""
     path = (
         f'<path class="{kind}" d="M{sx:.1f},{sy:.1f} Q{cx:.1f},{cy:.1f} {ex:.1f},{ey:.1f}" '
-        f'fill="none" stroke="{colour if ring else _FADED}" stroke-width="{width}" '
+        f'fill="none" stroke="{colour}" stroke-width="{width}"{dash} '
         f'stroke-linecap="round" marker-end="url(#{marker})"/>'
     )
     if label is None:
@@ -369,6 +418,11 @@ def _node(player: str, at: tuple[float, float], radius: float, round_: Round) ->
     )
 
 
+def _dash_of(index: int) -> str:
+    pattern = RING_DASHES[index % len(RING_DASHES)]
+    return f' stroke-dasharray="{pattern}"' if pattern else ""
+
+
 def _legend(round_: Round, colours: Sequence[str]) -> list[str]:
     """Legend lines with ``{y}`` left to fill in: one per ring, then the key."""
     lines = []
@@ -376,10 +430,12 @@ def _legend(round_: Round, colours: Sequence[str]) -> list[str]:
         text = f"Ring {ring_letter(index)}: {ring_text(members, amount, arrow='→', times='×')}"
         lines.append(
             f'<line x1="18" y1="{{y}}" x2="46" y2="{{y}}" stroke="{colours[index]}" '
-            f'stroke-width="4.5" transform="translate(0 -5)"/>'
+            f'stroke-width="4.5"{_dash_of(index)} transform="translate(0 -5)"/>'
             f'<text x="54" y="{{y}}" font-size="14" fill="{INK}">{escape(text)}</text>'
         )
-    key = "Ring gifts: points given → points paid. " if round_.rings else "No ring this round. "
+    key = (
+        "Ring gifts: ring, points given → points paid. " if round_.rings else "No ring this round. "
+    )
     key += "In the circles: scores this round."
     if round_.no_orders:
         key += " Dashed: no orders."

@@ -86,7 +86,7 @@ KIND = GameKind(
         Measure("pieces", "Pieces on the board", pieces_on_the_board),
         Measure("flags_lost", "Flags lost", counter("flags_lost")),
     ),
-    pictures=board_after_last_move(rsp.text_diagram, rsp.svg_diagram),
+    pictures=board_after_last_move(rsp.text_diagram, rsp.svg_diagram, rsp.position_words),
     stand_in=stand_in,
     seat_position=seat_position,
     text_diagram=rsp.text_diagram,

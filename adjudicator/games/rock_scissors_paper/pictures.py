@@ -21,6 +21,7 @@ from adjudicator.core.errors import NotAnOrder, OrderSyntaxError
 from adjudicator.games.rock_scissors_paper.board import (
     BLACK,
     FLAG,
+    PAPER,
     ROCK,
     SCISSORS,
     SIDE_NAMES,
@@ -74,6 +75,33 @@ def _caption(state: Mapping[str, Any], last_move: str | None) -> list[str]:
     if isinstance(lost, Mapping) and lost:
         notes.append("flags lost: " + ", ".join(f"{p} {n}" for p, n in lost.items()))
     return notes
+
+
+def position_words(state: Mapping[str, Any], *, last_move: str | None = None) -> str:
+    """The position in sentences, for a reader who cannot see the diagram: each side's
+    pieces by kind with their cells (a Paper stack with its height), then the last move, the
+    side to move and the flags lost."""
+    pieces = _pieces(state)
+    sentences = []
+    for side in (WHITE, BLACK):
+        kinds = []
+        for kind in (FLAG, ROCK, SCISSORS, PAPER):
+            cells = [
+                hexes.cell_name(cell)
+                + (f" ({height_of(code)} high)" if height_of(code) > 1 else "")
+                for cell, code in sorted(pieces.items())
+                if side_of(code) == side and kind_of(code) == kind
+            ]
+            if cells:
+                kinds.append(f"{_KIND_PLURAL[kind]} on {', '.join(cells)}")
+        sentences.append(f"{SIDE_NAMES[side]}: {'; '.join(kinds) or 'no piece'}.")
+    notes = "; ".join(_caption(state, last_move))
+    if notes:
+        sentences.append(notes[0].upper() + notes[1:] + ".")
+    return " ".join(sentences)
+
+
+_KIND_PLURAL = {FLAG: "Flags", ROCK: "Rocks", SCISSORS: "Scissors", PAPER: "Papers"}
 
 
 # --- text --------------------------------------------------------------------------------

@@ -29,7 +29,15 @@ PROBLEM_CODES = frozenset(
 def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
     turn = report.get("turn")
     title = "Chips" + (f" after turn {turn}" if turn else "")
-    return [Picture("chips", title, sf.chips_text(state, report), sf.chips_svg(state, report))]
+    return [
+        Picture(
+            "chips",
+            title,
+            sf.chips_text(state, report),
+            sf.chips_svg(state, report),
+            sf.chips_words(state, report),
+        )
+    ]
 
 
 def seat_position(view: Mapping[str, Any], player: str) -> dict[str, Any]:

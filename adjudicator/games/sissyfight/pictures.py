@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adjudicator.games.sissyfight import START_CHIPS
-from adjudicator.pictures.charts import Bar, svg_chart, text_chart
+from adjudicator.pictures.charts import Bar, bars_words, svg_chart, text_chart
 
 COLOUR_FILLS = {
     "red": "#c0392b",
@@ -61,6 +61,11 @@ def chips_text(state: Mapping[str, Any], report: Mapping[str, Any]) -> str:
     lines = text_chart(bars, scale=_scale(bars), width=_scale(bars))
     lines.append("# a chip, . a chip lost this turn")
     return "\n".join(lines) + "\n"
+
+
+def chips_words(state: Mapping[str, Any], report: Mapping[str, Any]) -> str:
+    """Every player's chips in a sentence, in seat order, with the chips lost this turn."""
+    return bars_words(chip_bars(state, report), one="chip", many="chips")
 
 
 def chips_svg(state: Mapping[str, Any], report: Mapping[str, Any]) -> str:

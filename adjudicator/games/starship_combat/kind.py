@@ -22,7 +22,15 @@ PROBLEM_CODES = frozenset(
 def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
     number = report.get("round")
     title = "Both ships' missiles and power" + (f" after round {number}" if number else "")
-    return [Picture("ships", title, sc.ships_text(state, report), sc.ships_svg(state, report))]
+    return [
+        Picture(
+            "ships",
+            title,
+            sc.ships_text(state, report),
+            sc.ships_svg(state, report),
+            sc.ships_words(state, report),
+        )
+    ]
 
 
 def seat_position(view: Mapping[str, Any], player: str) -> dict[str, Any]:

@@ -81,6 +81,21 @@ def ships_text(state: Mapping[str, Any], report: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ships_words(state: Mapping[str, Any], report: Mapping[str, Any]) -> str:
+    """Both ships in sentences: what each captain chose, what each has left, and whether it
+    still flies."""
+    told = []
+    for ship in ships(state, report):
+        chose = f" chose {_choice_words(ship)};" if ship.choice else ""
+        missiles = "missile" if ship.missiles == 1 else "missiles"
+        state_of = "destroyed" if ship.destroyed else "intact"
+        told.append(
+            f"{ship.captain}'s ship:{chose} {ship.missiles} {missiles} and "
+            f"{ship.power} shield power left; {state_of}."
+        )
+    return " ".join(told)
+
+
 def _choice_words(ship: Ship) -> str:
     if ship.choice is None:
         return ""

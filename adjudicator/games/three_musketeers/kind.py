@@ -57,7 +57,7 @@ KIND = GameKind(
         owners=SIDES, pieces=tuple(KIND_OF_SIDE[side] for side in SIDES), sides=SIDES
     ),
     measures=(Measure("pieces", "Pieces on the board", pieces_on_the_board),),
-    pictures=board_after_last_move(tm.text_diagram, tm.svg_diagram),
+    pictures=board_after_last_move(tm.text_diagram, tm.svg_diagram, tm.position_words),
     stand_in=stand_in,
     seat_position=seat_position,
     hint=hint,

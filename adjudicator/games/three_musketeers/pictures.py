@@ -88,6 +88,32 @@ def text_diagram(state: Mapping[str, Any], *, last_move: str | None = None) -> s
     return "\n".join(lines) + "\n"
 
 
+def position_words(state: Mapping[str, Any], *, last_move: str | None = None) -> str:
+    """The position in sentences, for a reader who cannot see the diagram: where the
+    Musketeers stand, where the Cardinal's men stand (or, when fewer squares are empty, which
+    squares are), the last move and the side to move."""
+    squares: dict[str, list[str]] = {MUSKETEER: [], MAN: [], EMPTY: []}
+    for row_index, row in enumerate(_rows(state)):
+        for file_index, piece in enumerate(row):
+            squares[piece].append(_square_at(row_index, file_index))
+    ordered = {piece: sorted(names) for piece, names in squares.items()}
+    sentences = [f"Musketeers on {', '.join(ordered[MUSKETEER])}."]
+    men, empty = ordered[MAN], ordered[EMPTY]
+    if len(men) <= len(empty):
+        sentences.append(f"The Cardinal's men ({len(men)}) on {', '.join(men) or 'no square'}.")
+    else:
+        sentences.append(
+            f"The Cardinal's men ({len(men)}) on every other square"
+            + (f" but the empty {', '.join(empty)}." if empty else ".")
+        )
+    marked = _last_move_squares(state, last_move)
+    if marked:
+        sentences.append(f"Last move {marked[0]}-{marked[1]}.")
+    if state.get("to_move") in _SIDE_NAME:
+        sentences.append(f"{_SIDE_NAME[state['to_move']]} to move.")
+    return " ".join(sentences)
+
+
 # --- SVG ---------------------------------------------------------------------------------
 
 _CELL = 64

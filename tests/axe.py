@@ -1,0 +1,85 @@
+"""axe-core, the accessibility checker, from the npm registry: its ``axe.min.js`` to load into a
+page in headless Chromium (tests/devtools.py), and the WCAG rules a test asks it to apply.
+
+The package's tarball is downloaded once into ``tests/.downloads/`` (ignored by git) and checked
+against the SHA-512 integrity the registry publishes for this version, pinned here: a changed or
+broken download is never run. Without the network the test that needs it is skipped here and
+fails under CI (tests/needs.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import os
+import tarfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from needs import unavailable
+
+VERSION = "4.14.1"
+TARBALL = f"https://registry.npmjs.org/axe-core/-/axe-core-{VERSION}.tgz"
+INTEGRITY = "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
+"""The registry's ``dist.integrity`` of this version (its metadata at /axe-core/4.14.1)."""
+DOWNLOADS = Path(__file__).parent / ".downloads"
+WCAG_AA = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
+"""axe's tags of the success criteria of WCAG 2.1 at levels A and AA, and of those that WCAG
+2.2 adds at AA (target size: a link must be big enough to tap)."""
+
+
+class IntegrityError(RuntimeError):
+    """The tarball is not the one the registry published."""
+
+
+def axe_source() -> str:
+    """The text of ``axe.min.js``, downloaded and checked on first use."""
+    cached = DOWNLOADS / f"axe-core-{VERSION}.tgz"
+    if not cached.is_file():
+        try:
+            with urllib.request.urlopen(TARBALL, timeout=60) as answer:
+                data = answer.read()
+        except (urllib.error.URLError, TimeoutError, OSError) as error:
+            unavailable(
+                f"axe-core {VERSION} could not be downloaded from the npm registry: {error}"
+            )
+        check_integrity(data)
+        DOWNLOADS.mkdir(exist_ok=True)
+        partial = DOWNLOADS / f"{cached.name}.{os.getpid()}.part"  # workers may race
+        partial.write_bytes(data)
+        partial.replace(cached)
+    data = cached.read_bytes()
+    check_integrity(data)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        member = archive.extractfile("package/axe.min.js")
+        if member is None:
+            raise IntegrityError("the axe-core tarball has no package/axe.min.js")
+        return member.read().decode("utf-8")
+
+
+def check_integrity(data: bytes) -> None:
+    """``data`` is the tarball of :data:`INTEGRITY` (Subresource Integrity form)."""
+    algorithm, _, expected = INTEGRITY.partition("-")
+    found = base64.b64encode(hashlib.new(algorithm, data).digest()).decode()
+    if found != expected:
+        raise IntegrityError(f"axe-core {VERSION}: {algorithm} {found} is not {expected}")
+
+
+RUN = """
+axe.run(document, {runOnly: {type: "tag", values: %s}, resultTypes: ["violations"]})
+  .then(function (found) {
+    return found.violations.map(function (v) {
+      return {id: v.id, impact: v.impact, help: v.help,
+              nodes: v.nodes.map(function (n) {
+                return {target: n.target.join(" "), summary: n.failureSummary}; })};
+    });
+  })
+"""
+
+
+def run_expression(tags: tuple[str, ...] = WCAG_AA) -> str:
+    """A script that runs axe on the page with the rules of ``tags`` and returns its
+    violations as plain values."""
+    return RUN % ("[" + ", ".join(f'"{tag}"' for tag in tags) + "]")
