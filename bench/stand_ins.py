@@ -54,9 +54,20 @@ if len(sys.argv) > 2:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 from adjudicator.games.three_musketeers.kind import KIND
 from adjudicator.service import solutions
+import random
+from adjudicator.games.three_musketeers import legal_moves, outcome, play, standin
+from adjudicator.games.three_musketeers.board import State
 start = time.perf_counter()
 assert solutions.make(Path(sys.argv[1]), KIND, progress=print)
-print("made-in", time.perf_counter() - start)
+seconds = time.perf_counter() - start
+state, rng = State(("m", "c")), random.Random(1)
+while outcome(state) is None:  # a game against the computer, under the same limit
+    if state.turn == "cardinal":
+        state = play(state, standin.choose(state, rng).move)
+    else:
+        state = play(state, rng.choice(legal_moves(state)))
+print("game-won-by", outcome(state).winners)
+print("made-in", seconds)
 """
 OLD_MAKE = """
 import mmap, sys, time
@@ -83,8 +94,14 @@ def make_in_child(code: str, args: list[str], path: str | None = None) -> dict[s
     if done.returncode != 0:
         return {"failed": done.stderr[-2000:]}
     seconds = float(done.stdout.split("made-in")[-1])
+    won = (
+        done.stdout.split("game-won-by")[-1].split("\n")[0].strip()
+        if "game-won-by" in done.stdout
+        else None
+    )
     return {
         "made_s": round(seconds, 1),
+        "game_won_by": won,
         # ru_maxrss of the children is the largest of any child so far: measured first, the
         # new maker's figure is its own.
         "peak_rss_mb": round(peak / 1024) if peak > before else None,
