@@ -101,15 +101,11 @@ class OutOfBudget(Exception):
 @dataclass(frozen=True)
 class Choice:
     """The stand-in's move, its value for the mover when ``exact`` (see :data:`WIN`): who wins
-    is then exact, and how soon too when :attr:`plies_known`."""
+    is then exact, and how soon too where :func:`plies_known` says so."""
 
     move: Move
     value: int
     exact: bool
-
-    @property
-    def plies_known(self) -> bool:
-        return self.exact and plies_known(self.value)
 
 
 def position_of(state: State) -> Position:
