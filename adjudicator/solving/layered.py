@@ -1,13 +1,14 @@
 """Solves a layered game (:mod:`adjudicator.core.layered`) completely: compiled passes, one per
-layer and side, from the fullest sets down.
+layer, class and side, from the fullest sets down.
 
 No search and no repeated passes are needed: every claim makes the set one larger and every step
 keeps its size, so the positions fall into layers and the game graph has no cycles. From the
-last layer (every slot in the set) down to the empty set, one pass gives the claimer's values of
-a layer from the table's next layer, and a second pass the table's layer (the stepper to move)
-from those. Each value is the best over the moves of the value one ply later; a class that is
-over, and a side with no move, are the game's ends. A pass touches each position once and each
-of its moves once; the passes are compiled with Numba and run over the classes on every core.
+last layer (every slot in the set) down to the empty set, one pass a class gives the claimer's
+values of the class from the table's next layer, then the table's values of the class (the
+stepper to move) from those. Each value is the best over the moves of the value one ply later;
+a class that is over, and a side with no move, are the game's ends. A pass touches each
+position once and each of its moves once; the passes are compiled with Numba and run over the
+classes on every core.
 
 Memory: only two layers of exact values are held at once, the one being made and the next
 one, and the claimer's values a class at a time; the table itself is handed out a layer at a
