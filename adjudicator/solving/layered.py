@@ -32,7 +32,7 @@ from adjudicator.core.layered import TOP, LayeredGame
 CHUNKS = 3
 """A set of slots is read a byte at a time: at most 24 slots."""
 
-PACKED = 1 << 24
+PACKED = 1 << 20
 """Values turned into bits at a time (a multiple of 8: each slice fills whole bytes)."""
 
 F = TypeVar("F", bound=Callable[..., Any])
