@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
@@ -86,9 +87,19 @@ def make_in_child(code: str, args: list[str], path: str | None = None) -> dict[s
     """Run ``code`` (which prints ``made-in SECONDS``) in a child process: its wall-clock time
     and its peak resident memory, read from the children's resource usage."""
     env = None if path is None else {"PYTHONPATH": path, "PATH": "/usr/bin:/bin"}
+    if len(args) > 1:  # under a limit of address space: glibc's malloc keeps two arenas, not
+        # one a thread (each reserves 64 MB of address space)
+        env = {**os.environ, "MALLOC_ARENA_MAX": "2"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     done = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        # ``-c`` puts the working folder first on the path: the old tree's own folder, so that
+        # the old maker is not the checkout's
+        cwd=None if path is None else path.split(":")[0],
+        check=False,
     )
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     if done.returncode != 0:
