@@ -17,23 +17,146 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
+
+from packaging.requirements import Requirement
 
 from adjudicator.config import Config
 from adjudicator.core.game import Setup
 from adjudicator.core.kind import GameKind
 from adjudicator.games import KINDS
 from adjudicator.games.starship_combat import standin as starship
+from adjudicator.games.three_musketeers import play as play_move
 from adjudicator.games.three_musketeers import standin as musketeers
 from adjudicator.games.three_musketeers.board import State
 from adjudicator.games.three_musketeers.kind import KIND as THREE_MUSKETEERS
 from adjudicator.service import solutions
 
 ROUND_LIMIT = 400
+POSITIONS_UP_TO_SYMMETRY = 526_871_061
+"""Three Musketeers' positions reachable from the start (docs/stand-ins.md)."""
+ROOT = Path(__file__).resolve().parents[1]
+
+MAKE = """
+import resource, sys, time
+from pathlib import Path
+if len(sys.argv) > 2:
+    limit = int(sys.argv[2]) * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+from adjudicator.games.three_musketeers.kind import KIND
+from adjudicator.service import solutions
+import random
+from adjudicator.games.three_musketeers import legal_moves, outcome, play, standin
+from adjudicator.games.three_musketeers.board import State
+start = time.perf_counter()
+assert solutions.make(Path(sys.argv[1]), KIND, progress=print)
+seconds = time.perf_counter() - start
+state, rng = State(("m", "c")), random.Random(1)
+while outcome(state) is None:  # a game against the computer, under the same limit
+    if state.turn == "cardinal":
+        state = play(state, standin.choose(state, rng).move)
+    else:
+        state = play(state, rng.choice(legal_moves(state)))
+print("game-won-by", outcome(state).winners)
+print("made-in", seconds)
+"""
+OLD_MAKE = """
+import mmap, sys, time
+from adjudicator.games.three_musketeers.solution import SIZE, layered_game
+from adjudicator.solving.layered import build_into
+start = time.perf_counter()
+with open(sys.argv[1], "w+b") as handle:
+    handle.truncate(SIZE)
+    with mmap.mmap(handle.fileno(), SIZE) as out:
+        build_into(layered_game(), out)
+print("made-in", time.perf_counter() - start)
+"""
+
+
+def make_in_child(code: str, args: list[str], path: str | None = None) -> dict[str, Any]:
+    """Run ``code`` (which prints ``made-in SECONDS``) in a child process: its wall-clock time
+    and its peak resident memory, read from the children's resource usage."""
+    env = None if path is None else {"PYTHONPATH": path, "PATH": "/usr/bin:/bin"}
+    if len(args) > 1:  # under a limit of address space: glibc's malloc keeps two arenas, not
+        # one a thread (each reserves 64 MB of address space)
+        env = {**os.environ, "MALLOC_ARENA_MAX": "2"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        # ``-c`` puts the working folder first on the path: the old tree's own folder, so that
+        # the old maker is not the checkout's
+        cwd=None if path is None else path.split(":")[0],
+        check=False,
+    )
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if done.returncode != 0:
+        return {"failed": done.stderr[-2000:]}
+    seconds = float(done.stdout.split("made-in")[-1])
+    won = (
+        done.stdout.split("game-won-by")[-1].split("\n")[0].strip()
+        if "game-won-by" in done.stdout
+        else None
+    )
+    return {
+        "made_s": round(seconds, 1),
+        "game_won_by": won,
+        # ru_maxrss of the children is the largest of any child so far: measured first, the
+        # new maker's figure is its own.
+        "peak_rss_mb": round(peak / 1024) if peak > before else None,
+    }
+
+
+def old_maker(revision: str) -> dict[str, Any]:
+    """The table of the solver at ``revision``, made side by side with the new one."""
+    with tempfile.TemporaryDirectory() as folder:
+        tree = Path(folder) / "tree"
+        tree.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", revision, "adjudicator"],
+            capture_output=True,
+            check=True,
+        )
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        site = next(p for p in sys.path if p.endswith("site-packages"))
+        figures = make_in_child(OLD_MAKE, [str(Path(folder) / "old.table")], f"{tree}:{site}")
+        figures["bytes"] = (Path(folder) / "old.table").stat().st_size
+        return figures
+
+
+def installed_bytes(name: str) -> dict[str, int]:
+    """Bytes installed by each distribution the service needs at run time (its dependencies,
+    and theirs), by name."""
+    sizes: dict[str, int] = {}
+    waiting = [name]
+    while waiting:
+        current = waiting.pop()
+        try:
+            found = distribution(current)
+        except PackageNotFoundError:
+            continue
+        key = found.metadata["Name"].lower()
+        if key in sizes:
+            continue
+        sizes[key] = sum((f.size or 0) for f in found.files or () if not str(f).endswith(".pyc"))
+        for line in found.requires or ():
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                waiting.append(requirement.name)
+    sizes.pop(name, None)
+    return sizes
 
 
 def _players(kind: GameKind) -> list[str]:
@@ -95,30 +218,73 @@ def match(kind: GameKind, games: int, seed: int, times: dict[str, list[float]]) 
     return figures
 
 
+def self_play_lengths(games: int, seed: int) -> dict[str, int]:
+    """Plies of the stand-in's games against itself from the start (33 with perfect play):
+    how far past the fastest win its grain lets the winner wander."""
+    lengths = []
+    for n in range(games):
+        rng, state = random.Random(seed + n), State(("m", "c"))
+        plies = 0
+        while THREE_MUSKETEERS.rules.outcome(state) is None:
+            state = play_move(state, musketeers.choose(state, rng).move)
+            plies += 1
+        lengths.append(plies)
+    return {
+        "shortest": min(lengths),
+        "median": int(statistics.median(lengths)),
+        "longest": max(lengths),
+    }
+
+
+def three_musketeers_figures(args: argparse.Namespace) -> dict[str, Any]:
+    """The complete solution's figures, and the stand-in's games against itself."""
+    result: dict[str, Any] = {}
+    folder = args.solve_into or Config().solutions_path
+    assert THREE_MUSKETEERS.solution is not None
+    made_here = not solutions.ready(folder, THREE_MUSKETEERS.solution)
+    making: dict[str, Any] = {}
+    if made_here:
+        limit = [str(args.memory_limit)] if args.memory_limit else []
+        making = make_in_child(MAKE, [str(folder), *limit])
+        print(f"Three Musketeers: the solution made in a child process: {making}")
+    solutions.make(folder, THREE_MUSKETEERS, progress=print)
+    size = THREE_MUSKETEERS.solution.size
+    result["tm_solution_bytes"] = size
+    result["tm_solution_floor_bytes"] = POSITIONS_UP_TO_SYMMETRY // 8
+    result["tm_solution_over_floor"] = round(size / (POSITIONS_UP_TO_SYMMETRY / 8), 2)
+    result["tm_solution_made_s"] = making.get("made_s")
+    result["tm_solution_peak_rss_mb"] = making.get("peak_rss_mb")
+    result["tm_solution_memory_limit_mb"] = args.memory_limit
+    if args.old_maker:
+        result["tm_old_solution"] = old_maker(args.old_maker)
+        print(f"Three Musketeers: the old solution ({args.old_maker}): {result['tm_old_solution']}")
+    opening = State(("m", "c"))
+    worth = musketeers.exact_value(musketeers.position_of(opening), [0])
+    result["tm_start_value"] = {"musketeers_win": worth > 0, "plies": musketeers.WIN - abs(worth)}
+    result["tm_self_play_plies"] = self_play_lengths(args.games, args.seed)
+    result["installed_dependency_bytes"] = installed_bytes("adjudicator")
+    result["installed_dependency_total_bytes"] = sum(result["installed_dependency_bytes"].values())
+    print(
+        f"Three Musketeers: the solution, {size:,} bytes "
+        f"({result['tm_solution_over_floor']} times the one-bit floor), "
+        + (f"made in {result['tm_solution_made_s']} s; " if made_here else "already made; ")
+        + f"the start: {result['tm_start_value']}; "
+        f"self-play lengths: {result['tm_self_play_plies']}"
+    )
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--solve-into", type=Path, default=None)
+    parser.add_argument("--memory-limit", type=int, default=None)
+    parser.add_argument("--old-maker", default=None)
     args = parser.parse_args()
     result: dict[str, Any] = {"games": args.games, "seed": args.seed}
 
-    folder = args.solve_into or Config().solutions_path
-    assert THREE_MUSKETEERS.solution is not None
-    made_here = not solutions.ready(folder, THREE_MUSKETEERS.solution)
-    start = time.perf_counter()
-    solutions.make(folder, THREE_MUSKETEERS, progress=print)
-    result["tm_solution_bytes"] = THREE_MUSKETEERS.solution.size
-    result["tm_solution_made_s"] = round(time.perf_counter() - start, 1) if made_here else None
-    opening = State(("m", "c"))
-    worth = musketeers.exact_value(musketeers.position_of(opening), [0])
-    result["tm_start_value"] = {"musketeers_win": worth > 0, "plies": musketeers.WIN - abs(worth)}
-    print(
-        f"Three Musketeers: the solution, {result['tm_solution_bytes']:,} bytes, "
-        + (f"made in {result['tm_solution_made_s']} s; " if made_here else "already made; ")
-        + f"the start: {result['tm_start_value']}"
-    )
-
+    result.update(three_musketeers_figures(args))
     starship.SOLVED.clear()
     start = time.process_time()
     starship.solve(starship.START_POSITION)  # reads the shipped table

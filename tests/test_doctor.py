@@ -387,6 +387,23 @@ def test_a_made_solution_is_found_where_the_configuration_says(tmp_path: Path) -
     assert "not made yet" in check.message
 
 
+def test_a_table_of_an_earlier_layout_is_named_with_the_command_that_replaces_it(
+    tmp_path: Path,
+) -> None:
+    """The byte-a-value table of Three Musketeers is not read any more: doctor says it is
+    there, that it is not used, and that `adjudicate solve` replaces it."""
+    assert THREE_MUSKETEERS.solution is not None
+    folder = tmp_path / "solutions"
+    folder.mkdir()
+    (old,) = (folder / name for name in THREE_MUSKETEERS.solution.old_file_names)
+    old.write_bytes(b"\0" * 1000)
+    (check,) = check_solutions(Config(service=ServiceConfig(solutions_dir=str(folder))))
+    assert check.status == WARN
+    assert str(old) in check.message
+    assert "earlier layout" in check.message
+    assert "adjudicate solve" in check.fix
+
+
 # --- the paths the service writes -----------------------------------------------------------
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"

@@ -106,6 +106,8 @@ class Solution:
     size: int
     game: Callable[[], LayeredGame]
     install: Callable[[Any], None]
+    old_file_names: tuple[str, ...] = ()
+    """Files of earlier layouts: never read, removed once this one is made."""
 
 
 Hinter = Callable[[Any, Sequence[Mapping[str, Sequence[Any]]]], Hint | None]

@@ -14,10 +14,14 @@ Three Musketeers is one (:func:`adjudicator.games.three_musketeers.solution.laye
 the class is the Musketeers' placement up to symmetry, the set the empty squares; a capture
 claims a man's square, and a man stepping onto an empty square swaps the two.
 
-The table keeps, for every class and set, the value with the stepper to move: ``TOP - d`` for a
-win ``d`` plies ahead, ``d - TOP`` for a loss. Layer ``c`` (sets of ``c`` slots) holds
-``classes x C(slots, c)`` values, sets in colexicographic order; the layers follow one another
-from ``c = 0``.
+The table keeps, for every class and set, the value with the stepper to move. Layer ``c``
+(sets of ``c`` slots) holds ``classes x C(slots, c)`` values, class after class, sets in
+colexicographic order; the layers follow one another from ``c = 0``. The first
+:attr:`LayeredGame.exact_layers` layers keep the exact value, a signed byte each: ``TOP - d`` for
+a win ``d`` plies ahead, ``d - TOP`` for a loss. The later layers keep one bit each, whether the
+stepper wins (bit ``i`` of a layer is bit ``i % 8`` of its byte ``i // 8``; each layer starts
+on a whole byte): a win or a loss is all a perfect player needs where every game is short, and
+the bits take an eighth of the room.
 """
 
 from __future__ import annotations
@@ -55,16 +59,23 @@ class LayeredGame:
     """For each class: the claimer has lost there."""
     claimer_wins_when_stuck: bool
     stepper_wins_when_stuck: bool
+    exact_layers: int = 1 << 30
+    """The layers (from ``c = 0``) whose exact values are kept; the others keep a bit."""
+
+    def exact(self, size: int) -> bool:
+        """Whether the layer of sets of ``size`` slots keeps exact values (else bits)."""
+        return size < self.exact_layers
 
     def layer_size(self, size: int) -> int:
         """Values a class has in the layer of sets of ``size`` slots."""
         return comb(self.slots, size)
 
     def layer_offsets(self) -> tuple[int, ...]:
-        """Where each layer starts in the table, and (last) the table's size."""
+        """Where each layer starts in the table, and (last) the table's size, in bytes."""
         offsets = [0]
         for size in range(self.slots + 1):
-            offsets.append(offsets[-1] + self.classes * self.layer_size(size))
+            values = self.classes * self.layer_size(size)
+            offsets.append(offsets[-1] + (values if self.exact(size) else -(-values // 8)))
         return tuple(offsets)
 
 

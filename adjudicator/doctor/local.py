@@ -20,7 +20,7 @@ from adjudicator.games import KINDS
 from adjudicator.logs import log_file_problem, log_problems
 from adjudicator.metrics import cannot_listen
 from adjudicator.security import key_id
-from adjudicator.service.solutions import file_of, ready
+from adjudicator.service.solutions import file_of, old_files, ready
 from adjudicator.storage.db import (
     SCHEMA_HEAD,
     TablesOfAnotherRole,
@@ -305,24 +305,38 @@ def _database_key(config: Config) -> tuple[bool, str | None]:
 
 def check_solutions(config: Config) -> list[Check]:
     """Each game's complete solution (docs/stand-ins.md): made, or not yet, which is no
-    problem (it is made when first needed) but delays that first need by a few minutes."""
+    problem (it is made when first needed) but delays that first need by a few minutes. A file
+    of an earlier layout is never read: it is named, with the command that replaces it."""
     checks = []
     for kind in KINDS:
         if kind.solution is None:
             continue
         path = file_of(config.solutions_path, kind.solution)
         name = f"{kind.title} solution"
+        old = old_files(config.solutions_path, kind.solution)
         if ready(config.solutions_path, kind.solution):
             checks.append(Check(name, OK, f"{path}: its stand-in and hints are exact"))
-            continue
-        checks.append(
-            Check(
-                name,
-                SKIP,
-                f"not made yet in {config.solutions_path} "
-                f"({kind.solution.size / 1e9:.2f} GB, made when a stand-in first needs it)",
-                "run `adjudicate solve` to make it now (a few minutes), or set "
-                "service.solutions_dir (ADJUDICATOR_SOLUTIONS_DIR) to where it is",
+        elif old:
+            checks.append(
+                Check(
+                    name,
+                    WARN,
+                    f"{', '.join(map(str, old))}: a table of an earlier layout, not read "
+                    f"(its stand-in plays by its own search until the new one, "
+                    f"{kind.solution.size / 1e9:.2f} GB, is made)",
+                    "run `adjudicate solve` to make the new table (a few minutes); it removes "
+                    "the old one",
+                )
             )
-        )
+        else:
+            checks.append(
+                Check(
+                    name,
+                    SKIP,
+                    f"not made yet in {config.solutions_path} "
+                    f"({kind.solution.size / 1e9:.2f} GB, made when a stand-in first needs it)",
+                    "run `adjudicate solve` to make it now (a few minutes), or set "
+                    "service.solutions_dir (ADJUDICATOR_SOLUTIONS_DIR) to where it is",
+                )
+            )
     return checks

@@ -8,7 +8,8 @@ created with computer seats or a stand-in put in a seat from the command line (b
 act), or in the background when a stand-in must move on a machine without it (:func:`request`);
 under a lock so that two processes never make it twice, into a temporary file
 renamed into place once complete: a crash leaves no half-made solution behind. Reading it is a
-read-only memory map, shared by every process.
+read-only memory map, shared by every process. A file of an earlier layout
+(``Solution.old_file_names``) is never read, and is removed once the new one is made.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def make(folder: Path, kind: GameKind, *, progress: Callable[[str], None] | None
     if solution is None:
         return False
     if load(folder, kind):
+        _remove_old(folder, solution)
         return True
     folder.mkdir(parents=True, exist_ok=True)
     path = file_of(folder, solution)
@@ -93,15 +95,40 @@ def _build(path: Path, title: str, solution: Solution, say: Callable[[str], None
     started = time.monotonic()
     partial = path.with_name(f"{path.name}.partial")
     with partial.open("w+b") as handle:
-        # Every block up front: a disk that fills up fails here (OSError), not later as a
-        # fault on a write into the map, which would kill the process.
+        # Every block up front: a disk that fills up fails here, before minutes of work.
         os.posix_fallocate(handle.fileno(), 0, solution.size)
-        with mmap.mmap(handle.fileno(), solution.size) as out:
-            build_into(solution.game(), out)
-            out.flush()
+        # Written a layer at a time (not through a map of the file): the pages written are
+        # the page cache's, not this process's memory.
+        build_into(solution.game(), _FileWriter(handle.fileno()))
         os.fsync(handle.fileno())
     partial.replace(path)
+    _remove_old(path.parent, solution)
     say(f"the solution of {title} is made ({time.monotonic() - started:.0f} s)")
+
+
+class _FileWriter:
+    """Writes ``writer[start:end] = data`` at ``start`` in an open file."""
+
+    def __init__(self, descriptor: int) -> None:
+        self.descriptor = descriptor
+
+    def __setitem__(self, where: slice, data: bytes) -> None:
+        view = memoryview(data)
+        at = where.start
+        while view:
+            written = os.pwrite(self.descriptor, view, at)
+            view, at = view[written:], at + written
+
+
+def _remove_old(folder: Path, solution: Solution) -> None:
+    for old in old_files(folder, solution):
+        old.unlink(missing_ok=True)
+
+
+def old_files(folder: Path, solution: Solution) -> list[Path]:
+    """Files of the solution's earlier layouts in ``folder``: ``adjudicate solve`` replaces
+    them."""
+    return [folder / name for name in solution.old_file_names if (folder / name).is_file()]
 
 
 def load_all(folder: Path, kinds: Iterable[GameKind]) -> None:

@@ -1,13 +1,19 @@
 """Solves a layered game (:mod:`adjudicator.core.layered`) completely: compiled passes, one per
-layer and side, from the fullest sets down.
+layer, class and side, from the fullest sets down.
 
 No search and no repeated passes are needed: every claim makes the set one larger and every step
 keeps its size, so the positions fall into layers and the game graph has no cycles. From the
-last layer (every slot in the set) down to the empty set, one pass gives the claimer's values of
-a layer from the table's next layer, and a second pass the table's layer (the stepper to move)
-from those. Each value is the best over the moves of the value one ply later; a class that is
-over, and a side with no move, are the game's ends. A pass touches each position once and each
-of its moves once; the passes are compiled with Numba and run over the classes on every core.
+last layer (every slot in the set) down to the empty set, one pass a class gives the claimer's
+values of the class from the table's next layer, then the table's values of the class (the
+stepper to move) from those. Each value is the best over the moves of the value one ply later;
+a class that is over, and a side with no move, are the game's ends. A pass touches each
+position once and each of its moves once; the passes are compiled with Numba and run over the
+classes on every core.
+
+Memory: only two layers of exact values are held at once, the one being made and the next
+one, and the claimer's values a class at a time; the table itself is handed out a layer at a
+time (:func:`build`), and :func:`build_into` writes the later layers as one bit a value
+(:attr:`LayeredGame.exact_layers`).
 
 The game's rules stay in the game's package, which describes its graph (for Three Musketeers:
 :func:`adjudicator.games.three_musketeers.solution.layered_game`); this module knows none.
@@ -15,7 +21,7 @@ The game's rules stay in the game's package, which describes its graph (for Thre
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar, cast
 
 import numba
@@ -25,6 +31,9 @@ from adjudicator.core.layered import TOP, LayeredGame
 
 CHUNKS = 3
 """A set of slots is read a byte at a time: at most 24 slots."""
+
+PACKED = 1 << 20
+"""Values turned into bits at a time (a multiple of 8: each slice fills whole bytes)."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 Array = np.ndarray[Any, Any]
@@ -125,71 +134,85 @@ def _rank(relative: int, ranks: Array, bits: Array) -> int:
     return int(ranks[0, 0, low] + ranks[1, below, middle] + ranks[2, below + bits[middle], high])
 
 
-@_compiled(parallel=True)
-def _claimer_layer(
-    size_of_sets: int, table_next: Array, out: Array, tables: tuple[Array, ...]
+@_compiled()
+def _claimer_class(
+    k: int, size_of_sets: int, table_next: Array, out: Array, tables: tuple[Array, ...]
 ) -> None:
-    """Values with the claimer to move, sets of ``size_of_sets`` slots, from the table's next
-    layer; ``tables`` as :func:`_claimer_tables`."""
-    target, after, emptied, image, over, ranks, bits, stuck = tables
-    size = out.shape[1]
-    for k in numba.prange(out.shape[0]):
-        if over[k]:
-            out[k, :] = -TOP  # the claimer has lost
-            continue
-        relative = (1 << size_of_sets) - 1
-        for index in range(size):
-            low = relative & 255
-            middle = relative >> 8 & 255
-            high = relative >> 16
-            best = -TOP - 1
-            for m in range(target.shape[1]):
-                t = target[k, m]
-                if t < 0 or relative >> t & 1:
+    """Values of class ``k`` with the claimer to move, sets of ``size_of_sets`` slots, from
+    the table's next layer; ``tables`` as :func:`_claimer_tables`."""
+    target, after, emptied, image, _over, ranks, bits, stuck = tables
+    relative = (1 << size_of_sets) - 1
+    for index in range(out.shape[0]):
+        low = relative & 255
+        middle = relative >> 8 & 255
+        high = relative >> 16
+        best = -TOP - 1
+        for m in range(target.shape[1]):
+            t = target[k, m]
+            if t < 0 or relative >> t & 1:
+                continue
+            moved = (
+                image[k, m, 0, low] | image[k, m, 1, middle] | image[k, m, 2, high] | emptied[k, m]
+            )
+            best = max(best, _back(table_next[after[k, m], _rank(moved, ranks, bits)]))
+        if best < -TOP:
+            best = stuck[0]  # no claim: the claimer is stuck
+        out[index] = best
+        if size_of_sets > 0:
+            relative = _next_set(relative)
+
+
+@_compiled()
+def _stepper_class(
+    k: int, size_of_sets: int, claimer_values: Array, out: Array, tables: tuple[Array, ...]
+) -> None:
+    """The table's values of class ``k``: the stepper to move, sets of ``size_of_sets``
+    slots, from the claimer's values of the same class and layer; ``tables`` as
+    :func:`_stepper_tables`."""
+    _over, swaps, ranks, bits, stuck = tables
+    relative = (1 << size_of_sets) - 1
+    for index in range(out.shape[0]):
+        best = -TOP - 1
+        for j in range(swaps.shape[1]):
+            if not (relative >> j & 1):
+                continue
+            for d in range(swaps.shape[2]):
+                p = swaps[k, j, d]
+                if p < 0 or relative >> p & 1:
                     continue
-                moved = (
-                    image[k, m, 0, low]
-                    | image[k, m, 1, middle]
-                    | image[k, m, 2, high]
-                    | emptied[k, m]
-                )
-                best = max(best, _back(table_next[after[k, m], _rank(moved, ranks, bits)]))
-            if best < -TOP:
-                best = stuck[0]  # no claim: the claimer is stuck
-            out[k, index] = best
-            if size_of_sets > 0:
-                relative = _next_set(relative)
+                moved = relative ^ (1 << j) ^ (1 << p)
+                best = max(best, _back(claimer_values[_rank(moved, ranks, bits)]))
+        if best < -TOP:
+            best = stuck[1]  # no step: the stepper is stuck
+        out[index] = best
+        if size_of_sets > 0:
+            relative = _next_set(relative)
 
 
 @_compiled(parallel=True)
-def _stepper_layer(
-    size_of_sets: int, claimer_values: Array, out: Array, tables: tuple[Array, ...]
+def _layer(
+    size_of_sets: int,
+    table_next: Array,
+    out: Array,
+    claimer: tuple[Array, ...],
+    stepper: tuple[Array, ...],
 ) -> None:
-    """The table's layer: values with the stepper to move, sets of ``size_of_sets`` slots,
-    from the claimer's values of the same layer; ``tables`` as :func:`_stepper_tables`."""
-    over, swaps, ranks, bits, stuck = tables
+    """The table's layer of sets of ``size_of_sets`` slots from its next layer, a class at a
+    time: the claimer's values of one class are all its steps need, so they are held for one
+    class only (per core), never for the whole layer."""
+    over = stepper[0]
+    stuck = stepper[4]
     size = out.shape[1]
     for k in numba.prange(out.shape[0]):
         if over[k]:
             out[k, :] = TOP  # the claimer has lost: the stepper has won
             continue
-        relative = (1 << size_of_sets) - 1
-        for index in range(size):
-            best = -TOP - 1
-            for j in range(swaps.shape[1]):
-                if not (relative >> j & 1):
-                    continue
-                for d in range(swaps.shape[2]):
-                    p = swaps[k, j, d]
-                    if p < 0 or relative >> p & 1:
-                        continue
-                    moved = relative ^ (1 << j) ^ (1 << p)
-                    best = max(best, _back(claimer_values[k, _rank(moved, ranks, bits)]))
-            if best < -TOP:
-                best = stuck[1]  # no step: the stepper is stuck
-            out[k, index] = best
-            if size_of_sets > 0:
-                relative = _next_set(relative)
+        claimer_values = np.empty(size, dtype=np.int8)
+        if table_next.shape[1] > 0:
+            _claimer_class(k, size_of_sets, table_next, claimer_values, claimer)
+        else:  # every slot is in the set: nothing left to claim
+            claimer_values[:] = stuck[0]
+        _stepper_class(k, size_of_sets, claimer_values, out[k], stepper)
 
 
 def build(
@@ -207,16 +230,10 @@ def build(
     claimer, stepper = _claimer_tables(game, ranks, bits), _stepper_tables(game, ranks, bits)
     table_next = np.zeros((game.classes, 0), dtype=np.int8)
     for size_of_sets in range(game.slots, down_to - 1, -1):
-        size = game.layer_size(size_of_sets)
-        claimer_values = np.empty((game.classes, size), dtype=np.int8)
-        if size_of_sets < game.slots:
-            _claimer_layer(size_of_sets, table_next, claimer_values, claimer)
-        else:  # every slot is in the set: nothing left to claim
-            claimer_values[:] = np.where(_over(game), -TOP, _stuck(game)[0])[:, None]
-        layer = np.empty((game.classes, size), dtype=np.int8)
-        _stepper_layer(size_of_sets, claimer_values, layer, stepper)
+        layer = np.empty((game.classes, game.layer_size(size_of_sets)), dtype=np.int8)
+        _layer(size_of_sets, table_next, layer, claimer, stepper)
         keep(size_of_sets, layer)
-        table_next = layer
+        table_next = layer  # the layer before it is let go: two layers at most are held
 
 
 class WritableBuffer(Protocol):
@@ -225,11 +242,26 @@ class WritableBuffer(Protocol):
     def __setitem__(self, index: slice, value: bytes) -> None: ...
 
 
+def stored(game: LayeredGame, size: int, layer: Array) -> Iterator[bytes]:
+    """The table's layer of sets of ``size`` slots as it is stored, in pieces (laid out as
+    :mod:`adjudicator.core.layered` says): the exact values, or a bit a value, a slice at a
+    time, so that no copy of the whole layer is made."""
+    if game.exact(size):
+        yield layer.tobytes()
+        return
+    flat = layer.reshape(-1)
+    for start in range(0, flat.size, PACKED):
+        yield np.packbits(flat[start : start + PACKED] > 0, bitorder="little").tobytes()
+
+
 def build_into(game: LayeredGame, out: WritableBuffer) -> None:
     """Solve ``game`` completely into ``out``, laid out as :mod:`adjudicator.core.layered` says."""
     offsets = game.layer_offsets()
 
     def keep(size: int, layer: Array) -> None:
-        out[offsets[size] : offsets[size + 1]] = layer.tobytes()
+        at = offsets[size]
+        for piece in stored(game, size, layer):
+            out[at : at + len(piece)] = piece
+            at += len(piece)
 
     build(game, keep)

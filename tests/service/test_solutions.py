@@ -128,3 +128,21 @@ def test_a_solution_that_cannot_be_made_is_not_tried_again_at_every_move(
     assert solutions.request(kind) is False
     assert solutions._MAKING["unwritable.table"] is first  # no second attempt yet
     assert made.builds == 0
+
+
+def test_a_table_of_an_earlier_layout_is_never_read_and_is_replaced(tmp_path: Path) -> None:
+    """A solution's file of an earlier layout (Three Musketeers' byte-a-value table) is not
+    the solution: the game is not handed it, and making the new one removes it."""
+    made = Recorder("layout-2")
+    made.release.set()
+    kind = replace(KIND, solution=replace(made.solution, old_file_names=("layout-1.table",)))
+    assert kind.solution is not None
+    old = tmp_path / "layout-1.table"
+    old.write_bytes(b"\1" * SIZE)
+    assert solutions.old_files(tmp_path, kind.solution) == [old]
+    assert not solutions.load(tmp_path, kind)
+    assert made.installed == []
+    assert solutions.make(tmp_path, kind)
+    assert made.installed == [solved()]
+    assert not old.exists()
+    assert solutions.old_files(tmp_path, kind.solution) == []

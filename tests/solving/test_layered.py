@@ -4,8 +4,10 @@ the game's description (core/layered.py), on random small games: every value of 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from functools import cache
 from itertools import combinations
+from math import comb
 
 import pytest
 from layered_games import random_game
@@ -69,3 +71,23 @@ def test_every_value_of_the_table_is_the_plain_reading(seed: int) -> None:
         assert stored == expected, (seed, k, sorted(chosen))
         checked += 1
     assert checked == 4 * 2**7
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_layers_kept_as_bits_say_who_wins_and_the_first_layers_stay_exact(seed: int) -> None:
+    """core/layered.py: the first ``exact_layers`` layers keep the exact value, the later ones
+    one bit a value, set when the stepper wins (bit ``i % 8`` of byte ``i // 8``)."""
+    game = replace(random_game(random.Random(seed), classes=4, slots=7), exact_layers=3)
+    offsets = game.layer_offsets()
+    assert offsets[-1] == 4 * (1 + 7 + 21) + sum(-(-4 * comb(7, c) // 8) for c in range(3, 8))
+    table = bytearray(offsets[-1])
+    build_into(game, table)
+    for (k, chosen), expected in plain_values(game).items():
+        size = len(chosen)
+        index = k * game.layer_size(size) + colex_rank(sorted(chosen))
+        if size < 3:
+            stored = table[offsets[size] + index]
+            assert (stored - 256 if stored > 127 else stored) == expected, (seed, k, chosen)
+        else:
+            bit = table[offsets[size] + index // 8] >> index % 8 & 1
+            assert bit == (expected > 0), (seed, k, sorted(chosen))

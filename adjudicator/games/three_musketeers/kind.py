@@ -18,7 +18,12 @@ from adjudicator.games.three_musketeers.board import (
 )
 from adjudicator.games.three_musketeers.hints import hint
 from adjudicator.games.three_musketeers.rules import RULES
-from adjudicator.games.three_musketeers.solution import FILE_NAME, SIZE, layered_game
+from adjudicator.games.three_musketeers.solution import (
+    FILE_NAME,
+    OLD_FILE_NAMES,
+    SIZE,
+    layered_game,
+)
 from adjudicator.games.three_musketeers.standin import install, stand_in
 from adjudicator.pictures import board_after_last_move
 
@@ -61,7 +66,13 @@ KIND = GameKind(
     stand_in=stand_in,
     seat_position=seat_position,
     hint=hint,
-    solution=Solution(file_name=FILE_NAME, size=SIZE, game=layered_game, install=install),
+    solution=Solution(
+        file_name=FILE_NAME,
+        size=SIZE,
+        game=layered_game,
+        install=install,
+        old_file_names=OLD_FILE_NAMES,
+    ),
     text_diagram=tm.text_diagram,
     seat_titles=(
         "the Musketeers",

@@ -2,8 +2,9 @@
 how to read it (docs/rules/three-musketeers.md).
 
 The table holds, for every placement of the three Musketeers and every set of empty squares,
-the exact value of the position with **the Cardinal to move**: who wins with perfect play, and
-in how many plies (the winner as fast as possible, the loser as slowly). A position with the
+the value of the position with **the Cardinal to move**: who wins with perfect play, and for
+the first :data:`EXACT_LAYERS` layers (the opening, a few captures in) in how many plies (the
+winner as fast as possible, the loser as slowly). A position with the
 Musketeers to move is one ply from the table: each of their moves captures and leaves the
 Cardinal to move. The game is a layered game (:mod:`adjudicator.core.layered`):
 :func:`layered_game` describes its graph from the rules, and the service has it solved
@@ -14,11 +15,15 @@ Musketeers' squares and ``c`` of the other 22 squares. The Musketeers' squares a
 one representative of their class under the board's 8 symmetries (319 classes); the empty
 squares go through the same symmetry and are ranked among the 22 squares the representative
 leaves free (colexicographic rank: the ``i``-th empty square, counted from 0 in increasing
-order, at free index ``p`` adds ``C(p, i + 1)``). Layer ``c`` is ``classes x C(22, c)`` bytes,
-the layers one after another from ``c = 0``: 1,337,982,976 bytes in all.
+order, at free index ``p`` adds ``C(p, i + 1)``). Layer ``c`` holds ``classes x C(22, c)``
+values, the layers one after another from ``c = 0``.
 
-A byte is a signed value for the side to move: ``127 - d`` for a win ``d`` plies ahead,
-``d - 127`` for a loss ``d`` plies ahead (a game has at most 45 plies; there are no draws).
+The first :data:`EXACT_LAYERS` layers keep a signed byte a value for the side to move:
+``127 - d`` for a win ``d`` plies ahead, ``d - 127`` for a loss ``d`` plies ahead (a game has at
+most 45 plies; there are no draws). The later layers keep one bit a value, set when the
+Cardinal wins (:mod:`adjudicator.core.layered`): every Musketeer move captures a man, so a move
+that keeps a win always ends the game, within 22 Musketeer moves; the bit is all a perfect
+player needs. 177,140,907 bytes in all, where a byte a value took 1,337,982,976.
 """
 
 from __future__ import annotations
@@ -35,10 +40,14 @@ from adjudicator.games.three_musketeers.board import GRID, in_line, squares_of
 SQUARES = GRID.files * GRID.ranks
 FREE = SQUARES - 3
 """Squares that are not the Musketeers'; the men and the empty squares share them."""
-VERSION = 1
+VERSION = 2
 """Changes whenever the layout or the values change, so that an old file is never read."""
 FILE_NAME = f"three-musketeers-{VERSION}.table"
-SIZE = 1_337_982_976
+OLD_FILE_NAMES = tuple(f"three-musketeers-{v}.table" for v in range(1, VERSION))
+"""The files of earlier layouts, replaced by this one."""
+EXACT_LAYERS = 6
+"""Layers (0 to 5 captures) whose exact values are kept; the later ones keep a bit."""
+SIZE = 177_140_907
 """The table's size in bytes (:func:`layer_offsets`; a test checks it)."""
 
 _NEIGHBOURS = GRID.orthogonal_neighbours
@@ -150,6 +159,7 @@ def layered_game() -> LayeredGame:
         over=tuple(in_line(squares_of(m)) for m in table.canonical),
         claimer_wins_when_stuck=True,
         stepper_wins_when_stuck=False,
+        exact_layers=EXACT_LAYERS,
     )
 
 
@@ -159,9 +169,10 @@ def layer_offsets() -> tuple[int, ...]:
     return layered_game().layer_offsets()
 
 
-def entry_of(musketeers: int, empty: int) -> int:
-    """The table's index of the position with the Cardinal to move, Musketeers on the squares
-    of mask ``musketeers`` and the squares of mask ``empty`` empty."""
+def entry_of(musketeers: int, empty: int) -> tuple[int, int]:
+    """The layer (captures) of the position with the Cardinal to move, Musketeers on the
+    squares of mask ``musketeers`` and the squares of mask ``empty`` empty, and its value's
+    index within the layer."""
     table = classes()
     placement = rank_of_three(musketeers)
     k = table.class_of[placement]
@@ -170,11 +181,11 @@ def entry_of(musketeers: int, empty: int) -> int:
     indices = sorted(where[g[s]] for s in squares_of(empty))
     captures = len(indices)
     game = layered_game()
-    return layer_offsets()[captures] + k * game.layer_size(captures) + colex_rank(indices)
+    return captures, k * game.layer_size(captures) + colex_rank(indices)
 
 
 def decode(byte: int) -> tuple[bool, int]:
-    """A stored value as (the side to move wins, plies to the end)."""
+    """A stored byte as (the side to move wins, plies to the end)."""
     signed = byte - 256 if byte > 127 else byte
     return (True, TOP - signed) if signed > 0 else (False, signed + TOP)
 
@@ -185,7 +196,12 @@ class Table:
 
     data: Buffer
 
-    def cardinal_to_move(self, musketeers: int, men: int) -> tuple[bool, int]:
-        """(the Cardinal wins, plies to the end) with the Cardinal to move."""
+    def cardinal_to_move(self, musketeers: int, men: int) -> tuple[bool, int | None]:
+        """(the Cardinal wins, plies to the end) with the Cardinal to move; the plies are
+        None where the table keeps only who wins (after :data:`EXACT_LAYERS` captures)."""
         empty = ((1 << SQUARES) - 1) & ~(musketeers | men)
-        return decode(int(self.data[entry_of(musketeers, empty)]))
+        captures, index = entry_of(musketeers, empty)
+        start = layer_offsets()[captures]
+        if captures < EXACT_LAYERS:
+            return decode(int(self.data[start + index]))
+        return bool(int(self.data[start + index // 8]) >> (index % 8) & 1), None

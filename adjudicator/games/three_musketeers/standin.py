@@ -4,7 +4,11 @@ installed (:func:`install`); without it, exact where a search can finish, a heur
 The complete solution (:mod:`.solution`, solved by :mod:`adjudicator.solving.layered`; the
 service keeps it in a file and hands it over, docs/stand-ins.md) gives the value of every
 position with the Cardinal to move; with the Musketeers to move it is one ply away. Every move
-is then chosen by its exact value.
+is then chosen by its exact value: who wins, and in the opening how soon. After the opening the
+solution keeps only who wins (every Musketeer move captures, so a move that keeps a win ends
+the game within 22 Musketeer moves); how soon is then known where the exact search below
+finishes, and otherwise the winner picks among the moves that keep the win, and the loser among
+its moves, by the evaluation below.
 
 Without it: the exact part. Every Musketeer move captures, so no position repeats and the game
 graph has no cycles (docs/rules/three-musketeers.md): a plain minimax over it, with each
@@ -45,6 +49,12 @@ from adjudicator.games.three_musketeers.board import (
 
 WIN = 1000
 """A win ``d`` plies ahead is worth ``WIN - d`` to the side to move (a game has at most 45)."""
+MOST_PLIES = 45
+"""The longest game: 22 Musketeer moves and 23 of the Cardinal's."""
+FAR = 64
+"""A win whose distance the solution does not keep is worth ``WIN - FAR``, a loss ``FAR - WIN``
+(a ply or two more or less as it is carried back): below every win and above every loss of
+known length. :func:`plies_known` tells them apart."""
 EXACT_BUDGET = 18_000
 """New positions the exact search may solve for one move before it gives up."""
 EXACT_MEN = 12
@@ -52,6 +62,11 @@ EXACT_MEN = 12
 TABLE_LIMIT = 400_000
 """Solved positions kept between moves; the table is emptied beyond this."""
 HEURISTIC_DEPTH = 5
+SOONER_MEN = 9
+"""With the solution installed, where it keeps only who wins: the exact search is tried for
+how soon with this many men or fewer."""
+SOONER_BUDGET = 3_000
+"""New positions that search may solve for one move before the evaluation decides."""
 
 _NEIGHBOURS = tuple(tuple(GRID.orthogonal_neighbours[s]) for s in GRID.squares())
 _RANK = tuple(GRID.rank_of(s) for s in GRID.squares())
@@ -69,6 +84,11 @@ SOLUTION: list[solution.Table] = []
 """The complete solution, once installed (at most one)."""
 
 
+def plies_known(value: int) -> bool:
+    """Whether ``value`` says how many plies ahead the end is (see :data:`FAR`)."""
+    return WIN - abs(value) <= MOST_PLIES
+
+
 def install(data: solution.Buffer) -> None:
     """Make the stand-in and the hints exact everywhere: ``data`` is the solution's table."""
     SOLUTION[:] = [solution.Table(data)]
@@ -80,7 +100,8 @@ class OutOfBudget(Exception):
 
 @dataclass(frozen=True)
 class Choice:
-    """The stand-in's move, its value for the mover when ``exact`` (see :data:`WIN`)."""
+    """The stand-in's move, its value for the mover when ``exact`` (see :data:`WIN`): who wins
+    is then exact, and how soon too where :func:`plies_known` says so."""
 
     move: Move
     value: int
@@ -160,6 +181,8 @@ def value_in(table: solution.Table, pos: Position) -> int:
             return over
         return max(_back(value_in(table, after)) for _s, _t, after in moves_of(pos))
     cardinal_wins, plies = table.cardinal_to_move(m, c)
+    if plies is None:
+        plies = FAR
     return WIN - plies if cardinal_wins else plies - WIN
 
 
@@ -200,28 +223,71 @@ def _alphabeta(pos: Position, depth: int, alpha: int, beta: int) -> int:
     return best
 
 
+def _scored(
+    moves: list[tuple[int, int, Position]], budget: list[int]
+) -> list[tuple[int, int, int]]:
+    """(exact value for the mover, origin, target) of each move: from the solution when it is
+    installed, else by :func:`solve` within ``budget``."""
+    scored = []
+    for s, t, after in moves:
+        over = ended(after)
+        scored.append((_back(over if over is not None else exact_value(after, budget)), s, t))
+    return scored
+
+
+def _sooner_or_later(
+    pos: Position, moves: list[tuple[int, int, Position]], scored: list[tuple[int, int, int]]
+) -> list[tuple[int, int, int, int]]:
+    """(value, preference, origin, target) of each move, where the solution keeps only who
+    wins: how soon from the exact search if it finishes with few men (the values become exact
+    distances), else a preference among equal values by the evaluation after the move."""
+    if bin(pos[1]).count("1") <= SOONER_MEN:
+        try:
+            return [(value, 0, s, t) for value, s, t in _searched(moves, [SOONER_BUDGET])]
+        except OutOfBudget:
+            pass
+    sign = 1 if pos[2] else -1  # the evaluation is the Musketeers'
+    return [
+        (value, sign * _evaluate(after), s, t)
+        for (value, s, t), (_s, _t, after) in zip(scored, moves, strict=True)
+    ]
+
+
+def _searched(
+    moves: list[tuple[int, int, Position]], budget: list[int]
+) -> list[tuple[int, int, int]]:
+    """The moves' exact values by the search alone (:func:`solve`), solution or not."""
+    scored = []
+    for s, t, after in moves:
+        over = ended(after)
+        scored.append((_back(over if over is not None else solve(after, budget)), s, t))
+    return scored
+
+
 def choose(state: State, rng: random.Random) -> Choice:
-    """The stand-in's move: the best by the exact value when the search finishes within its
-    budget (ties broken by ``rng``), else the best by the heuristic search."""
+    """The stand-in's move: the best by the exact value when the solution is installed or the
+    search finishes within its budget (ties broken by ``rng``), else the best by the heuristic
+    search. Where the solution keeps only who wins, how soon is settled by
+    :func:`_sooner_or_later`."""
     pos = position_of(state)
     moves = moves_of(pos)
     if len(SOLVED) > TABLE_LIMIT:
         SOLVED.clear()
     budget = [EXACT_BUDGET if SOLUTION or bin(pos[1]).count("1") <= EXACT_MEN else 0]
     try:
-        scored = []
-        for s, t, after in moves:
-            over = ended(after)
-            scored.append((_back(over if over is not None else exact_value(after, budget)), s, t))
+        scored = _scored(moves, budget)
+        ranked = [(value, 0, s, t) for value, s, t in scored]
+        if SOLUTION and not plies_known(max(scored)[0]):
+            ranked = _sooner_or_later(pos, moves, scored)
         exact = True
     except OutOfBudget:
-        scored = [
-            (_back(_alphabeta(after, HEURISTIC_DEPTH - 1, -WIN - 1, WIN + 1)), s, t)
+        ranked = [
+            (_back(_alphabeta(after, HEURISTIC_DEPTH - 1, -WIN - 1, WIN + 1)), 0, s, t)
             for s, t, after in moves
         ]
         exact = False
-    best = max(value for value, _s, _t in scored)
-    value, s, t = rng.choice([entry for entry in scored if entry[0] == best])
+    best = max(entry[:2] for entry in ranked)
+    value, _preference, s, t = rng.choice([entry for entry in ranked if entry[:2] == best])
     return Choice(Move(s, t), value, exact)
 
 
