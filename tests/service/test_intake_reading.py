@@ -80,8 +80,26 @@ CORPUS = Path(__file__).resolve().parents[1] / "mail" / "corpus"
 EXPECTED: dict[str, dict[str, list[str]]] = json.loads(
     (CORPUS / "expected.json").read_text(encoding="utf-8")
 )
-SAMPLE = [name for i, name in enumerate(sorted(EXPECTED)) if i % 3 == i // 3 % 3]
-"""One mail of each client format (three variants each, in sorted order), the variant turning."""
+
+
+def _for_alices_giveaway(name: str) -> bool:
+    """A corpus mail written as a reply in game gw1 (or naming none) with Giveaway's orders and
+    no password: the rest are orders of the other games, or carry the corpus's own password
+    (not alice's)."""
+    head = (CORPUS / f"{name}.eml").read_bytes().split(b"\n\n", 1)[0]
+    subject = next((line for line in head.splitlines() if line.startswith(b"Subject:")), b"")
+    named = b"[gw1]" in subject or b"[" not in subject
+    orders = EXPECTED[name]["orders"]
+    return named and all(o.lstrip("- ").upper().startswith("GIVE ") for o in orders)
+
+
+SAMPLE = [
+    name
+    for i, name in enumerate(sorted(n for n in EXPECTED if _for_alices_giveaway(n)))
+    if i % 3 == i // 3 % 3
+]
+"""One mail of each client format (three variants each, in sorted order), the variant turning,
+of those written for this game."""
 IGNORED_HEADING = "These lines were not read as orders and were ignored:"
 
 

@@ -70,8 +70,9 @@ def test_a_time_zone_set_in_one_game_holds_in_the_others_and_in_games_joined_lat
     new_game(app, ["ann", "fay", "gus"], name="gc", welcome=True)
     welcome = _last_to(app, ANN, "welcome")
     assert f"First deadline: {TOKYO_DEADLINE}" in welcome
-    assert "Times in the service's mails to you are Asia/Tokyo time, the time zone you chose" in (
-        welcome
+    assert (
+        "Times in the service's mails to you are Asia/Tokyo time, your time zone in all your"
+        in (welcome)
     )
     assert "This holds in all your games, and in the games you join later" in answer
 
