@@ -51,7 +51,7 @@ from adjudicator.service.press import MAX_CHARACTERS, clean_text
 from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import closes_at, open_round_of
 from adjudicator.storage import queries
-from adjudicator.storage.models import Game
+from adjudicator.storage.models import Game, GameStatus
 
 
 def run_gm_commands(
@@ -71,8 +71,8 @@ def run_gm_commands(
         handling.notes.append(f"game master's command refused: {cause}")
         return False
     done: list[dict[str, Any]] = []
-    for command in commands:
-        done.append(_run(handling, game, command, earlier=done))
+    for index, command in enumerate(commands):
+        done.append(_run(handling, game, command, earlier=done, later=commands[index + 1 :]))
     done += [
         {"line": p.line.number, "text": p.line.text.strip(), "error": p.message} for p in problems
     ]
@@ -159,27 +159,44 @@ def _refusal(handling: SectionHandling, game: Game | None) -> str | None:
 
 
 def _run(
-    handling: SectionHandling, game: Game, command: Command, *, earlier: list[dict[str, Any]]
+    handling: SectionHandling,
+    game: Game,
+    command: Command,
+    *,
+    earlier: list[dict[str, Any]],
+    later: Sequence[Command] = (),
 ) -> dict[str, Any]:
     """One command in a savepoint: what it did, or why it did nothing."""
     line = getattr(command, "line")  # noqa: B009 - every game master's command has its line
     item: dict[str, Any] = {"line": line.number, "text": line.text.strip(), "error": None}
     try:
         with handling.session.begin_nested():
-            item |= _apply(handling, game, command, earlier=earlier)
+            item |= _apply(handling, game, command, earlier=earlier, later=later)
     except ServiceError as error:
         item["error"] = str(error)
     return item
 
 
 def _apply(
-    handling: SectionHandling, game: Game, command: Command, *, earlier: list[dict[str, Any]]
+    handling: SectionHandling,
+    game: Game,
+    command: Command,
+    *,
+    earlier: list[dict[str, Any]],
+    later: Sequence[Command] = (),
 ) -> dict[str, Any]:
     session, ctx, now = handling.session, handling.ctx, handling.now
     if isinstance(command, Pause):
+        if any(item.get("kept_paused_by") == command.line.number for item in earlier):
+            return {"command": "pause", "undone_by": None, "kept": True}
         gm.pause(session, game, ctx=ctx, now=now)
         return {"command": "pause", "undone_by": None}
     if isinstance(command, Resume):
+        pause = next((c for c in later if isinstance(c, Pause)), None)
+        if pause is not None and game.status == GameStatus.PAUSED:
+            # Paused again by a later line of this mail: the game stays paused as it was (its
+            # deadline, its pause's start), and the players, told it is paused, hear nothing.
+            return {"command": "resume", "at_once": False, "kept_paused_by": pause.line.number}
         # Paused by an earlier line of this mail: the pause is undone, and nobody told of it.
         at_once = any(item.get("command") == "pause" for item in earlier)
         round_ = gm.resume(session, game, ctx=ctx, now=now, paused_unsaid=at_once)

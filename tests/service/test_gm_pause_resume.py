@@ -4,12 +4,15 @@ stands after the mail, and the game master's one answer lists both commands done
 
 from __future__ import annotations
 
-from playing import new_game, plain, plain_mail, queued
+from datetime import datetime, timedelta
+
+from playing import clock_of, new_game, plain, plain_mail, queued
 from sqlmodel import Session
 
 from adjudicator.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.gm_mail import renew_game_master
+from adjudicator.service.rounds import closes_at, open_round_of
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import GameStatus
 
@@ -80,3 +83,47 @@ def test_resume_then_pause_in_one_mail_leaves_the_game_paused_and_says_so_once(
     text = " ".join(plain(answer).split())
     assert "line 1: RESUME NOT DONE" in text, text
     assert "line 2: PAUSE Done: the game is paused" in text, text
+
+
+def _deadline_and_pause(app: App) -> tuple[object, object]:
+    with Session(app.engine) as session:
+        game = find_game(session, "gw1")
+        round_ = open_round_of(session, game)
+        assert round_ is not None
+        return closes_at(round_), game.paused_at
+
+
+def test_resume_then_pause_in_one_mail_leaves_a_paused_game_as_it_was_and_tells_nobody(
+    app: App,
+) -> None:
+    """A game paused by an earlier mail: RESUME then PAUSE in one mail change nothing (one
+    notice per event, and here there is none). The game stays paused with its pause's start
+    and its deadline, the players hear nothing more, and a later RESUME moves the deadline by
+    the whole pause."""
+    new_game(app, ["ann", "ben", "cat"], gm_address=GM)
+    _send(app, "PAUSE\n")
+    assert _status(app) == GameStatus.PAUSED
+    deadline, paused_at = _deadline_and_pause(app)
+    clock_of(app).advance(hours=1)
+    before = len(queued(app))
+    _send_as(app, "RESUME\nPAUSE\n", "<gm-resume-pause@example.org>")
+    assert _status(app) == GameStatus.PAUSED
+    assert _deadline_and_pause(app) == (deadline, paused_at)
+    assert _to_players(app, before) == []
+    (answer,) = [m for m in queued(app)[before:] if m["To"] == GM and m["X-Test-Kind"] == "answer"]
+    text = " ".join(plain(answer).split())
+    assert "line 1: RESUME Not applied: line 2 pauses the game again" in text, text
+    assert "line 2: PAUSE Done: the game stays paused" in text, text
+
+    clock_of(app).advance(hours=1)
+    _send_as(app, "RESUME\n", "<gm-resume@example.org>")
+    assert _status(app) == GameStatus.RUNNING
+    assert isinstance(deadline, datetime)
+    assert _deadline_and_pause(app) == (deadline + timedelta(hours=2), None)
+
+
+def _send_as(app: App, body: str, message_id: str) -> None:
+    mail = plain_mail(
+        GM, body, subject="Re: [gw1] the game", message_id=message_id, to=_gm_reply_address(app)
+    )
+    app.ingest(mail, channel="test")
