@@ -9,16 +9,11 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from itertools import count
 
-from playing import client_reply, clock_of
+from playing import client_reply, clock_of, new_game
 from sqlmodel import Session, col, select
 
 from adjudicator.app import App
-from adjudicator.service.announcements import tell_created
-from adjudicator.service.closing import begin_game
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage import queries
-from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, OutboxMail, Submission
 
 GM = "gm@example.org"
@@ -119,28 +114,15 @@ class Replies:
 def welcomed_game(app: App, name: str, *, settings: dict[str, object] | None = None) -> None:
     """A game of Giveaway of alice, bob and carol with its game master, started, everyone
     welcomed and the game master told."""
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name=name,
-            kind="giveaway",
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            options={},
-            schedule="72h",
-            settings=dict(settings or {}),
-            gm_address=GM,
-            now=app.clock(),
-        )
-        first = begin_game(session, game, ctx=app.ctx, now=app.clock())
-        tell_created(session, ctx=app.ctx, game=game, first_round=first, now=app.clock())
-        queue_welcome(
-            session,
-            ctx=app.ctx,
-            game=game,
-            credentials=credentials,
-            first_round=first,
-            now=app.clock(),
-        )
+    new_game(
+        app,
+        ["alice", "bob", "carol"],
+        name=name,
+        settings=settings,
+        gm_address=GM,
+        welcome=True,
+        told=True,
+    )
 
 
 def reply(app: App, mail: EmailMessage, body: str, *, sender: str) -> str:

@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 from adjudicator.app import App
 from adjudicator.core.game import Setup
 from adjudicator.service import batch_intake
+from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.outbox import queue_mail
@@ -94,10 +95,15 @@ def new_game(
     gm_address: str | None = None,
     welcome: bool = False,
     setup: Setup | None = None,
+    schedule: str = "72h",
+    start: bool = True,
+    told: bool = False,
 ) -> dict[str, Credentials]:
-    """A game of ``players`` (handles, at example.org), 72 h a round, started (the seats the
-    computer plays move); ``welcome`` queues the welcome mails too; ``setup`` a board game's
-    starting position other than the rules' own. The credentials by handle."""
+    """A game of ``players`` (handles, at example.org), ``schedule`` a round, started (the
+    seats the computer plays move) unless ``start`` is false (a game open for sign-up);
+    ``welcome`` queues the welcome mails too, ``told`` the game master's notice that the game
+    was made; ``setup`` a board game's starting position other than the rules' own. The
+    credentials by handle."""
     with session_scope(app.engine) as session:
         game, credentials = create_game(
             session,
@@ -105,13 +111,15 @@ def new_game(
             kind=kind,
             players=[PlayerSpec(p, f"{p}@example.org") for p in players],
             options={},
-            schedule="72h",
+            schedule=schedule,
             settings=dict(settings or {}),
             gm_address=gm_address,
             setup=setup or Setup(),
             now=app.clock(),
         )
-        first = begin_game(session, game, ctx=app.ctx, now=app.clock())
+        first = begin_game(session, game, ctx=app.ctx, now=app.clock()) if start else None
+        if told:
+            tell_created(session, ctx=app.ctx, game=game, first_round=first, now=app.clock())
         if welcome:
             queue_welcome(
                 session,

@@ -9,19 +9,17 @@ from __future__ import annotations
 from datetime import timedelta
 
 from answering import ALICE, BOB, GM, Replies, new_message_id, note_of, reply
-from playing import SERVICE, add_orders, client_reply, clock_of, newest_to
+from playing import SERVICE, add_orders, client_reply, clock_of, new_game, newest_to
 from sqlmodel import Session, select
 from test_adjudication_limit import diamond_chain_orders
 
 from adjudicator.app import App
 from adjudicator.mail.smtp import SendResult, SendStatus
 from adjudicator.security import bounce_address
-from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate, sweep
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.handover import find_seat
 from adjudicator.service.rounds import open_round_of
-from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail
 
@@ -76,28 +74,17 @@ def test_replies_to_the_mails_of_deadlines_and_what_goes_wrong(app: App) -> None
     period, then the forfeit at its end, closed late by a service that was down, with the game
     master's copy of the result (COPY ON); a player's mail that bounces or is refused; and a
     round of Giveaway that cannot be adjudicated within the work budget."""
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="tm1",
-            kind="three-musketeers",
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob")],
-            options={},
-            schedule="48h",
-            settings={"reminders": [], "missed_rounds_limit": 1},
-            gm_address=GM,
-            now=app.clock(),
-        )
-        first = begin_game(session, game, ctx=app.ctx, now=app.clock())
-        tell_created(session, ctx=app.ctx, game=game, first_round=first, now=app.clock())
-        queue_welcome(
-            session,
-            ctx=app.ctx,
-            game=game,
-            credentials=credentials,
-            first_round=first,
-            now=app.clock(),
-        )
+    new_game(
+        app,
+        ["alice", "bob"],
+        name="tm1",
+        kind="three-musketeers",
+        schedule="48h",
+        settings={"reminders": [], "missed_rounds_limit": 1},
+        gm_address=GM,
+        welcome=True,
+        told=True,
+    )
     # alice plays the Musketeers, who move first: bob's move is out of turn.
     reply(app, newest_to(app, BOB), "a1-a2", sender=BOB)
     message_id = new_message_id()

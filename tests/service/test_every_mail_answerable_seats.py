@@ -6,19 +6,17 @@ to an address the seat has moved from is not (README)."""
 from __future__ import annotations
 
 from answering import ALICE, BOB, CAROL, GM, Replies, new_message_id, reply, welcomed_game
-from playing import newest_to, plain, plain_mail, queued
+from playing import new_game, newest_to, plain, plain_mail, queued
 from sqlmodel import Session, select
 
 from adjudicator.app import App
 from adjudicator.security import approval_code, join_code, standby_code, take_code
-from adjudicator.service.announcements import tell_created
 from adjudicator.service.conversation import example_orders
-from adjudicator.service.games import PlayerSpec, create_game, find_game
+from adjudicator.service.games import find_game
 from adjudicator.service.gm import change_address
 from adjudicator.service.gm_mail import renew_game_master
 from adjudicator.service.handover import find_seat
 from adjudicator.service.offers import offer_seat
-from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import JoinRequest, SeatOffer
 
@@ -29,27 +27,16 @@ def test_replies_to_the_mails_of_a_sign_up(app: App) -> None:
     """A game open for sign-up under ``join=approve`` (docs/commands.md "Seats"): a player's
     orders before it starts are early ("late", with what the game waits for); a JOIN waits
     for the game master's APPROVE, the joiner is told, and the game starts when full."""
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="su1",
-            kind="giveaway",
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            options={},
-            schedule="72h",
-            settings={"signup": 4, "join": "approve"},
-            gm_address=GM,
-            now=app.clock(),
-        )
-        tell_created(session, ctx=app.ctx, game=game, first_round=None, now=app.clock())
-        queue_welcome(
-            session,
-            ctx=app.ctx,
-            game=game,
-            credentials=credentials,
-            first_round=None,
-            now=app.clock(),
-        )
+    new_game(
+        app,
+        ["alice", "bob", "carol"],
+        name="su1",
+        settings={"signup": 4, "join": "approve"},
+        gm_address=GM,
+        start=False,
+        welcome=True,
+        told=True,
+    )
     reply(app, newest_to(app, ALICE), "GIVE 3 TO bob", sender=ALICE)
     jane = "jane@elsewhere.example"
     app.ingest(
