@@ -16,8 +16,8 @@ from test_adjudication_limit import diamond_chain_orders
 from adjudicator.app import App
 from adjudicator.mail.smtp import SendResult, SendStatus
 from adjudicator.security import bounce_address
-from adjudicator.service.closing import begin_game, close_and_adjudicate, sweep
-from adjudicator.service.games import PlayerSpec, create_game, find_game
+from adjudicator.service.closing import close_and_adjudicate, sweep
+from adjudicator.service.games import find_game
 from adjudicator.service.handover import find_seat
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.db import session_scope
@@ -123,17 +123,7 @@ def _stuck_round(app: App) -> None:
     """A Giveaway round whose gifts make more rings than the work budget lets the search list
     (tests/service/test_adjudication_limit.py): it stays closed, for the game master."""
     orders = diamond_chain_orders()
-    with session_scope(app.engine) as session:
-        game, _ = create_game(
-            session,
-            name="diamonds",
-            kind="giveaway",
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in orders],
-            gm_address=GM,
-            now=app.clock(),
-        )
-        begin_game(session, game, ctx=app.ctx, now=app.clock())
+    new_game(app, list(orders), name="diamonds", gm_address=GM)
     for handle, lines in orders.items():
         add_orders(app, "diamonds", handle, *lines)
     with session_scope(app.engine) as session:
