@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from headless import BrowserError, find_chromium
+from headless import FLAGS, BrowserError, find_chromium
 
 TIMEOUT = 120.0  # seconds for one command or one page load: a busy machine is slow
 
@@ -145,12 +145,7 @@ def browser() -> Iterator[Browser]:
         process = subprocess.Popen(
             [
                 program,
-                "--headless",
-                "--no-sandbox",  # root in a container has no user namespace sandbox
-                "--disable-gpu",
-                "--hide-scrollbars",
-                "--no-first-run",
-                "--mute-audio",
+                *FLAGS,
                 "--remote-debugging-pipe",
                 f"--user-data-dir={profile}",
                 "about:blank",

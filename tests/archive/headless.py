@@ -25,22 +25,23 @@ def find_chromium() -> str | None:
     return None
 
 
+FLAGS = (
+    "--headless",
+    "--no-sandbox",  # root in a container has no user namespace sandbox
+    "--disable-gpu",
+    "--hide-scrollbars",
+    "--no-first-run",
+    "--mute-audio",
+)
+"""Chromium's flags for every page the tests draw or drive (``tests/devtools.py`` too)."""
+
+
 def _run(arguments: list[str]) -> str:
     program = find_chromium()
     if program is None:
         raise BrowserError("chromium is not installed (apt-get install chromium)")
     with tempfile.TemporaryDirectory(prefix="chromium-") as profile:
-        command = [
-            program,
-            "--headless",
-            "--no-sandbox",  # root in a container has no user namespace sandbox
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--no-first-run",
-            "--mute-audio",
-            f"--user-data-dir={profile}",
-            *arguments,
-        ]
+        command = [program, *FLAGS, f"--user-data-dir={profile}", *arguments]
         try:
             done = subprocess.run(
                 command, capture_output=True, text=True, timeout=TIMEOUT, check=False
