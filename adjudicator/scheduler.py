@@ -70,6 +70,7 @@ class DeadlineScheduler:
         )
         self._planning = threading.Lock()  # one plan at a time: read, then add and withdraw
         self._followed: frozenset[object] | None = None  # the round times last read
+        self._past_planned = False  # the first plan, which also plans the times gone by
 
     def start(self) -> None:
         self.scheduler.add_job(
@@ -90,8 +91,20 @@ class DeadlineScheduler:
             max_instances=1,
             misfire_grace_time=None,
         )
-        self.plan_all(include_past=True)  # what came due while the service was down: at once
+        self._plan_first()
         self.scheduler.start()
+
+    def _plan_first(self) -> None:
+        """The first plan, with what came due while the service was down (at once). A
+        database away at the start (a restart, a failover) is one line: ``follow`` makes this
+        plan as soon as it is back."""
+        try:
+            self.plan_all(include_past=True)
+            self._past_planned = True
+        except OperationalError as error:
+            log.warning(
+                "planning the deadlines waits, database unavailable: %s", unavailable(error)
+            )
 
     def shutdown(self) -> None:
         if self.scheduler.running:
@@ -137,6 +150,9 @@ class DeadlineScheduler:
         reading (a round paused, resumed, moved, rolled back, opened or removed by another
         process, or closed here), make the whole plan again."""
         try:
+            if not self._past_planned:
+                self.plan_all(include_past=True)
+                self._past_planned = True
             with session_scope(self.app.engine) as session:
                 times = queries.closing_times(session)
             if times == self._followed:
