@@ -130,7 +130,7 @@ def _bye_choices(
 
 
 def _monrad(
-    players: Sequence[str], met: Counter[frozenset[str | None]], repeats: int
+    players: list[str], met: Counter[frozenset[str]], repeats: int
 ) -> list[tuple[str, str]] | None:
     """The first pairing down the list with at most ``repeats`` meetings played before
     (depth first: the top player takes the next one he may meet, and so on)."""

@@ -29,6 +29,11 @@ class Tournament(SQLModel, table=True):
     schedule: str | None = None
     settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     options: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    setup: dict[str, Any] = Field(
+        default_factory=dict,
+        sa_column=Column(JSON, nullable=False),
+        description="the starting position of its games (empty: the rules' own)",
+    )
     gm_address: str | None = None
     current_round: int = 0
     created_at: datetime

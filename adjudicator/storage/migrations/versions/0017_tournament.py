@@ -1,7 +1,7 @@
 """tournament: tournaments by mail, their players and their games
 
 Three new tables and nothing else changed: ``tournament`` (a series of games of one kind, with
-the schedule, settings and options of its games), ``tournamentplayer`` (its players in seed
+the schedule, settings, options and starting position of its games), ``tournamentplayer`` (its players in seed
 order, and the round a player withdrew in) and ``tournamentgame`` (a game of a round, a bye or
 a pairing forfeited without a game). Going back drops them.
 
@@ -37,6 +37,7 @@ def upgrade() -> None:
         sa.Column("schedule", _TEXT(), nullable=True),
         sa.Column("settings", sa.JSON(), nullable=False),
         sa.Column("options", sa.JSON(), nullable=False),
+        sa.Column("setup", sa.JSON(), nullable=False),
         sa.Column("gm_address", _TEXT(), nullable=True),
         sa.Column("current_round", sa.Integer(), nullable=False),
         sa.Column("created_at", _TIME(), nullable=False),

@@ -1,0 +1,433 @@
+"""Tournaments by mail (docs/tournaments.md): a tournament made with its players, each pairing
+of a round made a game of the service with the tournament's schedule, settings and options, the
+next round paired when the last game of a round ends, and a mail to every player per round with
+his pairing and the standings.
+
+The results are read from the games themselves each time (never copied): a game the game master
+rolls back (``adjudicate rerun``) is under way again, and its round waits for it to end again.
+The pairing and the standings are pure (``core/pairing.py``, ``core/standings.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+
+from sqlmodel import Session
+
+from adjudicator.core.game import Setup
+from adjudicator.core.pairing import (
+    Met,
+    Pairing,
+    meetings_of,
+    round_robin,
+    round_robin_rounds,
+    swiss,
+    tables,
+)
+from adjudicator.core.standings import (
+    Result,
+    Standing,
+    figure,
+    placing_points,
+    standings,
+    two_player_points,
+)
+from adjudicator.core.text import is_handle
+from adjudicator.games import UnknownGame, game_title, get_rules, kind_of
+from adjudicator.readmodel.stored import game_state, setup_from_json, setup_to_json
+from adjudicator.service import (
+    ServiceError,
+    closing,  # closing calls back: game_ended
+)
+from adjudicator.service.context import ServiceContext
+from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.replies import Threading, queue_templated
+from adjudicator.service.welcome import queue_welcome
+from adjudicator.storage.models import Game, GameStatus
+from adjudicator.storage.tournaments import (
+    FORMATS,
+    SIDES,
+    Tournament,
+    TournamentGame,
+    TournamentPlayer,
+    games_by_id,
+    games_of,
+    players_of,
+    tournament_game_of,
+    tournament_named,
+)
+
+Ratings = Callable[[str, Sequence[str]], Mapping[str, float]]
+"""The seam where a tournament reads ratings (kind, addresses -> rating by address): the seeds
+are then in the order of the ratings, best first. Without it, the order of sign-up."""
+
+
+def find_tournament(session: Session, name: str) -> Tournament:
+    found = tournament_named(session, name)
+    if found is None:
+        raise ServiceError(f"no tournament called {name!r}", exit_code=3)
+    return found
+
+
+def two_sided(kind: str) -> bool:
+    """Whether the kind is a game of two players (a pairing); else players sit at tables."""
+    return get_rules(kind).max_players == 2
+
+
+def create_tournament(
+    session: Session,
+    *,
+    name: str,
+    kind: str,
+    format: str,
+    players: Sequence[PlayerSpec],
+    rounds: int | None = None,
+    sides: str = "both",
+    schedule: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+    options: Mapping[str, str] | None = None,
+    setup: Setup = Setup(),  # noqa: B008 - an immutable default
+    gm_address: str | None = None,
+    ratings: Ratings | None = None,
+    now: datetime,
+) -> Tournament:
+    """A tournament of ``players`` (seeded by ``ratings`` where given, else in the order
+    given). A round-robin of two-player games plays ``n - 1`` rounds (``n`` for an odd
+    number); a Swiss tournament and one of a multiplayer kind play ``rounds``."""
+    name = name.strip().lower()
+    if not is_handle(name):
+        raise ServiceError(f"{name!r} is not a usable tournament name (a letter, then letters)")
+    if tournament_named(session, name) is not None:
+        raise ServiceError(f"a tournament called {name!r} exists already")
+    if format not in FORMATS:
+        raise ServiceError(f"unknown format {format!r} (one of: {', '.join(FORMATS)})")
+    if sides not in SIDES:
+        raise ServiceError(f"unknown sides {sides!r} (one of: {', '.join(SIDES)})")
+    try:
+        kind = kind_of(kind.lower()).name
+    except UnknownGame:
+        raise ServiceError(f"unknown game {kind!r}") from None
+    handles = [p.handle.lower() for p in players]
+    if len(set(handles)) != len(handles) or len(handles) < 2:
+        raise ServiceError("a tournament needs two players or more, each with a handle of his own")
+    if format == "round-robin" and two_sided(kind):
+        rounds = round_robin_rounds(len(handles))
+    elif not rounds or rounds < 1:
+        raise ServiceError("say how many rounds it plays (--rounds N)")
+    order = list(players)
+    if ratings is not None:
+        rated = ratings(kind, [p.address for p in players])
+        order.sort(key=lambda p: -rated.get(p.address, float("-inf")))
+    tournament = Tournament(
+        name=name,
+        kind=kind,
+        format=format,
+        rounds=rounds,
+        sides=sides if two_sided(kind) else "one",
+        schedule=schedule,
+        settings=dict(settings or {}),
+        options=dict(options or {}),
+        setup=setup_to_json(setup),
+        gm_address=gm_address,
+        created_at=now,
+    )
+    session.add(tournament)
+    session.flush()
+    assert tournament.id is not None
+    for seed, player in enumerate(order):
+        session.add(
+            TournamentPlayer(
+                tournament_id=tournament.id,
+                seed=seed,
+                handle=player.handle.lower(),
+                address=player.address.strip(),
+            )
+        )
+    session.flush()
+    return tournament
+
+
+def results_of(session: Session, tournament: Tournament) -> list[Result]:
+    """Every decided game and bye of the tournament, as the standings read them."""
+    rows = games_of(session, tournament)
+    games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
+    found = []
+    for row in rows:
+        result = _result(tournament, row, games.get(row.game_id) if row.game_id else None)
+        if result is not None:
+            found.append(result)
+    return found
+
+
+def _result(tournament: Tournament, row: TournamentGame, game: Game | None) -> Result | None:
+    """The result of one row: a bye's, a forfeit's, a finished game's; ``None`` while its game
+    is under way."""
+    if len(row.players) == 1:
+        worth = Fraction(2 if tournament.sides == "both" else 1)
+        return Result(row.round, {row.players[0]: worth}, bye=True)
+    if row.forfeited_by is not None:
+        others = tuple(p for p in row.players if p != row.forfeited_by)
+        points = _points(tournament, row.players, others, draw=False)
+        return Result(row.round, points, forfeit=True, winners=others)
+    if game is None or game.status != GameStatus.FINISHED:
+        return None
+    outcome = get_rules(game.kind).outcome(game_state(game))
+    if outcome is None:
+        return None
+    winners = tuple(outcome.winners)
+    return Result(
+        row.round,
+        _points(tournament, row.players, winners, draw=outcome.draw),
+        forfeit=outcome.termination == "forfeit",
+        winners=winners,
+    )
+
+
+def _points(
+    tournament: Tournament, players: Sequence[str], winners: Sequence[str], *, draw: bool
+) -> dict[str, Fraction]:
+    if two_sided(tournament.kind):
+        return two_player_points(players, winners, draw=draw)
+    return placing_points(players, winners, draw=draw)
+
+
+def standings_of(session: Session, tournament: Tournament) -> list[Standing]:
+    players = players_of(session, tournament)
+    out = frozenset(p.handle for p in players if p.withdrawn_round is not None)
+    return standings([p.handle for p in players], results_of(session, tournament), withdrawn=out)
+
+
+def start_tournament(
+    session: Session, tournament: Tournament, *, ctx: ServiceContext, now: datetime
+) -> list[Game]:
+    """Pair round 1 and start its games."""
+    if tournament.current_round:
+        raise ServiceError(f"tournament {tournament.name} has started already")
+    return _pair_round(session, tournament, ctx=ctx, now=now)
+
+
+def _pair_round(
+    session: Session, tournament: Tournament, *, ctx: ServiceContext, now: datetime
+) -> list[Game]:
+    """The next round: its pairings, a game for each (two where a pairing plays both sides),
+    and the round's mail to every player still in."""
+    number = tournament.current_round + 1
+    players = players_of(session, tournament)
+    playing = [p for p in players if p.withdrawn_round is None]
+    address = {p.handle: p.address for p in players}
+    seats = _seatings(session, tournament, players, number)
+    made: list[Game] = []
+    assert tournament.id is not None
+    for index, seated in enumerate(seats, start=1):
+        row = TournamentGame(tournament_id=tournament.id, round=number, players=list(seated))
+        out = [p for p in seated if p not in {q.handle for q in playing}]
+        if len(seated) > 1 and out:
+            row.forfeited_by = out[0]  # a round-robin pairing of a player who withdrew
+        elif len(seated) > 1:
+            game = _make_game(
+                session,
+                tournament,
+                name=f"{tournament.name}r{number}g{index}",
+                players=[PlayerSpec(h, address[h]) for h in seated],
+                ctx=ctx,
+                now=now,
+            )
+            row.game_id = game.id
+            made.append(game)
+        session.add(row)
+    tournament.current_round = number
+    session.add(tournament)
+    session.flush()
+    _tell_round(session, tournament, ctx=ctx, now=now)
+    return made
+
+
+def _seatings(
+    session: Session, tournament: Tournament, players: Sequence[TournamentPlayer], number: int
+) -> list[tuple[str, ...]]:
+    """Who sits in each game of round ``number``, in seat order; a bye is one player alone."""
+    playing = [p.handle for p in players if p.withdrawn_round is None]
+    score = {s.player: s.score for s in standings_of(session, tournament)}
+    ranked = sorted(playing, key=lambda h: -score[h])  # by score, then seed (a stable sort)
+    if not two_sided(tournament.kind):
+        played = [r.players for r in games_of(session, tournament) if len(r.players) > 1]
+        size = get_rules(tournament.kind).max_players or len(ranked)
+        return [tuple(t) for t in tables(ranked, size=size, meetings=meetings_of(played))]
+    if tournament.format == "round-robin":
+        pairings = round_robin([p.handle for p in players], number)
+    else:
+        pairings = swiss(ranked, _history(session, tournament))
+    return [seated for p in pairings for seated in _games_of_pairing(tournament, p)]
+
+
+def _games_of_pairing(tournament: Tournament, pairing: Pairing) -> list[tuple[str, ...]]:
+    if pairing.second is None:
+        return [(pairing.first,)]
+    if tournament.sides == "both":
+        return [(pairing.first, pairing.second), (pairing.second, pairing.first)]
+    return [(pairing.first, pairing.second)]
+
+
+def _history(session: Session, tournament: Tournament) -> list[Met]:
+    """Every game so far from each player's side, and every bye."""
+    met: list[Met] = []
+    for row in games_of(session, tournament):
+        if len(row.players) == 1:
+            met.append(Met(row.players[0], None))
+            continue
+        first, second = row.players
+        met += [Met(first, second, 0), Met(second, first, 1)]
+    return met
+
+
+def _make_game(
+    session: Session,
+    tournament: Tournament,
+    *,
+    name: str,
+    players: Sequence[PlayerSpec],
+    ctx: ServiceContext,
+    now: datetime,
+) -> Game:
+    """One game of a round, made and started as ``adjudicate game create`` makes one, with
+    the tournament's schedule, settings and options; its players get their welcome."""
+    game, credentials = create_game(
+        session,
+        name=name,
+        kind=tournament.kind,
+        players=players,
+        options=tournament.options,
+        setup=setup_from_json(tournament.setup),
+        schedule=tournament.schedule,
+        settings=dict(tournament.settings),
+        gm_address=tournament.gm_address,
+        now=now,
+    )
+    first = closing.begin_game(session, game, ctx=ctx, now=now)
+    queue_welcome(session, ctx=ctx, game=game, credentials=credentials, first_round=first, now=now)
+    return game
+
+
+def game_ended(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> None:
+    """A game ended: where it is a tournament's and the last of its round, the next round is
+    paired (or the tournament ends)."""
+    row = tournament_game_of(session, game)
+    if row is None:
+        return
+    tournament = session.get(Tournament, row.tournament_id)
+    if tournament is not None and row.round == tournament.current_round:
+        advance(session, tournament, ctx=ctx, now=now)
+
+
+def advance(
+    session: Session, tournament: Tournament, *, ctx: ServiceContext, now: datetime
+) -> bool:
+    """Pair the next round, or end the tournament, once every game of the round is decided;
+    False while one is under way (or it is over)."""
+    if tournament.finished_at is not None or not tournament.current_round:
+        return False
+    rows = [r for r in games_of(session, tournament) if r.round == tournament.current_round]
+    games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
+    if any(_result(tournament, r, games.get(r.game_id or 0)) is None for r in rows):
+        return False
+    playing = [p for p in players_of(session, tournament) if p.withdrawn_round is None]
+    if tournament.current_round >= tournament.rounds or len(playing) < 2:
+        tournament.finished_at = now
+        session.add(tournament)
+        session.flush()
+        _tell_round(session, tournament, ctx=ctx, now=now, final=True)
+        return True
+    _pair_round(session, tournament, ctx=ctx, now=now)
+    return True
+
+
+def withdraw(
+    session: Session, tournament: Tournament, handle: str, *, ctx: ServiceContext, now: datetime
+) -> None:
+    """``handle`` leaves the tournament: his games of the round under way are forfeited (his
+    opponents win them) and he is paired no more (docs/tournaments.md)."""
+    player = next((p for p in players_of(session, tournament) if p.handle == handle.lower()), None)
+    if player is None:
+        raise ServiceError(f"{handle!r} is not a player of tournament {tournament.name}")
+    if player.withdrawn_round is not None:
+        raise ServiceError(f"{handle} has withdrawn already")
+    player.withdrawn_round = tournament.current_round
+    session.add(player)
+    rows = [r for r in games_of(session, tournament) if r.round == tournament.current_round]
+    games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
+    for row in rows:
+        under_way = _result(tournament, row, games.get(row.game_id or 0)) is None
+        if player.handle in row.players and len(row.players) > 1 and under_way:
+            row.forfeited_by = player.handle
+            session.add(row)
+    session.flush()
+    advance(session, tournament, ctx=ctx, now=now)
+
+
+def _tell_round(
+    session: Session,
+    tournament: Tournament,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+    final: bool = False,
+) -> None:
+    """One mail per player still in (every player at the end): his games of the round with
+    the opponents' handles and his sides, and the standings. Never an address."""
+    players = players_of(session, tournament)
+    rows = [r for r in games_of(session, tournament) if r.round == tournament.current_round]
+    games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
+    titles = kind_of(tournament.kind).seat_titles
+    table = [
+        {
+            "rank": s.rank,
+            "handle": s.player,
+            "score": figure(s.score),
+            "buchholz": figure(s.buchholz),
+            "sonneborn_berger": figure(s.sonneborn_berger),
+            "withdrawn": s.withdrawn,
+        }
+        for s in standings_of(session, tournament)
+    ]
+    stage = "final" if final else "round"
+    for player in players:
+        if player.withdrawn_round is not None and not final:
+            continue
+        mine = [r for r in rows if player.handle in r.players]
+        pairing = [
+            {
+                "game": games[r.game_id].name if r.game_id in games else None,
+                "opponents": [p for p in r.players if p != player.handle],
+                "side": titles[r.players.index(player.handle)]
+                if len(r.players) > 1 and len(titles) > r.players.index(player.handle)
+                else None,
+                "bye": len(r.players) == 1,
+                "forfeited": r.forfeited_by is not None,
+            }
+            for r in mine
+        ]
+        queue_templated(
+            session,
+            ctx=ctx,
+            template="tournament_round",
+            context={
+                "handle": player.handle,
+                "tournament": tournament.name,
+                "game_title": game_title(tournament.kind),
+                "format": tournament.format,
+                "round": tournament.current_round,
+                "rounds": tournament.rounds,
+                "final": final,
+                "pairing": [] if final else pairing,
+                "standings": table,
+                "tie_breaks": two_sided(tournament.kind),
+            },
+            kind="tournament",
+            to=player.address,
+            key=f"tournament:{tournament.id}:{tournament.current_round}:{stage}:{player.handle}",
+            now=now,
+            threading=Threading(),
+        )
