@@ -31,6 +31,7 @@ from adjudicator.cli_support import (
     settings_from_text,
     usage,
 )
+from adjudicator.cli_tournament import app as tournament_app
 from adjudicator.config import Config
 from adjudicator.core.errors import RecordError
 from adjudicator.demo import DemoClock, describe, play_demo
@@ -368,6 +369,7 @@ app.add_typer(game_app, name="game")
 register_game_commands(game_app)
 app.add_typer(player_app, name="player", no_args_is_help=True)
 app.add_typer(archive_app, name="archive", no_args_is_help=True)
+app.add_typer(tournament_app, name="tournament", no_args_is_help=True)
 app.add_typer(outbox_app, name="outbox", no_args_is_help=True)
 
 

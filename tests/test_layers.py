@@ -39,7 +39,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("workers", "readers", "sending"),
     ("demo", "scheduler", "cli_support", "metrics", "systemd", "doctor", "backup", "pipe"),
     ("runner",),
-    ("cli", "cli_gm", "cli_archive", "cli_outbox"),
+    ("cli", "cli_gm", "cli_archive", "cli_outbox", "cli_tournament"),
     ("entry",),
 )
 """Bottom first. A name is a package (a folder) or a module (a file) directly under the package."""

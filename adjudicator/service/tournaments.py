@@ -43,8 +43,10 @@ from adjudicator.service import (
     closing,  # closing calls back: game_ended
 )
 from adjudicator.service.context import ServiceContext
-from adjudicator.service.games import PlayerSpec, create_game
+from adjudicator.service.games import PlayerSpec, checked_address, create_game
+from adjudicator.service.handover import find_seat, hand_over
 from adjudicator.service.replies import Threading, queue_templated
+from adjudicator.service.settings import read_settings
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.models import Game, GameStatus
 from adjudicator.storage.tournaments import (
@@ -113,6 +115,7 @@ def create_tournament(
     handles = [p.handle.lower() for p in players]
     if len(set(handles)) != len(handles) or len(handles) < 2:
         raise ServiceError("a tournament needs two players or more, each with a handle of his own")
+    read_settings(kind, schedule, "UTC", dict(settings or {}))  # its games' settings checked
     if format == "round-robin" and two_sided(kind):
         rounds = round_robin_rounds(len(handles))
     elif not rounds or rounds < 1:
@@ -348,12 +351,15 @@ def withdraw(
     session: Session, tournament: Tournament, handle: str, *, ctx: ServiceContext, now: datetime
 ) -> None:
     """``handle`` leaves the tournament: his games of the round under way are forfeited (his
-    opponents win them) and he is paired no more (docs/tournaments.md)."""
+    opponents win them) and paused, so that no deadline runs in them any more, and he is paired
+    no more (docs/tournaments.md)."""
     player = next((p for p in players_of(session, tournament) if p.handle == handle.lower()), None)
     if player is None:
         raise ServiceError(f"{handle!r} is not a player of tournament {tournament.name}")
     if player.withdrawn_round is not None:
         raise ServiceError(f"{handle} has withdrawn already")
+    from adjudicator.service import gm  # noqa: PLC0415 - gm stands on closing, which calls us
+
     player.withdrawn_round = tournament.current_round
     session.add(player)
     rows = [r for r in games_of(session, tournament) if r.round == tournament.current_round]
@@ -363,8 +369,44 @@ def withdraw(
         if player.handle in row.players and len(row.players) > 1 and under_way:
             row.forfeited_by = player.handle
             session.add(row)
+            game = games.get(row.game_id or 0)
+            if game is not None and game.status == GameStatus.RUNNING:
+                gm.pause(session, game, ctx=ctx, now=now)  # decided: no more deadlines
     session.flush()
     advance(session, tournament, ctx=ctx, now=now)
+
+
+def replace_player(
+    session: Session,
+    tournament: Tournament,
+    handle: str,
+    address: str,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+) -> list[Game]:
+    """The person at ``address`` takes ``handle``'s place: his seed, his results so far and the
+    handle (as a seat taken over keeps its handle), his seats in the games under way (each
+    handed over as ``adjudicate player replace`` does: the newcomer gets the game so far and
+    a password), and the games of the rounds to come. The games handed over."""
+    player = next((p for p in players_of(session, tournament) if p.handle == handle.lower()), None)
+    if player is None:
+        raise ServiceError(f"{handle!r} is not a player of tournament {tournament.name}")
+    if player.withdrawn_round is not None:
+        raise ServiceError(f"{handle} has withdrawn: his games are forfeited, his place is gone")
+    player.address = checked_address(address, whose=player.handle)
+    session.add(player)
+    rows = [r for r in games_of(session, tournament) if player.handle in r.players]
+    games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
+    handed = []
+    for game in games.values():
+        if game.status != GameStatus.FINISHED:
+            hand_over(
+                session, game, find_seat(session, game, player.handle), address, ctx=ctx, now=now
+            )
+            handed.append(game)
+    session.flush()
+    return handed
 
 
 def _tell_round(

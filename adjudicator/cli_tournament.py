@@ -1,0 +1,142 @@
+"""``adjudicate tournament create|show|withdraw|replace``: tournaments by mail
+(docs/tournaments.md). Thin: each command opens one transaction, calls the service and says
+what happened."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from adjudicator.cli_support import app_from_config, fail, pairs, settings_from_text
+from adjudicator.core.standings import figure
+from adjudicator.games import GAME_NAMES
+from adjudicator.service import ServiceError
+from adjudicator.service.games import PlayerSpec
+from adjudicator.service.tournaments import (
+    create_tournament,
+    find_tournament,
+    replace_player,
+    standings_of,
+    start_tournament,
+    withdraw,
+)
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.tournaments import games_of, players_of
+
+app = typer.Typer(help="Run tournaments: round-robin or Swiss, each pairing a game.")
+Name = Annotated[str, typer.Argument(help="The tournament's name (its games are NAMErNgM).")]
+
+
+@app.command("create")
+def create(  # noqa: PLR0917 - Typer maps function parameters to options
+    name: Name,
+    kind: Annotated[str, typer.Option(help=f"One of: {', '.join(GAME_NAMES)}.")],
+    format: Annotated[str, typer.Option(help="round-robin or swiss.")],
+    player: Annotated[
+        list[str], typer.Option(help="handle=address, once per player, in seed order.")
+    ],
+    rounds: Annotated[
+        int | None, typer.Option(help="How many rounds (Swiss, multiplayer games).")
+    ] = None,
+    sides: Annotated[
+        str, typer.Option(help="both: a pairing plays a game on each side; one: one game.")
+    ] = "both",
+    schedule: Annotated[str | None, typer.Option(help="Each game's schedule (72h).")] = None,
+    setting: Annotated[list[str] | None, typer.Option(help="name=value, for each game.")] = None,
+    option: Annotated[list[str] | None, typer.Option(help="name=value game option.")] = None,
+    gm: Annotated[str | None, typer.Option(help="The game master's address.")] = None,
+) -> None:
+    """Create a tournament and start its first round: each player gets the round's mail and
+    a welcome for each of his games."""
+    application = app_from_config()
+    players = [PlayerSpec(h, a) for h, a in pairs(player, "--player").items()]
+    now = application.clock()
+    try:
+        with session_scope(application.engine) as session:
+            tournament = create_tournament(
+                session,
+                name=name,
+                kind=kind,
+                format=format,
+                players=players,
+                rounds=rounds,
+                sides=sides,
+                schedule=schedule,
+                settings=settings_from_text(pairs(setting or [], "--setting")),
+                options=pairs(option or [], "--option"),
+                gm_address=gm,
+                now=now,
+            )
+            games = start_tournament(session, tournament, ctx=application.ctx, now=now)
+            typer.echo(
+                f"tournament {tournament.name} created ({tournament.kind}, {tournament.format},"
+                f" {len(players)} players, {tournament.rounds} rounds); round 1: "
+                + ", ".join(g.name for g in games)
+            )
+    except ServiceError as error:
+        fail(error)
+    application.report()
+
+
+@app.command("show")
+def show(name: Name) -> None:
+    """The standings and the games of each round."""
+    application = app_from_config()
+    try:
+        with session_scope(application.engine) as session:
+            tournament = find_tournament(session, name)
+            state = "over" if tournament.finished_at else f"round {tournament.current_round}"
+            typer.echo(f"{tournament.name}: {tournament.kind}, {tournament.format}, {state}")
+            for line in standings_of(session, tournament):
+                typer.echo(
+                    f"{line.rank:>3}. {line.player:<16} {figure(line.score):>5}"
+                    f" {figure(line.buchholz):>5} {figure(line.sonneborn_berger):>5}"
+                    + ("  (withdrawn)" if line.withdrawn else "")
+                )
+            known = {p.handle for p in players_of(session, tournament)}
+            for row in games_of(session, tournament):
+                who = " - ".join(p for p in row.players if p in known)
+                what = "bye" if len(row.players) == 1 else f"game {row.game_id or 'forfeited'}"
+                typer.echo(f"  round {row.round}: {who} ({what})")
+    except ServiceError as error:
+        fail(error)
+
+
+@app.command("withdraw")
+def withdraw_player(
+    name: Name, handle: Annotated[str, typer.Argument(help="The player's handle.")]
+) -> None:
+    """A player leaves: his games under way are forfeited, he is paired no more."""
+    application = app_from_config()
+    now = application.clock()
+    try:
+        with session_scope(application.engine) as session:
+            tournament = find_tournament(session, name)
+            withdraw(session, tournament, handle, ctx=application.ctx, now=now)
+    except ServiceError as error:
+        fail(error)
+    typer.echo(f"{handle} withdrew from tournament {name}")
+
+
+@app.command("replace")
+def replace(
+    name: Name,
+    handle: Annotated[str, typer.Argument(help="The player's handle.")],
+    address: Annotated[str, typer.Argument(help="The new player's address.")],
+) -> None:
+    """Another person takes a player's place: his results, his games under way and to come."""
+    application = app_from_config()
+    now = application.clock()
+    try:
+        with session_scope(application.engine) as session:
+            tournament = find_tournament(session, name)
+            games = replace_player(
+                session, tournament, handle, address, ctx=application.ctx, now=now
+            )
+    except ServiceError as error:
+        fail(error)
+    typer.echo(
+        f"{handle} of tournament {name} is played from {address} now"
+        + (f"; seats handed over in {', '.join(g.name for g in games)}" if games else "")
+    )

@@ -1,0 +1,147 @@
+"""What happens to a tournament on the way (docs/tournaments.md): a player withdraws, another
+takes a player's place, a game master rolls one game back."""
+
+from __future__ import annotations
+
+from playing import client_reply, plain, queued
+from sqlmodel import Session
+from test_tournaments import (
+    FLAGS,
+    MUSKETEERS,
+    RSP_QUIET,
+    RSP_TAKE_BACK,
+    RSP_WIN,
+    TM_LOSE,
+    TM_WIN,
+    _address,
+    _move,
+    _play_pairing,
+    _round_games,
+    _tournament_mails,
+)
+
+from adjudicator.app import App
+from adjudicator.service import gm
+from adjudicator.service.games import PlayerSpec, find_game
+from adjudicator.service.tournaments import (
+    create_tournament,
+    find_tournament,
+    replace_player,
+    standings_of,
+    start_tournament,
+    withdraw,
+)
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import GameStatus, SubmissionStatus
+
+
+def _start(app: App, name: str, kind: str, format: str, players: str, **more: object) -> None:
+    with session_scope(app.engine) as session:
+        tournament = create_tournament(
+            session,
+            name=name,
+            kind=kind,
+            format=format,
+            players=[PlayerSpec(p, _address(p)) for p in players],
+            schedule="72h",
+            now=app.clock(),
+            **more,  # type: ignore[arg-type]
+        )
+        start_tournament(session, tournament, ctx=app.ctx, now=app.clock())
+
+
+def _current_round(app: App, name: str) -> int:
+    with Session(app.engine) as session:
+        return find_tournament(session, name).current_round
+
+
+def test_a_withdrawal_forfeits_the_game_under_way_and_is_paired_no_more(app: App) -> None:
+    """Swiss, four players, two rounds. Round 1: a-b, c-d. a wins his game as White, then
+    withdraws: his game as Black is forfeited to b (and paused). c wins both against d.
+    Scores a 1, b 1, c 2, d 0. Round 2 without a: ranked c b d, odd: d (the lowest, no bye yet)
+    sits out; c-b, drawn 1-1. Final: c 3 (Buchholz d2 + b2 = 4), b 2 (a1 + c3 = 4),
+    d 2 (c3 = 3: the bye adds nothing), a 1, withdrawn."""
+    _start(app, "wd", "rock-scissors-paper", "swiss", "abcd", rounds=2, setup=FLAGS)
+    games = _round_games(app, "wd", 1)
+    (white,) = [g for g, p in games if p == ["a", "b"]]
+    _move(app, white, "a", RSP_WIN)
+    with session_scope(app.engine) as session:
+        withdraw(session, find_tournament(session, "wd"), "a", ctx=app.ctx, now=app.clock())
+    (black,) = [g for g, p in games if p == ["b", "a"]]
+    with Session(app.engine) as session:
+        assert find_game(session, black).status == GameStatus.PAUSED
+    assert _current_round(app, "wd") == 1
+    _play_pairing(app, games, "c", "d", 2, win=RSP_WIN, lose=RSP_QUIET, quiet=RSP_TAKE_BACK)
+    assert _current_round(app, "wd") == 2
+    second = _round_games(app, "wd", 2)
+    assert sorted(p for _, p in second) == [["b", "c"], ["c", "b"]]
+    assert "You have a bye this round" in plain(_tournament_mails(app, "d")[1])
+    assert len(_tournament_mails(app, "a")) == 1, "no round-2 mail to a player who withdrew"
+    _play_pairing(app, second, "c", "b", 1, win=RSP_WIN, lose=RSP_QUIET, quiet=RSP_TAKE_BACK)
+    with Session(app.engine) as session:
+        tournament = find_tournament(session, "wd")
+        assert tournament.finished_at is not None
+        table = standings_of(session, tournament)
+    assert [(s.player, s.score, s.buchholz, s.withdrawn) for s in table] == [
+        ("c", 3, 4, False),
+        ("b", 2, 4, False),
+        ("d", 2, 3, False),
+        ("a", 1, 2, True),
+    ]
+    assert "(withdrawn)" in plain(_tournament_mails(app, "a")[-1])
+
+
+def test_a_replacement_plays_on_in_the_games_under_way_and_the_rounds_to_come(
+    app: App,
+) -> None:
+    """Round-robin of four: before round 1 is played, dora takes d's place. She is handed d's
+    seats (a takeover mail for each game), plays d's Musketeers move by replying to it, and
+    round 2's games of d come to her address, none to d's."""
+    _start(app, "rep", "three-musketeers", "round-robin", "abcd", setup=MUSKETEERS)
+    with session_scope(app.engine) as session:
+        tournament = find_tournament(session, "rep")
+        handed = replace_player(
+            session, tournament, "d", "dora@example.org", ctx=app.ctx, now=app.clock()
+        )
+        assert len(handed) == 2  # d-a on both sides
+    games = _round_games(app, "rep", 1)
+    (d_first,) = [g for g, p in games if p == ["d", "a"]]
+    takeover = [m for m in queued(app) if m["To"] == "dora@example.org"]
+    assert any(f"[{d_first}]" in str(m["Subject"]) for m in takeover)
+    mail = [m for m in takeover if f"[{d_first}]" in str(m["Subject"])][-1]
+    raw = client_reply(mail, TM_WIN, sender="dora@example.org", message_id="<dora-1@example.org>")
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+    (a_first,) = [g for g, p in games if p == ["a", "d"]]
+    _move(app, a_first, "a", TM_WIN)
+    _play_pairing(app, games, "b", "c", 1, win=TM_WIN, lose=TM_LOSE)
+    assert _current_round(app, "rep") == 2
+    later = [m for m in queued(app) if "[rep" in str(m["Subject"]) and "r2" in str(m["Subject"])]
+    assert later
+    d_seats = [m for m in later if m["To"] in {"d@example.org", "dora@example.org"}]
+    assert d_seats
+    assert all(m["To"] == "dora@example.org" for m in d_seats)
+    with Session(app.engine) as session:
+        table = {s.player: s.score for s in standings_of(session, find_tournament(session, "rep"))}
+    assert table == {"a": 1, "b": 1, "c": 1, "d": 1}
+
+
+def test_a_rollback_of_one_game_holds_the_round_until_it_ends_again(app: App) -> None:
+    """Round-robin of four. d loses his Musketeers game against a (d1-e1 lines them up); the
+    game master rolls it back to round 1 and d plays e4-e5 instead. While the game is under way
+    again, round 2 waits though the other three games of round 1 are over; then it is paired,
+    and the standings count the new result: d 2 (he also won as the Cardinal), a 0."""
+    _start(app, "rb", "three-musketeers", "round-robin", "abcd", setup=MUSKETEERS)
+    games = _round_games(app, "rb", 1)
+    (d_first,) = [g for g, p in games if p == ["d", "a"]]
+    _move(app, d_first, "d", TM_LOSE)
+    with session_scope(app.engine) as session:
+        gm.rollback(session, find_game(session, d_first), 1, ctx=app.ctx, now=app.clock())
+    (a_first,) = [g for g, p in games if p == ["a", "d"]]
+    _move(app, a_first, "a", TM_LOSE)
+    _play_pairing(app, games, "b", "c", 1, win=TM_WIN, lose=TM_LOSE)
+    assert _current_round(app, "rb") == 1, "the rolled-back game is under way again"
+    _move(app, d_first, "d", TM_WIN)
+    assert _current_round(app, "rb") == 2
+    with Session(app.engine) as session:
+        table = {s.player: s.score for s in standings_of(session, find_tournament(session, "rb"))}
+    assert table == {"a": 0, "b": 1, "c": 1, "d": 2}
