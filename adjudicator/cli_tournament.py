@@ -13,6 +13,7 @@ from adjudicator.core.standings import figure
 from adjudicator.games import GAME_NAMES
 from adjudicator.service import ServiceError
 from adjudicator.service.games import PlayerSpec
+from adjudicator.service.tournament_signup import decide_join
 from adjudicator.service.tournaments import (
     create_tournament,
     find_tournament,
@@ -22,7 +23,7 @@ from adjudicator.service.tournaments import (
     withdraw,
 )
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.tournaments import games_of, players_of
+from adjudicator.storage.tournaments import entrants_of, games_of, players_of
 
 app = typer.Typer(help="Run tournaments: round-robin or Swiss, each pairing a game.")
 Name = Annotated[str, typer.Argument(help="The tournament's name (its games are NAMErNgM).")]
@@ -34,8 +35,8 @@ def create(  # noqa: PLR0917 - Typer maps function parameters to options
     kind: Annotated[str, typer.Option(help=f"One of: {', '.join(GAME_NAMES)}.")],
     format: Annotated[str, typer.Option(help="round-robin or swiss.")],
     player: Annotated[
-        list[str], typer.Option(help="handle=address, once per player, in seed order.")
-    ],
+        list[str] | None, typer.Option(help="handle=address, once per player, in seed order.")
+    ] = None,
     rounds: Annotated[
         int | None, typer.Option(help="How many rounds (Swiss, multiplayer games).")
     ] = None,
@@ -46,11 +47,15 @@ def create(  # noqa: PLR0917 - Typer maps function parameters to options
     setting: Annotated[list[str] | None, typer.Option(help="name=value, for each game.")] = None,
     option: Annotated[list[str] | None, typer.Option(help="name=value game option.")] = None,
     gm: Annotated[str | None, typer.Option(help="The game master's address.")] = None,
+    signup: Annotated[
+        bool, typer.Option(help="Open to JOIN NAME by mail; start it with 'tournament start'.")
+    ] = False,
+    approve: Annotated[bool, typer.Option(help="Each JOIN waits for your approval.")] = False,
 ) -> None:
-    """Create a tournament and start its first round: each player gets the round's mail and
-    a welcome for each of his games."""
+    """Create a tournament and start its first round (with --signup: open it to JOIN by mail
+    instead): each player gets the round's mail and a welcome for each of his games."""
     application = app_from_config()
-    players = [PlayerSpec(h, a) for h, a in pairs(player, "--player").items()]
+    players = [PlayerSpec(h, a) for h, a in pairs(player or [], "--player").items()]
     now = application.clock()
     try:
         with session_scope(application.engine) as session:
@@ -66,8 +71,13 @@ def create(  # noqa: PLR0917 - Typer maps function parameters to options
                 settings=settings_from_text(pairs(setting or [], "--setting")),
                 options=pairs(option or [], "--option"),
                 gm_address=gm,
+                signup=signup,
+                join_approve=approve,
                 now=now,
             )
+            if signup:
+                typer.echo(f"tournament {tournament.name} created, open to JOIN by mail")
+                return
             games = start_tournament(session, tournament, ctx=application.ctx, now=now)
             typer.echo(
                 f"tournament {tournament.name} created ({tournament.kind}, {tournament.format},"
@@ -77,6 +87,51 @@ def create(  # noqa: PLR0917 - Typer maps function parameters to options
     except ServiceError as error:
         fail(error)
     application.report()
+
+
+@app.command("start")
+def start(name: Name) -> None:
+    """Close the sign-up and start round 1."""
+    application = app_from_config()
+    now = application.clock()
+    try:
+        with session_scope(application.engine) as session:
+            tournament = find_tournament(session, name)
+            games = start_tournament(session, tournament, ctx=application.ctx, now=now)
+            typer.echo(
+                f"tournament {tournament.name} started ({tournament.rounds} rounds); round 1: "
+                + ", ".join(g.name for g in games)
+            )
+    except ServiceError as error:
+        fail(error)
+    application.report()
+
+
+@app.command("approve")
+def approve_join(
+    name: Name, handle: Annotated[str, typer.Argument(help="Who asked to join.")]
+) -> None:
+    """Let a JOIN waiting for you in."""
+    _decide(name, handle, approve=True)
+
+
+@app.command("decline")
+def decline_join(
+    name: Name, handle: Annotated[str, typer.Argument(help="Who asked to join.")]
+) -> None:
+    """Turn a JOIN waiting for you away."""
+    _decide(name, handle, approve=False)
+
+
+def _decide(name: str, handle: str, *, approve: bool) -> None:
+    application = app_from_config()
+    try:
+        with session_scope(application.engine) as session:
+            tournament = find_tournament(session, name)
+            decide_join(session, tournament, handle, approve=approve, now=application.clock())
+    except ServiceError as error:
+        fail(error)
+    typer.echo(f"{handle} {'joins' if approve else 'is turned away from'} tournament {name}")
 
 
 @app.command("show")
@@ -94,6 +149,9 @@ def show(name: Name) -> None:
                     f" {figure(line.buchholz):>5} {figure(line.sonneborn_berger):>5}"
                     + ("  (withdrawn)" if line.withdrawn else "")
                 )
+            for entrant in entrants_of(session, tournament):
+                if entrant.status == "waiting":
+                    typer.echo(f"  {entrant.handle} asks to join ({entrant.address})")
             known = {p.handle for p in players_of(session, tournament)}
             for row in games_of(session, tournament):
                 who = " - ".join(p for p in row.players if p in known)

@@ -55,6 +55,7 @@ from adjudicator.storage.tournaments import (
     Tournament,
     TournamentGame,
     TournamentPlayer,
+    entrants_of,
     games_by_id,
     games_of,
     players_of,
@@ -93,12 +94,16 @@ def create_tournament(
     options: Mapping[str, str] | None = None,
     setup: Setup = Setup(),  # noqa: B008 - an immutable default
     gm_address: str | None = None,
+    signup: bool = False,
+    join_approve: bool = False,
     ratings: Ratings | None = None,
     now: datetime,
 ) -> Tournament:
     """A tournament of ``players`` (seeded by ``ratings`` where given, else in the order
     given). A round-robin of two-player games plays ``n - 1`` rounds (``n`` for an odd
-    number); a Swiss tournament and one of a multiplayer kind play ``rounds``."""
+    number); a Swiss tournament and one of a multiplayer kind play ``rounds``. With ``signup``
+    it is open to ``JOIN NAME`` by mail until it starts (``tournament_signup.py``), each JOIN
+    waiting for the game master under ``join_approve``."""
     name = name.strip().lower()
     if not is_handle(name):
         raise ServiceError(f"{name!r} is not a usable tournament name (a letter, then letters)")
@@ -113,11 +118,11 @@ def create_tournament(
     except UnknownGame:
         raise ServiceError(f"unknown game {kind!r}") from None
     handles = [p.handle.lower() for p in players]
-    if len(set(handles)) != len(handles) or len(handles) < 2:
+    if len(set(handles)) != len(handles) or (len(handles) < 2 and not signup):
         raise ServiceError("a tournament needs two players or more, each with a handle of his own")
     read_settings(kind, schedule, "UTC", dict(settings or {}))  # its games' settings checked
     if format == "round-robin" and two_sided(kind):
-        rounds = round_robin_rounds(len(handles))
+        rounds = round_robin_rounds(len(handles)) if len(handles) > 1 else 0  # set at the start
     elif not rounds or rounds < 1:
         raise ServiceError("say how many rounds it plays (--rounds N)")
     order = list(players)
@@ -135,6 +140,8 @@ def create_tournament(
         options=dict(options or {}),
         setup=setup_to_json(setup),
         gm_address=gm_address,
+        signup=signup,
+        join_approve=join_approve,
         created_at=now,
     )
     session.add(tournament)
@@ -206,9 +213,20 @@ def standings_of(session: Session, tournament: Tournament) -> list[Standing]:
 def start_tournament(
     session: Session, tournament: Tournament, *, ctx: ServiceContext, now: datetime
 ) -> list[Game]:
-    """Pair round 1 and start its games."""
+    """Close the sign-up, pair round 1 and start its games (a JOIN still waiting for the game
+    master is declined)."""
     if tournament.current_round:
         raise ServiceError(f"tournament {tournament.name} has started already")
+    players = players_of(session, tournament)
+    if len(players) < 2:
+        raise ServiceError(f"tournament {tournament.name} has {len(players)} players: too few")
+    for entrant in entrants_of(session, tournament):
+        if entrant.status == "waiting":
+            entrant.status = "declined"
+            session.add(entrant)
+    if tournament.format == "round-robin" and two_sided(tournament.kind):
+        tournament.rounds = round_robin_rounds(len(players))
+    tournament.signup = False
     return _pair_round(session, tournament, ctx=ctx, now=now)
 
 

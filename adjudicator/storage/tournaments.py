@@ -35,6 +35,8 @@ class Tournament(SQLModel, table=True):
         description="the starting position of its games (empty: the rules' own)",
     )
     gm_address: str | None = None
+    signup: bool = Field(default=False, description="open to JOIN by mail until it starts")
+    join_approve: bool = Field(default=False, description="a confirmed JOIN waits for the GM")
     current_round: int = 0
     created_at: datetime
     finished_at: datetime | None = None
@@ -50,6 +52,9 @@ class TournamentPlayer(SQLModel, table=True):
     seed: int
     handle: str
     address: str
+    status: str = Field(
+        default="in", sa_type=String(16), description="in, or waiting or declined (a JOIN)"
+    )
     withdrawn_round: int | None = Field(
         default=None, description="the round in which he withdrew (his games from it forfeited)"
     )
@@ -74,7 +79,12 @@ def tournament_named(session: Session, name: str) -> Tournament | None:
 
 
 def players_of(session: Session, tournament: Tournament) -> list[TournamentPlayer]:
-    """In seed order."""
+    """Its players (withdrawn ones too), in seed order; not the JOINs waiting or declined."""
+    return [p for p in entrants_of(session, tournament) if p.status == "in"]
+
+
+def entrants_of(session: Session, tournament: Tournament) -> list[TournamentPlayer]:
+    """Everybody who is a player or asked to be, in seed order."""
     return list(
         session.exec(
             select(TournamentPlayer)

@@ -1,9 +1,11 @@
-"""What happens to a tournament on the way (docs/tournaments.md): a player withdraws, another
-takes a player's place, a game master rolls one game back."""
+"""What happens to a tournament on the way (docs/tournaments.md): players sign up by mail, a
+player withdraws, another takes a player's place, a game master rolls one game back."""
 
 from __future__ import annotations
 
-from playing import client_reply, plain, queued
+import re
+
+from playing import client_reply, plain, plain_mail, queued
 from sqlmodel import Session
 from test_tournaments import (
     FLAGS,
@@ -23,6 +25,7 @@ from test_tournaments import (
 from adjudicator.app import App
 from adjudicator.service import gm
 from adjudicator.service.games import PlayerSpec, find_game
+from adjudicator.service.tournament_signup import decide_join
 from adjudicator.service.tournaments import (
     create_tournament,
     find_tournament,
@@ -145,3 +148,48 @@ def test_a_rollback_of_one_game_holds_the_round_until_it_ends_again(app: App) ->
     with Session(app.engine) as session:
         table = {s.player: s.score for s in standings_of(session, find_tournament(session, "rb"))}
     assert table == {"a": 0, "b": 1, "c": 1, "d": 2}
+
+
+def _join(app: App, who: str, line: str, number: int) -> str:
+    """``who`` mails ``line`` to the service (no game tag); the answer's text."""
+    raw = plain_mail(
+        f"{who}@example.org", line, subject="join", message_id=f"<{who}-{number}@example.org>"
+    )
+    app.ingest(raw, channel="pipe")
+    return plain([m for m in queued(app) if m["To"] == f"{who}@example.org"][-1])
+
+
+def test_players_sign_up_by_mail_and_the_game_master_decides(app: App) -> None:
+    """JOIN cup gets a code mailed back; JOIN cup CODE signs up, and under --approve waits
+    for the game master, who lets ann and bob in and turns carl away; the tournament then
+    starts with ann and bob only."""
+    with session_scope(app.engine) as session:
+        create_tournament(
+            session,
+            name="cup",
+            kind="rock-scissors-paper",
+            format="swiss",
+            rounds=1,
+            players=[],
+            signup=True,
+            join_approve=True,
+            setup=FLAGS,
+            now=app.clock(),
+        )
+    for number, who in enumerate(["ann", "bob", "carl"]):
+        asked = _join(app, who, "JOIN cup", 2 * number)
+        (code,) = set(re.findall(r"JOIN cup ([0-9A-Z]{8})", asked))
+        waits = _join(app, who, f"JOIN cup {code}", 2 * number + 1)
+        assert f"You asked to join tournament cup as {who}" in " ".join(waits.split())
+    assert "Its game master decides" in waits
+    with session_scope(app.engine) as session:
+        tournament = find_tournament(session, "cup")
+        decide_join(session, tournament, "ann", approve=True, now=app.clock())
+        decide_join(session, tournament, "bob", approve=True, now=app.clock())
+        decide_join(session, tournament, "carl", approve=False, now=app.clock())
+    assert "declined your request to join" in _join(app, "carl", "JOIN cup", 8)
+    with session_scope(app.engine) as session:
+        start_tournament(session, find_tournament(session, "cup"), ctx=app.ctx, now=app.clock())
+    assert sorted(p for _, p in _round_games(app, "cup", 1)) == [["ann", "bob"], ["bob", "ann"]]
+    assert not [m for m in queued(app, "tournament") if m["To"] == "carl@example.org"]
+    assert "tournament cup is not open for sign-up" in _join(app, "dan", "JOIN cup", 9)

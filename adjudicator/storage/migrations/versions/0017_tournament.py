@@ -1,8 +1,9 @@
 """tournament: tournaments by mail, their players and their games
 
 Three new tables and nothing else changed: ``tournament`` (a series of games of one kind, with
-the schedule, settings, options and starting position of its games), ``tournamentplayer`` (its players in seed
-order, and the round a player withdrew in) and ``tournamentgame`` (a game of a round, a bye or
+the schedule, settings, options and starting position of its games, and whether it is open to
+JOIN by mail), ``tournamentplayer`` (its players in seed order, the JOINs waiting for the game
+master, and the round a player withdrew in) and ``tournamentgame`` (a game of a round, a bye or
 a pairing forfeited without a game). Going back drops them.
 
 Revision ID: 0017
@@ -39,6 +40,8 @@ def upgrade() -> None:
         sa.Column("options", sa.JSON(), nullable=False),
         sa.Column("setup", sa.JSON(), nullable=False),
         sa.Column("gm_address", _TEXT(), nullable=True),
+        sa.Column("signup", sa.Boolean(), nullable=False),
+        sa.Column("join_approve", sa.Boolean(), nullable=False),
         sa.Column("current_round", sa.Integer(), nullable=False),
         sa.Column("created_at", _TIME(), nullable=False),
         sa.Column("finished_at", _TIME(), nullable=True),
@@ -52,6 +55,7 @@ def upgrade() -> None:
         sa.Column("seed", sa.Integer(), nullable=False),
         sa.Column("handle", _TEXT(), nullable=False),
         sa.Column("address", _TEXT(), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("withdrawn_round", sa.Integer(), nullable=True),
         sa.ForeignKeyConstraint(["tournament_id"], ["tournament.id"]),
         sa.PrimaryKeyConstraint("id"),
