@@ -43,6 +43,9 @@ def create(  # noqa: PLR0917 - Typer maps function parameters to options
     sides: Annotated[
         str, typer.Option(help="both: a pairing plays a game on each side; one: one game.")
     ] = "both",
+    table_size: Annotated[
+        int | None, typer.Option(help="Most players a game (Giveaway, SiSSYFiGHT).")
+    ] = None,
     schedule: Annotated[str | None, typer.Option(help="Each game's schedule (72h).")] = None,
     setting: Annotated[list[str] | None, typer.Option(help="name=value, for each game.")] = None,
     option: Annotated[list[str] | None, typer.Option(help="name=value game option.")] = None,
@@ -67,6 +70,7 @@ def create(  # noqa: PLR0917 - Typer maps function parameters to options
                 players=players,
                 rounds=rounds,
                 sides=sides,
+                table_size=table_size,
                 schedule=schedule,
                 settings=settings_from_text(pairs(setting or [], "--setting")),
                 options=pairs(option or [], "--option"),

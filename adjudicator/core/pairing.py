@@ -165,14 +165,22 @@ def _last_seat(player: str, games: Sequence[Met]) -> int | None:
 
 
 def tables(
-    ranked: Sequence[str], *, size: int, meetings: Mapping[frozenset[str], int]
+    ranked: Sequence[str],
+    *,
+    size: int,
+    meetings: Mapping[frozenset[str], int],
+    minimum: int = 2,
 ) -> list[list[str]]:
     """Multiplayer games of at most ``size`` for ``ranked`` (best first): as few tables as
     hold everybody, their sizes as even as may be; each player, in turn, at the table with room
-    where the players seated already have met him the fewest times (``meetings`` per pair)."""
-    if size < 2 or len(ranked) < 2:
+    where the players seated already have met him the fewest times (``meetings`` per pair).
+    A table never has fewer than ``minimum`` players: where ``size`` would leave one short,
+    there is one table fewer, and some tables have more than ``size``."""
+    if size < 2 or len(ranked) < max(2, minimum):
         raise PairingError(f"cannot seat {len(ranked)} players at tables of {size}")
     count = -(-len(ranked) // size)
+    while count > 1 and len(ranked) // count < minimum:
+        count -= 1
     room = [len(ranked) // count + (1 if i < len(ranked) % count else 0) for i in range(count)]
     seated: list[list[str]] = [[] for _ in range(count)]
     for player in ranked:

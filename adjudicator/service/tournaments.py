@@ -94,6 +94,7 @@ def create_tournament(
     options: Mapping[str, str] | None = None,
     setup: Setup = Setup(),  # noqa: B008 - an immutable default
     gm_address: str | None = None,
+    table_size: int | None = None,
     signup: bool = False,
     join_approve: bool = False,
     ratings: Ratings | None = None,
@@ -125,6 +126,11 @@ def create_tournament(
         rounds = round_robin_rounds(len(handles)) if len(handles) > 1 else 0  # set at the start
     elif not rounds or rounds < 1:
         raise ServiceError("say how many rounds it plays (--rounds N)")
+    rules = get_rules(kind)
+    if table_size is not None and not (
+        rules.min_players <= table_size <= (rules.max_players or table_size) and table_size > 2
+    ):
+        raise ServiceError(f"{game_title(kind)} cannot be played at tables of {table_size}")
     order = list(players)
     if ratings is not None:
         rated = ratings(kind, [p.address for p in players])
@@ -135,6 +141,7 @@ def create_tournament(
         format=format,
         rounds=rounds,
         sides=sides if two_sided(kind) else "one",
+        table_size=None if two_sided(kind) else table_size,
         schedule=schedule,
         settings=dict(settings or {}),
         options=dict(options or {}),
@@ -275,8 +282,10 @@ def _seatings(
     ranked = sorted(playing, key=lambda h: -score[h])  # by score, then seed (a stable sort)
     if not two_sided(tournament.kind):
         played = [r.players for r in games_of(session, tournament) if len(r.players) > 1]
-        size = get_rules(tournament.kind).max_players or len(ranked)
-        return [tuple(t) for t in tables(ranked, size=size, meetings=meetings_of(played))]
+        size = tournament.table_size or get_rules(tournament.kind).max_players or len(ranked)
+        minimum = get_rules(tournament.kind).min_players
+        seated = tables(ranked, size=size, meetings=meetings_of(played), minimum=minimum)
+        return [tuple(t) for t in seated]
     if tournament.format == "round-robin":
         pairings = round_robin([p.handle for p in players], number)
     else:

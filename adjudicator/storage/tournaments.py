@@ -26,6 +26,9 @@ class Tournament(SQLModel, table=True):
     format: str = Field(sa_type=String(16), description="round-robin or swiss")
     rounds: int = Field(description="how many rounds it plays")
     sides: str = Field(default="both", sa_type=String(8), description="both or one game a pairing")
+    table_size: int | None = Field(
+        default=None, description="the most players of a multiplayer game (None: the kind's)"
+    )
     schedule: str | None = None
     settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     options: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))

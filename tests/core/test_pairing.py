@@ -132,3 +132,10 @@ def test_tables_are_as_even_as_may_be() -> None:
     """Seven at tables of at most four: two tables, of four and three."""
     seated = tables(list("abcdefg"), size=4, meetings={})
     assert [len(t) for t in seated] == [4, 3]
+
+
+def test_no_table_is_left_short() -> None:
+    """Seven at tables of three for a game of three or more: three tables would leave two of
+    them with two players, so there are two, of four and three."""
+    seated = tables(list("abcdefg"), size=3, meetings={}, minimum=3)
+    assert [len(t) for t in seated] == [4, 3]

@@ -227,3 +227,27 @@ def test_a_swiss_of_nine_rock_scissors_paper_over_three_rounds(app: App) -> None
     bye = plain(_tournament_mails(app, "b")[2])
     assert "You have a bye this round" in bye
     _no_other_address(app, players)
+
+
+def test_a_giveaway_tournament_seats_its_players_at_tables(app: App) -> None:
+    """Six players of Giveaway at tables of three: round 1, all on 0, seated by seed: a b c
+    at the first table, d e f at the second (tests/core/test_pairing.py); each is told his
+    table by handle, never by address."""
+    players = list("abcdef")
+    with session_scope(app.engine) as session:
+        tournament = create_tournament(
+            session,
+            name="gw",
+            kind="giveaway",
+            format="swiss",
+            rounds=2,
+            table_size=3,
+            players=[PlayerSpec(p, _address(p)) for p in players],
+            schedule="72h",
+            now=app.clock(),
+        )
+        start_tournament(session, tournament, ctx=app.ctx, now=app.clock())
+    assert _round_games(app, "gw", 1) == [("gwr1g1", ["a", "b", "c"]), ("gwr1g2", ["d", "e", "f"])]
+    (mail,) = _tournament_mails(app, "e")
+    assert "Game gwr1g2: you play d and f." in plain(mail)
+    _no_other_address(app, players)

@@ -35,6 +35,7 @@ def upgrade() -> None:
         sa.Column("format", sa.String(length=16), nullable=False),
         sa.Column("rounds", sa.Integer(), nullable=False),
         sa.Column("sides", sa.String(length=8), nullable=False),
+        sa.Column("table_size", sa.Integer(), nullable=True),
         sa.Column("schedule", _TEXT(), nullable=True),
         sa.Column("settings", sa.JSON(), nullable=False),
         sa.Column("options", sa.JSON(), nullable=False),
