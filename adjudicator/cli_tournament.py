@@ -11,6 +11,7 @@ import typer
 from adjudicator.cli_support import app_from_config, fail, pairs, settings_from_text
 from adjudicator.core.standings import figure
 from adjudicator.games import GAME_NAMES
+from adjudicator.readmodel.tournaments import standings_of
 from adjudicator.service import ServiceError
 from adjudicator.service.games import PlayerSpec
 from adjudicator.service.tournament_signup import decide_join
@@ -18,7 +19,6 @@ from adjudicator.service.tournaments import (
     create_tournament,
     find_tournament,
     replace_player,
-    standings_of,
     start_tournament,
     withdraw,
 )

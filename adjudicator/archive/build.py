@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from adjudicator.archive.render import ArchiveRenderer, Page, Site
+from adjudicator.archive.tournaments import tournament_pages
 from adjudicator.archive.write import write_atomic
 from adjudicator.mail.compose import Renderer
 from adjudicator.readmodel.read import read_archive
+from adjudicator.readmodel.tournaments import tournament_views
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,11 @@ def _build(
 ) -> BuildReport:
     archive = read_archive(engine, game_name=game_name)
     site = Site(base_url=base_url, authority=authority)
-    pages = ArchiveRenderer(renderer, site=site).archive(archive)
+    drawing = ArchiveRenderer(renderer, site=site)
+    pages = drawing.archive(archive)
+    with Session(engine) as session:
+        views = tournament_views(session)
+    pages += tournament_pages(drawing.renderer, views, site_name=site.name)
     return _write(out_dir, pages, tuple(g.name for g in archive.games))
 
 

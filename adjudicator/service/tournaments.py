@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from fractions import Fraction
 from typing import Any
 
 from sqlmodel import Session
@@ -28,16 +27,12 @@ from adjudicator.core.pairing import (
     tables,
 )
 from adjudicator.core.standings import (
-    Result,
-    Standing,
     figure,
-    placing_points,
-    standings,
-    two_player_points,
 )
 from adjudicator.core.text import is_handle
 from adjudicator.games import UnknownGame, game_title, get_rules, kind_of
-from adjudicator.readmodel.stored import game_state, setup_from_json, setup_to_json
+from adjudicator.readmodel.stored import setup_from_json, setup_to_json
+from adjudicator.readmodel.tournaments import result_of, standings_of, two_sided
 from adjudicator.service import (
     ServiceError,
     closing,  # closing calls back: game_ended
@@ -73,11 +68,6 @@ def find_tournament(session: Session, name: str) -> Tournament:
     if found is None:
         raise ServiceError(f"no tournament called {name!r}", exit_code=3)
     return found
-
-
-def two_sided(kind: str) -> bool:
-    """Whether the kind is a game of two players (a pairing); else players sit at tables."""
-    return get_rules(kind).max_players == 2
 
 
 def create_tournament(
@@ -165,56 +155,6 @@ def create_tournament(
         )
     session.flush()
     return tournament
-
-
-def results_of(session: Session, tournament: Tournament) -> list[Result]:
-    """Every decided game and bye of the tournament, as the standings read them."""
-    rows = games_of(session, tournament)
-    games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
-    found = []
-    for row in rows:
-        result = _result(tournament, row, games.get(row.game_id) if row.game_id else None)
-        if result is not None:
-            found.append(result)
-    return found
-
-
-def _result(tournament: Tournament, row: TournamentGame, game: Game | None) -> Result | None:
-    """The result of one row: a bye's, a forfeit's, a finished game's; ``None`` while its game
-    is under way."""
-    if len(row.players) == 1:
-        worth = Fraction(2 if tournament.sides == "both" else 1)
-        return Result(row.round, {row.players[0]: worth}, bye=True)
-    if row.forfeited_by is not None:
-        others = tuple(p for p in row.players if p != row.forfeited_by)
-        points = _points(tournament, row.players, others, draw=False)
-        return Result(row.round, points, forfeit=True, winners=others)
-    if game is None or game.status != GameStatus.FINISHED:
-        return None
-    outcome = get_rules(game.kind).outcome(game_state(game))
-    if outcome is None:
-        return None
-    winners = tuple(outcome.winners)
-    return Result(
-        row.round,
-        _points(tournament, row.players, winners, draw=outcome.draw),
-        forfeit=outcome.termination == "forfeit",
-        winners=winners,
-    )
-
-
-def _points(
-    tournament: Tournament, players: Sequence[str], winners: Sequence[str], *, draw: bool
-) -> dict[str, Fraction]:
-    if two_sided(tournament.kind):
-        return two_player_points(players, winners, draw=draw)
-    return placing_points(players, winners, draw=draw)
-
-
-def standings_of(session: Session, tournament: Tournament) -> list[Standing]:
-    players = players_of(session, tournament)
-    out = frozenset(p.handle for p in players if p.withdrawn_round is not None)
-    return standings([p.handle for p in players], results_of(session, tournament), withdrawn=out)
 
 
 def start_tournament(
@@ -361,7 +301,7 @@ def advance(
         return False
     rows = [r for r in games_of(session, tournament) if r.round == tournament.current_round]
     games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
-    if any(_result(tournament, r, games.get(r.game_id or 0)) is None for r in rows):
+    if any(result_of(tournament, r, games.get(r.game_id or 0)) is None for r in rows):
         return False
     playing = [p for p in players_of(session, tournament) if p.withdrawn_round is None]
     if tournament.current_round >= tournament.rounds or len(playing) < 2:
@@ -392,7 +332,7 @@ def withdraw(
     rows = [r for r in games_of(session, tournament) if r.round == tournament.current_round]
     games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
     for row in rows:
-        under_way = _result(tournament, row, games.get(row.game_id or 0)) is None
+        under_way = result_of(tournament, row, games.get(row.game_id or 0)) is None
         if player.handle in row.players and len(row.players) > 1 and under_way:
             row.forfeited_by = player.handle
             session.add(row)

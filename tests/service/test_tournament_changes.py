@@ -23,6 +23,7 @@ from test_tournaments import (
 )
 
 from adjudicator.app import App
+from adjudicator.readmodel.tournaments import standings_of
 from adjudicator.service import gm
 from adjudicator.service.games import PlayerSpec, find_game
 from adjudicator.service.tournament_signup import decide_join
@@ -30,7 +31,6 @@ from adjudicator.service.tournaments import (
     create_tournament,
     find_tournament,
     replace_player,
-    standings_of,
     start_tournament,
     withdraw,
 )

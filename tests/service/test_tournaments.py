@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import re
 from email.message import EmailMessage
+from pathlib import Path
 
 from playing import client_reply, clock_of, plain, queued
 from sqlmodel import Session
 
 from adjudicator.app import App
+from adjudicator.archive.build import build_archive
 from adjudicator.core.game import PieceSpec, Setup
+from adjudicator.readmodel.tournaments import standings_of
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import PlayerSpec
 from adjudicator.service.tournaments import (
     create_tournament,
     find_tournament,
-    standings_of,
     start_tournament,
 )
 from adjudicator.storage.db import session_scope
@@ -99,12 +101,12 @@ def _tournament_mails(app: App, handle: str) -> list[EmailMessage]:
     return [m for m in queued(app, "tournament") if m["To"] == _address(handle)]
 
 
-def test_a_round_robin_of_four_three_musketeers_on_both_sides(app: App) -> None:
+def test_a_round_robin_of_four_three_musketeers_on_both_sides(app: App, tmp_path: Path) -> None:
     """The circle method pairs d-a, b-c; b-d, c-a; d-c, a-b (tests/core/test_pairing.py),
     each pairing two games, one with each player as the Musketeers. Results, match points out
     of 2: d-a 2-0, b-c 1-1; b-d 1-1, c-a 0-2; d-c 1-1, a-b 1-1. By hand
     (tests/core/test_standings.py): d 4 (Buchholz 8, Sonneborn-Berger 11), b 3 (9, 9),
-    a 3 (9, 7), c 2 (10, 7)."""
+    a 3 (9, 7), c 2 (10, 7). The archive draws the same standings, and links every game."""
     players = list("abcd")
     with session_scope(app.engine) as session:
         tournament = create_tournament(
@@ -152,6 +154,24 @@ def test_a_round_robin_of_four_three_musketeers_on_both_sides(app: App) -> None:
     assert re.search(r"1\. d\s+4\s+8\s+11", final)
     assert re.search(r"3\. a\s+3\s+9\s+7", final)
     _no_other_address(app, players)
+
+    build_archive(app.engine, tmp_path / "site")
+    page = (tmp_path / "site" / "tournaments" / "musk.html").read_text()
+    assert "@" not in page
+    rows = re.findall(r"<tr><td class=\"num\">(\d)</td><th scope=\"row\">(\w)</th>(.*?)</tr>", page)
+    assert [(rank, who, re.findall(r">([\d½]+)<", rest)[:3]) for rank, who, rest in rows] == [
+        ("1", "d", ["4", "8", "11"]),
+        ("2", "b", ["3", "9", "9"]),
+        ("3", "a", ["3", "9", "7"]),
+        ("4", "c", ["2", "10", "7"]),
+    ]
+    for game, _ in _round_games(app, "musk", 1):
+        assert f'<a href="../{game}/index.html">{game}</a>' in page
+        assert (tmp_path / "site" / game / "index.html").exists()
+    assert (
+        '<a href="musk.html">musk</a>'
+        in (tmp_path / "site" / "tournaments" / "index.html").read_text()
+    )
 
 
 def _no_other_address(app: App, players: list[str]) -> None:
