@@ -193,3 +193,28 @@ def test_players_sign_up_by_mail_and_the_game_master_decides(app: App) -> None:
     assert sorted(p for _, p in _round_games(app, "cup", 1)) == [["ann", "bob"], ["bob", "ann"]]
     assert not [m for m in queued(app, "tournament") if m["To"] == "carl@example.org"]
     assert "tournament cup is not open for sign-up" in _join(app, "dan", "JOIN cup", 9)
+
+
+def test_a_round_robin_withdrawal_forfeits_his_pairings_to_come(app: App) -> None:
+    """Round-robin of four (rounds d-a, b-c; b-d, c-a; d-c, a-b). c withdraws before round 1
+    is played: both games of b-c go to b by forfeit (and are paused); round 2's c-a and round
+    3's d-c are made as forfeits, no game, and a and d are told so."""
+    _start(app, "rrw", "three-musketeers", "round-robin", "abcd", setup=MUSKETEERS)
+    with session_scope(app.engine) as session:
+        withdraw(session, find_tournament(session, "rrw"), "c", ctx=app.ctx, now=app.clock())
+    games = _round_games(app, "rrw", 1)
+    _play_pairing(app, games, "d", "a", 1, win=TM_WIN, lose=TM_LOSE)
+    assert _current_round(app, "rrw") == 2
+    assert [p for _, p in _round_games(app, "rrw", 2)] == [["b", "d"], ["d", "b"]]
+    told = plain(_tournament_mails(app, "a")[1])
+    assert "c withdrew from the tournament: your game against him counts as won" in " ".join(
+        told.split()
+    )
+    _play_pairing(app, _round_games(app, "rrw", 2), "b", "d", 1, win=TM_WIN, lose=TM_LOSE)
+    _play_pairing(app, _round_games(app, "rrw", 3), "a", "b", 1, win=TM_WIN, lose=TM_LOSE)
+    with Session(app.engine) as session:
+        tournament = find_tournament(session, "rrw")
+        assert tournament.finished_at is not None
+        table = {s.player: (s.score, s.played) for s in standings_of(session, tournament)}
+    # Forfeits count as games won and lost: b 2 + 1 + 1, a 1 + 2 + 1, d 1 + 1 + 2, c 0.
+    assert table == {"a": (4, 6), "b": (4, 6), "d": (4, 6), "c": (0, 6)}
