@@ -14,7 +14,11 @@ from adjudicator.core.text import is_handle
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Join
 from adjudicator.security import join_code
-from adjudicator.service import ServiceError, signup  # signup hands a tournament's JOIN here
+from adjudicator.service import (
+    ServiceError,
+    replies,
+    signup,
+)  # signup hands a tournament's JOIN here
 from adjudicator.service.handling import SectionHandling
 from adjudicator.storage.tournaments import Tournament, TournamentPlayer, entrants_of
 
@@ -59,6 +63,23 @@ def join_tournament(handling: SectionHandling, command: Join, tournament: Tourna
         )
     )
     session.flush()
+    if status == "waiting" and tournament.gm_address:
+        replies.queue_templated(
+            session,
+            ctx=handling.ctx,
+            template="tournament_join",
+            context=context
+            | {
+                "handle": handle,
+                "address": address,
+                "players": sum(e.status == "in" for e in entrants),
+            },
+            kind="tournament_join",
+            to=tournament.gm_address,
+            key=f"tournament:{tournament.id}:join:{handle}",
+            now=handling.now,
+            threading=replies.Threading(),
+        )
     handling.answer_sender("join_tournament", context | {"step": status, "handle": handle})
     handling.notes.append(
         f"{handle} joined tournament {name}" + (" (waits)" if status != "in" else "")

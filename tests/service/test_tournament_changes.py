@@ -174,6 +174,7 @@ def test_players_sign_up_by_mail_and_the_game_master_decides(app: App) -> None:
             signup=True,
             join_approve=True,
             setup=FLAGS,
+            gm_address="gm@example.org",
             now=app.clock(),
         )
     for number, who in enumerate(["ann", "bob", "carl"]):
@@ -182,6 +183,12 @@ def test_players_sign_up_by_mail_and_the_game_master_decides(app: App) -> None:
         waits = _join(app, who, f"JOIN cup {code}", 2 * number + 1)
         assert f"You asked to join tournament cup as {who}" in " ".join(waits.split())
     assert "Its game master decides" in waits
+    asks = [m for m in queued(app, "tournament_join") if m["To"] == "gm@example.org"]
+    assert [str(m["Subject"]) for m in asks] == [
+        f"[cup] {w} asks to join" for w in ("ann", "bob", "carl")
+    ]
+    assert "adjudicate tournament approve cup carl" in plain(asks[-1])
+    assert "0 players have joined so far" in plain(asks[-1])  # ann and bob wait too
     with session_scope(app.engine) as session:
         tournament = find_tournament(session, "cup")
         decide_join(session, tournament, "ann", approve=True, now=app.clock())
