@@ -132,7 +132,14 @@ def _decide(name: str, handle: str, *, approve: bool) -> None:
     try:
         with session_scope(application.engine) as session:
             tournament = find_tournament(session, name)
-            decide_join(session, tournament, handle, approve=approve, now=application.clock())
+            decide_join(
+                session,
+                tournament,
+                handle,
+                approve=approve,
+                ctx=application.ctx,
+                now=application.clock(),
+            )
     except ServiceError as error:
         fail(error)
     typer.echo(f"{handle} {'joins' if approve else 'is turned away from'} tournament {name}")

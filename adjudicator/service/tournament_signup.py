@@ -1,7 +1,8 @@
 """Sign-up to a tournament by mail: ``JOIN NAME`` while the game master keeps it open
 (``adjudicate tournament create --signup``), as for a game (``signup.py``): the code mailed back
 to the address first (so nobody signs up somebody else), then, under ``--approve``, the game
-master's decision (``adjudicate tournament approve|decline``). The tournament starts when the
+master's decision (``adjudicate tournament approve|decline``, or ``APPROVE|DECLINE NAME CODE``
+by mail with the code of the request mailed to him). The tournament starts when the
 game master starts it (``adjudicate tournament start``)."""
 
 from __future__ import annotations
@@ -12,13 +13,10 @@ from sqlmodel import Session
 
 from adjudicator.core.text import is_handle
 from adjudicator.games import game_title
-from adjudicator.mail.commands import Join
-from adjudicator.security import join_code
-from adjudicator.service import (
-    ServiceError,
-    replies,
-    signup,
-)  # signup hands a tournament's JOIN here
+from adjudicator.mail.commands import Approve, Join
+from adjudicator.security import approval_code, join_code
+from adjudicator.service import ServiceError, replies, signup  # signup and approval call here
+from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import SectionHandling
 from adjudicator.storage.tournaments import Tournament, TournamentPlayer, entrants_of
 
@@ -53,15 +51,14 @@ def join_tournament(handling: SectionHandling, command: Join, tournament: Tourna
         return f"the name {handle!r} is taken or not usable: write JOIN {name} {code} NAME"
     assert tournament.id is not None
     status = "waiting" if tournament.join_approve else "in"
-    session.add(
-        TournamentPlayer(
-            tournament_id=tournament.id,
-            seed=len(entrants),
-            handle=handle,
-            address=address,
-            status=status,
-        )
+    entrant = TournamentPlayer(
+        tournament_id=tournament.id,
+        seed=len(entrants),
+        handle=handle,
+        address=address,
+        status=status,
     )
+    session.add(entrant)
     session.flush()
     if status == "waiting" and tournament.gm_address:
         replies.queue_templated(
@@ -73,6 +70,7 @@ def join_tournament(handling: SectionHandling, command: Join, tournament: Tourna
                 "handle": handle,
                 "address": address,
                 "players": sum(e.status == "in" for e in entrants),
+                "code": _code(handling.ctx.receipt_key, tournament, entrant),
             },
             kind="tournament_join",
             to=tournament.gm_address,
@@ -88,10 +86,15 @@ def join_tournament(handling: SectionHandling, command: Join, tournament: Tourna
 
 
 def decide_join(
-    session: Session, tournament: Tournament, handle: str, *, approve: bool, now: datetime
+    session: Session,
+    tournament: Tournament,
+    handle: str,
+    *,
+    approve: bool,
+    ctx: ServiceContext,
+    now: datetime,
 ) -> TournamentPlayer:
-    """The game master lets a waiting JOIN in, or turns it away."""
-    del now
+    """The game master lets a waiting JOIN in, or turns it away; the joiner is told."""
     waiting = next(
         (e for e in entrants_of(session, tournament) if e.handle == handle.lower()), None
     )
@@ -100,4 +103,66 @@ def decide_join(
     waiting.status = "in" if approve else "declined"
     session.add(waiting)
     session.flush()
+    replies.queue_templated(
+        session,
+        ctx=ctx,
+        template="tournament_decided",
+        context={
+            "tournament": tournament.name,
+            "game_title": game_title(tournament.kind),
+            "handle": waiting.handle,
+            "approved": approve,
+        },
+        kind="tournament_decided",
+        to=waiting.address,
+        key=f"tournament:{tournament.id}:decided:{waiting.handle}",
+        now=now,
+        threading=replies.Threading(),
+    )
     return waiting
+
+
+def answer_approval(
+    handling: SectionHandling, command: Approve, tournament: Tournament
+) -> str | None:
+    """``APPROVE cup CODE`` or ``DECLINE cup CODE`` by mail: the code, mailed only to the game
+    master with the request (``approval_code``), proves the answer came through his mailbox."""
+    key = handling.ctx.receipt_key
+    waiting = next(
+        (
+            e
+            for e in entrants_of(handling.session, tournament)
+            if e.status == "waiting" and _code(key, tournament, e) == command.code
+        ),
+        None,
+    )
+    if waiting is None:
+        return (
+            f"that is not the code of a request to join tournament {tournament.name} that waits "
+            "for an answer; the request mail has the line to send"
+        )
+    decide_join(
+        handling.session,
+        tournament,
+        waiting.handle,
+        approve=command.approve,
+        ctx=handling.ctx,
+        now=handling.now,
+    )
+    step = "approved" if command.approve else "declined"
+    handling.answer_sender(
+        "join_tournament",
+        {
+            "tournament": tournament.name,
+            "game_title": game_title(tournament.kind),
+            "step": step,
+            "handle": waiting.handle,
+        },
+    )
+    handling.notes.append(f"{waiting.handle} {step} for tournament {tournament.name}")
+    return None
+
+
+def _code(key: bytes, tournament: Tournament, entrant: TournamentPlayer) -> str:
+    assert entrant.id is not None
+    return approval_code(key, f"tournament:{tournament.name}", entrant.id, entrant.address)

@@ -161,7 +161,8 @@ def _join(app: App, who: str, line: str, number: int) -> str:
 
 def test_players_sign_up_by_mail_and_the_game_master_decides(app: App) -> None:
     """JOIN cup gets a code mailed back; JOIN cup CODE signs up, and under --approve waits
-    for the game master, who lets ann and bob in and turns carl away; the tournament then
+    for the game master, who is mailed each request with its code: he lets ann and bob in by
+    replying APPROVE cup CODE, and turns carl away by the command line; the tournament then
     starts with ann and bob only."""
     with session_scope(app.engine) as session:
         create_tournament(
@@ -189,11 +190,18 @@ def test_players_sign_up_by_mail_and_the_game_master_decides(app: App) -> None:
     ]
     assert "adjudicate tournament approve cup carl" in plain(asks[-1])
     assert "0 players have joined so far" in plain(asks[-1])  # ann and bob wait too
+    for number, ask in enumerate(asks[:2]):  # the game master answers ann's and bob's by mail
+        (line,) = re.findall(r"APPROVE cup [0-9A-F]{8}", plain(ask))
+        raw = client_reply(ask, line, sender="gm@example.org", message_id=f"<gm-{number}@x>")
+        assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+    answer = plain([m for m in queued(app) if m["To"] == "gm@example.org"][-1])
+    assert "bob is a player of tournament cup now, and has been told" in " ".join(answer.split())
+    assert "the game master of tournament cup" in plain(
+        [m for m in queued(app, "tournament_decided") if m["To"] == "ann@example.org"][-1]
+    )
     with session_scope(app.engine) as session:
         tournament = find_tournament(session, "cup")
-        decide_join(session, tournament, "ann", approve=True, now=app.clock())
-        decide_join(session, tournament, "bob", approve=True, now=app.clock())
-        decide_join(session, tournament, "carl", approve=False, now=app.clock())
+        decide_join(session, tournament, "carl", approve=False, ctx=app.ctx, now=app.clock())
     assert "declined your request to join" in _join(app, "carl", "JOIN cup", 8)
     with session_scope(app.engine) as session:
         start_tournament(session, find_tournament(session, "cup"), ctx=app.ctx, now=app.clock())
