@@ -16,6 +16,7 @@ from adjudicator.service import ServiceError
 from adjudicator.service.games import PlayerSpec
 from adjudicator.service.tournament_signup import decide_join
 from adjudicator.service.tournaments import (
+    advance,
     create_tournament,
     find_tournament,
     replace_player,
@@ -109,6 +110,22 @@ def start(name: Name) -> None:
     except ServiceError as error:
         fail(error)
     application.report()
+
+
+@app.command("advance")
+def advance_round(name: Name) -> None:
+    """Pair the next round (or end the tournament) if every game of the round is decided: what
+    the end of the round's last game does, again (after a pairing that failed)."""
+    application = app_from_config()
+    now = application.clock()
+    try:
+        with session_scope(application.engine) as session:
+            tournament = find_tournament(session, name)
+            moved = advance(session, tournament, ctx=application.ctx, now=now)
+            state = "over" if tournament.finished_at else f"at round {tournament.current_round}"
+    except ServiceError as error:
+        fail(error)
+    typer.echo(f"tournament {name} is {state}" + ("" if moved else ": nothing to do"))
 
 
 @app.command("approve")

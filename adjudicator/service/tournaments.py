@@ -14,29 +14,26 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from adjudicator.core.game import Setup
 from adjudicator.core.pairing import (
     Met,
     Pairing,
+    PairingError,
     meetings_of,
     round_robin,
     round_robin_rounds,
     swiss,
     tables,
 )
-from adjudicator.core.standings import (
-    figure,
-)
+from adjudicator.core.standings import figure
 from adjudicator.core.text import is_handle
 from adjudicator.games import UnknownGame, game_title, get_rules, kind_of
+from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import setup_from_json, setup_to_json
 from adjudicator.readmodel.tournaments import result_of, standings_of, two_sided
-from adjudicator.service import (
-    ServiceError,
-    closing,  # closing calls back: game_ended
-)
+from adjudicator.service import ServiceError, closing  # closing calls back: game_ended
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import PlayerSpec, checked_address, create_game
 from adjudicator.service.handover import find_seat, hand_over
@@ -57,6 +54,8 @@ from adjudicator.storage.tournaments import (
     tournament_game_of,
     tournament_named,
 )
+
+events = events_of("adjudicator.tournaments")
 
 Ratings = Callable[[str, Sequence[str]], Mapping[str, float]]
 """The seam where a tournament reads ratings (kind, addresses -> rating by address): the seeds
@@ -283,13 +282,25 @@ def _make_game(
 
 def game_ended(session: Session, game: Game, *, ctx: ServiceContext, now: datetime) -> None:
     """A game ended: where it is a tournament's and the last of its round, the next round is
-    paired (or the tournament ends)."""
+    paired (or the tournament ends).
+
+    The tournament's row is locked first (PostgreSQL): of two games of a round ending at once,
+    the second to take the lock sees the first one's end, so one of them pairs the round. The
+    pairing runs in a savepoint: where it fails (a game name taken meanwhile), the game's own
+    end stands, and the failure is logged for the game master (``adjudicate tournament``)."""
     row = tournament_game_of(session, game)
     if row is None:
         return
-    tournament = session.get(Tournament, row.tournament_id)
-    if tournament is not None and row.round == tournament.current_round:
-        advance(session, tournament, ctx=ctx, now=now)
+    tournament = session.exec(
+        select(Tournament).where(Tournament.id == row.tournament_id).with_for_update()
+    ).first()
+    if tournament is None or row.round != tournament.current_round:
+        return
+    try:
+        with session.begin_nested():
+            advance(session, tournament, ctx=ctx, now=now)
+    except (ServiceError, PairingError) as error:
+        events.error("tournament.stuck", tournament=tournament.name, why=str(error))
 
 
 def advance(

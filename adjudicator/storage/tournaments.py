@@ -115,4 +115,6 @@ def tournament_game_of(session: Session, game: Game) -> TournamentGame | None:
 def games_by_id(session: Session, ids: Sequence[int]) -> dict[int, Game]:
     if not ids:
         return {}
-    return {g.id: g for g in session.exec(select(Game).where(col(Game.id).in_(ids))) if g.id}
+    # Read afresh: a game another transaction ended since this session first read it.
+    fresh = select(Game).where(col(Game.id).in_(ids)).execution_options(populate_existing=True)
+    return {g.id: g for g in session.exec(fresh) if g.id}

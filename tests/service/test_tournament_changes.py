@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from playing import client_reply, plain, plain_mail, queued
+from playing import client_reply, new_game, plain, plain_mail, queued
 from sqlmodel import Session
 from test_tournaments import (
     FLAGS,
@@ -28,6 +28,7 @@ from adjudicator.service import gm
 from adjudicator.service.games import PlayerSpec, find_game
 from adjudicator.service.tournament_signup import decide_join
 from adjudicator.service.tournaments import (
+    advance,
     create_tournament,
     find_tournament,
     replace_player,
@@ -233,3 +234,22 @@ def test_a_round_robin_withdrawal_forfeits_his_pairings_to_come(app: App) -> Non
         table = {s.player: (s.score, s.played) for s in standings_of(session, tournament)}
     # Forfeits count as games won and lost: b 2 + 1 + 1, a 1 + 2 + 1, d 1 + 1 + 2, c 0.
     assert table == {"a": (4, 6), "b": (4, 6), "d": (4, 6), "c": (0, 6)}
+
+
+def test_a_pairing_that_fails_leaves_the_games_end_standing(app: App) -> None:
+    """A game master made a game called jamr2g1 by hand: round 2's first game cannot have its
+    name. The last game of round 1 still ends (its own end is not undone), the tournament stays
+    at round 1, and pairing it again once the name is free makes round 2."""
+    new_game(app, ["x", "y", "z"], name="jamr2g1")
+    _start(app, "jam", "three-musketeers", "round-robin", "abcd", setup=MUSKETEERS)
+    games = _round_games(app, "jam", 1)
+    _play_pairing(app, games, "d", "a", 1, win=TM_WIN, lose=TM_LOSE)
+    _play_pairing(app, games, "b", "c", 1, win=TM_WIN, lose=TM_LOSE)
+    with Session(app.engine) as session:
+        assert all(find_game(session, g).status == GameStatus.FINISHED for g, _ in games)
+    assert _current_round(app, "jam") == 1
+    with session_scope(app.engine) as session:
+        find_game(session, "jamr2g1").name = "elsewhere"
+    with session_scope(app.engine) as session:
+        assert advance(session, find_tournament(session, "jam"), ctx=app.ctx, now=app.clock())
+    assert _current_round(app, "jam") == 2
