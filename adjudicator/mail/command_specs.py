@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import NamedTuple
 
 from adjudicator.mail import gm_readers, player_readers
 from adjudicator.mail.command_types import (
@@ -314,19 +315,41 @@ def needs_seat(command: type[Command]) -> bool:
     return spec_of(command).needs_seat
 
 
+class _Tables(NamedTuple):
+    """The tables read from one value of :data:`SPECS`."""
+
+    specs: tuple[CommandSpec, ...]
+    readers: tuple[LineReader, ...]
+    words: tuple[str, ...]
+    help: tuple[tuple[str, str], ...]
+
+
+_read: list[_Tables] = []
+"""The tables of the last :data:`SPECS` read: a mail's every line asks for them."""
+
+
+def _tables() -> _Tables:
+    if not _read or _read[0].specs is not SPECS:  # read again only if SPECS is another tuple
+        readers = dict.fromkeys(spec.reader for spec in SPECS if spec.reader is not None)
+        words = dict.fromkeys(word for spec in SPECS for word in spec.words)
+        help = tuple(line for spec in SPECS for line in spec.help)
+        _read[:] = [_Tables(SPECS, tuple(readers), tuple(words), help)]
+    return _read[0]
+
+
 def line_readers() -> tuple[LineReader, ...]:
     """Every one-line command's reader, once each, in the order of :data:`SPECS` (``PRESS``
     and ``ANNOUNCE`` take the lines after them: ``commands.read_section``)."""
-    return tuple(dict.fromkeys(spec.reader for spec in SPECS if spec.reader is not None))
+    return _tables().readers
 
 
 def command_words() -> tuple[str, ...]:
     """The words commands start with: a line that starts with one and has a few words after it
     (``JOIN sf9 4F2A09C1``) is a command, never a signature's phone number; a line that starts
     with a near miss is a mistyped command."""
-    return tuple(dict.fromkeys(word for spec in SPECS for word in spec.words))
+    return _tables().words
 
 
 def help_lines() -> tuple[tuple[str, str], ...]:
     """HELP's list of commands, as (example, meaning)."""
-    return tuple(line for spec in SPECS for line in spec.help)
+    return _tables().help
