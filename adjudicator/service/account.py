@@ -103,6 +103,8 @@ def set_account(
         elif isinstance(command, SetPassword):
             _set_password(handling, seat, command.password)
         elif isinstance(command, SetWait) and isinstance(handling, SeatedHandling):
+            # Always seated: SET WAIT is no setting of the person's (its spec is not
+            # ``personal``), so it never reaches a section without a game.
             _set_wait(handling, seat, wait=command.wait)
         elif isinstance(command, SetAddress):
             problem = _set_address(handling, seat, command)
