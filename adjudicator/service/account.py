@@ -38,7 +38,12 @@ from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import active_seats, move_seat
 from adjudicator.service.gm import remove_player
-from adjudicator.service.handling import AnswerPart, SectionHandling
+from adjudicator.service.handling import (
+    AnswerPart,
+    PersonHandling,
+    SeatedHandling,
+    SectionHandling,
+)
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.offers import offer_seat
 from adjudicator.service.rounds import open_round_of
@@ -75,11 +80,11 @@ def zone_named(text: str) -> str | None:
 
 
 def set_account(
-    handling: SectionHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
+    handling: PersonHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
 ) -> bool:
-    """SET TIMEZONE and SET PASSWORD for the proven seat (and the person's other seats)."""
+    """SET TIMEZONE and SET PASSWORD for the proven seat (and the person's other seats); SET
+    WAIT and SET ADDRESS, which are no settings of the person's, only in a game's section."""
     seat = handling.seat
-    assert seat is not None
     bad = list(problems)
     for command in commands:
         if isinstance(command, SetTimeZone):
@@ -97,7 +102,9 @@ def set_account(
             _set_zone(handling, seat, zone)
         elif isinstance(command, SetPassword):
             _set_password(handling, seat, command.password)
-        elif isinstance(command, SetWait):
+        elif isinstance(command, SetWait) and isinstance(handling, SeatedHandling):
+            # Always seated: SET WAIT is no setting of the person's (its spec is not
+            # ``personal``), so it never reaches a section without a game.
             _set_wait(handling, seat, wait=command.wait)
         elif isinstance(command, SetAddress):
             problem = _set_address(handling, seat, command)
@@ -135,10 +142,9 @@ def _set_password(handling: SectionHandling, seat: Seat, password: str) -> None:
     handling.notes.append("password changed")
 
 
-def _set_wait(handling: SectionHandling, seat: Seat, *, wait: bool) -> None:
+def _set_wait(handling: SeatedHandling, seat: Seat, *, wait: bool) -> None:
     """For this game only: a game's pace is its own."""
     game = handling.game
-    assert game is not None
     seat.wait = wait
     handling.session.add(seat)
     sequential = rules_of(game).sequential
@@ -229,11 +235,9 @@ def forgot(
 
 
 def resign(
-    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+    handling: SeatedHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
     game, seat, ctx = handling.game, handling.seat, handling.ctx
-    assert game is not None
-    assert seat is not None
     assert seat.id is not None
     code = resign_code(ctx.receipt_key, seat.id, seat.reply_token)
     asked = [c for c in commands if isinstance(c, Resign)]

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from sqlmodel import Session
 
 from adjudicator.games import game_title, kind_of
+from adjudicator.mail.command_specs import help_lines
 from adjudicator.mail.commands import (
     Approve,
     Command,
@@ -41,42 +42,12 @@ from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_posi
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission
 
-COMMANDS = (
-    ("HELP", "this list"),
-    ("HELP gw42", "how to write orders in game gw42, and its rules"),
-    ("LIST", "the games open for sign-up, and your games"),
-    ("JOIN gw42", "a seat in game gw42, open for sign-up (confirmed"),
-    ("", "by a second mail)"),
-    ("STATUS (or ORDERS)", "your games: deadline, your orders, who is awaited"),
-    ("REPORT 3", "the result of round 3 again (REPORT: the last)"),
-    ("HISTORY", "the whole game so far, with its record"),
-    ("PRESS", "a message to every player: the lines after it,"),
-    ("", "up to a line ENDPRESS"),
-    ("PRESS TO cat dog", "a message to the players cat and dog only"),
-    ("SET TIMEZONE Europe/Paris", "deadlines shown in that time zone"),
-    ("SET PASSWORD newword", "your new password (8 to 64 characters)"),
-    ("SET ADDRESS me@home.org", "move your games to a new address (confirmed"),
-    ("", "with a code mailed there)"),
-    ("SET WAIT", "rounds of the game run to their deadline"),
-    ("SET NOWAIT", "a round may close once every order is in"),
-    ("SET ABSENCE 5d", "away for 5 days from now, or from one day to"),
-    ("", "another: SET ABSENCE 2026-12-20 2026-12-27; OFF: back"),
-    ("SET QUIET 22:00-07:00", "no reminders in those hours (OFF: any hour)"),
-    ("SET WEEKEND sat,sun", "no reminders on those days (OFF: any day)"),
-    ("FORGOT", "your personal reply address, mailed to you"),
-    ("RESIGN", "leave a game (confirmed by a second mail)"),
-    ("STANDBY giveaway", "be offered a seat in a giveaway game when one"),
-    ("", "is free (confirmed by a second mail); STANDBY OFF"),
-    ("TAKE gw42 CODE", "take the seat an offer mail gave you the code for"),
-    ("OBSERVE gw42", "game gw42's public results by mail (confirmed"),
-    ("", "by a second mail); UNOBSERVE gw42 stops them"),
-)
-"""Every command, as HELP lists it."""
 EXAMPLE_TRIES = 8
 
 
 def command_list() -> list[dict[str, str]]:
-    return [{"command": command, "meaning": meaning} for command, meaning in COMMANDS]
+    """Every player's command, as HELP lists it (``CommandSpec.help``)."""
+    return [{"command": command, "meaning": meaning} for command, meaning in help_lines()]
 
 
 # --- the one answer ----------------------------------------------------------------------------

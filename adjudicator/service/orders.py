@@ -15,7 +15,7 @@ from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.security import receipt
 from adjudicator.service import replies
 from adjudicator.service.closing import close_if_complete, mark_if_complete
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handling import SeatedHandling, SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
 from adjudicator.service.sign_up_state import not_started
@@ -43,13 +43,11 @@ def _written_before(handling: SectionHandling, round_: Round) -> bool:
     return written is not None and written < round_.opened_at - STALE_AFTER
 
 
-def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
+def take_orders(handling: SeatedHandling, commands: Sequence[Command]) -> bool:
     """Handle the section's :class:`Orders`; True when they were stored."""
     (orders,) = commands
     assert isinstance(orders, Orders)
     game, seat, session = handling.game, handling.seat, handling.session
-    assert game is not None
-    assert seat is not None
     round_ = open_round_of(session, game)
     base = replies.base_context(game, seat, round_)
     # In time is when the mail reached the service's mailbox, not when it was read: a service
@@ -139,13 +137,11 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     return True
 
 
-def _back_from_the_stand_in(handling: SectionHandling, round_: Round) -> bool:
+def _back_from_the_stand_in(handling: SeatedHandling, round_: Round) -> bool:
     """A player who sends his own orders for a seat the computer plays takes it back: from
     now on the rounds wait for him again, and the stand-in's orders for this round are
     withdrawn (``stand_ins.take_back``); the game master is told. True when he did."""
     game, seat, session = handling.game, handling.seat, handling.session
-    assert game is not None
-    assert seat is not None
     if seat.handle not in stand_in_seats(game):
         return False
     take_back(session, game, seat, round_)
@@ -162,13 +158,11 @@ def _back_from_the_stand_in(handling: SectionHandling, round_: Round) -> bool:
     return True
 
 
-def _turn_after_move(handling: SectionHandling, moved_in: Round) -> dict[str, Any]:
+def _turn_after_move(handling: SeatedHandling, moved_in: Round) -> dict[str, Any]:
     """What a confirmation of a move in a game played in turns says beside the move: whether
     it was applied, and then whether it ended the game (and who won) or whose turn it is now
     and until when, in the mover's time zone."""
     game, seat, session = handling.game, handling.seat, handling.session
-    assert game is not None
-    assert seat is not None
     session.refresh(moved_in)
     turn: dict[str, Any] = {
         "sequential": True,

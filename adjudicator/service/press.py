@@ -25,7 +25,7 @@ from adjudicator.games import game_title, kind_of
 from adjudicator.mail.commands import Command, CommandProblem, Press
 from adjudicator.service import conversation, replies
 from adjudicator.service.games import active_seats
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handling import SeatedHandling, SectionHandling
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.settings import settings_of
 from adjudicator.storage import queries
@@ -55,11 +55,9 @@ def clean_text(text: str) -> str:
 
 
 def send_press(
-    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+    handling: SeatedHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
     game, seat = handling.game, handling.seat
-    assert game is not None
-    assert seat is not None
     bad: list[CommandProblem] = []
     sent: list[dict[str, Any]] = []
     for command in commands:
