@@ -3,6 +3,9 @@
 Their sources are at the top of the repository (``templates/``, ``docs/rules/``); the build
 copies them into the package (``setup.py``), so an installed wheel finds them inside itself. A
 checkout, installed editable or not at all, has no copies and reads the sources in place.
+
+A game's own templates are not among them: they live in the game's package
+(:data:`GAME_TEMPLATES`), package data like its code, so that a game is one folder.
 """
 
 from __future__ import annotations
@@ -33,3 +36,9 @@ TEMPLATES = shipped_folder("templates", source="templates")
 """The mails' and the archive's Jinja2 templates."""
 RULES = shipped_folder("rules", source="docs/rules")
 """The games' rules pages (Markdown) and their pictures."""
+GAME_TEMPLATES: tuple[Path, ...] = tuple(
+    sorted((Path(__file__).resolve().parent / "games").glob("*/templates"))
+)
+"""Each game's own templates (``adjudicator/games/<game>/templates/``), laid out as in
+``templates/`` and found under the same names (``mail/giveaway/result.txt.j2``,
+``archive/report/giveaway.html.j2``, ``mail/answer/syntax/giveaway.txt.j2``)."""
