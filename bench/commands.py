@@ -32,10 +32,10 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
-from adjudicator.security import hash_password
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.base.security import hash_password
 from adjudicator.service import throttle
+from adjudicator.service.app import App, make_app
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope

@@ -26,13 +26,13 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.games import get_rules
 from adjudicator.readmodel.stored import game_state
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.reports import ANSWERS_PER_HOUR
+from adjudicator.service.report_requests import ANSWERS_PER_HOUR
 from adjudicator.service.rounds import open_round_of, start_game
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, OutboxMail

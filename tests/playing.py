@@ -17,10 +17,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
 from adjudicator.core.game import Setup
 from adjudicator.service import batch_intake
 from adjudicator.service.announcements import tell_created
+from adjudicator.service.app import App
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.outbox import queue_mail

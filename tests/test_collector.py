@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from adjudicator.collector import MALLOC_ARENAS, YOUNG_THRESHOLD
+from adjudicator.serve.garbage_collection import MALLOC_ARENAS, YOUNG_THRESHOLD
 
 
 def _run(script: str) -> str:
@@ -30,7 +30,7 @@ def test_what_was_there_at_the_start_is_left_out_of_later_collections() -> None:
     out = _run(
         """
         import gc
-        from adjudicator.collector import settle
+        from adjudicator.serve.garbage_collection import settle
         kept = [[] for _ in range(100)]
         settle()
         tracked = {id(o) for o in gc.get_objects()}
@@ -46,7 +46,7 @@ def test_garbage_made_afterwards_is_collected_without_being_asked() -> None:
     out = _run(
         """
         import gc, weakref
-        from adjudicator.collector import settle, YOUNG_THRESHOLD
+        from adjudicator.serve.garbage_collection import settle, YOUNG_THRESHOLD
         settle()
 
         class Node:
@@ -68,7 +68,7 @@ def test_garbage_made_afterwards_is_collected_without_being_asked() -> None:
 
 ARENAS = """
     import ctypes, os, sys, tempfile, threading
-    from adjudicator.collector import settle
+    from adjudicator.serve.garbage_collection import settle
     if sys.argv[1] == "settled":
         settle()
     libc = ctypes.CDLL(None)

@@ -26,10 +26,10 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, select_autoescape
 from markupsafe import Markup, escape
 
+from adjudicator.base.shipped import TEMPLATES
 from adjudicator.core.text import counted
 from adjudicator.games import game_title
 from adjudicator.mail.mime import Part, address_header, fold_ids, header, message_bytes, text_part
-from adjudicator.shipped import TEMPLATES
 
 GENERIC_HTML = "mail/_generic.html.j2"
 

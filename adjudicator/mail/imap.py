@@ -37,7 +37,7 @@ from urllib.parse import quote
 from imapclient import DELETED, SEEN, IMAPClient
 from imapclient.exceptions import LoginError
 
-from adjudicator.config import ImapConfig
+from adjudicator.base.config import ImapConfig
 
 log = logging.getLogger(__name__)
 

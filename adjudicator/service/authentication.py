@@ -33,8 +33,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from adjudicator.mail.commands import MailSection
-from adjudicator.security import (
+from adjudicator.base.security import (
     gm_mac_matches,
     replied_gm,
     replied_seat,
@@ -42,6 +41,7 @@ from adjudicator.security import (
     token_digest,
     verify_secret,
 )
+from adjudicator.mail.commands import MailSection
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.handover import answer_passed_on, passed_on_from
 from adjudicator.storage import queries

@@ -16,9 +16,9 @@ from datetime import datetime, timedelta
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from adjudicator.base.faults import crash_point
+from adjudicator.base.logs import events as events_of
 from adjudicator.core.schedule import duration_in_words
-from adjudicator.faults import crash_point
-from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over

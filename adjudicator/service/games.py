@@ -10,13 +10,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session
 
+from adjudicator.base.security import hash_secret, new_gm_token, new_secret, new_token, token_digest
 from adjudicator.core.errors import SetupError
 from adjudicator.core.game import Setup
 from adjudicator.core.text import is_handle
 from adjudicator.games import UnknownGame, game_title, get_rules
 from adjudicator.mail.parse import bare_address
 from adjudicator.readmodel.stored import setup_to_json
-from adjudicator.security import hash_secret, new_gm_token, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.settings import GameSettings, read_settings
 from adjudicator.storage import persons, queries

@@ -13,13 +13,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
-from adjudicator.config import Config
+from adjudicator.base.config import Config
+from adjudicator.base.logs import events as events_of
 from adjudicator.games import KINDS
-from adjudicator.logs import events as events_of
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.reading import Readings
-from adjudicator.mail.render import VipsConverter
 from adjudicator.mail.smtp import SendResult
+from adjudicator.mail.vips import VipsConverter
 from adjudicator.service.batch_intake import (
     PROCESS_BATCH,
     Processed,

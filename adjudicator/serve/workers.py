@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from adjudicator.app import App, make_app
-from adjudicator.archiving import ArchiveKeeper
-from adjudicator.child_processes import process_pool
-from adjudicator.collector import settle
-from adjudicator.config import Config
-from adjudicator.faults import crash_point
-from adjudicator.logs import configure_logging
+from adjudicator.base.config import Config
+from adjudicator.base.faults import crash_point
+from adjudicator.base.logs import configure_logging
+from adjudicator.serve.archiving import ArchiveKeeper
+from adjudicator.serve.child_processes import process_pool
+from adjudicator.serve.garbage_collection import settle
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import (
     ClosingOutcome,
     close_and_report_completed,

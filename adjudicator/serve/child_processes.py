@@ -27,10 +27,10 @@ from typing import Any
 ORPHAN_CHECK_SECONDS = 1.0
 
 PRELOADED = [
-    "adjudicator.fork_server",
-    "adjudicator.workers",
-    "adjudicator.readers",
-    "adjudicator.sending",
+    "adjudicator.serve.fork_server",
+    "adjudicator.serve.workers",
+    "adjudicator.serve.reader_process",
+    "adjudicator.serve.sending",
 ]
 """What the fork server imports before it forks the first process (``fork_server.py``: it
 ignores SIGTERM)."""

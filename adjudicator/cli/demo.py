@@ -23,12 +23,12 @@ from pathlib import Path
 
 from sqlmodel import Session, col, func, select
 
-from adjudicator.app import App
 from adjudicator.archive import build_archive
 from adjudicator.games import KINDS, kind_of
 from adjudicator.mail.maildir import MaildirReader, deliver, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender
 from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service.app import App
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.outbox import send_due
 from adjudicator.service.rounds import start_game

@@ -20,24 +20,24 @@ from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
-from adjudicator.app import App
-from adjudicator.archiving import ArchiveKeeper
-from adjudicator.collector import settle
-from adjudicator.logs import reopen
+from adjudicator.base.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
 from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.maildir_watch import watch_deliveries
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
-from adjudicator.metrics import Metrics
-from adjudicator.readers import MailReaders
-from adjudicator.scheduler import DeadlineScheduler
-from adjudicator.sending import SenderProcess
+from adjudicator.serve.archiving import ArchiveKeeper
+from adjudicator.serve.garbage_collection import settle
+from adjudicator.serve.metrics import Metrics
+from adjudicator.serve.reader_process import MailReaders
+from adjudicator.serve.scheduler import DeadlineScheduler
+from adjudicator.serve.sending import SenderProcess
+from adjudicator.serve.systemd import Notifier
+from adjudicator.serve.workers import RoundWorkers, worker_count
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.outbox import BatchSender, Lanes, ServerUnavailable, send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import unavailable
-from adjudicator.systemd import Notifier
-from adjudicator.workers import RoundWorkers, worker_count
 
 log = logging.getLogger("adjudicator.serve")
 ZERO = timedelta(0)
