@@ -1,6 +1,7 @@
-"""The collector of the long-running processes (``collector.py``): what was there at the start
-is frozen, and garbage made afterwards is still collected by itself. Each check runs in a
-process of its own: freezing is for the whole interpreter, and this one runs every test."""
+"""The garbage collector of the long-running processes (``garbage_collection.py``): what was
+there at the start is frozen, and garbage made afterwards is still collected by itself. Each
+check runs in a process of its own: freezing is for the whole interpreter, and this one runs
+every test."""
 
 from __future__ import annotations
 

@@ -2,9 +2,10 @@
 
 Each part of the package sits on a floor; code may import only from its own floor or a lower
 one, and no two parts may import each other through any path (no circles). The floors are the
-README's layout, read from the bottom up: pure values, pure drawing, pure games; storage; the
-read model that both the service and the archive stand on; mail; the use cases; the archive
-site; the processes that join them; the command line.
+README's layout, read from the bottom up: pure values and the configuration, logging and
+secrets; pure drawing, pure games; storage; the read model that both the service and the
+archive stand on; mail; the use cases; the archive site; ``adjudicate serve`` and the
+processes it joins; the installation's doctor; the command line.
 """
 
 from __future__ import annotations

@@ -131,6 +131,33 @@ def make_maildir_reader(app: App) -> MaildirReader:
 
 
 class Service:
+    """``adjudicate serve`` running: one asyncio loop that reads mail, closes rounds and sends
+    what the service has to say, until SIGTERM or Ctrl-C (:meth:`request_stop`).
+
+    :meth:`run` does, in order:
+
+    1. Recover: process the mail stored but not processed before a restart (``_recover``).
+    2. Start its helpers: worker processes that close due rounds and rebuild archive pages
+       (``workers.py``), a reader process for incoming mail (``reader_process.py``) and a
+       sender process for outgoing mail (``sending.py``), when the machine has several cores.
+    3. Catch up: read the Maildir and the IMAP folder before any round that came due while the
+       service was down is closed, while the answers to that mail go out (``_catch_up``).
+    4. Serve: the IMAP folder in a thread of its own, deadlines on the scheduler, the Maildir
+       watched for deliveries; each turn of the main loop (``_turn``) reads the Maildir, sends
+       what is due, reports the rounds whose last orders came in and, now and then, processes
+       mail left unprocessed; then the archive pages are kept current (``_keep_archive``) and
+       systemd's watchdog and the health check are told the loop is alive (``_alive``). A turn
+       starts each second, or at once when something wakes it (``wake``: a delivery, an IMAP
+       batch, a round closed or reported).
+    5. Stop: the scheduler first, then the rounds and archive pass in hand finish, the readers
+       stop after their batch, and the senders close.
+
+    A database or SMTP server that goes away is waited out with growing pauses
+    (:data:`RETRY_SECONDS`), never a reason to exit. ``run(once=True)`` is one pass of all of
+    it in this process (reading, the sweep of due rounds, sending, the archive), for
+    ``adjudicate serve --once`` and the tests.
+    """
+
     def __init__(self, app: App) -> None:
         self.app = app
         self.stop = asyncio.Event()
@@ -239,7 +266,7 @@ class Service:
             await asyncio.to_thread(readers.shutdown)
 
     def _readers(self, *, once: bool) -> MailReaders | None:
-        """The process that reads the mail while the service stores it (``readers.py``),
+        """The process that reads the mail while the service stores it (``reader_process.py``),
         when there are several cores to use and the service runs on."""
         service = self.app.config.service
         if once or worker_count(service.workers) < 2:
@@ -549,5 +576,5 @@ def serve(app: App, *, once: bool = False) -> None:
         log.info("stopped")
 
     if not once:
-        settle()  # a long run: see collector.py
+        settle()  # a long run: see garbage_collection.py
     asyncio.run(main())

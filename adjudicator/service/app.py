@@ -58,8 +58,8 @@ class App:
     by its own reporter (in a worker process where it has them), not in the thread that reads
     the mail (which goes on reading)."""
     read_ahead: Callable[[Sequence[bytes]], Readings] | None = None
-    """Set by ``adjudicate serve`` where it has a reader process (``readers.py``): the mails of
-    a batch are read there while they are stored."""
+    """Set by ``adjudicate serve`` where it has a reader process (``reader_process.py``): the
+    mails of a batch are read there while they are stored."""
 
     def ingest(
         self, raw: bytes, *, channel: str, arrived: datetime | None = None
