@@ -107,8 +107,8 @@ from adjudicator.base.config import Config, ImapConfig, ServiceConfig, SmtpConfi
 from adjudicator.mail.imap import ImapPoller
 from adjudicator.serve.runner import Service
 from adjudicator.service.app import App, make_app
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
+from adjudicator.service.creation import NewGame, set_up_game
+from adjudicator.service.games import PlayerSpec
 from adjudicator.storage.db import session_scope
 
 JUDGE = "judge@pbem.test"
@@ -169,16 +169,10 @@ def create_games(app: App, *, games: int, seats: int) -> list[list[Player]]:
         name = f"g{number:03d}"
         specs = [PlayerSpec(h, f"{h}.{name}@players.example") for h in handles]
         with session_scope(app.engine) as session:
-            game, credentials = create_game(
-                session,
-                name=name,
-                kind="giveaway",
-                schedule="72h",
-                options={},
-                players=specs,
-                now=app.clock(),
+            new = NewGame(name=name, kind="giveaway", schedule="72h", players=specs)
+            _, credentials = set_up_game(
+                session, new, ctx=app.ctx, now=app.clock(), welcome=False, tell_gm=False
             )
-            start_game(session, game, now=app.clock())
         result.append(
             [
                 Player(

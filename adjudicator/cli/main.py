@@ -47,15 +47,13 @@ from adjudicator.games import (
 from adjudicator.serve.metrics import CannotListen
 from adjudicator.serve.runner import serve
 from adjudicator.service import ServiceError, solutions
-from adjudicator.service.announcements import tell_created
 from adjudicator.service.app import utcnow
-from adjudicator.service.closing import begin_game, close_and_adjudicate
+from adjudicator.service.closing import close_and_adjudicate
+from adjudicator.service.creation import NewGame, set_up_game
 from adjudicator.service.dry_run import ShownMail, result_mails_in_words, worth_showing
-from adjudicator.service.games import PlayerSpec, create_game, refuse_absent_stand_in
+from adjudicator.service.games import PlayerSpec
 from adjudicator.service.rerun import find_round, pick_game, rerun_round
-from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
-from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.backup import BackupError, backup
 from adjudicator.storage.db import SCHEMA_HEAD, TablesOfAnotherRole, make_engine, session_scope
 from adjudicator.storage.models import GameStatus, RoundState
@@ -407,36 +405,23 @@ def game_create(
     application = app_from_config()
     players = [PlayerSpec(h, a) for h, a in pairs(player, "--player", empty=True).items()]
     try:
-        settings = settings_from_text(pairs(setting or [], "--setting"))
-        if kind.lower() in GAME_NAMES:  # an unknown game is refused by create_game below
-            read = read_settings(kind.lower(), schedule, time_zone, settings)
-            refuse_absent_stand_in(kind.lower(), read)  # before a solution is made for it
-            if read.stand_ins or read.absent_stand_in:  # a stand-in may play: exact from move 1
-                make_solution(application.config, kind_of(kind))
-        now = application.clock()
+        new = NewGame(
+            name=name,
+            kind=kind,
+            players=players,
+            options=pairs(option or [], "--option"),
+            time_zone=time_zone,
+            schedule=schedule,
+            settings=settings_from_text(pairs(setting or [], "--setting")),
+            gm_address=gm,
+        )
+        # An unknown game is refused by set_up_game, after the game's name is checked.
+        if kind.lower() in GAME_NAMES and new.stand_ins_may_play:  # exact from move 1
+            make_solution(application.config, kind_of(kind))
         with session_scope(application.engine) as session:
-            game, credentials = create_game(
-                session,
-                name=name,
-                kind=kind,
-                players=players,
-                options=pairs(option or [], "--option"),
-                time_zone=time_zone,
-                schedule=schedule,
-                settings=settings,
-                gm_address=gm,
-                now=now,
+            game, credentials = set_up_game(
+                session, new, ctx=application.ctx, now=application.clock(), start=start
             )
-            first = begin_game(session, game, ctx=application.ctx, now=now) if start else None
-            queue_welcome(
-                session,
-                ctx=application.ctx,
-                game=game,
-                credentials=credentials,
-                first_round=first,
-                now=now,
-            )
-            tell_created(session, ctx=application.ctx, game=game, first_round=first, now=now)
     except ServiceError as error:
         fail(error)
     typer.echo(
