@@ -82,7 +82,7 @@ def test_the_pipe_imports_neither_the_database_nor_the_service(tmp_path: Path) -
         "sqlmodel",
         "typer",
         "jinja2",
-        "adjudicator.service.app",
+        "adjudicator.cli.main",
         "adjudicator.service",
     )
     probe = (
