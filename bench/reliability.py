@@ -79,12 +79,12 @@ from xml.etree import ElementTree
 
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
 from adjudicator.archive.build import build_archive
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.base.security import address_code, join_code
 from adjudicator.core.text import HANDLE
 from adjudicator.mail.imap import HandlerError, ImapPoller, ImapSettings
-from adjudicator.security import address_code, join_code
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.gm import change_address, replace_player

@@ -62,7 +62,7 @@ def test_mail_renders_from_the_installed_package_alone(wheel: Path, tmp_path: Pa
         f"assert str(c.TEMPLATES).startswith({str(tmp_path)!r}), c.TEMPLATES\n"
         "r = c.Renderer().mail('no_game', {'named': 'gw9'})\n"
         "assert 'gw9' in r.text\n"
-        "import adjudicator.shipped as s\n"
+        "import adjudicator.base.shipped as s\n"
         f"assert s.GAME_TEMPLATES and all(str(g).startswith({str(tmp_path)!r}) for g in s.GAME_TEMPLATES)\n"
         "assert c.Renderer().exists('mail/answer/syntax/giveaway.txt.j2')\n"
         "from adjudicator.readmodel.rules import rules_markdown\n"

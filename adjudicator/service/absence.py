@@ -29,8 +29,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col
 
+from adjudicator.base.faults import crash_point
 from adjudicator.core.away import DAY, Window
-from adjudicator.faults import crash_point
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import missing_seats
 from adjudicator.service.games import active_seats

@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from sqlmodel import Session
 
+from adjudicator.base.security import address_code, hash_password, resign_code, seat_reply_address
 from adjudicator.mail.commands import (
     Command,
     CommandProblem,
@@ -32,7 +33,6 @@ from adjudicator.mail.commands import (
     SetWait,
 )
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import address_code, hash_password, resign_code, seat_reply_address
 from adjudicator.service import conversation, replies
 from adjudicator.service.closing import close_if_complete
 from adjudicator.service.context import ServiceContext

@@ -15,9 +15,9 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from adjudicator.base.security import approval_code
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Approve, Command, CommandProblem
-from adjudicator.security import approval_code
 from adjudicator.service import ServiceError, conversation, replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.gm import add_player

@@ -34,9 +34,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from adjudicator.mail.commands import MailSection
-from adjudicator.mail.parse import InboundMail
-from adjudicator.security import (
+from adjudicator.base.security import (
     gm_mac_matches,
     replied_gm,
     replied_seat,
@@ -44,6 +42,8 @@ from adjudicator.security import (
     token_digest,
     verify_secret,
 )
+from adjudicator.mail.commands import MailSection
+from adjudicator.mail.parse import InboundMail
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.handover import answer_passed_on, former_seat, passed_on_from
 from adjudicator.storage import queries

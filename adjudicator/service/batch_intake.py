@@ -130,8 +130,8 @@ def process_batch(
     read: Readings | None = None,
 ) -> dict[int, Processed | None]:
     """Process these submissions in this session's transaction (see the module's text).
-    ``read``: mails read already (``adjudicator/readers.py``), by their bytes; the others are
-    read here.
+    ``read``: mails read already (``adjudicator/serve/reader_process.py``), by their bytes; the
+    others are read here.
 
     Returns what became of each id; ``None`` when it was not ``received`` (processed already,
     or claimed by another instance). A mail whose processing raised is ``failed``, with a note.

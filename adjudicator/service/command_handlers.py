@@ -67,7 +67,7 @@ from adjudicator.service.gm_mail import run_gm_commands
 from adjudicator.service.handling import PersonHandling, SeatedHandling, SectionHandling
 from adjudicator.service.orders import take_orders
 from adjudicator.service.press import send_press
-from adjudicator.service.reports import Asker, answer_requests
+from adjudicator.service.report_requests import Asker, answer_requests
 
 Given = TypeVar("Given", bound=SectionHandling)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.images import PictureConverter, PngCache
-from adjudicator.mail.render import VipsConverter
+from adjudicator.mail.vips import VipsConverter
 from adjudicator.readmodel.links import rules_file
 
 

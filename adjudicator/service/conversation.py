@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from sqlmodel import Session
 
+from adjudicator.base.security import seat_reply_address
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.command_specs import help_lines
 from adjudicator.mail.commands import (
@@ -29,7 +30,6 @@ from adjudicator.mail.commands import (
     Unknown,
 )
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.security import seat_reply_address
 from adjudicator.service import replies
 from adjudicator.service.absence import absence_status
 from adjudicator.service.context import ServiceContext

@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 
 from sqlmodel import Session
 
+from adjudicator.base.security import new_gm_token, token_digest
 from adjudicator.mail.commands import (
     Announce,
     Command,
@@ -41,7 +42,6 @@ from adjudicator.mail.commands import (
     Resume,
     StandIn,
 )
-from adjudicator.security import new_gm_token, token_digest
 from adjudicator.service import ServiceError, gm, gm_news
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import checked_address

@@ -24,8 +24,8 @@ from typing import Any
 
 from sqlmodel import Session
 
+from adjudicator.base.security import gm_reply_address
 from adjudicator.mail.parse import InboundMail
-from adjudicator.security import gm_reply_address
 from adjudicator.service.context import ServiceContext
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat, Submission

@@ -18,9 +18,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from adjudicator.readmodel.read import game_view
-from adjudicator.readmodel.standings import measures_of, player_standing
-from adjudicator.security import (
+from adjudicator.base.security import (
     hash_secret,
     new_secret,
     new_token,
@@ -28,6 +26,8 @@ from adjudicator.security import (
     reply_mac_matches,
     token_digest,
 )
+from adjudicator.readmodel.read import game_view
+from adjudicator.readmodel.standings import measures_of, player_standing
 from adjudicator.service import ServiceError, replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import Credentials, active_seats, checked_address, seats_of

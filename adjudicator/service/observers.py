@@ -14,11 +14,11 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from adjudicator.base.security import observe_code
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.commands import Command, CommandProblem, Observe
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
-from adjudicator.security import observe_code
 from adjudicator.service import conversation, replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import SectionHandling

@@ -21,9 +21,9 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from adjudicator.base.security import take_code
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Take
-from adjudicator.security import take_code
 from adjudicator.service import ServiceError, conversation, replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import AnswerPart, SectionHandling

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
+from adjudicator.base.security import receipt
 from adjudicator.mail.commands import Command, Orders
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.security import receipt
 from adjudicator.service import replies
 from adjudicator.service.closing import close_if_complete, mark_if_complete
 from adjudicator.service.handling import SeatedHandling, SectionHandling

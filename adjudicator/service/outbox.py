@@ -19,8 +19,8 @@ from typing import Protocol, runtime_checkable
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from adjudicator.faults import crash_point
-from adjudicator.logs import events as events_of
+from adjudicator.base.faults import crash_point
+from adjudicator.base.logs import events as events_of
 from adjudicator.mail.smtp import MailSender, SendResult, SendStatus
 from adjudicator.storage import queries
 from adjudicator.storage.db import insert_new
@@ -55,7 +55,7 @@ class OnRefused(Protocol):
 @runtime_checkable
 class BatchSender(Protocol):
     """Sends a batch of mails at once and says how each went, in the batch's order:
-    ``Lanes`` over connections of this process, or ``adjudicator.sending.SenderProcess``."""
+    ``Lanes`` over connections of this process, or ``adjudicator.serve.sending.SenderProcess``."""
 
     async def send_batch(self, envelopes: Sequence[Envelope]) -> list[SendResult]: ...
 
@@ -257,7 +257,7 @@ async def send_due(
     Given several senders (each its own SMTP connection, kept open), a batch is shared among
     them and sent over all at once (``Lanes``); the claim and the record of the batch are the
     same as with one, so nothing is sent twice and nothing is lost. The same holds for a
-    ``BatchSender`` that sends from another process (``adjudicator/sending.py``).
+    ``BatchSender`` that sends from another process (``adjudicator/serve/sending.py``).
 
     The database work (claiming a batch, recording the results) runs in worker threads: the
     event loop keeps only the SMTP conversation. A mail is marked sent only after the server

@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 
 from sqlmodel import Session
 
+from adjudicator.base.security import bounce_address, gm_reply_address, seat_reply_address
 from adjudicator.core.kind import Hint
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.calendar import deadline_event, event_uid
@@ -29,7 +30,6 @@ from adjudicator.mail.parse import AuthResult, InboundMail, aligned
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import bounce_address, gm_reply_address, seat_reply_address
 from adjudicator.service import loop_guard
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of

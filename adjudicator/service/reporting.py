@@ -19,9 +19,9 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from adjudicator.faults import crash_point
+from adjudicator.base.faults import crash_point
+from adjudicator.base.logs import events as events_of
 from adjudicator.games import kind_of
-from adjudicator.logs import events as events_of
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.observers import observer_result_mails

@@ -17,11 +17,11 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from adjudicator.base.security import approval_code, join_code
 from adjudicator.core.text import is_handle
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Join
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import approval_code, join_code
 from adjudicator.service import ServiceError, conversation, replies
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game

@@ -511,8 +511,8 @@ def processed_with_message_id(session: Session, message_id: str, *, before: int)
 
 ANSWER_KEYS = ("reply:%", "answer:%", "report:%", "history:%", "request_problem:%")
 """Outbox keys of answers to inbound mail (``SectionHandling.key``, ``conversation.py``,
-``reports.py``): every one counts towards its address's one budget (``throttle.py``), the
-answers to a mail's commands (``answer:``) as much as confirmations and refusals."""
+``report_requests.py``): every one counts towards its address's one budget (``throttle.py``),
+the answers to a mail's commands (``answer:``) as much as confirmations and refusals."""
 
 
 def _is_answer() -> Any:

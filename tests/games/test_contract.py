@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adjudicator.base.shipped import GAME_TEMPLATES, TEMPLATES
 from adjudicator.core.errors import NotAnOrder, OrderSyntaxError
 from adjudicator.core.game import Setup
 from adjudicator.core.kind import GameKind
 from adjudicator.games import GAME_NAMES, KINDS, UnknownGame, kind_of
-from adjudicator.shipped import GAME_TEMPLATES, TEMPLATES
 
 TEMPLATE_FOLDERS = (TEMPLATES, *GAME_TEMPLATES)
 SEEDS = range(12)

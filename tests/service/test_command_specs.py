@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from adjudicator.base.shipped import TEMPLATES
 from adjudicator.mail import command_types
 from adjudicator.mail.command_specs import (
     SPECS,
@@ -33,7 +34,6 @@ from adjudicator.mail.parse import Section, SectionLine
 from adjudicator.service.command_handlers import HANDLERS, NoHandler, handler_of
 from adjudicator.service.conversation import command_list
 from adjudicator.service.handling import PersonHandling, SeatedHandling, SectionHandling
-from adjudicator.shipped import TEMPLATES
 
 
 def _commands(kind: type[Command] = Command) -> list[type[Command]]:

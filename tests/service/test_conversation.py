@@ -13,10 +13,10 @@ import pytest
 from playing import add_orders, clock_of, close_open_round, player_mail, queued
 from sqlmodel import Session, select
 
-from adjudicator.app import App
 from adjudicator.archive.build import build_archive
 from adjudicator.games import kind_of
 from adjudicator.service import ServiceError
+from adjudicator.service.app import App
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.press import PER_ROUND, clean_text
 from adjudicator.service.rounds import start_game

@@ -8,7 +8,7 @@ from email.message import EmailMessage
 
 from playing import client_reply, clock_of, new_game, plain, player_mail, queued
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.throttle import STRANGER_ANSWERS_PER_HOUR

@@ -15,8 +15,8 @@ from playing import clock_of, new_game
 from sqlmodel import Session, col, select
 from test_intake import creds, make_mail, outbox, stored_orders
 
-from adjudicator.app import App
 from adjudicator.service import ServiceError
+from adjudicator.service.app import App
 from adjudicator.service.authentication import MAX_FAILED_LOGINS, SEAT_GUESSES
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.intake import MAX_SECTIONS

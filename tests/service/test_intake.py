@@ -9,7 +9,7 @@ from email.message import EmailMessage
 import pytest
 from sqlmodel import Session, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.intake import store_raw

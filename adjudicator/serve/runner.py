@@ -20,24 +20,25 @@ from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
-from adjudicator.app import App
-from adjudicator.archiving import ArchiveKeeper
-from adjudicator.collector import settle
-from adjudicator.logs import reopen
+from adjudicator.base.logs import reopen
 from adjudicator.mail.imap import ImapPoller, ImapSettings
 from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.maildir_watch import watch_deliveries
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
-from adjudicator.metrics import Metrics
-from adjudicator.readers import MailReaders
-from adjudicator.scheduler import DeadlineScheduler
-from adjudicator.sending import SenderProcess
+from adjudicator.mail.source import BatchHandler, MailSource
+from adjudicator.serve.archiving import ArchiveKeeper
+from adjudicator.serve.garbage_collection import settle
+from adjudicator.serve.metrics import Metrics
+from adjudicator.serve.reader_process import MailReaders
+from adjudicator.serve.scheduler import DeadlineScheduler
+from adjudicator.serve.sending import SenderProcess
+from adjudicator.serve.systemd import Notifier
+from adjudicator.serve.workers import RoundWorkers, worker_count
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.outbox import BatchSender, Lanes, ServerUnavailable, send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import unavailable
-from adjudicator.systemd import Notifier
-from adjudicator.workers import RoundWorkers, worker_count
 
 log = logging.getLogger("adjudicator.serve")
 ZERO = timedelta(0)
@@ -93,22 +94,32 @@ def make_imap_poller(
     readers: MailReaders | None = None,
 ) -> ImapPoller:
     settings = ImapSettings.of(app.config.imap)
-
-    def handle_batch(raws: list[bytes], delivered: list[datetime | None]) -> None:
-        arrived = _on_service_clock(app, delivered)
-        app.ingest_batch(raws, channel="imap", arrived=arrived)  # one transaction per batch
-        loop.call_soon_threadsafe(wake.set)  # the sender wakes once per batch
-
     poller = ImapPoller(
         settings,
         cursors=DatabaseCursorStore(app.engine),
-        handle_batch=handle_batch,
+        # the sender wakes once per batch
+        handle_batch=ingesting(
+            app, ImapPoller.channel, then=lambda: loop.call_soon_threadsafe(wake.set)
+        ),
         on_reconnect=metrics.imap_reconnects.inc,
         on_fetched=None if readers is None else readers.read_soon,
         on_login_refused=metrics.imap_login_failures.inc,
     )
     metrics.watch_intake(poller)
     return poller
+
+
+def ingesting(app: App, channel: str, *, then: Callable[[], object] | None = None) -> BatchHandler:
+    """The ``handle_batch`` of every source of mail: the batch stored and processed (one
+    transaction for the batch), each mail as of its delivery on the service's clock; then
+    ``then``."""
+
+    def handle_batch(raws: list[bytes], delivered: Sequence[datetime | None]) -> None:
+        app.ingest_batch(raws, channel=channel, arrived=_on_service_clock(app, delivered))
+        if then is not None:
+            then()
+
+    return handle_batch
 
 
 def _on_service_clock(app: App, delivered: Sequence[datetime | None]) -> list[datetime | None]:
@@ -123,14 +134,37 @@ def make_maildir_reader(app: App) -> MaildirReader:
     LDA, procmail) or by ``adjudicate receive`` (``pipe.py``), each as of its delivery time."""
     folder = ensure_maildir(Path(app.config.maildir_path))
     log.info("reading orders from the Maildir %s", folder)
-
-    def handle_batch(raws: list[bytes], delivered: list[datetime]) -> None:
-        app.ingest_batch(raws, channel="maildir", arrived=_on_service_clock(app, delivered))
-
-    return MaildirReader(folder, handle_batch=handle_batch)
+    return MaildirReader(folder, handle_batch=ingesting(app, MaildirReader.channel))
 
 
 class Service:
+    """``adjudicate serve`` running: one asyncio loop that reads mail, closes rounds and sends
+    what the service has to say, until SIGTERM or Ctrl-C (:meth:`request_stop`).
+
+    :meth:`run` does, in order:
+
+    1. Recover: process the mail stored but not processed before a restart (``_recover``).
+    2. Start its helpers: worker processes that close due rounds and rebuild archive pages
+       (``workers.py``), a reader process for incoming mail (``reader_process.py``) and a
+       sender process for outgoing mail (``sending.py``), when the machine has several cores.
+    3. Catch up: read the Maildir and the IMAP folder before any round that came due while the
+       service was down is closed, while the answers to that mail go out (``_catch_up``).
+    4. Serve: the IMAP folder in a thread of its own, deadlines on the scheduler, the Maildir
+       watched for deliveries; each turn of the main loop (``_turn``) reads the Maildir, sends
+       what is due, reports the rounds whose last orders came in and, now and then, processes
+       mail left unprocessed; then the archive pages are kept current (``_keep_archive``) and
+       systemd's watchdog and the health check are told the loop is alive (``_alive``). A turn
+       starts each second, or at once when something wakes it (``wake``: a delivery, an IMAP
+       batch, a round closed or reported).
+    5. Stop: the scheduler first, then the rounds and archive pass in hand finish, the readers
+       stop after their batch, and the senders close.
+
+    A database or SMTP server that goes away is waited out with growing pauses
+    (:data:`RETRY_SECONDS`), never a reason to exit. ``run(once=True)`` is one pass of all of
+    it in this process (reading, the sweep of due rounds, sending, the archive), for
+    ``adjudicate serve --once`` and the tests.
+    """
+
     def __init__(self, app: App) -> None:
         self.app = app
         self.stop = asyncio.Event()
@@ -147,15 +181,17 @@ class Service:
         self.metrics = Metrics(app.engine, clock=app.clock, limits=app.config.health)
         self._unfed = ""  # why the watchdog is not fed, once said; "" while it is
         self.systemd = Notifier()
+        self.sources: list[MailSource] = []
+        """Where mail comes in from: the Maildir, read by the main loop, and the IMAP folder
+        when one is configured (``poller``), read by a thread of its own."""
         self.poller: ImapPoller | None = None
         self.readers: MailReaders | None = None
-        self.stopping_readers: list[Callable[[], object]] = []
 
     def request_stop(self) -> None:
         """SIGTERM or Ctrl-C: finish the mail or the round in hand, then stop."""
         self.stop.set()
-        for stop_reader in self.stopping_readers:
-            stop_reader()
+        for source in self.sources:
+            source.stop()
 
     def _keep_archive(self) -> None:
         """Rebuild the archive pages of games with new results: in a thread, one pass at a time,
@@ -239,7 +275,7 @@ class Service:
             await asyncio.to_thread(readers.shutdown)
 
     def _readers(self, *, once: bool) -> MailReaders | None:
-        """The process that reads the mail while the service stores it (``readers.py``),
+        """The process that reads the mail while the service stores it (``reader_process.py``),
         when there are several cores to use and the service runs on."""
         service = self.app.config.service
         if once or worker_count(service.workers) < 2:
@@ -336,21 +372,20 @@ class Service:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.stop.wait(), timeout=pause)
 
-    async def _catch_up(self, maildir: MaildirReader, poller: ImapPoller | None) -> None:
+    async def _catch_up(self) -> None:
         """Before any round that came due while the service was down is closed, read the mail
-        that came meanwhile: orders that reached the Maildir or the IMAP folder before their
-        deadline count (judged by their delivery time). The IMAP folder's own thread starts
-        after this pass."""
-        try:
-            await asyncio.to_thread(maildir.run_once)
-        except OperationalError as error:
-            log.warning("reading the Maildir before closing due rounds failed: %s", error)
-        if poller is None:
-            return
-        try:
-            await asyncio.to_thread(poller.run_once)
-        except Exception as error:  # the server away, say: its thread keeps trying
-            log.warning("reading the IMAP folder before closing due rounds failed: %s", error)
+        that came meanwhile from every source: orders that reached the Maildir or the IMAP
+        folder before their deadline count (judged by their delivery time). The IMAP folder's
+        own thread starts after this pass."""
+        for source in self.sources:
+            try:
+                await asyncio.to_thread(source.run_once)
+            except Exception as error:  # the server away, say: it is read again later
+                log.warning(
+                    "reading the %s mail before closing due rounds failed: %s",
+                    source.channel,
+                    error,
+                )
 
     async def _sending_while(
         self,
@@ -416,7 +451,7 @@ class Service:
         loop = asyncio.get_running_loop()
         await self._recover(once=once)
         maildir = make_maildir_reader(self.app)
-        self.stopping_readers.append(maildir.stop)
+        self.sources = [maildir]
         senders = make_senders(
             self.app, own_process=not once and worker_count(self.app.config.service.workers) > 1
         )
@@ -437,18 +472,18 @@ class Service:
             poller = self.poller = make_imap_poller(
                 self.app, self.wake, loop, self.metrics, readers
             )
-            if once:
-                await asyncio.to_thread(poller.run_once)
+            self.sources.append(poller)
         try:
             if once:
-                await asyncio.to_thread(maildir.run_once)
+                for source in self.sources:
+                    await asyncio.to_thread(source.run_once)
                 await asyncio.to_thread(
                     sweep, self.app.engine, ctx=self.app.ctx, now=self.app.clock()
                 )
                 await self._drain(senders)
                 await asyncio.to_thread(self.archive.run_once)
                 return
-            await self._sending_while(self._catch_up(maildir, poller), senders, workers)
+            await self._sending_while(self._catch_up(), senders, workers)
             if poller is not None:
                 imap_thread = threading.Thread(target=poller.run_forever, name="imap", daemon=True)
                 imap_thread.start()
@@ -549,5 +584,5 @@ def serve(app: App, *, once: bool = False) -> None:
         log.info("stopped")
 
     if not once:
-        settle()  # a long run: see collector.py
+        settle()  # a long run: see garbage_collection.py
     asyncio.run(main())

@@ -36,7 +36,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, func, select
 
-from adjudicator.config import HealthConfig
+from adjudicator.base.config import HealthConfig
 from adjudicator.storage.db import aware, listed, unavailable
 from adjudicator.storage.models import (
     OutboxMail,

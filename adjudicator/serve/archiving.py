@@ -19,7 +19,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from adjudicator.archive import update_game, write_rules
-from adjudicator.config import Config
+from adjudicator.base.config import Config
 from adjudicator.mail.compose import Renderer
 from adjudicator.storage.db import unavailable
 from adjudicator.storage.models import Game, Round

@@ -28,11 +28,11 @@ from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.exc import OperationalError
 
-from adjudicator.app import App
+from adjudicator.serve.workers import Closed, RoundWorkers, round_is_due, sweep_rounds
+from adjudicator.service.app import App
 from adjudicator.service.closing import wake_plan
 from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope, unavailable
-from adjudicator.workers import Closed, RoundWorkers, round_is_due, sweep_rounds
 
 log = logging.getLogger("adjudicator.scheduler")
 SWEEP_SECONDS = 30

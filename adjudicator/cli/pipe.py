@@ -30,7 +30,7 @@ import pwd
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from adjudicator.config import load_config
+from adjudicator.base.config import load_config
 from adjudicator.mail.maildir import deliver
 
 EX_TEMPFAIL = 75

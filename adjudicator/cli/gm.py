@@ -11,12 +11,12 @@ from typing import Annotated, TypeVar
 import typer
 from sqlmodel import Session
 
-from adjudicator.app import App
-from adjudicator.cli_support import app_from_config, fail, local_moment, make_solution
+from adjudicator.cli.support import app_from_config, fail, local_moment, make_solution
 from adjudicator.core.schedule import ScheduleError, parse_duration
 from adjudicator.games import kind_of
 from adjudicator.service import ServiceError, gm, gm_mail, gm_news
 from adjudicator.service.announcements import tell_started
+from adjudicator.service.app import App
 from adjudicator.service.approval import decide, request_of
 from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext

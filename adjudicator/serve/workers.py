@@ -4,10 +4,10 @@ Closing a round, drawing its pictures and rendering its result mails is Python w
 the interpreter lock; in one process a burst of deadlines runs on one core however many
 scheduler threads wait. ``adjudicate serve`` therefore hands each due round to a pool of
 worker processes (``service.workers``; 0, the default, means one per core), each with its own
-database engine. A worker runs exactly what the scheduler runs in-process (``close_or_remind``,
-then ``report_round``), in its own transactions: every step is the same compare-and-set, so a
-worker that dies (SIGKILL, out of memory) loses nothing and does nothing twice; the round is
-left to the sweeper, and the next due round starts a new pool.
+database engine. A worker runs exactly what the scheduler runs in-process
+(``closing.close_due_round``), in its own transactions: every step is the same
+compare-and-set, so a worker that dies (SIGKILL, out of memory) loses nothing and does nothing
+twice; the round is left to the sweeper, and the next due round starts a new pool.
 
 The archive pass rebuilds each game's pages in a worker too (``archive_game``): a pass after a
 burst of results costs tens of milliseconds a game, which the service's own process keeps for
@@ -28,21 +28,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from adjudicator.app import App, make_app
-from adjudicator.archiving import ArchiveKeeper
-from adjudicator.child_processes import process_pool
-from adjudicator.collector import settle
-from adjudicator.config import Config
-from adjudicator.faults import crash_point
-from adjudicator.logs import configure_logging
+from adjudicator.base.config import Config
+from adjudicator.base.logs import configure_logging
+from adjudicator.serve.archiving import ArchiveKeeper
+from adjudicator.serve.child_processes import process_pool
+from adjudicator.serve.garbage_collection import settle
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import (
     ClosingOutcome,
     close_and_report_completed,
-    close_or_remind,
+    close_due_round,
     sweep,
 )
-from adjudicator.service.reporting import report_round
-from adjudicator.storage.db import session_scope
 
 log = logging.getLogger("adjudicator.workers")
 T = TypeVar("T")
@@ -70,16 +67,9 @@ class Closed:
 
 def round_is_due(app: App, round_id: int, now: datetime) -> Closed | None:
     """A planned time of an open round has come: remind, wait or close, then report this
-    round's results (the sweeper reports a round a crash left adjudicated)."""
-    with session_scope(app.engine) as session:
-        closed = close_or_remind(session, round_id, ctx=app.ctx, now=now)
-    crash_point("committed")
-    if closed is None:
-        return None
-    if closed.adjudicated is not None:
-        for adjudicated in (round_id, *closed.chained):  # and those stand-ins closed after it
-            report_round(app.engine, adjudicated, ctx=app.ctx, now=now)
-    return Closed.of(closed)
+    round's results (``closing.close_due_round``)."""
+    closed = close_due_round(app.engine, round_id, ctx=app.ctx, now=now, remind=True)
+    return None if closed is None else Closed.of(closed)
 
 
 def report_waiting(app: App, now: datetime) -> int:

@@ -2,7 +2,7 @@
 the means to send a mail again or give it up (``service/outbox_care.py``).
 
 Mounted on the main command as ``app.add_typer(outbox_app, name="outbox")``; the main
-command's ``--config`` reaches it through :mod:`adjudicator.cli_support`.
+command's ``--config`` reaches it through :mod:`adjudicator.cli.support`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from adjudicator.cli_support import EXIT_USAGE, app_from_config, fail
+from adjudicator.cli.support import EXIT_USAGE, app_from_config, fail
 from adjudicator.service import ServiceError
 from adjudicator.service.outbox_care import (
     HEADING,

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import sys
 
-from adjudicator.pipe import config_of_receive, receive
+from adjudicator.cli.pipe import config_of_receive, receive
 
 
 def main() -> None:
     asked, config_path = config_of_receive(sys.argv[1:])
     if asked:
         sys.exit(receive(config_path, source=sys.stdin.buffer, errors=sys.stderr))
-    from adjudicator.cli import main as command_line  # noqa: PLC0415 - only when asked for
+    from adjudicator.cli.main import main as command_line  # noqa: PLC0415 - only when asked for
 
     command_line()

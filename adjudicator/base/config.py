@@ -38,7 +38,7 @@ class ServiceConfig:
     log_level: str = "info"  # debug | info | warning | error
     log_file: str = ""  # empty: standard error (systemd's journal under the unit)
     # processes that close due rounds (workers.py), and with more than one a mail reader
-    # (readers.py); 0: one per core; 1: none
+    # (reader_process.py); 0: one per core; 1: none
     workers: int = 0
     solutions_dir: str = ""  # empty: adjudicator/solutions in the user cache folder (solutions.py)
 

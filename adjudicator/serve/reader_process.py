@@ -27,10 +27,10 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from adjudicator.child_processes import Helper
-from adjudicator.collector import settle
-from adjudicator.logs import configure_logging
+from adjudicator.base.logs import configure_logging
 from adjudicator.mail.reading import Reading, Readings, read_all
+from adjudicator.serve.child_processes import Helper
+from adjudicator.serve.garbage_collection import settle
 
 log = logging.getLogger("adjudicator.readers")
 

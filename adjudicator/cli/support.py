@@ -17,10 +17,10 @@ from zoneinfo import ZoneInfo
 import typer
 from sqlalchemy.engine import Engine
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ConfigError, load_config
+from adjudicator.base.config import Config, ConfigError, load_config
 from adjudicator.core.kind import GameKind
 from adjudicator.service import ServiceError
+from adjudicator.service.app import App, make_app
 from adjudicator.service.solutions import make
 from adjudicator.storage.db import TablesOfAnotherRole
 from adjudicator.storage.opening import NotReady, OpenedKey, check_schema, open_key

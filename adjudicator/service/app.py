@@ -13,13 +13,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
-from adjudicator.config import Config
+from adjudicator.base.config import Config
+from adjudicator.base.logs import events as events_of
 from adjudicator.games import KINDS
-from adjudicator.logs import events as events_of
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.reading import Readings
-from adjudicator.mail.render import VipsConverter
 from adjudicator.mail.smtp import SendResult
+from adjudicator.mail.vips import VipsConverter
 from adjudicator.service.batch_intake import (
     PROCESS_BATCH,
     Processed,
@@ -58,8 +58,8 @@ class App:
     by its own reporter (in a worker process where it has them), not in the thread that reads
     the mail (which goes on reading)."""
     read_ahead: Callable[[Sequence[bytes]], Readings] | None = None
-    """Set by ``adjudicate serve`` where it has a reader process (``readers.py``): the mails of
-    a batch are read there while they are stored."""
+    """Set by ``adjudicate serve`` where it has a reader process (``reader_process.py``): the
+    mails of a batch are read there while they are stored."""
 
     def ingest(
         self, raw: bytes, *, channel: str, arrived: datetime | None = None

@@ -24,10 +24,10 @@ import math
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from adjudicator.child_processes import Helper
-from adjudicator.collector import settle
-from adjudicator.logs import configure_logging
+from adjudicator.base.logs import configure_logging
 from adjudicator.mail.smtp import SendResult, SmtpSender, SmtpSettings
+from adjudicator.serve.child_processes import Helper
+from adjudicator.serve.garbage_collection import settle
 from adjudicator.service.outbox import Envelope, Lanes
 
 log = logging.getLogger("adjudicator.sending")

@@ -23,16 +23,15 @@ from pathlib import Path
 
 from sqlmodel import Session, col, func, select
 
-from adjudicator.app import App
 from adjudicator.archive import build_archive
 from adjudicator.games import KINDS, kind_of
 from adjudicator.mail.maildir import MaildirReader, deliver, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
+from adjudicator.service.app import App
+from adjudicator.service.creation import NewGame, set_up_game
+from adjudicator.service.games import Credentials, PlayerSpec, find_game
 from adjudicator.service.outbox import send_due
-from adjudicator.service.rounds import start_game
-from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, OutboxMail, Submission
 
@@ -98,8 +97,7 @@ def _create_games(app: App) -> dict[str, dict[str, Credentials]]:
         for kind in KINDS:
             name = _free_name(session, _stem(kind.name))
             players = _players(kind.rules.min_players, kind.rules.max_players)
-            game, credentials = create_game(
-                session,
+            new = NewGame(
                 name=name,
                 kind=kind.name,
                 schedule="24h",
@@ -107,14 +105,10 @@ def _create_games(app: App) -> dict[str, dict[str, Credentials]]:
                 gm_address="gm@example.org",
                 settings={"reminders": []},
                 players=[PlayerSpec(p, f"{p}@example.org") for p in players],
-                options={},
-                now=app.clock(),
             )
-            first = start_game(session, game, now=app.clock())
-            queue_welcome(
-                session, ctx=app.ctx, game=game, credentials=credentials, first_round=first,
-                now=app.clock(),
-            )  # fmt: skip
+            # No stand-ins: round 1 opens as by start_game alone. The demo's game master
+            # reads no mail, and is told nothing.
+            _, credentials = set_up_game(session, new, ctx=app.ctx, now=app.clock(), tell_gm=False)
             games[name] = {c.handle: c for c in credentials}
     return games
 

@@ -1,4 +1,4 @@
-"""How the service starts the processes it hands work to (``workers.py``, ``readers.py``,
+"""How the service starts the processes it hands work to (``workers.py``, ``reader_process.py``,
 ``sending.py``), and what each does first: it takes the service's environment, leaves stopping
 to the service, and ends by itself once the service is gone. ``Helper``: the one process of the
 reader, or of the sender, and its replacement when it is lost.
@@ -27,10 +27,10 @@ from typing import Any
 ORPHAN_CHECK_SECONDS = 1.0
 
 PRELOADED = [
-    "adjudicator.fork_server",
-    "adjudicator.workers",
-    "adjudicator.readers",
-    "adjudicator.sending",
+    "adjudicator.serve.fork_server",
+    "adjudicator.serve.workers",
+    "adjudicator.serve.reader_process",
+    "adjudicator.serve.sending",
 ]
 """What the fork server imports before it forks the first process (``fork_server.py``: it
 ignores SIGTERM)."""
@@ -101,7 +101,7 @@ def _exists(pid: int) -> bool:
 
 
 class Helper:
-    """The process the service hands one kind of work to (``readers.py``, ``sending.py``).
+    """The process the service hands one kind of work to (``reader_process.py``, ``sending.py``).
 
     It starts in the background: no work waits for it to start, the service does the work
     itself meanwhile. One that is lost (it died, hung, or could not start) is given up, handed

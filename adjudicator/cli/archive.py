@@ -1,7 +1,7 @@
 """``adjudicate archive build``: write the static round archive from the database.
 
 Mounted on the main command as ``app.add_typer(archive_app, name="archive")``; the main
-command's ``--config`` reaches it through :mod:`adjudicator.cli_support`.
+command's ``--config`` reaches it through :mod:`adjudicator.cli.support`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from adjudicator.archive.build import BuildReport, build_archive, update_game
-from adjudicator.cli_support import config_from_state, schema_ready
+from adjudicator.cli.support import config_from_state, schema_ready
 from adjudicator.games import KINDS
 from adjudicator.mail.compose import Identity
 from adjudicator.readmodel.read import ArchiveError

@@ -9,14 +9,16 @@ from typing import Annotated, Any
 
 import typer
 
-from adjudicator import __version__, pipe
-from adjudicator.app import utcnow
-from adjudicator.backup import BackupError, backup
-from adjudicator.cli_archive import app as archive_app
-from adjudicator.cli_gm import player_app
-from adjudicator.cli_gm import register as register_game_commands
-from adjudicator.cli_outbox import app as outbox_app
-from adjudicator.cli_support import (
+from adjudicator import __version__
+from adjudicator.base.config import Config
+from adjudicator.base.logs import configure_logging
+from adjudicator.cli import pipe
+from adjudicator.cli.archive import app as archive_app
+from adjudicator.cli.demo import DemoClock, describe, play_demo
+from adjudicator.cli.gm import player_app
+from adjudicator.cli.gm import register as register_game_commands
+from adjudicator.cli.outbox import app as outbox_app
+from adjudicator.cli.support import (
     EXIT_DIFFERENT,
     EXIT_USAGE,
     State,
@@ -31,9 +33,8 @@ from adjudicator.cli_support import (
     settings_from_text,
     usage,
 )
-from adjudicator.config import Config
+from adjudicator.cli.textreport import format_replay, state_lines
 from adjudicator.core.errors import RecordError
-from adjudicator.demo import DemoClock, describe, play_demo
 from adjudicator.doctor import report
 from adjudicator.games import (
     GAME_NAMES,
@@ -43,18 +44,17 @@ from adjudicator.games import (
     read_record,
     replay_record,
 )
-from adjudicator.logs import configure_logging
-from adjudicator.metrics import CannotListen
-from adjudicator.runner import serve
+from adjudicator.serve.metrics import CannotListen
+from adjudicator.serve.runner import serve
 from adjudicator.service import ServiceError, solutions
-from adjudicator.service.announcements import tell_created
-from adjudicator.service.closing import begin_game, close_and_adjudicate
+from adjudicator.service.app import utcnow
+from adjudicator.service.closing import close_and_adjudicate
+from adjudicator.service.creation import NewGame, set_up_game
 from adjudicator.service.dry_run import ShownMail, result_mails_in_words, worth_showing
-from adjudicator.service.games import PlayerSpec, create_game, refuse_absent_stand_in
+from adjudicator.service.games import PlayerSpec
 from adjudicator.service.rerun import find_round, pick_game, rerun_round
-from adjudicator.service.settings import read_settings
 from adjudicator.service.status import status_lines
-from adjudicator.service.welcome import queue_welcome
+from adjudicator.storage.backup import BackupError, backup
 from adjudicator.storage.db import SCHEMA_HEAD, TablesOfAnotherRole, make_engine, session_scope
 from adjudicator.storage.models import GameStatus, RoundState
 from adjudicator.storage.opening import (
@@ -63,7 +63,6 @@ from adjudicator.storage.opening import (
     move_schema,
     open_key,
 )
-from adjudicator.textreport import format_replay, state_lines
 
 app = typer.Typer(
     help="Run play-by-email games: take orders by mail, close rounds at their deadlines, "
@@ -406,36 +405,23 @@ def game_create(
     application = app_from_config()
     players = [PlayerSpec(h, a) for h, a in pairs(player, "--player", empty=True).items()]
     try:
-        settings = settings_from_text(pairs(setting or [], "--setting"))
-        if kind.lower() in GAME_NAMES:  # an unknown game is refused by create_game below
-            read = read_settings(kind.lower(), schedule, time_zone, settings)
-            refuse_absent_stand_in(kind.lower(), read)  # before a solution is made for it
-            if read.stand_ins or read.absent_stand_in:  # a stand-in may play: exact from move 1
-                make_solution(application.config, kind_of(kind))
-        now = application.clock()
+        new = NewGame(
+            name=name,
+            kind=kind,
+            players=players,
+            options=pairs(option or [], "--option"),
+            time_zone=time_zone,
+            schedule=schedule,
+            settings=settings_from_text(pairs(setting or [], "--setting")),
+            gm_address=gm,
+        )
+        # An unknown game is refused by set_up_game, after the game's name is checked.
+        if kind.lower() in GAME_NAMES and new.stand_ins_may_play:  # exact from move 1
+            make_solution(application.config, kind_of(kind))
         with session_scope(application.engine) as session:
-            game, credentials = create_game(
-                session,
-                name=name,
-                kind=kind,
-                players=players,
-                options=pairs(option or [], "--option"),
-                time_zone=time_zone,
-                schedule=schedule,
-                settings=settings,
-                gm_address=gm,
-                now=now,
+            game, credentials = set_up_game(
+                session, new, ctx=application.ctx, now=application.clock(), start=start
             )
-            first = begin_game(session, game, ctx=application.ctx, now=now) if start else None
-            queue_welcome(
-                session,
-                ctx=application.ctx,
-                game=game,
-                credentials=credentials,
-                first_round=first,
-                now=now,
-            )
-            tell_created(session, ctx=application.ctx, game=game, first_round=first, now=now)
     except ServiceError as error:
         fail(error)
     typer.echo(
