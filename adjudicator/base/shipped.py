@@ -37,7 +37,7 @@ TEMPLATES = shipped_folder("templates", source="templates")
 RULES = shipped_folder("rules", source="docs/rules")
 """The games' rules pages (Markdown) and their pictures."""
 GAME_TEMPLATES: tuple[Path, ...] = tuple(
-    sorted((Path(__file__).resolve().parent / "games").glob("*/templates"))
+    sorted((Path(__file__).resolve().parents[1] / "games").glob("*/templates"))
 )
 """Each game's own templates (``adjudicator/games/<game>/templates/``), laid out as in
 ``templates/`` and found under the same names (``mail/giveaway/result.txt.j2``,
