@@ -28,9 +28,9 @@ from adjudicator.archive import build_archive
 from adjudicator.games import KINDS, kind_of
 from adjudicator.mail.maildir import MaildirReader, deliver, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender
+from adjudicator.notify.outbox import send_due
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
-from adjudicator.service.outbox import send_due
 from adjudicator.service.rounds import start_game
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope

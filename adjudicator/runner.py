@@ -29,11 +29,11 @@ from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.maildir_watch import watch_deliveries
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import Metrics
+from adjudicator.notify.outbox import BatchSender, Lanes, ServerUnavailable, send_due
 from adjudicator.readers import MailReaders
 from adjudicator.scheduler import DeadlineScheduler
 from adjudicator.sending import SenderProcess
 from adjudicator.service.closing import sweep
-from adjudicator.service.outbox import BatchSender, Lanes, ServerUnavailable, send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import unavailable
 from adjudicator.systemd import Notifier

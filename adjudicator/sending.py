@@ -28,7 +28,7 @@ from adjudicator.child_processes import Helper
 from adjudicator.collector import settle
 from adjudicator.logs import configure_logging
 from adjudicator.mail.smtp import SendResult, SmtpSender, SmtpSettings
-from adjudicator.service.outbox import Envelope, Lanes
+from adjudicator.notify.outbox import Envelope, Lanes
 
 log = logging.getLogger("adjudicator.sending")
 

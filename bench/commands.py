@@ -34,8 +34,8 @@ from sqlmodel import select
 
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ServiceConfig
+from adjudicator.notify import throttle
 from adjudicator.security import hash_password
-from adjudicator.service import throttle
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope

@@ -98,10 +98,10 @@ from sqlalchemy.engine import Engine
 import adjudicator.app
 import adjudicator.mail.imap
 import adjudicator.mail.smtp
+import adjudicator.notify.outbox
 import adjudicator.runner
 import adjudicator.service.authentication
 import adjudicator.service.intake
-import adjudicator.service.outbox
 import adjudicator.service.replies
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
@@ -386,10 +386,10 @@ class Timers:
         self.wrap(adjudicator.service.replies, "queue_reply", "    queue_reply (render+queue)")
         self.wrap(ImapPoller, "_mark_handled", "imap mark handled")
         self.wrap(adjudicator.runner, "send_due", "outbox send_due")
-        self.wrap(adjudicator.service.outbox, "claim_due", "  claim_due")
+        self.wrap(adjudicator.notify.outbox, "claim_due", "  claim_due")
         self.wrap(adjudicator.mail.smtp.SmtpSender, "send", "  smtp send")
-        self.wrap(adjudicator.service.outbox, "record_results", "  record_results")
-        self.wrap(adjudicator.service.outbox, "_record", "  record + commit (thread)")
+        self.wrap(adjudicator.notify.outbox, "record_results", "  record_results")
+        self.wrap(adjudicator.notify.outbox, "_record", "  record + commit (thread)")
         self.wrap(sqlalchemy.orm.Session, "commit", "commit (any session; includes lock waits)")
 
     def uninstall(self) -> None:

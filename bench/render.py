@@ -34,7 +34,7 @@ from adjudicator.core.replay import replay_rounds
 from adjudicator.games import get_rules, kind_of, read_record
 from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.images import inline_images
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.pictures import make_pngs
 from adjudicator.service.replies import (
     RoundExtras,

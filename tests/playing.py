@@ -19,11 +19,11 @@ from sqlmodel import Session, col, select
 
 from adjudicator.app import App
 from adjudicator.core.game import Setup
+from adjudicator.notify.outbox import queue_mail
 from adjudicator.service import batch_intake
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
-from adjudicator.service.outbox import queue_mail
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope

@@ -33,6 +33,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("textreport", "storage"),
     ("readmodel",),
     ("mail",),
+    ("notify",),
     ("service",),
     ("archive",),
     ("app", "archiving"),

@@ -22,10 +22,10 @@ from adjudicator.config import Config, HealthConfig, ServiceConfig
 from adjudicator.mail.maildir import ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import INTAKE_STUCK, SENDING_STUCK, Metrics, MetricsServer
+from adjudicator.notify.outbox import Lanes, send_due
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.intake import store_raw
-from adjudicator.service.outbox import Lanes, send_due
 from adjudicator.service.rounds import start_game
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import aware, make_engine, session_scope

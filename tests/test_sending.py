@@ -21,8 +21,8 @@ from sqlmodel import Session, select
 
 from adjudicator import sending
 from adjudicator.mail.smtp import SmtpSettings
+from adjudicator.notify.outbox import send_due
 from adjudicator.sending import SenderProcess
-from adjudicator.service.outbox import send_due
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

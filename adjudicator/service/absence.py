@@ -31,7 +31,7 @@ from sqlmodel import Session, col
 
 from adjudicator.core.away import DAY, Window
 from adjudicator.faults import crash_point
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.deadlines import missing_seats
 from adjudicator.service.games import active_seats
 from adjudicator.service.replies import (

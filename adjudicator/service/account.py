@@ -31,11 +31,11 @@ from adjudicator.mail.commands import (
     SetTimeZone,
     SetWait,
 )
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import address_code, hash_password, resign_code, seat_reply_address
 from adjudicator.service import conversation, replies
 from adjudicator.service.closing import close_if_complete
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import active_seats, move_seat
 from adjudicator.service.gm import remove_player
 from adjudicator.service.handling import AnswerPart, SectionHandling

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.replies import (

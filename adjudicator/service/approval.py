@@ -17,9 +17,9 @@ from sqlmodel import Session, select
 
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Approve, Command, CommandProblem
+from adjudicator.notify.context import ServiceContext
 from adjudicator.security import approval_code
 from adjudicator.service import ServiceError, conversation, replies
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.gm import add_player
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.signup import handle_for, seats_wanted, start_when_full

@@ -19,10 +19,10 @@ from sqlmodel import Session
 from adjudicator.core.schedule import duration_in_words
 from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
     QuietSeats,
     missing_among,

@@ -27,11 +27,11 @@ from adjudicator.mail.commands import (
     Take,
     Unknown,
 )
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.security import seat_reply_address
 from adjudicator.service import replies
 from adjudicator.service.absence import absence_status
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
 from adjudicator.service.notices import gm_reply_to
 from adjudicator.service.rounds import open_round_of

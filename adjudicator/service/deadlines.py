@@ -21,8 +21,8 @@ from sqlmodel import Session, col, or_
 
 from adjudicator.core.away import parse_quiet, parse_weekend, reminder_moment
 from adjudicator.core.schedule import duration_in_words
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import active_seats
 from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
 from adjudicator.service.rounds import RoundContext, closes_at

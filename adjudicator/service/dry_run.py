@@ -16,9 +16,9 @@ from email.message import EmailMessage
 
 from sqlmodel import Session
 
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_and_adjudicate
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.replies import round_result_mails
 from adjudicator.service.reporting import adjudicated_round
 from adjudicator.service.rounds import Adjudicated

@@ -20,11 +20,11 @@ from adjudicator.core.errors import SetupError
 from adjudicator.core.schedule import duration_in_words
 from adjudicator.core.text import is_handle
 from adjudicator.games import game_title, kind_of
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.stored import game_state, rules_of, start_state
 from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import waiting_among
 from adjudicator.service.games import (
     NO_ADDRESS,

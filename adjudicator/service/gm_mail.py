@@ -41,9 +41,9 @@ from adjudicator.mail.commands import (
     Resume,
     StandIn,
 )
+from adjudicator.notify.context import ServiceContext
 from adjudicator.security import new_gm_token, token_digest
 from adjudicator.service import ServiceError, gm, gm_news
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import checked_address
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.notices import gm_reply_to, queue_gm_notice

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.games import NO_ADDRESS, active_seats, seats_of
 from adjudicator.service.replies import base_context, game_thread, queue_templated
 from adjudicator.service.rounds import open_round_of

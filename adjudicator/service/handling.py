@@ -23,8 +23,8 @@ from typing import Any
 from sqlmodel import Session
 
 from adjudicator.mail.parse import InboundMail
+from adjudicator.notify.context import ServiceContext
 from adjudicator.security import gm_reply_address
-from adjudicator.service.context import ServiceContext
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat, Submission
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.read import game_view
 from adjudicator.readmodel.standings import measures_of, player_standing
 from adjudicator.security import (
@@ -29,7 +30,6 @@ from adjudicator.security import (
     token_digest,
 )
 from adjudicator.service import ServiceError, replies
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import Credentials, active_seats, checked_address, seats_of
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import queue_gm_notice

@@ -63,13 +63,14 @@ from adjudicator.mail.commands import (
 )
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine
 from adjudicator.mail.reading import Reading, read_whole
+from adjudicator.notify import loop_guard
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service import (
     absence_mail,
     account,
     approval,
     conversation,
     handover,
-    loop_guard,
     observers,
     offers,
     replies,
@@ -86,7 +87,6 @@ from adjudicator.service.authentication import (
     token_seat_of_section,
 )
 from adjudicator.service.bounces import record_bounce
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.gm_mail import run_gm_commands
 from adjudicator.service.handling import MailAnswer, SectionHandling
 from adjudicator.service.orders import take_orders

@@ -17,8 +17,8 @@ from typing import Any
 
 from sqlmodel import Session
 
+from adjudicator.notify.context import ServiceContext
 from adjudicator.security import gm_reply_address
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.replies import base_context, game_thread, queue_templated
 from adjudicator.storage.models import Game, Round
 

@@ -16,14 +16,14 @@ from sqlmodel import Session
 
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.commands import Command, CommandProblem, Observe
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.outbox import PendingMail
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.security import observe_code
 from adjudicator.service import conversation, replies
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import gm_reply_to
-from adjudicator.service.outbox import PendingMail
 from adjudicator.service.replies import replaced_result
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.storage import queries

@@ -23,9 +23,9 @@ from sqlmodel import Session, col, select
 
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Take
+from adjudicator.notify.context import ServiceContext
 from adjudicator.security import take_code
 from adjudicator.service import ServiceError, conversation, replies
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.handover import hand_over
 from adjudicator.service.notices import queue_gm_notice

@@ -23,9 +23,9 @@ from email.parser import BytesParser
 
 from sqlmodel import Session, col, select
 
+from adjudicator.notify.outbox import DROPPED, SECRET_KINDS, header_section
 from adjudicator.service import ServiceError
 from adjudicator.service.games import find_game
-from adjudicator.service.outbox import DROPPED, SECRET_KINDS, header_section
 from adjudicator.storage.db import aware
 from adjudicator.storage.models import Game, OutboxMail, OutboxStatus, Round
 

@@ -19,7 +19,7 @@ from datetime import datetime
 from sqlmodel import Session, func, select
 
 from adjudicator.mail.smtp import SendResult, SendStatus
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.storage.models import Game, OutboxMail, Round, Seat
 

@@ -26,15 +26,16 @@ from adjudicator.mail.calendar import deadline_event, event_uid
 from adjudicator.mail.compose import Attachment, Inline, compose, thread_root
 from adjudicator.mail.images import InlineImage, inline_images
 from adjudicator.mail.parse import AuthResult, InboundMail, aligned
+from adjudicator.notify import loop_guard
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.outbox import PendingMail, queue_pending
+from adjudicator.notify.throttle import answer_refused
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import bounce_address, gm_reply_address, seat_reply_address
-from adjudicator.service import loop_guard
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.hints import finished_game_hint
-from adjudicator.service.outbox import PendingMail, queue_pending
 from adjudicator.service.pictures import pngs_for
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.settings import settings_of
@@ -45,7 +46,6 @@ from adjudicator.service.stand_ins import (
     own_move,
     stand_ins_of_round,
 )
-from adjudicator.service.throttle import answer_refused
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, OrderSet, Round, RoundResult, Seat, Submission
 

@@ -22,10 +22,10 @@ from sqlmodel import Session
 from adjudicator.faults import crash_point
 from adjudicator.games import kind_of
 from adjudicator.logs import events as events_of
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.outbox import queue_pending
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.observers import observer_result_mails
-from adjudicator.service.outbox import queue_pending
 from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
 from adjudicator.service.replies import round_result_mails
 from adjudicator.service.rounds import Adjudicated, mark_reported

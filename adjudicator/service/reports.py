@@ -24,6 +24,7 @@ from adjudicator.mail.commands import CommandProblem, History, Report
 from adjudicator.mail.compose import Attachment
 from adjudicator.mail.parse import InboundMail, SectionLine
 from adjudicator.mail.requests import LATEST
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.read import game_view
 from adjudicator.readmodel.record import game_record
@@ -35,7 +36,6 @@ from adjudicator.readmodel.standings import (
 )
 from adjudicator.readmodel.stored import termination_of
 from adjudicator.service import replies
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import seats_of
 from adjudicator.service.press import press_for
 from adjudicator.service.rounds import open_round_of

@@ -20,12 +20,12 @@ from sqlmodel import Session, select
 from adjudicator.core.text import is_handle
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Join
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import approval_code, join_code
 from adjudicator.service import ServiceError, conversation, replies
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.gm import add_player
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import queue_gm_notice

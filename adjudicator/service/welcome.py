@@ -9,8 +9,8 @@ from typing import Any
 from sqlmodel import Session
 
 from adjudicator.games import kind_of
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.conversation import example_orders
 from adjudicator.service.games import Credentials, seats_of
 from adjudicator.service.replies import (

@@ -10,7 +10,7 @@ import pytest
 
 from adjudicator.mail.calendar import deadline_event, escape_text, fold
 from adjudicator.mail.compose import Identity, Renderer
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.replies import deadline_attachment
 from adjudicator.storage.models import Game, Round
 
