@@ -6,7 +6,7 @@ it took about a tenth of the service's process, beside the intake. So ``adjudica
 hands it to a sender process when the machine has more than one core (``service.workers``),
 as it hands the reading of mail to a reader (``readers.py``). Only the conversation moves:
 the service claims each batch of the outbox and records how each mail went as before
-(``service/outbox.py``), so when a mail counts as sent, and what is sent again after a crash,
+(``notify/outbox.py``), so when a mail counts as sent, and what is sent again after a crash,
 do not change. The process keeps its SMTP connections (``smtp.connections``) open from batch
 to batch.
 

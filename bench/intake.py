@@ -99,10 +99,10 @@ import adjudicator.app
 import adjudicator.mail.imap
 import adjudicator.mail.smtp
 import adjudicator.notify.outbox
+import adjudicator.notify.queue
 import adjudicator.runner
 import adjudicator.service.authentication
 import adjudicator.service.intake
-import adjudicator.service.replies
 from adjudicator.app import App, make_app
 from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
 from adjudicator.mail.imap import ImapPoller
@@ -383,7 +383,7 @@ class Timers:
         self.wrap(adjudicator.app, "process_batch", "  process_batch")
         self.wrap(intake, "read_whole", "    read_whole (parse, without a reader)")
         self.wrap(adjudicator.service.authentication, "verify_secret", "    verify_secret")
-        self.wrap(adjudicator.service.replies, "queue_reply", "    queue_reply (render+queue)")
+        self.wrap(adjudicator.notify.queue, "prepare_notice", "    prepare_notice (render)")
         self.wrap(ImapPoller, "_mark_handled", "imap mark handled")
         self.wrap(adjudicator.runner, "send_due", "outbox send_due")
         self.wrap(adjudicator.notify.outbox, "claim_due", "  claim_due")

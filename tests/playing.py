@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 
 from adjudicator.app import App
 from adjudicator.core.game import Setup
-from adjudicator.notify.outbox import queue_mail
+from adjudicator.notify.outbox import PendingMail, queue_pending
 from adjudicator.service import batch_intake
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game, close_and_adjudicate
@@ -187,14 +187,8 @@ def queue_test_mails(engine: Engine, numbers: range, *, now: datetime) -> None:
             message["Subject"] = f"mail {n}"
             message["Message-ID"] = f"<m{n}@pbem.test>"
             message.set_content(f"mail number {n}\n")
-            queue_mail(
-                session,
-                key=f"test:{n}",
-                kind="test",
-                recipient=f"p{n}@example.org",
-                message=message.as_bytes(),
-                now=now,
-            )
+            mail = PendingMail(f"test:{n}", "test", f"p{n}@example.org", message.as_bytes())
+            queue_pending(session, mail, now=now)
 
 
 def plain(message: EmailMessage) -> str:

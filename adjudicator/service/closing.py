@@ -20,6 +20,7 @@ from adjudicator.core.schedule import duration_in_words
 from adjudicator.faults import crash_point
 from adjudicator.logs import events as events_of
 from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over
@@ -34,7 +35,6 @@ from adjudicator.service.deadlines import (
 )
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.offers import offer_seat
-from adjudicator.service.replies import local_time
 from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.service.rounds import (
     Adjudicated,

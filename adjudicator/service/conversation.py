@@ -28,10 +28,12 @@ from adjudicator.mail.commands import (
     Unknown,
 )
 from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.security import seat_reply_address
-from adjudicator.service import replies
 from adjudicator.service.absence import absence_status
+from adjudicator.service.game_context import base_context
 from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
 from adjudicator.service.notices import gm_reply_to
 from adjudicator.service.rounds import open_round_of
@@ -131,19 +133,21 @@ def queue_answer(
         key = (
             f"reply:{submission.id}:mail:{number}" if whole else f"answer:{submission.id}:{number}"
         )
-        queued = replies.queue_reply(
+        queued = queue_notice(
             session,
+            Notice(
+                "answer",
+                to,
+                context,
+                key=key,
+                game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
+                seat_id=seat.id if seat is not None else None,
+                answers=handling.mail,
+                proven=proven,
+                reply_to=next(iter(reply_to)) if seat is None and len(reply_to) == 1 else None,
+            ),
             ctx=ctx,
-            kind="answer",
-            to=to,
-            key=key,
-            mail=handling.mail,
-            context=context,
             now=now,
-            game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
-            seat_id=seat.id if seat is not None else None,
-            reply_to=next(iter(reply_to)) if seat is None and len(reply_to) == 1 else None,
-            proven=proven,
         )
         if not queued:  # the answer limits (throttle.py): the reason stays with the mail
             held = [p.kind for p in whole] or ["answer"]
@@ -160,19 +164,21 @@ def _queue_whole(
     now: datetime,
 ) -> None:
     """The one answer to ``to`` is a mail of its own (``templates/mail/<kind>.txt.j2``)."""
-    queued = replies.queue_reply(
+    queued = queue_notice(
         session,
+        Notice(
+            part.kind,
+            to,
+            part.context,
+            key=f"reply:{handling.submission.id}:{part.section}:{part.kind}",
+            game_id=part.game_id,
+            round_id=part.round_id,
+            seat_id=part.seat_id,
+            answers=handling.mail,
+            proven=part.proven,
+        ),
         ctx=ctx,
-        kind=part.kind,
-        to=to,
-        key=f"reply:{handling.submission.id}:{part.section}:{part.kind}",
-        mail=handling.mail,
-        context=part.context,
         now=now,
-        proven=part.proven,
-        game_id=part.game_id,
-        seat_id=part.seat_id,
-        round_id=part.round_id,
     )
     if not queued:
         handling.notes.append(f"{part.kind} to {to} held back (rate limit or loop)")
@@ -391,7 +397,7 @@ def answer_status(
 
 def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
     round_ = open_round_of(session, game)
-    context = replies.base_context(game, seat, round_)
+    context = base_context(game, seat, round_)
     stored: list[str] | None = None
     by_stand_in = False  # whose orders stand for the seat: the computer's, or the player's
     waiting: list[str] = []

@@ -73,7 +73,6 @@ from adjudicator.service import (
     handover,
     observers,
     offers,
-    replies,
     signup,
     standby,
 )
@@ -87,8 +86,10 @@ from adjudicator.service.authentication import (
     token_seat_of_section,
 )
 from adjudicator.service.bounces import record_bounce
+from adjudicator.service.game_context import base_context
 from adjudicator.service.gm_mail import run_gm_commands
 from adjudicator.service.handling import MailAnswer, SectionHandling
+from adjudicator.service.mail_policy import mail_policy_problem
 from adjudicator.service.orders import take_orders
 from adjudicator.service.press import send_press
 from adjudicator.service.reports import Asker, answer_requests
@@ -456,10 +457,10 @@ def _seat_may_speak(
         # A resigned seat is offered until a newcomer takes it (``account._resign_seat``).
         offer = offers.open_offer(handling.session, seat)
         resigned = offer is not None and offer.reason == "resigned"
-        context = replies.base_context(game, seat, None) | {"resigned": resigned}
+        context = base_context(game, seat, None) | {"resigned": resigned}
         handling.reply_to_seat("removed", context)
         return False
-    policy = replies.mail_policy_problem(game, handling.mail)
+    policy = mail_policy_problem(game, handling.mail)
     if policy:
         handling.reply_to_seat("refusal_policy", {"game": game.name, "why": policy})
         return False

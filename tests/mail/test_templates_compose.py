@@ -25,7 +25,7 @@ from adjudicator.mail.compose import (
 from adjudicator.notify.context import ServiceContext
 from adjudicator.pictures import Picture
 from adjudicator.service.pictures import make_pngs
-from adjudicator.service.replies import RoundExtras, result_context
+from adjudicator.service.round_results import RoundExtras, result_context
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
