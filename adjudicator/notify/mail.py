@@ -78,7 +78,6 @@ class MailChannel:
             game_id=notice.game_id,
             round_id=notice.round_id,
             envelope_sender=None if seat_id is None else seat_return_path(ctx, seat_id),
-            answer=notice.answers is not None,
         )
 
 

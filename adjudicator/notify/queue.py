@@ -51,7 +51,9 @@ def queue_notice(
         if not _may_answer(session, notice, notice.answers, ctx=ctx, now=now):
             return False
         notice = _as_answer(session, notice, notice.answers)
-    return queue_pending(session, prepare_notice(session, notice, ctx=ctx, now=now), now=now)
+    pending = _render(session, notice, ctx=ctx, now=now)
+    # An answer to a mail its recipient just sent goes out before the other mails due.
+    return queue_pending(session, replace(pending, answer=notice.answers is not None), now=now)
 
 
 def prepare_notice(
@@ -59,8 +61,13 @@ def prepare_notice(
 ) -> PendingMail:
     """``notice`` rendered by its channel, to queue later with :func:`queue_notice`; reads
     only. Not for an answer, which is weighed against the answer limits where it is queued."""
-    channel = channel_named(ctx, notice.channel)
-    return channel.prepare(session, notice, ctx=ctx, now=now)
+    if notice.answers is not None:
+        raise ValueError(f"an answer is queued as a notice, not prepared: {notice.key!r}")
+    return _render(session, notice, ctx=ctx, now=now)
+
+
+def _render(session: Session, notice: Notice, *, ctx: ServiceContext, now: datetime) -> PendingMail:
+    return channel_named(ctx, notice.channel).prepare(session, notice, ctx=ctx, now=now)
 
 
 def _may_answer(

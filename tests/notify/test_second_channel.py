@@ -21,7 +21,7 @@ from adjudicator.notify.channels import UnknownChannel
 from adjudicator.notify.context import Channel, ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.outbox import Envelope, PendingMail, retry_delay, send_due
-from adjudicator.notify.queue import queue_notice
+from adjudicator.notify.queue import prepare_notice, queue_notice
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -181,3 +181,19 @@ def test_a_notice_for_a_channel_the_service_was_not_given_is_refused(
 ) -> None:
     with Session(sqlite_engine) as session, pytest.raises(UnknownChannel, match="'sms'"):
         queue_notice(session, ping(channel="sms"), ctx=context_with(Hook()), now=NOW)
+
+
+def test_a_notice_rendered_before_its_transaction_is_queued_once_in_it(
+    sqlite_engine: Engine,
+) -> None:
+    """A round's results are rendered with no write lock held and queued in the transaction
+    that marks the round reported: the same, for any channel."""
+    ctx = context_with(Hook())
+    with Session(sqlite_engine) as reading:
+        prepared = prepare_notice(reading, ping(), ctx=ctx, now=NOW)
+    with Session(sqlite_engine) as session:
+        assert queue_notice(session, prepared, ctx=ctx, now=NOW)
+        assert not queue_notice(session, ping(), ctx=ctx, now=NOW)  # its key: queued already
+        session.commit()
+    (row,) = rows(sqlite_engine)
+    assert (row.channel, row.message) == ("hook", b'{"kind": "ping", "round": 3}')
