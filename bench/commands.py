@@ -34,7 +34,7 @@ from sqlmodel import select
 
 from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.base.security import hash_password
-from adjudicator.service import throttle
+from adjudicator.notify import throttle
 from adjudicator.service.app import App, make_app
 from adjudicator.service.creation import NewGame, set_up_game
 from adjudicator.service.games import PlayerSpec

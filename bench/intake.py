@@ -87,6 +87,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+import adjudicator.service.replies
 import aiosmtplib
 import imapclient
 import sqlalchemy.orm
@@ -97,12 +98,12 @@ from sqlalchemy.engine import Engine
 
 import adjudicator.mail.imap
 import adjudicator.mail.smtp
+import adjudicator.notify.outbox
+import adjudicator.notify.queue
 import adjudicator.serve.runner
 import adjudicator.service.app
 import adjudicator.service.authentication
 import adjudicator.service.intake
-import adjudicator.service.outbox
-import adjudicator.service.replies
 from adjudicator.base.config import Config, ImapConfig, ServiceConfig, SmtpConfig
 from adjudicator.mail.imap import ImapPoller
 from adjudicator.serve.runner import Service
@@ -377,13 +378,13 @@ class Timers:
         self.wrap(adjudicator.service.app, "process_batch", "  process_batch")
         self.wrap(intake, "read_whole", "    read_whole (parse, without a reader)")
         self.wrap(adjudicator.service.authentication, "verify_secret", "    verify_secret")
-        self.wrap(adjudicator.service.replies, "queue_reply", "    queue_reply (render+queue)")
+        self.wrap(adjudicator.notify.queue, "prepare_notice", "    prepare_notice (render)")
         self.wrap(ImapPoller, "_mark_handled", "imap mark handled")
         self.wrap(adjudicator.serve.runner, "send_due", "outbox send_due")
-        self.wrap(adjudicator.service.outbox, "claim_due", "  claim_due")
+        self.wrap(adjudicator.notify.outbox, "claim_due", "  claim_due")
         self.wrap(adjudicator.mail.smtp.SmtpSender, "send", "  smtp send")
-        self.wrap(adjudicator.service.outbox, "record_results", "  record_results")
-        self.wrap(adjudicator.service.outbox, "_record", "  record + commit (thread)")
+        self.wrap(adjudicator.notify.outbox, "record_results", "  record_results")
+        self.wrap(adjudicator.notify.outbox, "_record", "  record + commit (thread)")
         self.wrap(sqlalchemy.orm.Session, "commit", "commit (any session; includes lock waits)")
 
     def uninstall(self) -> None:

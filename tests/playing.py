@@ -18,12 +18,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from adjudicator.core.game import Setup
+from adjudicator.notify.outbox import PendingMail, queue_pending
 from adjudicator.service import batch_intake
 from adjudicator.service.app import App
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.creation import NewGame, set_up_game
 from adjudicator.service.games import Credentials, PlayerSpec, find_game
-from adjudicator.service.outbox import queue_mail
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OrderSet, OutboxMail, Seat, Submission
@@ -174,14 +174,8 @@ def queue_test_mails(engine: Engine, numbers: range, *, now: datetime) -> None:
             message["Subject"] = f"mail {n}"
             message["Message-ID"] = f"<m{n}@pbem.test>"
             message.set_content(f"mail number {n}\n")
-            queue_mail(
-                session,
-                key=f"test:{n}",
-                kind="test",
-                recipient=f"p{n}@example.org",
-                message=message.as_bytes(),
-                now=now,
-            )
+            mail = PendingMail(f"test:{n}", "test", f"p{n}@example.org", message.as_bytes())
+            queue_pending(session, mail, now=now)
 
 
 def plain(message: EmailMessage) -> str:

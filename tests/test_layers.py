@@ -24,6 +24,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("storage",),
     ("readmodel",),
     ("mail",),
+    ("notify",),
     ("service",),
     ("archive",),
     ("serve",),

@@ -20,12 +20,12 @@ from sqlmodel import select
 from adjudicator.base.config import Config, HealthConfig, ServiceConfig
 from adjudicator.mail.maildir import ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
+from adjudicator.notify.outbox import Lanes, send_due
 from adjudicator.serve.metrics import INTAKE_STUCK, SENDING_STUCK, Metrics, MetricsServer
 from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.intake import store_raw
-from adjudicator.service.outbox import Lanes, send_due
 from adjudicator.service.rounds import start_game
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import aware, make_engine, session_scope

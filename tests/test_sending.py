@@ -20,9 +20,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from adjudicator.mail.smtp import SmtpSettings
+from adjudicator.notify.outbox import send_due
 from adjudicator.serve import sending
 from adjudicator.serve.sending import SenderProcess
-from adjudicator.service.outbox import send_due
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

@@ -27,11 +27,11 @@ from adjudicator.archive import build_archive
 from adjudicator.games import KINDS, kind_of
 from adjudicator.mail.maildir import MaildirReader, deliver, ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender
+from adjudicator.notify.outbox import send_due
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.app import App
 from adjudicator.service.creation import NewGame, set_up_game
 from adjudicator.service.games import Credentials, PlayerSpec, find_game
-from adjudicator.service.outbox import send_due
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, GameStatus, OutboxMail, Submission
 

@@ -14,16 +14,16 @@ from sqlmodel import Session
 from adjudicator.cli.support import app_from_config, fail, local_moment, make_solution
 from adjudicator.core.schedule import ScheduleError, parse_duration
 from adjudicator.games import kind_of
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.times import local_time
 from adjudicator.service import ServiceError, gm, gm_mail, gm_news
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.app import App
 from adjudicator.service.approval import decide, request_of
 from adjudicator.service.closing import begin_game
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import find_game
 from adjudicator.service.handover import find_seat
 from adjudicator.service.offers import offer_seat
-from adjudicator.service.replies import local_time
 from adjudicator.service.signup import close_waiting_joins
 from adjudicator.service.standby import standby_addresses
 from adjudicator.storage.db import session_scope

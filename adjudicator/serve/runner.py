@@ -26,6 +26,7 @@ from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.maildir_watch import watch_deliveries
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
 from adjudicator.mail.source import BatchHandler, MailSource
+from adjudicator.notify.outbox import BatchSender, Lanes, ServerUnavailable, send_due
 from adjudicator.serve.archiving import ArchiveKeeper
 from adjudicator.serve.garbage_collection import settle
 from adjudicator.serve.metrics import Metrics
@@ -36,7 +37,6 @@ from adjudicator.serve.systemd import Notifier
 from adjudicator.serve.workers import RoundWorkers, worker_count
 from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
-from adjudicator.service.outbox import BatchSender, Lanes, ServerUnavailable, send_due
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import unavailable
 

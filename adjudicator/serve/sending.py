@@ -4,9 +4,9 @@ The SMTP conversation (the commands and replies, each message's bytes on the wir
 loop around them) is Python work that holds the interpreter lock: in a burst of order mail
 it took about a tenth of the service's process, beside the intake. So ``adjudicate serve``
 hands it to a sender process when the machine has more than one core (``service.workers``),
-as it hands the reading of mail to a reader (``readers.py``). Only the conversation moves:
+as it hands the reading of mail to a reader (``reader_process.py``). Only the conversation moves:
 the service claims each batch of the outbox and records how each mail went as before
-(``service/outbox.py``), so when a mail counts as sent, and what is sent again after a crash,
+(``notify/outbox.py``), so when a mail counts as sent, and what is sent again after a crash,
 do not change. The process keeps its SMTP connections (``smtp.connections``) open from batch
 to batch.
 
@@ -26,9 +26,9 @@ from concurrent.futures import ProcessPoolExecutor
 
 from adjudicator.base.logs import configure_logging
 from adjudicator.mail.smtp import SendResult, SmtpSender, SmtpSettings
+from adjudicator.notify.outbox import Envelope, Lanes
 from adjudicator.serve.child_processes import Helper
 from adjudicator.serve.garbage_collection import settle
-from adjudicator.service.outbox import Envelope, Lanes
 
 log = logging.getLogger("adjudicator.sending")
 

@@ -20,10 +20,10 @@ from adjudicator.core.away import AwayError, Window, absence_window, days_used, 
 from adjudicator.core.schedule import DAYS
 from adjudicator.core.text import counted
 from adjudicator.mail.commands import Command, CommandProblem, SetAbsence, SetQuiet, SetWeekend
+from adjudicator.notify.times import local_time
 from adjudicator.service import conversation
 from adjudicator.service.absence import announce, days_left, record_absence
 from adjudicator.service.handling import PersonHandling, SeatedHandling, SectionHandling
-from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.settings import settings_of
 from adjudicator.storage import persons, queries

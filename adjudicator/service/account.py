@@ -32,10 +32,14 @@ from adjudicator.mail.commands import (
     SetTimeZone,
     SetWait,
 )
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.service import conversation, replies
+from adjudicator.service import conversation
 from adjudicator.service.closing import close_if_complete
-from adjudicator.service.context import ServiceContext
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import active_seats, move_seat
 from adjudicator.service.gm import remove_player
 from adjudicator.service.handling import (
@@ -123,7 +127,7 @@ def _set_zone(handling: SectionHandling, seat: Seat, zone: str) -> None:
         games.append(
             {
                 "game": game.name,
-                "deadline": replies.local_time(round_.deadline if round_ else None, zone),
+                "deadline": local_time(round_.deadline if round_ else None, zone),
             }
         )
     handling.answer_seat(seat, "set_timezone", {"zone": zone, "games": games})
@@ -274,22 +278,22 @@ def _resign_seat(
     for other in active_seats(session, game):
         if other.id == seat_id:
             continue
-        replies.queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "resigned",
+                other.address,
+                {
+                    **base_context(game, other, round_),
+                    "player": handle,
+                    "offered": offered,
+                },
+                key=f"resigned:{game.id}:{seat_id}:{other.id}:{now.timestamp():.0f}",
+                game_id=game.id,
+                seat_id=other.id,
+            ),
             ctx=ctx,
-            template="resigned",
-            context={
-                **replies.base_context(game, other, round_),
-                "player": handle,
-                "offered": offered,
-            },
-            kind="resigned",
-            to=other.address,
-            key=f"resigned:{game.id}:{seat_id}:{other.id}:{now.timestamp():.0f}",
             now=now,
-            threading=replies.game_thread(game, ctx),
-            game_id=game.id,
-            seat_id=other.id,
         )
     queue_gm_notice(
         session,

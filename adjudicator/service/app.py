@@ -20,6 +20,7 @@ from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.reading import Readings
 from adjudicator.mail.smtp import SendResult
 from adjudicator.mail.vips import VipsConverter
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.batch_intake import (
     PROCESS_BATCH,
     Processed,
@@ -29,7 +30,6 @@ from adjudicator.service.batch_intake import (
     store_batch,
 )
 from adjudicator.service.closing import close_and_report_completed
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.intake import digest_of, pending_submissions
 from adjudicator.service.refused import tell_refused
 from adjudicator.service.solutions import load_all

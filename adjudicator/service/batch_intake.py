@@ -34,7 +34,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from adjudicator.mail.reading import Reading, Readings
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.intake import (
     digest_of,
     process_claimed,

@@ -19,10 +19,11 @@ from sqlmodel import Session
 from adjudicator.base.faults import crash_point
 from adjudicator.base.logs import events as events_of
 from adjudicator.core.schedule import duration_in_words
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
     QuietSeats,
     missing_among,
@@ -34,7 +35,6 @@ from adjudicator.service.deadlines import (
 )
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.offers import offer_seat
-from adjudicator.service.replies import local_time
 from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.service.rounds import (
     Adjudicated,

@@ -18,10 +18,10 @@ from sqlmodel import Session
 
 from adjudicator.core.game import Setup
 from adjudicator.games import UnknownGame
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service import ServiceError
 from adjudicator.service.announcements import tell_created
 from adjudicator.service.closing import begin_game
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import (
     Credentials,
     PlayerSpec,

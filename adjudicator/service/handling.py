@@ -26,7 +26,7 @@ from sqlmodel import Session
 
 from adjudicator.base.security import gm_reply_address
 from adjudicator.mail.parse import InboundMail
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat, Submission
 

@@ -31,13 +31,13 @@ from adjudicator.mail.command_specs import needs_seat, spec_of
 from adjudicator.mail.commands import Command, CommandProblem, MailSection, Orders
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine
 from adjudicator.mail.reading import Reading, read_whole
+from adjudicator.notify import loop_guard
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service import (
     command_handlers,
     conversation,
     handover,
-    loop_guard,
     offers,
-    replies,
 )
 from adjudicator.service.authentication import (
     Addressing,
@@ -47,13 +47,14 @@ from adjudicator.service.authentication import (
     person_seats,
 )
 from adjudicator.service.bounces import record_bounce
-from adjudicator.service.context import ServiceContext
+from adjudicator.service.game_context import base_context
 from adjudicator.service.handling import (
     MailAnswer,
     PersonHandling,
     SeatedHandling,
     SectionHandling,
 )
+from adjudicator.service.mail_policy import mail_policy_problem
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission, SubmissionStatus
 
@@ -354,10 +355,10 @@ def _seated(
         # A resigned seat is offered until a newcomer takes it (``account._resign_seat``).
         offer = offers.open_offer(seated.session, seat)
         resigned = offer is not None and offer.reason == "resigned"
-        context = replies.base_context(game, seat, None) | {"resigned": resigned}
+        context = base_context(game, seat, None) | {"resigned": resigned}
         seated.reply_to_seat("removed", context)
         return None
-    policy = replies.mail_policy_problem(game, seated.mail)
+    policy = mail_policy_problem(game, seated.mail)
     if policy:
         seated.reply_to_seat("refusal_policy", {"game": game.name, "why": policy})
         return None

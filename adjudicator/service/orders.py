@@ -12,9 +12,10 @@ from typing import Any
 
 from adjudicator.base.security import receipt
 from adjudicator.mail.commands import Command, Orders
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service import replies
 from adjudicator.service.closing import close_if_complete, mark_if_complete
+from adjudicator.service.game_context import base_context
 from adjudicator.service.handling import SeatedHandling, SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
@@ -49,7 +50,7 @@ def take_orders(handling: SeatedHandling, commands: Sequence[Command]) -> bool:
     assert isinstance(orders, Orders)
     game, seat, session = handling.game, handling.seat, handling.session
     round_ = open_round_of(session, game)
-    base = replies.base_context(game, seat, round_)
+    base = base_context(game, seat, round_)
     # In time is when the mail reached the service's mailbox, not when it was read: a service
     # down or waiting for its database across a deadline makes no one late.
     arrived = min(aware(handling.submission.received_at), handling.now)
@@ -67,8 +68,8 @@ def take_orders(handling: SeatedHandling, commands: Sequence[Command]) -> bool:
             "stale",
             {
                 **base,
-                "written": replies.local_time(handling.mail.written_at, base["time_zone"]),
-                "opened": replies.local_time(round_.opened_at, base["time_zone"]),
+                "written": local_time(handling.mail.written_at, base["time_zone"]),
+                "opened": local_time(round_.opened_at, base["time_zone"]),
             },
         )
         handling.notes.append(f"written before round {round_.number} of game {game.name} opened")
@@ -122,12 +123,12 @@ def take_orders(handling: SeatedHandling, commands: Sequence[Command]) -> bool:
         answer = queries.round_numbered(session, game.id, round_.number + 1)
         if answered_by_stand_ins(session, answer) and not returned:
             # The computer answered at once: the answer's result is the one mail for the
-            # move, with its receipt (``replies.round_result_mails``).
+            # move, with its receipt (``round_result_mails``).
             handling.notes.append(f"move in game {game.name} answered by the computer")
             return True
         if ended_by_own_move(session, game, round_, seat) and not returned:
             # The game's last result is the one mail for the move that ended it, with its
-            # receipt (``replies.round_result_mails``).
+            # receipt (``round_result_mails``).
             handling.notes.append(f"move in game {game.name} ended the game")
             return True
         context |= _turn_after_move(handling, round_)
@@ -189,5 +190,5 @@ def _turn_after_move(handling: SeatedHandling, moved_in: Round) -> dict[str, Any
         "movers": movers,
         "your_turn": seat.handle in movers,
         "next_round": following.number if following else None,
-        "next_deadline": replies.local_time(following.deadline if following else None, zone),
+        "next_deadline": local_time(following.deadline if following else None, zone),
     }

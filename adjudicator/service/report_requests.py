@@ -24,6 +24,10 @@ from adjudicator.mail.commands import CommandProblem, History, Report
 from adjudicator.mail.compose import Attachment
 from adjudicator.mail.parse import InboundMail, SectionLine
 from adjudicator.mail.requests import LATEST
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.notify.times import local_time, zone_name
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.read import game_view
 from adjudicator.readmodel.record import game_record
@@ -34,10 +38,10 @@ from adjudicator.readmodel.standings import (
     player_standing,
 )
 from adjudicator.readmodel.stored import termination_of
-from adjudicator.service import replies
-from adjudicator.service.context import ServiceContext
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import seats_of
 from adjudicator.service.press import press_for
+from adjudicator.service.round_results import result_context, round_extras
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.stand_ins import given_back_in_round, stand_ins_of_round
 from adjudicator.storage import queries
@@ -154,7 +158,7 @@ def _now_context(session: Session, ctx: ServiceContext, asker: Asker) -> dict[st
     """Where the game stands as the answer is written."""
     open_round = open_round_of(session, asker.game)
     return {
-        **replies.base_context(asker.game, asker.seat, open_round),
+        **base_context(asker.game, asker.seat, open_round),
         "now_round": open_round.number if open_round else None,
         "now_finished": asker.game.status == GameStatus.FINISHED,
         "game_link": ctx.archive_link(asker.game.name),
@@ -174,11 +178,9 @@ def _queue_report(
     game, seat = asker.game, asker.seat
     assert round_.id is not None
     public = result.report.get("public", {})
-    extras = replies.round_extras(
-        session, ctx, game, result.public_state, public, next_round=None, now=now
-    )
+    extras = round_extras(session, ctx, game, result.public_state, public, next_round=None, now=now)
     seats = seats_of(session, game)
-    context = replies.result_context(
+    context = result_context(
         game,
         seat,
         round_=round_,
@@ -193,26 +195,28 @@ def _queue_report(
     )
     context |= {
         "requested": True,
-        "first_sent": replies.local_time(round_.reported_at, now_context["time_zone"]),
+        "first_sent": local_time(round_.reported_at, now_context["time_zone"]),
         "now_round": now_context["now_round"],
         "now_finished": now_context["now_finished"],
         "deadline": now_context["deadline"],
     }
-    replies.queue_reply(
+    queue_notice(
         session,
+        Notice(
+            "result",
+            seat.address,
+            context,
+            key=f"report:{asker.key}:{round_.number}",
+            game_id=game.id,
+            round_id=round_.id,
+            seat_id=seat.id,
+            answers=asker.mail,
+            proven=True,  # the asker's seat is proven; the reports have a limit of their own
+            label="report",
+            images=extras.images,
+        ),
         ctx=ctx,
-        kind="report",
-        template=replies.result_template(ctx, game.kind),
-        to=seat.address,
-        key=f"report:{asker.key}:{round_.number}",
-        mail=asker.mail,
-        proven=True,  # the asker's seat is proven; the reports have a limit of their own
-        context=context,
         now=now,
-        game_id=game.id,
-        round_id=round_.id,
-        seat_id=seat.id,
-        images=extras.images,
     )
 
 
@@ -231,7 +235,7 @@ def _queue_history(
     last = view.last
     extras = None
     if last is not None:  # the pictures of the position now
-        extras = replies.round_extras(
+        extras = round_extras(
             session, ctx, game, last.public_state, last.report, next_round=None, now=now
         )
     tables = []
@@ -250,11 +254,11 @@ def _queue_history(
         "players": [
             {"handle": p.handle, "standing": player_standing(view, p.handle)} for p in view.players
         ],
-        "rounds_zone": replies.zone_name(zone),
+        "rounds_zone": zone_name(zone),
         "rounds": [
             {
                 "number": r.number,
-                "closed": replies.local_time(r.adjudicated_at, zone, named=False),
+                "closed": local_time(r.adjudicated_at, zone, named=False),
                 "orders": {p: list(lines) for p, lines in r.orders.items()},
                 "finished": r.finished,
                 "winners": list(r.winners),
@@ -270,20 +274,22 @@ def _queue_history(
         "press": press_for(session, game, seat.handle),
     }
     record = Attachment(f"{game.name}.record", game_record(view).encode(), "text", "plain")
-    replies.queue_reply(
+    queue_notice(
         session,
+        Notice(
+            "history",
+            seat.address,
+            context,
+            key=f"history:{asker.key}",
+            game_id=game.id,
+            seat_id=seat.id,
+            answers=asker.mail,
+            proven=True,  # the asker's seat is proven; the reports have a limit of their own
+            attachments=[record],
+            images=extras.images if extras else [],
+        ),
         ctx=ctx,
-        kind="history",
-        to=seat.address,
-        key=f"history:{asker.key}",
-        mail=asker.mail,
-        proven=True,  # the asker's seat is proven; the reports have a limit of their own
-        context=context,
         now=now,
-        game_id=game.id,
-        seat_id=seat.id,
-        attachments=[record],
-        images=extras.images if extras else [],
     )
 
 
@@ -302,16 +308,18 @@ def _queue_problems(
             for line, message in sorted(problems, key=lambda p: p[0].number)
         ],
     }
-    replies.queue_reply(
+    queue_notice(
         session,
+        Notice(
+            "request_problem",
+            asker.seat.address,
+            context,
+            key=f"request_problem:{asker.key}",
+            game_id=asker.game.id,
+            seat_id=asker.seat.id,
+            answers=asker.mail,
+            proven=True,  # the asker's seat is proven; the reports have a limit of their own
+        ),
         ctx=ctx,
-        kind="request_problem",
-        to=asker.seat.address,
-        key=f"request_problem:{asker.key}",
-        mail=asker.mail,
-        proven=True,  # the asker's seat is proven; the reports have a limit of their own
-        context=context,
         now=now,
-        game_id=asker.game.id,
-        seat_id=asker.seat.id,
     )

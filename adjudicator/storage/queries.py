@@ -625,12 +625,14 @@ def _holds_address(session: Session, column: Any, wanted: str) -> bool:
     return found is not None
 
 
-def due_mails(session: Session, *, now: datetime, limit: int) -> list[OutboxMail]:
-    """Pending mails due now: answers to players' own mails first, then the rest, oldest
-    first in each; on PostgreSQL rows another instance holds are skipped (several instances
-    never send the same mail at once)."""
+def due_mails(
+    session: Session, *, now: datetime, limit: int, channel: str = "mail"
+) -> list[OutboxMail]:
+    """Pending mails of one channel's lane due now: answers to players' own mails first,
+    then the rest, oldest first in each; on PostgreSQL rows another instance holds are skipped
+    (several instances never send the same mail at once)."""
     query = _DUE_SKIPPING_LOCKED if on_postgresql(session) else _DUE
-    return list(session.exec(query, params={"now": now, "limit": limit}))
+    return list(session.exec(query, params={"now": now, "limit": limit, "channel": channel}))
 
 
 _DUE = (
@@ -638,6 +640,7 @@ _DUE = (
     .where(
         OutboxMail.status == OutboxStatus.PENDING,
         col(OutboxMail.next_attempt_at) <= bindparam("now"),
+        OutboxMail.channel == bindparam("channel"),
     )
     .order_by(col(OutboxMail.answer).desc(), col(OutboxMail.id))
     .limit(bindparam("limit", type_=Integer))

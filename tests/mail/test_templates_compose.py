@@ -22,10 +22,10 @@ from adjudicator.mail.compose import (
     plain_to_html,
     with_picture_text,
 )
+from adjudicator.notify.context import ServiceContext
 from adjudicator.pictures import Picture
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.pictures import make_pngs
-from adjudicator.service.replies import RoundExtras, result_context
+from adjudicator.service.round_results import RoundExtras, result_context
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

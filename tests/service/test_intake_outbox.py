@@ -17,8 +17,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from adjudicator.mail.smtp import SmtpSender, SmtpSettings
+from adjudicator.notify.outbox import MAX_ATTEMPTS, ServerUnavailable, send_due
 from adjudicator.service.app import App
-from adjudicator.service.outbox import MAX_ATTEMPTS, ServerUnavailable, send_due
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

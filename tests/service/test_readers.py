@@ -20,13 +20,13 @@ from sqlmodel import Session, col, select
 from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.mail.maildir import ensure_maildir
 from adjudicator.mail.reading import Reading
+from adjudicator.notify.context import ServiceContext
 from adjudicator.serve import reader_process as readers_module
 from adjudicator.serve import runner
 from adjudicator.serve.reader_process import KEPT_AHEAD, READ_AHEAD_MIN, READ_PART, MailReaders
 from adjudicator.service import batch_intake, intake
 from adjudicator.service.app import App, make_app
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import Credentials
 from adjudicator.storage.models import OrderSet, OutboxMail, Submission
 

@@ -11,8 +11,8 @@ from sqlmodel import Session, select
 
 from adjudicator.base.security import hash_password, verify_secret
 from adjudicator.mail.smtp import LocalMaildirSender
+from adjudicator.notify.outbox import send_due
 from adjudicator.service.app import App
-from adjudicator.service.outbox import send_due
 from adjudicator.storage.db import make_engine
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 

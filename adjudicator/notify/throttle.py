@@ -3,7 +3,7 @@ anyone's name. Without a limit a forger makes the service mail a victim without 
 forged mails were answered). A robot that answers every mail is the loop guard's
 (``loop_guard.py``).
 
-Every answer to a mail that proved no seat (``replies.queue_reply``) asks
+Every answer to a mail that proved no seat (``queue.queue_notice``) asks
 :func:`answer_refused` first; a refused answer is not queued, and the submission's note says
 why. An address has one budget, which every answer to it counts towards
 (``queries.ANSWER_KEYS``): refusals, answers to commands such as HELP, reports asked for, and

@@ -106,8 +106,8 @@ class ServerUnavailable(Exception):
 
 @dataclass(frozen=True)
 class PendingMail:
-    """A rendered mail not queued yet: made before the transaction that queues it, so that a
-    round's mails are rendered with no write lock held."""
+    """A notice rendered by its channel, not queued yet (``queue.prepare_notice``): a round's
+    results are rendered before the transaction that queues them, with no write lock held."""
 
     key: str
     kind: str
@@ -117,27 +117,12 @@ class PendingMail:
     round_id: int | None = None
     envelope_sender: str | None = None
     answer: bool = False  # to a mail the recipient just sent: sent before the others due
-
-
-def queue_mail(
-    session: Session,
-    *,
-    key: str,
-    kind: str,
-    recipient: str,
-    message: bytes,
-    now: datetime,
-    game_id: int | None = None,
-    round_id: int | None = None,
-    envelope_sender: str | None = None,
-) -> bool:
-    """Queue a mail unless one with the same key is queued already; True when queued now."""
-    mail = PendingMail(key, kind, recipient, message, game_id, round_id, envelope_sender)
-    return queue_pending(session, mail, now=now)
+    channel: str = "mail"  # the lane it waits in (``channels.py``)
 
 
 def queue_pending(session: Session, mail: PendingMail, *, now: datetime) -> bool:
-    """Queue a rendered mail unless one with its key is queued already; True when queued now.
+    """Queue a rendered mail unless one with its key is queued already; True when queued now
+    (``queue.queue_notice`` renders and queues a notice; only tests queue raw mail here).
     A mail to no address (a seat the computer plays with nobody behind it) is not queued."""
     if not mail.recipient.strip():
         return False
@@ -156,10 +141,12 @@ def retry_delay(attempts: int) -> timedelta:
     return min(delay, LAST_RETRY)
 
 
-def claim_due(session: Session, *, now: datetime, limit: int) -> list[OutboxMail]:
-    """Pending mails that are due, locked for this sender (``SKIP LOCKED`` on PostgreSQL, so
-    several service instances never send the same mail at once)."""
-    return queries.due_mails(session, now=now, limit=limit)
+def claim_due(
+    session: Session, *, now: datetime, limit: int, channel: str = "mail"
+) -> list[OutboxMail]:
+    """Pending mails of ``channel``'s lane that are due, locked for this sender (``SKIP
+    LOCKED`` on PostgreSQL, so several service instances never send the same mail at once)."""
+    return queries.due_mails(session, now=now, limit=limit, channel=channel)
 
 
 SECRET_KINDS = frozenset({"welcome", "takeover"})
@@ -248,8 +235,11 @@ async def send_due(
     on_recorded: Callable[[list[OutboxMail]], object] | None = None,
     meanwhile: Callable[[], Awaitable[object]] | None = None,
     on_refused: OnRefused | None = None,
+    channel: str = "mail",
 ) -> int:
-    """Send every due mail, in batches; return how many were sent. A batch in which every
+    """Send every due mail of ``channel``'s lane (mail unless told), in batches; return how
+    many were sent. Each channel has a sender of its own and a pass of its own over its lane;
+    what follows holds for every lane. A batch in which every
     mail failed for a temporary reason ends the pass (the server is down: back off). When none
     could even be handed to the server (:data:`SESSION_STAGES`), ``ServerUnavailable`` is
     raised and the batch is left as it was.
@@ -285,7 +275,7 @@ async def send_due(
             session = Session(engine, expire_on_commit=False)
             try:
                 claimed = await asyncio.to_thread(
-                    claim_due, session, now=now(), limit=batch + len(in_flight)
+                    claim_due, session, now=now(), limit=batch + len(in_flight), channel=channel
                 )
                 mails = [mail for mail in claimed if mail.id not in in_flight][:batch]
                 if not mails:

@@ -10,7 +10,7 @@ move, a STATUS or a RESIGN, is answered every time, whether he writes from his r
 address or to his reply address. Which mail looked automatic is kept with it
 (``Submission.automatic``); after ``LOOP_ANSWERS`` of them from one sender in ``LOOP_WINDOW``
 the answers to the next ones are held back (:func:`held_back`), and the address is told once
-(``replies.queue_reply``), with when answers resume.
+(``queue.queue_notice``), with when answers resume.
 """
 
 from __future__ import annotations
