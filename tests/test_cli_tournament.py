@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from adjudicator.cli import app
+from adjudicator.cli.main import app
 from adjudicator.storage.db import make_engine
 from adjudicator.storage.models import Game, OutboxMail
 

@@ -1,7 +1,8 @@
 """The readers of the game master's command lines (PAUSE, RESUME, EXTEND, REPLACE, REMOVE,
 STAND-IN, COPY; ANNOUNCE spans lines and is read with the section, in ``commands.py``). Each
 takes a normalised line and gives the command it stands for, a :class:`CommandProblem` when
-its arguments are wrong, or None when the line is not this command. Pure."""
+its arguments are wrong, or None when the line is not this command; ``command_specs.py`` names
+each command's reader. Pure."""
 
 from __future__ import annotations
 
@@ -14,14 +15,13 @@ from adjudicator.mail.command_types import (
     CommandProblem,
     CopyResults,
     Extend,
-    LineReader,
     Pause,
     RemovePlayer,
     ReplacePlayer,
     Resume,
     StandIn,
 )
-from adjudicator.mail.parse import SectionLine
+from adjudicator.mail.lines import SectionLine
 
 _PAUSE = re.compile(r"pause(?:\s+(?:the\s+)?game)?", re.I)
 _RESUME = re.compile(r"resume(?:\s+(?:the\s+)?game)?|unpause", re.I)
@@ -53,13 +53,13 @@ def _wrong_gm(
     return [CommandProblem(command, line, usage)]
 
 
-def _pause(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_pause(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     if _PAUSE.fullmatch(text):
         return [Pause(line)]
     return [Resume(line)] if _RESUME.fullmatch(text) else None
 
 
-def _extend(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_extend(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _EXTEND.fullmatch(text)
     if match is None:
         return None
@@ -86,7 +86,7 @@ def _extend(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
     return [Extend(duration, None, False, line)]
 
 
-def _replace(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_replace(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _REPLACE.fullmatch(text)
     if match is None:
         return None
@@ -98,7 +98,7 @@ def _replace(text: str, line: SectionLine) -> list[Command | CommandProblem] | N
     return [ReplacePlayer(handle.lower(), found.group(1).lower(), line)]
 
 
-def _remove(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_remove(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _REMOVE.fullmatch(text)
     if match is None:
         return None
@@ -109,7 +109,7 @@ def _remove(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
     return [RemovePlayer(handle.lower(), line)]
 
 
-def _stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _STAND_IN.fullmatch(text)
     if match is None:
         return None
@@ -120,7 +120,7 @@ def _stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | 
     return [StandIn(handle.lower(), (switch or "on").lower() == "on", line)]
 
 
-def _copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _COPY.fullmatch(text)
     if match is None:
         return None
@@ -128,7 +128,3 @@ def _copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | None
     if switch not in ("on", "off") or rest:
         return _wrong_gm(CopyResults, text, line, "write COPY ON or COPY OFF alone on a line")
     return [CopyResults(switch == "on", line)]
-
-
-GM_READERS: tuple[LineReader, ...] = (_pause, _extend, _replace, _remove, _stand_in, _copy)
-"""The game master's one-line commands, in the order they are tried."""

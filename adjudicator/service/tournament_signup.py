@@ -11,12 +11,14 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from adjudicator.base.security import approval_code, join_code
 from adjudicator.core.text import is_handle
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Approve, Join
-from adjudicator.security import approval_code, join_code
-from adjudicator.service import ServiceError, replies, signup  # signup and approval call here
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.service import ServiceError, signup  # signup and approval call here
 from adjudicator.service.handling import SectionHandling
 from adjudicator.storage.tournaments import Tournament, TournamentPlayer, entrants_of
 
@@ -61,22 +63,22 @@ def join_tournament(handling: SectionHandling, command: Join, tournament: Tourna
     session.add(entrant)
     session.flush()
     if status == "waiting" and tournament.gm_address:
-        replies.queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "tournament_join",
+                tournament.gm_address,
+                context
+                | {
+                    "handle": handle,
+                    "address": address,
+                    "players": sum(e.status == "in" for e in entrants),
+                    "code": _code(handling.ctx.receipt_key, tournament, entrant),
+                },
+                key=f"tournament:{tournament.id}:join:{handle}",
+            ),
             ctx=handling.ctx,
-            template="tournament_join",
-            context=context
-            | {
-                "handle": handle,
-                "address": address,
-                "players": sum(e.status == "in" for e in entrants),
-                "code": _code(handling.ctx.receipt_key, tournament, entrant),
-            },
-            kind="tournament_join",
-            to=tournament.gm_address,
-            key=f"tournament:{tournament.id}:join:{handle}",
             now=handling.now,
-            threading=replies.Threading(),
         )
     handling.answer_sender("join_tournament", context | {"step": status, "handle": handle})
     handling.notes.append(
@@ -103,21 +105,21 @@ def decide_join(
     waiting.status = "in" if approve else "declined"
     session.add(waiting)
     session.flush()
-    replies.queue_templated(
+    queue_notice(
         session,
+        Notice(
+            "tournament_decided",
+            waiting.address,
+            {
+                "tournament": tournament.name,
+                "game_title": game_title(tournament.kind),
+                "handle": waiting.handle,
+                "approved": approve,
+            },
+            key=f"tournament:{tournament.id}:decided:{waiting.handle}",
+        ),
         ctx=ctx,
-        template="tournament_decided",
-        context={
-            "tournament": tournament.name,
-            "game_title": game_title(tournament.kind),
-            "handle": waiting.handle,
-            "approved": approve,
-        },
-        kind="tournament_decided",
-        to=waiting.address,
-        key=f"tournament:{tournament.id}:decided:{waiting.handle}",
         now=now,
-        threading=replies.Threading(),
     )
     return waiting
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from adjudicator.base.logs import events as events_of
 from adjudicator.core.game import Setup
 from adjudicator.core.pairing import (
     Met,
@@ -30,14 +31,14 @@ from adjudicator.core.pairing import (
 from adjudicator.core.standings import figure
 from adjudicator.core.text import is_handle
 from adjudicator.games import UnknownGame, game_title, get_rules, kind_of
-from adjudicator.logs import events as events_of
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
 from adjudicator.readmodel.stored import setup_from_json, setup_to_json
 from adjudicator.readmodel.tournaments import result_of, standings_of, two_sided
 from adjudicator.service import ServiceError, closing  # closing calls back: game_ended
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import PlayerSpec, checked_address, create_game
 from adjudicator.service.handover import find_seat, hand_over
-from adjudicator.service.replies import Threading, queue_templated
 from adjudicator.service.settings import read_settings
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.models import Game, GameStatus
@@ -429,25 +430,26 @@ def _tell_round(
             }
             for r in mine
         ]
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "tournament_round",
+                player.address,
+                {
+                    "handle": player.handle,
+                    "tournament": tournament.name,
+                    "game_title": game_title(tournament.kind),
+                    "format": tournament.format,
+                    "round": tournament.current_round,
+                    "rounds": tournament.rounds,
+                    "final": final,
+                    "pairing": [] if final else pairing,
+                    "standings": table,
+                    "tie_breaks": two_sided(tournament.kind),
+                },
+                key=f"tournament:{tournament.id}:{tournament.current_round}:{stage}:{player.handle}",
+                label="tournament",
+            ),
             ctx=ctx,
-            template="tournament_round",
-            context={
-                "handle": player.handle,
-                "tournament": tournament.name,
-                "game_title": game_title(tournament.kind),
-                "format": tournament.format,
-                "round": tournament.current_round,
-                "rounds": tournament.rounds,
-                "final": final,
-                "pairing": [] if final else pairing,
-                "standings": table,
-                "tie_breaks": two_sided(tournament.kind),
-            },
-            kind="tournament",
-            to=player.address,
-            key=f"tournament:{tournament.id}:{tournament.current_round}:{stage}:{player.handle}",
             now=now,
-            threading=Threading(),
         )

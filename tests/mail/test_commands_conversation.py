@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from adjudicator.core.game import Setup
 from adjudicator.core.kind import GameKind
 from adjudicator.games import KINDS
+from adjudicator.mail.command_specs import needs_seat
 from adjudicator.mail.commands import (
     Command,
     CommandProblem,
@@ -160,7 +161,7 @@ def test_bad_settings_are_problems(text: str, problem: str) -> None:
     (found,) = section.problems
     assert isinstance(found, CommandProblem)
     assert problem in found.message
-    assert found.command.needs_seat
+    assert needs_seat(found.command)
 
 
 def test_a_password_is_never_in_a_command_repr() -> None:

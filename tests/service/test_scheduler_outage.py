@@ -21,8 +21,8 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
-from adjudicator.scheduler import ROUND_JOB, DeadlineScheduler
+from adjudicator.serve.scheduler import ROUND_JOB, DeadlineScheduler
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.storage.models import Game, OutboxMail, Round, RoundResult, RoundState
 

@@ -22,9 +22,9 @@ from test_tournaments import (
     _tournament_mails,
 )
 
-from adjudicator.app import App
 from adjudicator.readmodel.tournaments import standings_of
 from adjudicator.service import gm
+from adjudicator.service.app import App
 from adjudicator.service.games import PlayerSpec, find_game
 from adjudicator.service.tournament_signup import decide_join
 from adjudicator.service.tournaments import (

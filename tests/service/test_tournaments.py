@@ -13,10 +13,10 @@ from pathlib import Path
 from playing import client_reply, clock_of, plain, queued
 from sqlmodel import Session
 
-from adjudicator.app import App
 from adjudicator.archive.build import build_archive
 from adjudicator.core.game import PieceSpec, Setup
 from adjudicator.readmodel.tournaments import standings_of
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import PlayerSpec
 from adjudicator.service.tournaments import (
