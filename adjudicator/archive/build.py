@@ -52,9 +52,9 @@ def _build(
     archive = read_archive(engine, game_name=game_name)
     site = Site(base_url=base_url, authority=authority)
     drawing = ArchiveRenderer(renderer, site=site)
-    pages = drawing.archive(archive)
     with Session(engine) as session:
         views = tournament_views(session)
+    pages = drawing.archive(archive, tournaments=len(views))
     pages += tournament_pages(drawing.renderer, views, site_name=site.name)
     return _write(out_dir, pages, tuple(g.name for g in archive.games))
 

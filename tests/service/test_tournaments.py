@@ -172,6 +172,8 @@ def test_a_round_robin_of_four_three_musketeers_on_both_sides(app: App, tmp_path
         '<a href="musk.html">musk</a>'
         in (tmp_path / "site" / "tournaments" / "index.html").read_text()
     )
+    # The site's front page leads to the tournaments.
+    assert '<a href="tournaments/index.html">' in (tmp_path / "site" / "index.html").read_text()
 
 
 def _no_other_address(app: App, players: list[str]) -> None:
