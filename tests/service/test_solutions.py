@@ -21,8 +21,8 @@ from adjudicator.solving.layered import build_into
 GAME = random_game(random.Random(1), classes=3, slots=6)
 SIZE = GAME.layer_offsets()[-1]
 JOIN_SECONDS = 300
-"""A bound on a thread that solves: the first solving in a process compiles the solver, which
-takes seconds, more on a busy machine."""
+"""A bound on a thread that solves (a small game: well under a second, more on a busy
+machine)."""
 
 
 def solved() -> bytes:
