@@ -46,9 +46,9 @@ from adjudicator.core.layered import TOP, LayeredGame
 
 MOST_SLOTS = 24
 """The rank table holds every mask of the slots: 2^24 of them at most (64 MB)."""
-GROUP_BYTES = 80 << 20
+GROUP_BYTES = 64 << 20
 """A layer is made a group of classes at a time, of at most this many values (the widest
-layer of Three Musketeers in three groups); the group's claimer's and stepper's values are held
+layer of Three Musketeers in four groups); the group's claimer's and stepper's values are held
 at once."""
 ROWS_KEPT_BYTES = 16 << 20
 """The next layer's classes read for the claims and kept for the next claims (a thread)."""
@@ -108,10 +108,11 @@ class _Sets:
 
     @classmethod
     def of(cls, slots: int) -> _Sets:
-        masks = np.arange(1 << slots, dtype=np.int64)
+        masks = np.arange(1 << slots, dtype=np.int32)
         size_of = np.zeros(1 << slots, dtype=np.int8)
         for slot in range(slots):
             size_of += (masks >> slot & 1).astype(np.int8)
+        del masks
         rank = np.zeros(1 << slots, dtype=np.int32)
         for size in range(slots + 1):
             of_size = np.flatnonzero(size_of == size)
@@ -223,10 +224,10 @@ class _Layering:
         self.stepper_value = _BACK_OF_CODE.copy()
         self.stepper_value[NONE] = stepper_stuck  # no step: the stepper is stuck
 
-    def layers(self, down_to: int) -> Iterator[tuple[int, Array]]:
+    def layers(self, down_to: int) -> Iterator[tuple[int, _Rows]]:
         """The table's layers from the fullest sets down to sets of ``down_to`` slots, each
-        ``[classes, sets]`` signed bytes read through a memory map of the scratch file (valid
-        until the next one is asked for)."""
+        ``[classes, sets]`` signed bytes in the scratch file (read until the next one is asked
+        for)."""
         classes = self.game.classes
         with (
             tempfile.TemporaryFile(dir=self.scratch) as one,
@@ -243,9 +244,7 @@ class _Layering:
                     _write(made.fileno(), values, masks.size * first)
                     del values
                 table_next = _Rows(made.fileno(), masks.size)
-                layer = np.memmap(made, dtype=np.int8, mode="r", shape=(classes, masks.size))
-                yield size, layer
-                del layer  # unmapped: its pages leave this process's memory
+                yield size, table_next.fresh()
                 made, before = before, made
 
     def _group(self, masks: Array, group: Array, table_next: _Rows) -> Array:
@@ -344,6 +343,12 @@ class _Rows:
         """The same rows with a cache of their own (one a thread)."""
         return _Rows(self.descriptor, self.sets)
 
+    def classes(self, first: int, last: int) -> Array:
+        """The values of the classes ``first`` to ``last`` (excluded), ``[classes, sets]``."""
+        return _read(self.descriptor, self.sets * first, self.sets * (last - first)).reshape(
+            last - first, self.sets
+        )
+
     def row(self, k: int) -> Array:
         found = self.kept.pop(k, None)
         if found is None:
@@ -385,8 +390,7 @@ def build(
     is known. The layer being made goes to a scratch file in the folder ``scratch`` (the
     system's temporary folder by default)."""
     for size, layer in _Layering(game, scratch).layers(down_to):
-        keep(size, layer)
-        del layer  # the generator lets the layer go when it has made the next one
+        keep(size, layer.classes(0, game.classes))
 
 
 class WritableBuffer(Protocol):
@@ -400,21 +404,24 @@ def stored(game: LayeredGame, size: int, layer: Array) -> Iterator[bytes]:
     :mod:`adjudicator.core.layered` says): the exact values, or a bit a value, a few classes
     at a time, so that no copy of the whole layer is made."""
     for first in range(0, layer.shape[0], PACKED_CLASSES):
-        piece = layer[first : first + PACKED_CLASSES]
-        if game.exact(size):
-            yield np.ascontiguousarray(piece).tobytes()
-        else:
-            yield np.packbits((piece > 0).reshape(-1), bitorder="little").tobytes()
+        yield _stored_piece(game, size, layer[first : first + PACKED_CLASSES])
+
+
+def _stored_piece(game: LayeredGame, size: int, piece: Array) -> bytes:
+    if game.exact(size):
+        return np.ascontiguousarray(piece).tobytes()
+    return np.packbits((piece > 0).reshape(-1), bitorder="little").tobytes()
 
 
 def build_into(game: LayeredGame, out: WritableBuffer, *, scratch: Path | None = None) -> None:
-    """Solve ``game`` completely into ``out``, laid out as :mod:`adjudicator.core.layered` says."""
+    """Solve ``game`` completely into ``out``, laid out as :mod:`adjudicator.core.layered`
+    says; the layers are read from the scratch file (``scratch``: as :func:`build`) a few
+    classes at a time, never whole."""
     offsets = game.layer_offsets()
-
-    def keep(size: int, layer: Array) -> None:
+    for size, layer in _Layering(game, scratch).layers(0):
         at = offsets[size]
-        for piece in stored(game, size, layer):
+        for first in range(0, game.classes, PACKED_CLASSES):
+            last = min(first + PACKED_CLASSES, game.classes)
+            piece = _stored_piece(game, size, layer.classes(first, last))
             out[at : at + len(piece)] = piece
             at += len(piece)
-
-    build(game, keep, scratch=scratch)
