@@ -46,11 +46,11 @@ from adjudicator.core.layered import TOP, LayeredGame
 
 MOST_SLOTS = 24
 """The rank table holds every mask of the slots: 2^24 of them at most (64 MB)."""
-GROUP_BYTES = 64 << 20
+GROUP_BYTES = 48 << 20
 """A layer is made a group of classes at a time, of at most this many values (the widest
-layer of Three Musketeers in four groups); the group's claimer's and stepper's values are held
+layer of Three Musketeers in five groups); the group's claimer's and stepper's values are held
 at once."""
-ROWS_KEPT_BYTES = 16 << 20
+ROWS_KEPT_BYTES = 8 << 20
 """The next layer's classes read for the claims and kept for the next claims (a thread)."""
 THREADS = max(1, min(2, os.cpu_count() or 1))
 """NumPy lets the interpreter go while it copies and compares: the work of a group is cut in
