@@ -8,22 +8,24 @@ from the table's next layer, then the table's values (the stepper to move) from 
 value is the best over the moves of the value one ply later; a class that is over, and a side
 with no move, are the game's ends.
 
-How it is vectorised. A layer is held set-major, ``[sets, classes]``: a step (slot ``j`` for
-slot ``p``) maps the sets that hold ``j`` and not ``p`` to other sets of the same layer whatever
-the class, so one pair of index arrays serves every class that has that step, and each move is a
-copy of whole rows. A claim maps the sets of its class into the next layer's sets of the class
-after by a renumbering of the slots: claims with the same renumbering (many classes share one)
-share their index array. A set's rank (colexicographic, its place in the layer) is read from a
-table over every mask of slots, and the masks of a layer are those of its size in increasing
-order. A value is the minimum over the moves of the next values (the best for the side to move
-is the worst for the other), turned back one ply at the end by a table of 256 values.
+How it is vectorised. A layer is made a group of classes at a time. For the steps the group is
+held set-major, ``[sets, classes]``: a step (slot ``j`` for slot ``p``) maps the sets that hold
+``j`` and not ``p`` to other sets of the same layer whatever the class, so one pair of index
+arrays serves every class of the group that has that step, and each move is a copy of whole
+rows. A claim maps the sets of its class into the next layer's sets of the class after by a
+renumbering of the slots: claims with the same renumbering (many classes share one) share their
+index array. A set's rank (colexicographic, its place in the layer) is read from a table over
+every mask of slots, and the masks of a layer are those of its size in increasing order. A
+value is the minimum over the moves of the next values (the best for the side to move is the
+worst for the other), turned back one ply at the end by a table of 256 values. The work of a
+group is shared by two threads (NumPy lets the interpreter go while it copies and compares).
 
-Memory: the next layer's values (a signed byte each, 225 MB at the widest layer of Three
-Musketeers) and a group of classes of the layer being made (:data:`GROUP` classes, the claimer's
-and the stepper's values); each group is written to a scratch file as soon as it is made, and
-the layer is read back from it once complete to become the next layer. The table itself is
-handed out a layer at a time (:func:`build`), and :func:`build_into` writes the later layers as
-one bit a value (:attr:`LayeredGame.exact_layers`).
+Memory: one group of classes of the layer being made (at most :data:`GROUP_BYTES` values, the
+claimer's and the stepper's at once). Each group is written to a scratch file (unnamed, in the
+folder given) as soon as it is made; once the layer is complete, its classes are read back
+from there one at a time for the claims of the layer before, through the page cache, and the
+table is handed out from there a few classes at a time (:func:`build_into` writes the later
+layers as one bit a value, :attr:`LayeredGame.exact_layers`).
 
 The game's rules stay in the game's package, which describes its graph (for Three Musketeers:
 :func:`adjudicator.games.three_musketeers.solution.layered_game`); this module knows none.
