@@ -21,7 +21,7 @@ from mailservers import (
     running_dovecot,
     start_smtp_sink,
 )
-from needs import unavailable
+from needs import require_extra, unavailable
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 
@@ -72,6 +72,7 @@ def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
 @pytest.fixture(scope="session")
 def pg_server() -> str:
     """The admin URL of a reachable PostgreSQL server."""
+    require_extra("psycopg", package="psycopg", extra="postgresql")
     try:
         engine = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
         with engine.connect() as connection:

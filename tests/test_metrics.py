@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import SmtpSink, free_port, running_smtp_sink
+from needs import require_extra
 from playing import SERVICE, Clock
 from prometheus_client.parser import text_string_to_metric_families
 from sqlmodel import select
@@ -198,6 +199,7 @@ def test_metrics_and_health_answer_while_the_database_does_not(tmp_path: Path) -
     """PostgreSQL restarting (here: nothing listens where it should): the page once failed
     with a server error, hiding the very counter that says the service waits for it. It shows
     the process's counters and ``adjudicator_database_up 0``; the health check says why."""
+    require_extra("psycopg", package="psycopg", extra="postgresql")
     engine = make_engine(f"postgresql://nobody@127.0.0.1:{free_port()}/nothing")
     metrics = Metrics(engine, clock=Clock())
     metrics.database_retries.inc()
