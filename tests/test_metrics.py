@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from mailservers import SmtpSink, free_port, running_smtp_sink
 from needs import require_extra
-from playing import SERVICE, Clock
+from playing import SERVICE, Clock, new_game
 from prometheus_client.parser import text_string_to_metric_families
 from sqlmodel import select
 
@@ -24,11 +24,9 @@ from adjudicator.mail.maildir import ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
 from adjudicator.metrics import INTAKE_STUCK, SENDING_STUCK, Metrics, MetricsServer
 from adjudicator.service.closing import sweep
-from adjudicator.service.games import Credentials, PlayerSpec, create_game
+from adjudicator.service.games import Credentials
 from adjudicator.service.intake import store_raw
 from adjudicator.service.outbox import Lanes, send_due
-from adjudicator.service.rounds import start_game
-from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import aware, make_engine, session_scope
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
@@ -44,27 +42,9 @@ def app(tmp_path: Path) -> Iterator[App]:
 
 @pytest.fixture
 def creds(app: App) -> dict[str, Credentials]:
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw1",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("ann", "ben", "cat")],
-            options={},
-            now=app.clock(),
-        )
-        first = start_game(session, game, now=app.clock())
-        queue_welcome(
-            session,
-            ctx=app.ctx,
-            game=game,
-            credentials=credentials,
-            first_round=first,
-            now=app.clock(),
-        )
-    return {c.handle: c for c in credentials}
+    return new_game(
+        app, ["ann", "ben", "cat"], name="gw1", settings={"early_close": False}, welcome=True
+    )
 
 
 @pytest.fixture
