@@ -27,6 +27,51 @@ from sqlalchemy.engine import Engine
 
 from adjudicator.storage.db import make_engine, migrate
 
+TESTS = Path(__file__).parent
+
+SERVER_FIXTURES = frozenset({"dovecot", "imap_user", "pg_server"})
+"""Fixtures that start a real server or need one (Dovecot, PostgreSQL): a test that uses one,
+directly or through another fixture, is ``slow``."""
+
+SLOW_MODULES = frozenset(
+    {
+        # `adjudicate serve` or the command line in subprocesses, or a bench run in full
+        "test_serve_pause.py",
+        "test_serve_outages.py",
+        "test_serve_signals.py",
+        "test_outbox_cli.py",
+        "test_limits_cli.py",
+        "test_reliability_bench.py",
+        "test_backup.py",
+        "test_backup_postgresql.py",
+        "test_deploy.py",
+        "test_packaging.py",
+        "test_pipe.py",
+        "test_upgrades.py",
+        "test_collector.py",
+        "test_doctor_startup.py",
+        "archive/test_archive_cli.py",
+        "service/test_workers.py",
+        # headless Chromium
+        "archive/test_accessibility.py",
+        "archive/test_archive_chromium.py",
+    }
+)
+"""Test modules (relative to tests/) whose tests are ``slow`` for what they start."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tiers: a test in tests/e2e/ drives the running service and is marked ``e2e``; a test
+    that uses a real server, starts processes or a browser is marked ``slow``. The fast tier
+    (``make test-fast``) leaves both out; ``make test`` runs everything."""
+    for item in items:
+        where = item.path.relative_to(TESTS).as_posix()
+        if where.startswith("e2e/"):
+            item.add_marker(pytest.mark.e2e)
+        if where in SLOW_MODULES or SERVER_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
+
+
 PG_ADMIN_URL = os.environ.get(
     "ADJUDICATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
