@@ -68,8 +68,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         where = item.path.relative_to(TESTS).as_posix()
         if where.startswith("e2e/"):
             item.add_marker(pytest.mark.e2e)
-        if where in SLOW_MODULES or SERVER_FIXTURES & set(item.fixturenames):
+        if where in SLOW_MODULES or _uses_a_server(item):
             item.add_marker(pytest.mark.slow)
+
+
+def _uses_a_server(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture of :data:`SERVER_FIXTURES`, or is the PostgreSQL case
+    of a test parametrized by database (which asks for its fixture while it runs)."""
+    if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and "postgresql" in callspec.params.values()
 
 
 PG_ADMIN_URL = os.environ.get(
