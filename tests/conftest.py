@@ -52,6 +52,7 @@ SLOW_MODULES = frozenset(
         "test_doctor_startup.py",
         "archive/test_archive_cli.py",
         "service/test_workers.py",
+        "test_demo.py",  # the real service plays a game of every kind to its end
         # headless Chromium
         "archive/test_accessibility.py",
         "archive/test_archive_chromium.py",
