@@ -28,7 +28,7 @@ test: lint typecheck
 	$(BIN)/pytest
 
 # The fast tier, for the change at hand: leaves out the end-to-end tests (tests/e2e/) and the
-# slow ones (real servers, processes, a browser; tests/conftest.py marks them). `make test`
+# slow ones (real servers, processes, a browser; tests/tiers.py marks them). `make test`
 # runs everything.
 test-fast: setup
 	$(BIN)/pytest -m "not slow and not e2e"
