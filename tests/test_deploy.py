@@ -82,7 +82,8 @@ def test_the_container_build_installs_the_package_and_checks_health() -> None:
     for line in copied:
         for name in line.split():
             assert (root / name).exists(), name
-    assert "pip install" in dockerfile
+    (extras,) = re.findall(r"pip install .*\.\[([a-z,]+)\]", dockerfile)
+    assert "postgresql" in extras.split(",")  # compose.yaml's database needs its driver
     assert "HEALTHCHECK" in dockerfile
     assert "/healthz" in dockerfile
     assert re.search(r"^USER adjudicator$", dockerfile, re.M)
