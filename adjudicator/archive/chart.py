@@ -68,10 +68,12 @@ def line_chart(
     *,
     title: str,
     chart_id: str,
+    x_label: str = "round (0 = start)",
 ) -> str:
     """An ``<svg>`` element: ``values[player][i]`` after round ``rounds[i]`` (0 is the start).
 
-    ``chart_id`` keeps ids unique when several charts share a page.
+    ``chart_id`` keeps ids unique when several charts share a page; ``x_label`` says what the
+    steps are (rounds of a game, or a player's rated games).
     """
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     numbers = [v for series in values.values() for v in series if v is not None]
@@ -110,7 +112,7 @@ def line_chart(
         )
     parts.append(
         f'<text class="label" x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" '
-        'text-anchor="middle">round (0 = start)</text>'
+        f'text-anchor="middle">{escape(x_label)}</text>'
     )
     parts.append("</g>")
     count = len(values)

@@ -32,7 +32,7 @@ from adjudicator.core.away import (
     parse_quiet,
     parse_weekend,
 )
-from adjudicator.core.text import normalise_line
+from adjudicator.core.text import is_handle, normalise_line
 from adjudicator.mail import requests
 from adjudicator.mail.command_types import (
     Announce,
@@ -52,6 +52,8 @@ from adjudicator.mail.command_types import (
     Orders,
     Pause,
     Press,
+    RatingAsked,
+    RecordOf,
     RemovePlayer,
     ReplacePlayer,
     Report,
@@ -60,6 +62,7 @@ from adjudicator.mail.command_types import (
     SetAbsence,
     SetAddress,
     SetPassword,
+    SetPublic,
     SetQuiet,
     SetTimeZone,
     SetWait,
@@ -69,6 +72,7 @@ from adjudicator.mail.command_types import (
     Status,
     Take,
     Unknown,
+    WhoIs,
 )
 from adjudicator.mail.gm_readers import GM_READERS, MAIL_ADDRESS
 from adjudicator.mail.orderlike import COMMAND_WORDS, reads_as_order
@@ -94,6 +98,8 @@ __all__ = [
     "Orders",
     "Pause",
     "Press",
+    "RatingAsked",
+    "RecordOf",
     "RemovePlayer",
     "ReplacePlayer",
     "Report",
@@ -102,6 +108,7 @@ __all__ = [
     "SetAbsence",
     "SetAddress",
     "SetPassword",
+    "SetPublic",
     "SetQuiet",
     "SetTimeZone",
     "SetWait",
@@ -111,6 +118,7 @@ __all__ = [
     "Status",
     "Take",
     "Unknown",
+    "WhoIs",
     "press_targets",
     "read_commands",
     "read_section",
@@ -141,6 +149,7 @@ SETTINGS_WORDS = (
     "absence",
     "quiet",
     "weekend",
+    "public",
 )
 
 _HELP = re.compile(r"help(?:\s+(?:on\s+|for\s+|game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?", re.I)
@@ -194,6 +203,35 @@ def _status(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
     return [Status(line)] if _STATUS.fullmatch(text) else None
 
 
+_WHOIS = re.compile(r"who\s*is(?:\s+(\S+))?", re.I)
+_RATING = re.compile(r"(?:my\s+)?ratings?", re.I)
+_SET_PUBLIC = re.compile(r"set\s+public\b\s*(.*)", re.I)
+
+
+def _whois(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _WHOIS.fullmatch(text)
+    if match is None:
+        return None
+    handle = match.group(1)
+    if handle is None or not is_handle(handle.lower()):
+        return [CommandProblem(WhoIs, line, "write WHOIS and a player's name, e.g. WHOIS cat")]
+    return [WhoIs(handle.lower(), line)]
+
+
+def _rating(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    return [RatingAsked(line)] if _RATING.fullmatch(text) else None
+
+
+def _set_public(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _SET_PUBLIC.fullmatch(text)
+    if match is None:
+        return None
+    value = match.group(1).strip().lower()
+    if value not in ("on", "off"):
+        return [CommandProblem(SetPublic, line, "write SET PUBLIC ON or SET PUBLIC OFF")]
+    return [SetPublic(value == "on", line)]
+
+
 def _forgot(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     return [Forgot(line)] if _FORGOT.fullmatch(text) else None
 
@@ -241,7 +279,7 @@ def _unknown_setting(word: str) -> str:
     hint = f" (did you mean SET {close[0].upper()}?)" if close else ""
     return (
         f"there is no setting {word!r}{hint}: the settings are SET TIMEZONE, SET PASSWORD, "
-        "SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, SET QUIET and SET WEEKEND"
+        "SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, SET QUIET, SET WEEKEND and SET PUBLIC"
     )
 
 
@@ -374,6 +412,9 @@ READERS: tuple[LineReader, ...] = (
     _list,
     _status,
     _forgot,
+    _whois,
+    _rating,
+    _set_public,
     _set_away,
     _set,
     _resign,

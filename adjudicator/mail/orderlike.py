@@ -48,6 +48,9 @@ COMMAND_WORDS = (
     "announce",
     "endannounce",
     "standby",
+    "whois",
+    "rating",
+    "record",
 )
 """The words commands start with (``commands.py``): a line that starts with one and has a few
 words after it (``JOIN sf9 4F2A09C1``) is a command, never a signature's phone number; a line

@@ -36,13 +36,15 @@ from adjudicator.mail.commands import (
     CopyResults,
     Extend,
     Pause,
+    RecordOf,
     RemovePlayer,
     ReplacePlayer,
     Resume,
     StandIn,
 )
+from adjudicator.readmodel.club import record_of
 from adjudicator.security import new_gm_token, token_digest
-from adjudicator.service import ServiceError, gm, gm_news
+from adjudicator.service import ServiceError, club, gm, gm_news
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import checked_address
 from adjudicator.service.handling import AnswerPart, SectionHandling
@@ -233,6 +235,9 @@ def _apply(
             now=now,
         )
         return {"command": "announce", "told": told, "lines": text.splitlines()}
+    if isinstance(command, RecordOf):
+        record = club.record_context(record_of(session, command.address, now=now))
+        return {"command": "record", "address": command.address, "record": record}
     assert isinstance(command, CopyResults)
     game.gm_copy = command.on
     session.add(game)

@@ -43,6 +43,8 @@ from adjudicator.mail.commands import (
     Orders,
     Pause,
     Press,
+    RatingAsked,
+    RecordOf,
     RemovePlayer,
     ReplacePlayer,
     Report,
@@ -51,6 +53,7 @@ from adjudicator.mail.commands import (
     SetAbsence,
     SetAddress,
     SetPassword,
+    SetPublic,
     SetQuiet,
     SetTimeZone,
     SetWait,
@@ -60,6 +63,7 @@ from adjudicator.mail.commands import (
     Status,
     Take,
     Unknown,
+    WhoIs,
 )
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine
 from adjudicator.mail.reading import Reading, read_whole
@@ -67,6 +71,7 @@ from adjudicator.service import (
     absence_mail,
     account,
     approval,
+    club,
     conversation,
     handover,
     loop_guard,
@@ -253,8 +258,21 @@ HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
     ((SetQuiet, SetWeekend), absence_mail.set_quiet_times),
     ((Press,), send_press),
     ((Resign,), account.resign),
+    ((WhoIs,), club.whois),
+    ((RatingAsked,), club.rating),
+    ((SetPublic,), club.set_public),
     (
-        (Pause, Resume, Extend, ReplacePlayer, RemovePlayer, StandIn, Announce, CopyResults),
+        (
+            Pause,
+            Resume,
+            Extend,
+            ReplacePlayer,
+            RemovePlayer,
+            StandIn,
+            Announce,
+            CopyResults,
+            RecordOf,
+        ),
         run_gm_commands,
     ),
     ((Unknown,), conversation.answer_problems),
@@ -358,7 +376,7 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
     return False
 
 
-PERSONAL = (SetTimeZone, SetPassword, SetQuiet, SetWeekend)
+PERSONAL = (SetTimeZone, SetPassword, SetQuiet, SetWeekend, SetPublic)
 """The commands of a player's own settings, which hold in all his games
 (``storage/persons.py``): a section that names no game may hold them."""
 

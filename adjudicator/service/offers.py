@@ -24,7 +24,7 @@ from sqlmodel import Session, col, select
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Take
 from adjudicator.security import take_code
-from adjudicator.service import ServiceError, conversation, replies
+from adjudicator.service import ServiceError, club, conversation, replies
 from adjudicator.service.context import ServiceContext
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.handover import hand_over
@@ -233,6 +233,9 @@ def _take_one(handling: SectionHandling, command: Take) -> str | None:
     mine = queries.seat_at_address(session, game.id, address)
     if mine is not None and mine.active:
         return f"you play {mine.handle} in game {game.name} already"
+    refused = club.refusal_to_seat(session, game, address, now=handling.now, joining=False)
+    if refused is not None:
+        return refused
     if offer.taken_at is not None or not _claim(session, offer, address=address, now=handling.now):
         _answer(handling, game, context | {"step": "taken"})
         handling.notes.append(f"{seat.handle} of {game.name} was taken before")

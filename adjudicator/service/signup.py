@@ -22,7 +22,7 @@ from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Join
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.security import approval_code, join_code
-from adjudicator.service import ServiceError, conversation, replies
+from adjudicator.service import ServiceError, club, conversation, replies
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
 from adjudicator.service.context import ServiceContext
@@ -55,6 +55,9 @@ def _join_one(handling: SectionHandling, command: Join) -> str | None:
     wanted = seats_wanted(game)
     if wanted is not None and len(seats) >= wanted:
         return f"game {game.name} is full"
+    refused = club.refusal_to_seat(session, game, address, now=handling.now, joining=True)
+    if refused is not None:
+        return refused
     context = {"game": game.name, "game_title": game_title(game.kind)}
     code = join_code(handling.ctx.receipt_key, game.name, address)
     if command.code is None:

@@ -1,0 +1,160 @@
+"""The club (issue 44; docs/club.md): a player's record and reliability across games, told by
+WHOIS and RECORD, and the game master's minimum reliability at JOIN and TAKE. Played by mail
+through the service: mails in, mails out."""
+
+from __future__ import annotations
+
+import re
+from itertools import count
+
+from playing import clock_of, close_open_round, new_game, plain, plain_mail, player_mail, queued
+from sqlmodel import select
+
+from adjudicator.app import App
+from adjudicator.readmodel.stored import game_state
+from adjudicator.security import join_code
+from adjudicator.service.games import find_game
+from adjudicator.service.rounds import open_round_of
+from adjudicator.storage.db import session_scope
+from adjudicator.storage.models import Round, SubmissionStatus
+
+_numbers = count()
+GM = "gm@example.org"
+
+
+def _send(app: App, game: str, handle: str, body: str) -> SubmissionStatus | None:
+    return app.ingest(player_mail(game, handle, body, number=next(_numbers)), channel="pipe")
+
+
+def _global(app: App, sender: str, body: str) -> SubmissionStatus | None:
+    """A mail to the service's own address about no game."""
+    number = next(_numbers)
+    raw = plain_mail(sender, body, subject="club", message_id=f"<club{number}@example.org>")
+    return app.ingest(raw, channel="pipe")
+
+
+def _last_to(app: App, address: str) -> str:
+    mails = [m for m in queued(app) if m["To"] == address]
+    assert mails, f"no mail to {address}"
+    return " ".join(plain(mails[-1]).split())
+
+
+def _round_times(app: App, game: str) -> Round:
+    with session_scope(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, game))
+        assert round_ is not None
+        session.expunge(round_)
+        return round_
+
+
+def _give_all(app: App, game: str, handle: str, to: str, secret: str) -> None:
+    """``handle`` gives every point he holds to ``to``, by mail, from the clock's moment."""
+    with session_scope(app.engine) as session:
+        holding = game_state(find_game(session, game)).holding(handle)
+    body = f"PASSWORD {secret}\nGIVE {holding} TO {to}"
+    assert _send(app, game, handle, body) == SubmissionStatus.ACCEPTED
+
+
+def _play_rounds(app: App, game: str, script: str, secret: str | None) -> None:
+    """One round per letter of ``script`` for ann: ``o`` on time (an hour after the round
+    opened), ``l`` late (an hour past the deadline, in the grace period), ``m`` missed. Bob and
+    cy send nothing. Each round closes after ann's orders (or at its deadline)."""
+    clock = clock_of(app)
+    for kept in script:
+        round_ = _round_times(app, game)
+        assert round_.deadline is not None
+        if kept == "o":
+            clock.now = round_.opened_at + (round_.deadline - round_.opened_at) / 72
+            _give_all(app, game, "ann", "bob", secret or "")
+            clock.now = round_.deadline
+        elif kept == "l":
+            clock.now = round_.deadline + (round_.deadline - round_.opened_at) / 72
+            _give_all(app, game, "ann", "bob", secret or "")
+        else:
+            clock.now = round_.deadline
+        close_open_round(app, game)
+
+
+def test_reliability_after_a_series_of_rounds_follows_the_documented_formula(app: App) -> None:
+    """docs/club.md: reliability = 100 x (on time + 1/2 x late) / rounds over the last 20
+    rounds, rounded half up. Ann keeps 3 rounds on time, 2 late, 1 missed: 100 x (3 + 1) / 6
+    = 66.67, so 67. Bob and cy missed all 6: 0."""
+    ann = new_game(app, ["ann", "bob", "cy"], name="g1", settings={"grace": "48h"})["ann"]
+    _play_rounds(app, "g1", "oolmol", ann.secret)
+
+    _send(app, "g1", "bob", "WHOIS ann")
+    answer = _last_to(app, "bob@example.org")
+    assert "WHOIS ann:" in answer
+    assert "Rounds: 3 ordered on time, 2 late, 1 missed." in answer
+    assert "Reliability: 67 out of 100 (over the last 6 rounds)." in answer
+    assert "Games: 1 played, 0 finished, 0 won." in answer
+    assert "ann@example.org" not in answer
+
+    _global(app, "ann@example.org", "WHOIS bob")
+    answer = _last_to(app, "ann@example.org")
+    assert "Rounds: 0 ordered on time, 0 late, 6 missed." in answer
+    assert "Reliability: 0 out of 100" in answer
+    assert "bob@example.org" not in answer
+
+
+def test_a_join_below_the_games_minimum_is_refused_with_both_numbers(app: App) -> None:
+    """A game master's ``min_reliability=80``: ann (67, as above) is refused at her first
+    JOIN, told her figure and the game's; dan, with no round counted yet (100), gets his code."""
+    ann = new_game(app, ["ann", "bob", "cy"], name="g1", settings={"grace": "48h"})["ann"]
+    _play_rounds(app, "g1", "oolmol", ann.secret)
+    new_game(
+        app,
+        ["eve", "fay", "gus"],
+        name="g2",
+        start=False,
+        gm_address=GM,
+        settings={"signup": 5, "min_reliability": 80},
+    )
+
+    _global(app, "ann@example.org", "JOIN g2")
+    refused = _last_to(app, "ann@example.org")
+    assert "game g2 asks for a reliability of 80 or more, and yours is 67" in refused
+    assert "JOIN g2" in refused
+    code = join_code(app.ctx.receipt_key, "g2", "ann@example.org")
+    assert code not in refused
+
+    _global(app, "ann@example.org", f"JOIN g2 {code}")  # the code, had some other way
+    assert "yours is 67" in _last_to(app, "ann@example.org")
+    with session_scope(app.engine) as session:
+        handles = {s.handle for s in _seats(session, "g2")}
+    assert handles == {"eve", "fay", "gus"}
+
+    _global(app, "dan@example.org", "JOIN g2")
+    welcome = _last_to(app, "dan@example.org")
+    assert join_code(app.ctx.receipt_key, "g2", "dan@example.org") in welcome
+
+
+def _seats(session: object, game: str) -> list:  # type: ignore[type-arg]
+    from adjudicator.storage import queries
+    from adjudicator.storage.models import Game, Seat
+
+    assert hasattr(session, "exec")
+    found = session.exec(select(Game).where(Game.name == game)).one()
+    seats: list[Seat] = queries.seats_of(session, found.id)  # type: ignore[arg-type]
+    return seats
+
+
+def test_the_game_master_asks_for_a_players_record_by_mail(app: App) -> None:
+    """RECORD ann@example.org, to the game master's own address: her record, named by the
+    address he gave and no handle."""
+    ann = new_game(app, ["ann", "bob", "cy"], name="g1", settings={"grace": "48h"})["ann"]
+    _play_rounds(app, "g1", "ol", ann.secret)
+    new_game(app, ["eve", "fay", "gus"], name="g3", gm_address=GM, told=True)
+    with session_scope(app.engine) as session:
+        token = find_game(session, "g3").gm_token
+    assert token is not None
+    gm_mails = [m for m in queued(app) if m["To"] == GM]
+    reply_to = str(gm_mails[-1]["Reply-To"]) if gm_mails else None
+    assert reply_to, "the game master's notice carries his reply address"
+    raw = plain_mail(GM, "RECORD ann@example.org", subject="[g3]", message_id="<r1@x>", to=reply_to)
+    app.ingest(raw, channel="pipe")
+    answer = _last_to(app, GM)
+    assert "The record of ann@example.org:" in answer
+    assert "Rounds: 1 ordered on time, 1 late, 0 missed." in answer
+    assert "Reliability: 75 out of 100" in answer
+    assert not re.search(r"\bann\b(?!@)", answer)
