@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import re
 from itertools import count
+from pathlib import Path
 
 from playing import clock_of, close_open_round, new_game, plain, plain_mail, player_mail, queued
 from sqlmodel import select
 
 from adjudicator.app import App
+from adjudicator.archive.build import build_archive
 from adjudicator.readmodel.stored import game_state
-from adjudicator.security import join_code
+from adjudicator.security import join_code, take_code
 from adjudicator.service.games import find_game
+from adjudicator.service.handover import find_seat
+from adjudicator.service.offers import offer_seat
 from adjudicator.service.rounds import open_round_of
+from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import Round, SubmissionStatus
+from adjudicator.storage.models import Round, SeatOffer, SubmissionStatus
 
 _numbers = count()
 GM = "gm@example.org"
@@ -121,22 +126,12 @@ def test_a_join_below_the_games_minimum_is_refused_with_both_numbers(app: App) -
     _global(app, "ann@example.org", f"JOIN g2 {code}")  # the code, had some other way
     assert "yours is 67" in _last_to(app, "ann@example.org")
     with session_scope(app.engine) as session:
-        handles = {s.handle for s in _seats(session, "g2")}
+        handles = {s.handle for s in queries.seats_of(session, find_game(session, "g2").id)}
     assert handles == {"eve", "fay", "gus"}
 
     _global(app, "dan@example.org", "JOIN g2")
     welcome = _last_to(app, "dan@example.org")
     assert join_code(app.ctx.receipt_key, "g2", "dan@example.org") in welcome
-
-
-def _seats(session: object, game: str) -> list:  # type: ignore[type-arg]
-    from adjudicator.storage import queries
-    from adjudicator.storage.models import Game, Seat
-
-    assert hasattr(session, "exec")
-    found = session.exec(select(Game).where(Game.name == game)).one()
-    seats: list[Seat] = queries.seats_of(session, found.id)  # type: ignore[arg-type]
-    return seats
 
 
 def test_the_game_master_asks_for_a_players_record_by_mail(app: App) -> None:
@@ -158,3 +153,62 @@ def test_the_game_master_asks_for_a_players_record_by_mail(app: App) -> None:
     assert "Rounds: 1 ordered on time, 1 late, 0 missed." in answer
     assert "Reliability: 75 out of 100" in answer
     assert not re.search(r"\bann\b(?!@)", answer)
+
+
+def test_a_take_below_the_games_minimum_is_refused_with_both_numbers(app: App) -> None:
+    """The game master offers a seat of a game with ``min_reliability=80``: ann (67) is
+    refused it, with her figure and the game's; the seat stays on offer."""
+    ann = new_game(app, ["ann", "bob", "cy"], name="g1", settings={"grace": "48h"})["ann"]
+    _play_rounds(app, "g1", "oolmol", ann.secret)
+    new_game(app, ["eve", "fay", "gus"], name="g4", gm_address=GM, settings={"min_reliability": 80})
+    with session_scope(app.engine) as session:
+        game = find_game(session, "g4")
+        offer_seat(
+            session,
+            game,
+            find_seat(session, game, "gus"),
+            ctx=app.ctx,
+            now=app.clock(),
+            reason="gm",
+        )
+        offer = session.exec(select(SeatOffer)).one()
+        assert offer.id is not None
+        code = take_code(app.ctx.receipt_key, offer.id, "ann@example.org")
+    _global(app, "ann@example.org", f"TAKE g4 {code}")
+    refused = _last_to(app, "ann@example.org")
+    assert "game g4 asks for a reliability of 80 or more, and yours is 67" in refused
+    with session_scope(app.engine) as session:
+        assert session.exec(select(SeatOffer)).one().taken_at is None
+        assert find_seat(session, find_game(session, "g4"), "gus").address == "gus@example.org"
+
+
+def test_the_players_page_shows_handles_only_and_set_public_off_leaves_a_player_off(
+    app: App, tmp_path: Path
+) -> None:
+    """docs/club.md, "Being shown": the archive's players' page and rating lists name players
+    by handle, never by address; after ann's SET PUBLIC OFF (a mail with no game) she is on
+    neither, and WHOIS tells nothing of her."""
+    ann = new_game(app, ["ann", "bob", "cy"], name="g1", settings={"grace": "48h"})["ann"]
+    _play_rounds(app, "g1", "oo", ann.secret)
+    site = tmp_path / "site"
+    build_archive(app.engine, site, now=app.clock())
+    players = (site / "players.html").read_text(encoding="utf-8")
+    for handle in ("ann", "bob", "cy"):
+        assert f'<th scope="row">{handle}</th>' in players
+    assert "@" not in players
+
+    assert _global(app, "ann@example.org", f"PASSWORD {ann.secret}\nSET PUBLIC OFF") == (
+        SubmissionStatus.ACCEPTED
+    )
+    assert "SET PUBLIC OFF: you are left off the players' page" in _last_to(app, "ann@example.org")
+    build_archive(app.engine, site, now=app.clock())
+    players = (site / "players.html").read_text(encoding="utf-8")
+    assert '<th scope="row">ann</th>' not in players
+    assert '<th scope="row">bob</th>' in players
+    for page in (site / "ratings").glob("*.html"):
+        assert ">ann<" not in page.read_text(encoding="utf-8")
+
+    _send(app, "g1", "bob", "WHOIS ann")
+    answer = _last_to(app, "bob@example.org")
+    assert "WHOIS ann: this player keeps his record to himself (SET PUBLIC OFF)." in answer
+    assert "Reliability" not in answer

@@ -14,6 +14,7 @@ from sqlmodel import select
 from adjudicator.app import App
 from adjudicator.core.game import Setup
 from adjudicator.readmodel.ratings import rated_games
+from adjudicator.security import join_code
 from adjudicator.service.games import find_game
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.db import session_scope
@@ -168,3 +169,38 @@ def test_a_game_with_a_stand_in_is_unrated_unless_its_game_master_says_so(app: A
     with session_scope(app.engine) as session:
         assert rated_games(session, "starship-combat") == []
     assert "no rated game yet" in _rating_mail(app, "ann@example.org")
+
+
+def test_a_join_outside_the_games_rating_band_is_refused_with_the_numbers(app: App) -> None:
+    """``rating=1450-1800`` on a Giveaway: bob, who shared second place in one game of four,
+    is below it and refused with his rating and the band; dan, who won it, and a newcomer
+    (1500) are given their codes."""
+    _giveaway_won_by(app, "g1", "dan", ["bob", "ann", "cy"])
+    new_game(
+        app,
+        ["eve", "fay", "gus"],
+        name="g5",
+        start=False,
+        settings={"signup": 6, "rating": "1450-1800"},
+        gm_address="gm@example.org",
+    )
+    ranks = {"dan": 1, "ann": 2, "bob": 2, "cy": 2}
+    bob = round(plackett_luce(dict.fromkeys(ranks, START), ranks)["bob"][0])
+    assert bob < 1450
+
+    answer = _mail(app, "bob@example.org", "JOIN g5")
+    assert (
+        f"game g5 is open to players rated 1450 to 1800 in Giveaway, and your rating there is "
+        f"{bob}" in answer
+    )
+    assert join_code(app.ctx.receipt_key, "g5", "bob@example.org") not in answer
+    for admitted in ("dan@example.org", "newcomer@example.org"):
+        answer = _mail(app, admitted, "JOIN g5")
+        assert join_code(app.ctx.receipt_key, "g5", admitted) in answer
+
+
+def _mail(app: App, sender: str, body: str) -> str:
+    raw = plain_mail(sender, body, subject="join", message_id=f"<j{next(_numbers)}@x>")
+    app.ingest(raw, channel="pipe")
+    mails = [m for m in queued(app) if m["To"] == sender]
+    return " ".join(plain(mails[-1]).split())
