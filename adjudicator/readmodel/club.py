@@ -85,8 +85,12 @@ def _holders(session: Session, seat: Seat, game: Game) -> Iterator[tuple[str, Te
         yield holder, Tenure(seat, game, starts[index], ends[index], first=index == 0)
 
 
-def record_of(session: Session, address: str, *, now: datetime) -> PlayerRecord:
-    """The record of the person at ``address`` (docs/club.md, "A player's record")."""
+def record_of(
+    session: Session, address: str, *, now: datetime, cache: GameRounds | None = None
+) -> PlayerRecord:
+    """The record of the person at ``address`` (docs/club.md, "A player's record").
+    ``cache``: the rounds kept of the games read so far, when many persons are asked for."""
+    cache = {} if cache is None else cache
     tenures = tenures_of(session, address)
     counts = {"finished": 0, "won": 0, "resigned": 0, "taken_over": 0, "abandoned": 0}
     recent_abandoned = 0
@@ -102,7 +106,7 @@ def record_of(session: Session, address: str, *, now: datetime) -> PlayerRecord:
             counts["finished"] += 1
             counts["won"] += seat.handle in _winners(session, game)
         counts["resigned"] += _resignations(session, tenure)
-        marks += _marks(session, tenure)
+        marks += _marks(session, tenure, cache)
     marks.sort(key=lambda pair: pair[0], reverse=True)
     kinds = [mark for _, mark in marks]
     return PlayerRecord(
@@ -128,55 +132,84 @@ def _resignations(session: Session, tenure: Tenure) -> int:
     return sum(1 for offer in offers if tenure.holds_at(offer.opened_at))
 
 
-def _marks(session: Session, tenure: Tenure) -> list[tuple[datetime, Mark]]:
+@dataclass(frozen=True)
+class RoundKept:
+    """One seat's part in one round it was to order in."""
+
+    seat_id: int
+    closed: datetime  # when the round closed: the holder then answers for it
+    first_sent: datetime | None  # his first orders of the round (not a stand-in's), if any
+    mark: Mark | None  # None: an absence he announced covered the round
+
+
+GameRounds = dict[int, list[RoundKept]]
+"""The rounds kept in each game, by game id: read once for every person of a game."""
+
+
+def _marks(session: Session, tenure: Tenure, cache: GameRounds) -> list[tuple[datetime, Mark]]:
     """How he kept each round he was to order in, with the moment it closed."""
-    seat, game = tenure.seat, tenure.game
+    game_id = tenure.game.id
+    assert game_id is not None
+    if game_id not in cache:
+        cache[game_id] = rounds_kept(session, tenure.game)
+    return [
+        (kept.closed, kept.mark)
+        for kept in cache[game_id]
+        if kept.seat_id == tenure.seat.id
+        and kept.mark is not None
+        and tenure.holds_at(kept.closed)
+        and (kept.first_sent is None or kept.first_sent >= tenure.start)
+    ]
+
+
+def rounds_kept(session: Session, game: Game) -> list[RoundKept]:
+    """Every round of ``game`` with a result, for each seat the rules had move in it: one
+    replay of the game's stored states (the state before a round is the one after the
+    round before it)."""
     rules = rules_of(game)
+    seats = sorted(queries.seats_of(session, game.id), key=lambda s: s.seat)
+    by_handle = {s.handle: s for s in seats if s.id is not None}
     rows = session.exec(
         select(Round, RoundResult)
         .join(RoundResult, col(RoundResult.round_id) == col(Round.id))
         .where(Round.game_id == game.id)
         .order_by(col(Round.number))
     ).all()
-    handles = [s.handle for s in sorted(queries.seats_of(session, game.id), key=lambda s: s.seat)]
+    absences = session.exec(select(Absence).where(Absence.game_id == game.id)).all()
     before: Any = None
     found = []
     for round_, result in rows:
-        state = before if before is not None else start_state(game, handles)
+        state = before if before is not None else start_state(game, [s.handle for s in seats])
         before = rules.load(result.state)
         closed = round_.closed_at or round_.adjudicated_at or round_.opened_at
-        if not tenure.holds_at(closed) or seat.handle not in rules.to_move(state):
-            continue
-        mark = _mark(session, tenure, round_, result, closed)
-        if mark is not None:
-            found.append((closed, mark))
+        sent = _first_orders(session, round_)
+        for handle in rules.to_move(state):
+            seat = by_handle.get(handle)
+            if seat is None or seat.id is None:
+                continue
+            first = sent.get(seat.id)
+            if first is not None and handle in result.orders:
+                on_time = round_.deadline is None or first <= round_.deadline
+                mark: Mark | None = Mark.ON_TIME if on_time else Mark.LATE
+            elif any(a.seat_id == seat.id and a.starts_at <= closed < a.ends_at for a in absences):
+                mark = None
+            else:
+                mark = Mark.MISSED
+            found.append(RoundKept(seat.id, closed, first, mark))
     return found
 
 
-def _mark(
-    session: Session, tenure: Tenure, round_: Round, result: RoundResult, closed: datetime
-) -> Mark | None:
-    seat = tenure.seat
-    sent = [
-        s
-        for s in session.exec(
-            select(OrderSet)
-            .where(OrderSet.round_id == round_.id, OrderSet.seat_id == seat.id)
-            .order_by(col(OrderSet.created_at), col(OrderSet.id))
-        )
-        if s.receipt != STAND_IN_RECEIPT and s.created_at >= tenure.start
-    ]
-    if sent and seat.handle in result.orders:
-        on_time = round_.deadline is None or sent[0].created_at <= round_.deadline
-        return Mark.ON_TIME if on_time else Mark.LATE
-    away = session.exec(
-        select(Absence).where(
-            Absence.seat_id == seat.id,
-            col(Absence.starts_at) <= closed,
-            col(Absence.ends_at) > closed,
-        )
-    ).first()
-    return None if away is not None else Mark.MISSED
+def _first_orders(session: Session, round_: Round) -> dict[int, datetime]:
+    """When each seat first sent orders for ``round_`` (a stand-in's are not his)."""
+    first: dict[int, datetime] = {}
+    sets = session.exec(
+        select(OrderSet)
+        .where(OrderSet.round_id == round_.id, OrderSet.receipt != STAND_IN_RECEIPT)
+        .order_by(col(OrderSet.created_at), col(OrderSet.id))
+    )
+    for order_set in sets:
+        first.setdefault(order_set.seat_id, order_set.created_at)
+    return first
 
 
 # --- who is who --------------------------------------------------------------------------------

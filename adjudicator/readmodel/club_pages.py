@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from adjudicator.games import GAME_NAMES
-from adjudicator.readmodel.club import handle_of, record_of
+from adjudicator.readmodel.club import GameRounds, handle_of, record_of
 from adjudicator.readmodel.ratings import START, ratings_of_kind
 from adjudicator.storage.models import Person, Seat
 
@@ -57,8 +57,9 @@ def read_club(engine: Engine, *, now: datetime) -> Club:
 def club_of(session: Session, *, now: datetime) -> Club:
     shown = _shown(session)
     players = []
+    cache: GameRounds = {}  # each game replayed once for all its players
     for address, handle in shown.items():
-        record = record_of(session, address, now=now)
+        record = record_of(session, address, now=now, cache=cache)
         if record.played:
             players.append(
                 PlayerLine(handle, record.played, record.finished, record.won, record.reliability)

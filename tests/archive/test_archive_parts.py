@@ -144,12 +144,14 @@ def test_update_game_writes_that_game_and_the_index_only(tmp_path: Path) -> None
     assert (out / "duel" / "round-1.html").is_file()
     assert not update_game(app.engine, "duel", out).written  # nothing changed since
 
-    # A second round of duel is played and reported: only duel's files and the index change.
+    # A second round of duel is played and reported: only duel's files, the index and the
+    # club's pages (its players' records, docs/club.md) change.
     app.clock = lambda: datetime(2026, 3, 5, tzinfo=UTC)
     assert play_round(app, duel, 2, rng=random.Random(1))
     second = update_game(app.engine, "duel", out)
     assert "duel/round-2.html" in second.written
-    assert {p.split("/")[0] for p in second.written} <= {"duel", "index.html"}
+    changed = {p.split("/")[0] for p in second.written}
+    assert changed <= {"duel", "index.html", "players.html", "ratings"}
     assert {"duel/index.html", "duel/feed.atom", "duel/duel.record"} <= set(second.written)
     assert 'href="round-2.html"' in (out / "duel" / "round-1.html").read_text(encoding="utf-8")
     app.engine.dispose()
