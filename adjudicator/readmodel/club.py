@@ -53,6 +53,13 @@ class Tenure:
     def holds_at(self, moment: datetime) -> bool:
         return self.start <= moment and (self.end is None or moment < self.end)
 
+    def left_by(self, moment: datetime) -> bool:
+        """Whether an act of his at ``moment`` (a resignation) falls in his time: after the
+        seat came to him (the moment it came is his predecessor's), up to and including the
+        moment it passed on, which the act may have brought about."""
+        after_start = self.start < moment or (self.first and self.start <= moment)
+        return after_start and (self.end is None or moment <= self.end)
+
 
 def tenures_of(session: Session, address: str) -> list[Tenure]:
     """Every seat ``address`` held, in any game, oldest game first."""
@@ -129,7 +136,7 @@ def _resignations(session: Session, tenure: Tenure) -> int:
     offers = session.exec(
         select(SeatOffer).where(SeatOffer.seat_id == tenure.seat.id, SeatOffer.reason == "resigned")
     )
-    return sum(1 for offer in offers if tenure.holds_at(offer.opened_at))
+    return sum(1 for offer in offers if tenure.left_by(offer.opened_at))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from sqlmodel import select
 from adjudicator.app import App
 from adjudicator.archive.build import build_archive
 from adjudicator.readmodel.stored import game_state
-from adjudicator.security import join_code, take_code
+from adjudicator.security import join_code, resign_code, take_code
 from adjudicator.service.games import find_game
 from adjudicator.service.handover import find_seat
 from adjudicator.service.offers import offer_seat
@@ -52,12 +52,22 @@ def _round_times(app: App, game: str) -> Round:
         return round_
 
 
-def _give_all(app: App, game: str, handle: str, to: str, secret: str) -> None:
-    """``handle`` gives every point he holds to ``to``, by mail, from the clock's moment."""
+def _give_all(
+    app: App, game: str, handle: str, to: str, secret: str, *, sender: str | None = None
+) -> None:
+    """``handle`` gives every point he holds to ``to``, by mail (from ``sender``, or the
+    handle's address at example.org), from the clock's moment."""
     with session_scope(app.engine) as session:
         holding = game_state(find_game(session, game)).holding(handle)
     body = f"PASSWORD {secret}\nGIVE {holding} TO {to}"
-    assert _send(app, game, handle, body) == SubmissionStatus.ACCEPTED
+    number = next(_numbers)
+    raw = plain_mail(
+        sender or f"{handle}@example.org",
+        body,
+        subject=f"[{game}] orders",
+        message_id=f"<give{number}@example.org>",
+    )
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
 
 
 def _play_rounds(app: App, game: str, script: str, secret: str | None) -> None:
@@ -84,6 +94,14 @@ def test_reliability_after_a_series_of_rounds_follows_the_documented_formula(app
     """docs/club.md: reliability = 100 x (on time + 1/2 x late) / rounds over the last 20
     rounds, rounded half up. Ann keeps 3 rounds on time, 2 late, 1 missed: 100 x (3 + 1) / 6
     = 66.67, so 67. Bob and cy missed all 6: 0."""
+    _reliability_by_mail(app)
+
+
+def test_reliability_on_postgresql(pg_app: App) -> None:
+    _reliability_by_mail(pg_app)
+
+
+def _reliability_by_mail(app: App) -> None:
     ann = new_game(app, ["ann", "bob", "cy"], name="g1", settings={"grace": "48h"})["ann"]
     _play_rounds(app, "g1", "oolmol", ann.secret)
 
@@ -212,3 +230,60 @@ def test_the_players_page_shows_handles_only_and_set_public_off_leaves_a_player_
     answer = _last_to(app, "bob@example.org")
     assert "WHOIS ann: this player keeps his record to himself (SET PUBLIC OFF)." in answer
     assert "Reliability" not in answer
+
+
+def test_a_resigned_seat_taken_over_counts_for_both_players(app: App) -> None:
+    """docs/club.md, "A player's record": cy resigns after ordering round 1 on time; dan takes
+    the seat and orders round 2 on time. Cy's record: one seat left (by resigning), one
+    round on time, reliability 100 - 10 = 90; dan's: one seat taken over, one round on time
+    (round 1 closed before his time), reliability 100."""
+    creds = new_game(app, ["ann", "bob", "cy"], name="g1", settings={"grace": "48h"})
+    clock = clock_of(app)
+    clock.advance(hours=1)
+    _give_all(app, "g1", "cy", "ann", creds["cy"].secret or "")
+    clock.advance(hours=71)
+    close_open_round(app, "g1")
+
+    clock.advance(hours=1)
+    with session_scope(app.engine) as session:
+        cy = find_seat(session, find_game(session, "g1"), "cy")
+        assert cy.id is not None
+        code = resign_code(app.ctx.receipt_key, cy.id, cy.reply_token)
+    _send(app, "g1", "cy", f"PASSWORD {creds['cy'].secret}\nRESIGN {code}")
+    with session_scope(app.engine) as session:
+        offer = session.exec(select(SeatOffer)).one()
+        assert offer.id is not None
+        take = take_code(app.ctx.receipt_key, offer.id, "dan@example.org")
+    _global(app, "dan@example.org", f"TAKE g1 {take}")
+    with session_scope(app.engine) as session:
+        assert find_seat(session, find_game(session, "g1"), "cy").address == "dan@example.org"
+    welcome = [m for m in queued(app) if m["To"] == "dan@example.org"]
+    secret = re.search(r"PASSWORD (\S+)", " ".join(plain(m) for m in welcome))
+    assert secret is not None
+    clock.advance(hours=1)
+    _give_all(app, "g1", "cy", "ann", secret[1], sender="dan@example.org")
+    clock.advance(hours=70)
+    close_open_round(app, "g1")
+
+    _global(app, "ann@example.org", "WHOIS cy")  # the newest holder of the handle: dan
+    answer = _last_to(app, "ann@example.org")
+    assert "Seats: 1 taken over from another player; 0 left before the end." in answer
+    assert "Resigned: 0." in answer
+    assert "Rounds: 1 ordered on time, 0 late, 0 missed." in answer
+    assert "Reliability: 100 out of 100 (over the last 1 round)." in answer
+    assert "dan@example.org" not in answer
+
+    refused = _whois_by_record(app, "cy@example.org")
+    assert "Seats: 0 taken over from another player; 1 left before the end." in refused
+    assert "Resigned: 1." in refused
+    assert "Rounds: 1 ordered on time, 0 late, 0 missed." in refused
+    assert "Reliability: 90 out of 100 (over the last 1 round; less 10 for 1 seat left" in refused
+
+
+def _whois_by_record(app: App, address: str) -> str:
+    """The game master's RECORD of ``address``, by mail to his own reply address."""
+    new_game(app, ["eve", "fay", "gus"], name="gm1", gm_address=GM, told=True)
+    reply_to = str([m for m in queued(app) if m["To"] == GM][-1]["Reply-To"])
+    raw = plain_mail(GM, f"RECORD {address}", subject="[gm1]", message_id="<r2@x>", to=reply_to)
+    app.ingest(raw, channel="pipe")
+    return _last_to(app, GM)
