@@ -128,6 +128,7 @@ def rating_chart(kind: str, index: int, line: RatingLine) -> Markup:
             title=f"{line.handle}'s rating after each rated game",
             chart_id=f"rating-{kind}-{index}",
             x_label="rated game (0 = start)",
+            from_zero=False,
         )
     )
 
