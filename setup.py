@@ -3,7 +3,7 @@ games' rules pages (``docs/rules/``) live at the top of the repository, where wr
 players find them, and are copied into the package as ``adjudicator/templates`` and
 ``adjudicator/rules`` when a wheel is built, so that an installed wheel is complete on its own.
 A checkout (an editable install) reads the top-level folders where they are
-(``adjudicator/shipped.py``)."""
+(``adjudicator/base/shipped.py``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 SHIPPED = {"templates": "templates", "rules": "docs/rules"}
 """Folder in the package: its source at the top of the repository (keep in step with
-adjudicator/shipped.py and MANIFEST.in)."""
+adjudicator/base/shipped.py and MANIFEST.in)."""
 
 
 class BuildWithSharedFolders(build_py):

@@ -30,12 +30,12 @@ from pathlib import Path
 
 from reports import SERVICE, play
 
-from adjudicator.app import make_app
 from adjudicator.archive.render import ArchiveRenderer, Site
 from adjudicator.archive.rules import rules_page
-from adjudicator.archiving import ArchiveKeeper
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.readmodel.read import read_archive
+from adjudicator.serve.archiving import ArchiveKeeper
+from adjudicator.service.app import make_app
 
 AUTHORITY = "pbem.test"
 

@@ -32,12 +32,12 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
-from adjudicator.security import hash_password
-from adjudicator.service import throttle
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.base.security import hash_password
+from adjudicator.notify import throttle
+from adjudicator.service.app import App, make_app
+from adjudicator.service.creation import NewGame, set_up_game
+from adjudicator.service.games import PlayerSpec
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Seat
 
@@ -59,17 +59,16 @@ def setup(players: int) -> tuple[App, dict[str, str]]:
     app = make_app(Config(service=ServiceConfig(data_dir=str(data), address="judge@pbem.test")))
     handles = [f"p{n}" for n in range(players)]
     with session_scope(app.engine) as session:
-        game, creds = create_game(
-            session,
+        new = NewGame(
             name="b1",
             kind="giveaway",
             schedule="72h",
             settings={"early_close": False},
-            options={},
             players=[PlayerSpec(h, f"{h}@example.org") for h in handles],
-            now=app.clock(),
         )
-        start_game(session, game, now=app.clock())
+        _, creds = set_up_game(
+            session, new, ctx=app.ctx, now=app.clock(), welcome=False, tell_gm=False
+        )
         chosen = hash_password("Tr0mbone-42")
         seat = session.exec(select(Seat).where(Seat.handle == "p1")).one()
         seat.secret_hash = chosen  # p1 chose a password with SET PASSWORD

@@ -64,8 +64,8 @@ from mailservers import SmtpSink, start_smtp_sink  # noqa: E402
 from sqlalchemy import create_engine, text, update  # noqa: E402
 from sqlmodel import Session, col, select  # noqa: E402
 
+from adjudicator.base.security import hash_secret, token_digest  # noqa: E402
 from adjudicator.mail.maildir import deliver, ensure_maildir  # noqa: E402
-from adjudicator.security import hash_secret, token_digest  # noqa: E402
 from adjudicator.service.games import PlayerSpec, create_game  # noqa: E402
 from adjudicator.service.rounds import start_game  # noqa: E402
 from adjudicator.storage.db import make_engine, migrate, session_scope  # noqa: E402

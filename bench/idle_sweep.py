@@ -22,8 +22,8 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.service.app import make_app
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game

@@ -21,7 +21,7 @@ Run: .venv/bin/python bench/intake.py [--mails 2000] [--games 100] [--latency 10
    - ``--service process`` (the default): as deployed, an ``adjudicate serve`` process (and the
      worker processes it starts), configured through the environment; the sink stays in this
      process, as an MTA is a process of its own.
-   - ``--service thread``: ``adjudicator.runner.Service`` in this process (IMAP IDLE poller
+   - ``--service thread``: ``adjudicator.serve.runner.Service`` in this process (IMAP IDLE poller
      thread, SMTP outbox on the event loop), sharing its interpreter lock with the sink. Where
      the time went is printed: wall-clock timers around the service's functions, per thread
      (nested lines are parts of the line above). ``--profile`` adds cProfile of the service's
@@ -87,6 +87,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+import adjudicator.service.replies
 import aiosmtplib
 import imapclient
 import sqlalchemy.orm
@@ -95,20 +96,20 @@ from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink, running_dovecot, start
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-import adjudicator.app
 import adjudicator.mail.imap
 import adjudicator.mail.smtp
-import adjudicator.runner
+import adjudicator.notify.outbox
+import adjudicator.notify.queue
+import adjudicator.serve.runner
+import adjudicator.service.app
 import adjudicator.service.authentication
 import adjudicator.service.intake
-import adjudicator.service.outbox
-import adjudicator.service.replies
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
+from adjudicator.base.config import Config, ImapConfig, ServiceConfig, SmtpConfig
 from adjudicator.mail.imap import ImapPoller
-from adjudicator.runner import Service
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
+from adjudicator.serve.runner import Service
+from adjudicator.service.app import App, make_app
+from adjudicator.service.creation import NewGame, set_up_game
+from adjudicator.service.games import PlayerSpec
 from adjudicator.storage.db import session_scope
 
 JUDGE = "judge@pbem.test"
@@ -169,16 +170,10 @@ def create_games(app: App, *, games: int, seats: int) -> list[list[Player]]:
         name = f"g{number:03d}"
         specs = [PlayerSpec(h, f"{h}.{name}@players.example") for h in handles]
         with session_scope(app.engine) as session:
-            game, credentials = create_game(
-                session,
-                name=name,
-                kind="giveaway",
-                schedule="72h",
-                options={},
-                players=specs,
-                now=app.clock(),
+            new = NewGame(name=name, kind="giveaway", schedule="72h", players=specs)
+            _, credentials = set_up_game(
+                session, new, ctx=app.ctx, now=app.clock(), welcome=False, tell_gm=False
             )
-            start_game(session, game, now=app.clock())
         result.append(
             [
                 Player(
@@ -377,19 +372,19 @@ class Timers:
     def install(self) -> None:
         intake = adjudicator.service.intake
         self.wrap(imapclient.IMAPClient, "fetch", "imap fetch")
-        self.wrap(adjudicator.app.App, "ingest", "ingest (store + process)")
-        self.wrap(adjudicator.app.App, "ingest_batch", "ingest_batch (store + process)")
-        self.wrap(adjudicator.app, "store_batch", "  store_batch")
-        self.wrap(adjudicator.app, "process_batch", "  process_batch")
+        self.wrap(adjudicator.service.app.App, "ingest", "ingest (store + process)")
+        self.wrap(adjudicator.service.app.App, "ingest_batch", "ingest_batch (store + process)")
+        self.wrap(adjudicator.service.app, "store_batch", "  store_batch")
+        self.wrap(adjudicator.service.app, "process_batch", "  process_batch")
         self.wrap(intake, "read_whole", "    read_whole (parse, without a reader)")
         self.wrap(adjudicator.service.authentication, "verify_secret", "    verify_secret")
-        self.wrap(adjudicator.service.replies, "queue_reply", "    queue_reply (render+queue)")
+        self.wrap(adjudicator.notify.queue, "prepare_notice", "    prepare_notice (render)")
         self.wrap(ImapPoller, "_mark_handled", "imap mark handled")
-        self.wrap(adjudicator.runner, "send_due", "outbox send_due")
-        self.wrap(adjudicator.service.outbox, "claim_due", "  claim_due")
+        self.wrap(adjudicator.serve.runner, "send_due", "outbox send_due")
+        self.wrap(adjudicator.notify.outbox, "claim_due", "  claim_due")
         self.wrap(adjudicator.mail.smtp.SmtpSender, "send", "  smtp send")
-        self.wrap(adjudicator.service.outbox, "record_results", "  record_results")
-        self.wrap(adjudicator.service.outbox, "_record", "  record + commit (thread)")
+        self.wrap(adjudicator.notify.outbox, "record_results", "  record_results")
+        self.wrap(adjudicator.notify.outbox, "_record", "  record + commit (thread)")
         self.wrap(sqlalchemy.orm.Session, "commit", "commit (any session; includes lock waits)")
 
     def uninstall(self) -> None:
@@ -521,7 +516,7 @@ class Running:
 
             return capture
 
-        return patched(adjudicator.runner, "make_imap_poller", make)
+        return patched(adjudicator.serve.runner, "make_imap_poller", make)
 
     def start(self) -> None:
         self.thread = threading.Thread(target=self._run, name="loop", daemon=True)

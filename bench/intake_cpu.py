@@ -13,8 +13,9 @@ time (``time.process_time``), steadier from run to run:
    raw mails stored in one transaction, then processed in batches (claim, read, authenticate
    with the password, store the orders, queue the confirmation). The first 50 mails warm the
    process up (templates compiled, statements cached) and are not counted. ``--reader``: a
-   reader process reads the mails while they are stored (``adjudicator/readers.py``), as in
-   ``serve`` on a machine of several cores; the CPU counted is then this process's alone.
+   reader process reads the mails while they are stored
+   (``adjudicator/serve/reader_process.py``), as in ``serve`` on a machine of several cores;
+   the CPU counted is then this process's alone.
 3. Floor, same run, the same mails: in one transaction of 50 mails each, one bare INSERT a
    mail of its bytes, the standard library's parser reading it (``email.message_from_bytes``)
    and one bare UPDATE marking it processed: what any intake in Python pays at least.
@@ -44,9 +45,9 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from intake import JUDGE, create_games, make_mails
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
-from adjudicator.readers import MailReaders
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.serve.reader_process import MailReaders
+from adjudicator.service.app import make_app
 
 WARM_UP = 50
 BATCH = 50  # mails a FETCH hands over (bench/intake.py's FETCH_BATCH)
@@ -112,8 +113,8 @@ def main() -> None:
     parser.add_argument(
         "--reader",
         action="store_true",
-        help="a reader process reads the mail (adjudicator/readers.py), as in serve on a"
-        " machine of several cores: the figure is then the service process's own CPU",
+        help="a reader process reads the mail (adjudicator/serve/reader_process.py), as in serve"
+        " on a machine of several cores: the figure is then the service process's own CPU",
     )
     args = parser.parse_args()
     if args.mails <= WARM_UP:

@@ -31,7 +31,7 @@ from deadline_burst import database
 from render import giveaway_scene, round_mails
 
 from adjudicator.mail.compose import Identity, Renderer
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 
 STORAGE = {
     "pglz": "SET COMPRESSION pglz",

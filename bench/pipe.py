@@ -42,9 +42,9 @@ from intake import JUDGE, Arrivals, create_games, make_mails
 from maildir_pass import fill
 from mailservers import SmtpSink, start_smtp_sink
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.mail.maildir import ensure_maildir
+from adjudicator.service.app import make_app
 
 FLOOR = """
 import os, sys, time

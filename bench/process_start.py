@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/process_start.py [--workers 2] [--repeat 3]
 
-The service hands its work to processes (``adjudicator/child_processes.py``): the round
+The service hands its work to processes (``adjudicator/serve/child_processes.py``): the round
 workers, the mail reader and the sender. Each must have the service's modules imported before
 it can take work. This times, in a fresh interpreter that has imported only what the service
 imports:
@@ -43,7 +43,7 @@ def cpu_of(pid: int) -> float:
 def worker_pool(config: Any, count: int) -> dict[str, float]:
     """One pool of round workers, until each has answered; its wall time and CPU, and the
     process they were forked from (``parent``: this process when there is no fork server)."""
-    from adjudicator.workers import RoundWorkers, _ready
+    from adjudicator.serve.workers import RoundWorkers, _ready
 
     started = time.perf_counter()
     workers = RoundWorkers(config, count)
@@ -76,8 +76,8 @@ def main() -> None:
     args = parser.parse_args()
     # Imported here, not at the top: a spawned process runs this file's top level again, and
     # the floor's bare processes must not import the service.
-    import adjudicator.workers  # noqa: F401 - as the service has, before its pools
-    from adjudicator.config import Config, ServiceConfig
+    import adjudicator.serve.workers  # noqa: F401 - as the service has, before its pools
+    from adjudicator.base.config import Config, ServiceConfig
 
     config = Config(service=ServiceConfig(data_dir=tempfile.mkdtemp(prefix="adjudicator-bench-")))
 

@@ -79,19 +79,19 @@ from xml.etree import ElementTree
 
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
 from adjudicator.archive.build import build_archive
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.base.security import address_code, join_code
 from adjudicator.core.text import HANDLE
 from adjudicator.mail.imap import HandlerError, ImapPoller, ImapSettings
-from adjudicator.security import address_code, join_code
+from adjudicator.notify.loop_guard import LOOP_ANSWERS
+from adjudicator.notify.throttle import STRANGERS_PER_HOUR
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.intake import digest_of
-from adjudicator.service.loop_guard import LOOP_ANSWERS
 from adjudicator.service.rounds import open_round_of, start_game
-from adjudicator.service.throttle import STRANGERS_PER_HOUR
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import (

@@ -62,9 +62,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.mail.maildir import deliver
+from adjudicator.service.app import make_app
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.rerun import rerun_round
 from adjudicator.service.rounds import start_game

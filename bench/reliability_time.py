@@ -35,8 +35,8 @@ from pathlib import Path
 
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import sweep, wake_plan
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game

@@ -3,7 +3,7 @@
 Run: .venv/bin/python bench/render.py [--rounds 30] [--players 20] [--seed 1]
 
 Everything the service does for a round's result mails except the database: the per-player
-context, the plain and HTML templates, the MIME bytes (``replies.render_mail``), one process on
+context, the plain and HTML templates, the MIME bytes (``render_mail``), one process on
 one core. Three figures per game:
 
 1. ``plain_html``: mails per second without pictures (target: 1,000);
@@ -32,18 +32,14 @@ from typing import Any
 from adjudicator.core.game import Setup
 from adjudicator.core.replay import replay_rounds
 from adjudicator.games import get_rules, kind_of, read_record
-from adjudicator.mail.compose import Identity, Renderer
+from adjudicator.mail.compose import Identity, Renderer, thread_root
 from adjudicator.mail.images import inline_images
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.calendar import deadline_attachment
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.mail import mail_template, render_mail
+from adjudicator.notify.notice import Threading
 from adjudicator.service.pictures import make_pngs
-from adjudicator.service.replies import (
-    RoundExtras,
-    deadline_attachment,
-    game_thread,
-    render_mail,
-    result_context,
-    result_template,
-)
+from adjudicator.service.round_results import RoundExtras, result_context
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -141,7 +137,8 @@ def render_round(ctx: ServiceContext, scene: Scene, extras: RoundExtras) -> int:
 def render_mails(ctx: ServiceContext, scene: Scene, extras: RoundExtras) -> list[bytes]:
     """Every player's result mail of the round."""
     pictures = extras.picture_context()
-    template = result_template(ctx, scene.game.kind)
+    template = mail_template(ctx, scene.game.kind, "result")
+    root = thread_root(scene.game.name, ctx.identity)
     mails = []
     for seat in scene.seats:
         context = result_context(
@@ -163,7 +160,7 @@ def render_mails(ctx: ServiceContext, scene: Scene, extras: RoundExtras) -> list
                 to=seat.address,
                 key=f"result:1:{seat.id}",
                 now=NOW,
-                threading=game_thread(scene.game, ctx),
+                threading=Threading(in_reply_to=root, references=(root,)),
                 attachments=extras.attachments,
                 images=extras.images,
             )

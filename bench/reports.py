@@ -26,14 +26,15 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.games import get_rules
 from adjudicator.readmodel.stored import game_state
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import close_and_adjudicate
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.reports import ANSWERS_PER_HOUR
-from adjudicator.service.rounds import open_round_of, start_game
+from adjudicator.service.creation import NewGame, set_up_game
+from adjudicator.service.games import PlayerSpec
+from adjudicator.service.report_requests import ANSWERS_PER_HOUR
+from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, OutboxMail
 
@@ -54,18 +55,17 @@ def play(app: App, players: int, rounds: int, seed: int, name: str = "bench") ->
     """The game ``name`` played for ``rounds`` rounds; each player's password."""
     names = [f"p{i:02d}" for i in range(players)]
     with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
+        new = NewGame(
             name=name,
             kind="giveaway",
             time_zone="Europe/Berlin",
             schedule="72h",
             settings={"early_close": False},
             players=[PlayerSpec(n, f"{n}@example.org") for n in names],
-            options={},
-            now=app.clock(),
         )
-        start_game(session, game, now=app.clock())
+        _, credentials = set_up_game(
+            session, new, ctx=app.ctx, now=app.clock(), welcome=False, tell_gm=False
+        )
     secrets = {c.handle: c.secret for c in credentials}
     rules, rng, serial = get_rules("giveaway"), random.Random(seed), 0
     this_game = select(Game).where(Game.name == name)

@@ -45,12 +45,12 @@ from sqlmodel import Session, col, select
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from deadline_burst import JUDGE, TALK, database, seed
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.games import kind_of
 from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.serve.workers import round_is_due
+from adjudicator.service.app import make_app
 from adjudicator.storage.models import Game, OrderSet, Round, Seat
-from adjudicator.workers import round_is_due
 
 WARM_UP = 10
 

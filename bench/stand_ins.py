@@ -31,7 +31,7 @@ from typing import Any
 
 from packaging.requirements import Requirement
 
-from adjudicator.config import Config
+from adjudicator.base.config import Config
 from adjudicator.core.game import Setup
 from adjudicator.core.kind import GameKind
 from adjudicator.games import KINDS

@@ -12,7 +12,7 @@ from itertools import count
 from playing import client_reply, clock_of, new_game
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, OutboxMail, Submission
 

@@ -44,7 +44,7 @@ def quick_pictures(
             made.append(QuickPictures(open_transactions))
             return made[-1]
 
-        monkeypatch.setattr("adjudicator.app.VipsConverter", quick)
+        monkeypatch.setattr("adjudicator.service.app.VipsConverter", quick)
     yield made
     inside = sum(converter.inside_transactions for converter in made)
     assert inside == 0, f"{inside} picture(s) converted inside a database transaction"

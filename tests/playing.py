@@ -17,15 +17,14 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
 from adjudicator.core.game import Setup
+from adjudicator.notify.outbox import PendingMail, queue_pending
 from adjudicator.service import batch_intake
-from adjudicator.service.announcements import tell_created
-from adjudicator.service.closing import begin_game, close_and_adjudicate
-from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
-from adjudicator.service.outbox import queue_mail
+from adjudicator.service.app import App
+from adjudicator.service.closing import close_and_adjudicate
+from adjudicator.service.creation import NewGame, set_up_game
+from adjudicator.service.games import Credentials, PlayerSpec, find_game
 from adjudicator.service.rounds import open_round_of
-from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OrderSet, OutboxMail, Seat, Submission
 
@@ -104,31 +103,19 @@ def new_game(
     ``welcome`` queues the welcome mails too, ``told`` the game master's notice that the game
     was made; ``setup`` a board game's starting position other than the rules' own. The
     credentials by handle."""
+    new = NewGame(
+        name=name,
+        kind=kind,
+        players=[PlayerSpec(p, f"{p}@example.org") for p in players],
+        schedule=schedule,
+        settings=dict(settings or {}),
+        gm_address=gm_address,
+        setup=setup or Setup(),
+    )
     with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name=name,
-            kind=kind,
-            players=[PlayerSpec(p, f"{p}@example.org") for p in players],
-            options={},
-            schedule=schedule,
-            settings=dict(settings or {}),
-            gm_address=gm_address,
-            setup=setup or Setup(),
-            now=app.clock(),
+        _, credentials = set_up_game(
+            session, new, ctx=app.ctx, now=app.clock(), start=start, welcome=welcome, tell_gm=told
         )
-        first = begin_game(session, game, ctx=app.ctx, now=app.clock()) if start else None
-        if told:
-            tell_created(session, ctx=app.ctx, game=game, first_round=first, now=app.clock())
-        if welcome:
-            queue_welcome(
-                session,
-                ctx=app.ctx,
-                game=game,
-                credentials=credentials,
-                first_round=first,
-                now=app.clock(),
-            )
     return {c.handle: c for c in credentials}
 
 
@@ -187,14 +174,8 @@ def queue_test_mails(engine: Engine, numbers: range, *, now: datetime) -> None:
             message["Subject"] = f"mail {n}"
             message["Message-ID"] = f"<m{n}@pbem.test>"
             message.set_content(f"mail number {n}\n")
-            queue_mail(
-                session,
-                key=f"test:{n}",
-                kind="test",
-                recipient=f"p{n}@example.org",
-                message=message.as_bytes(),
-                now=now,
-            )
+            mail = PendingMail(f"test:{n}", "test", f"p{n}@example.org", message.as_bytes())
+            queue_pending(session, mail, now=now)
 
 
 def plain(message: EmailMessage) -> str:

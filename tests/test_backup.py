@@ -13,15 +13,15 @@ import pytest
 from playing import Clock, add_orders, close_open_round
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
-from adjudicator.backup import BackupError, backup
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.games import read_record, replay_record
 from adjudicator.readmodel.read import game_view
 from adjudicator.readmodel.record import game_record
 from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service.app import App, make_app
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.rounds import start_game
+from adjudicator.storage.backup import BackupError, backup
 from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import Game, Round, RoundResult
 

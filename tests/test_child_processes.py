@@ -1,4 +1,4 @@
-"""The processes the service hands work to (``adjudicator/child_processes.py``). They are forked
+"""The processes the service hands work to (``adjudicator/serve/child_processes.py``). They are forked
 from a fork server that may have started long before, in another environment: each must still
 have the service's environment as it was when its pool was made, as a fresh interpreter would
 (the crash points of the crash tests, ``XDG_CACHE_HOME`` for the solutions, ``TMPDIR``). And
@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from adjudicator.child_processes import process_pool
+from adjudicator.serve.child_processes import process_pool
 
 NAME = "ADJUDICATOR_TEST_CHILD_ENVIRONMENT"
 

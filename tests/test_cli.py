@@ -15,12 +15,12 @@ import pytest
 from sqlmodel import Session, select
 from typer.testing import CliRunner, Result
 
-from adjudicator.app import make_app
-from adjudicator.cli import app
-from adjudicator.config import load_config
+from adjudicator.base.config import load_config
+from adjudicator.cli.main import app
 from adjudicator.games.three_musketeers import RULES, State
 from adjudicator.games.three_musketeers import standin as musketeers
-from adjudicator.runner import make_maildir_reader
+from adjudicator.serve.runner import make_maildir_reader
+from adjudicator.service.app import make_app
 from adjudicator.storage.db import make_engine
 from adjudicator.storage.models import (
     Game,

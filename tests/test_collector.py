@@ -1,6 +1,7 @@
-"""The collector of the long-running processes (``collector.py``): what was there at the start
-is frozen, and garbage made afterwards is still collected by itself. Each check runs in a
-process of its own: freezing is for the whole interpreter, and this one runs every test."""
+"""The garbage collector of the long-running processes (``garbage_collection.py``): what was
+there at the start is frozen, and garbage made afterwards is still collected by itself. Each
+check runs in a process of its own: freezing is for the whole interpreter, and this one runs
+every test."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import textwrap
 
 import pytest
 
-from adjudicator.collector import MALLOC_ARENAS, YOUNG_THRESHOLD
+from adjudicator.serve.garbage_collection import MALLOC_ARENAS, YOUNG_THRESHOLD
 
 
 def _run(script: str) -> str:
@@ -30,7 +31,7 @@ def test_what_was_there_at_the_start_is_left_out_of_later_collections() -> None:
     out = _run(
         """
         import gc
-        from adjudicator.collector import settle
+        from adjudicator.serve.garbage_collection import settle
         kept = [[] for _ in range(100)]
         settle()
         tracked = {id(o) for o in gc.get_objects()}
@@ -46,7 +47,7 @@ def test_garbage_made_afterwards_is_collected_without_being_asked() -> None:
     out = _run(
         """
         import gc, weakref
-        from adjudicator.collector import settle, YOUNG_THRESHOLD
+        from adjudicator.serve.garbage_collection import settle, YOUNG_THRESHOLD
         settle()
 
         class Node:
@@ -68,7 +69,7 @@ def test_garbage_made_afterwards_is_collected_without_being_asked() -> None:
 
 ARENAS = """
     import ctypes, os, sys, tempfile, threading
-    from adjudicator.collector import settle
+    from adjudicator.serve.garbage_collection import settle
     if sys.argv[1] == "settled":
         settle()
     libc = ctypes.CDLL(None)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.config import ConfigError, load_config
+from adjudicator.base.config import ConfigError, load_config
 
 
 def test_defaults_need_no_external_server(tmp_path: Path) -> None:

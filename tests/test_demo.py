@@ -10,10 +10,10 @@ from pathlib import Path
 
 from sqlmodel import Session, func, select
 
-from adjudicator.app import make_app, utcnow
-from adjudicator.config import Config, ServiceConfig
-from adjudicator.demo import DemoClock, describe, play_demo
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.cli.demo import DemoClock, describe, play_demo
 from adjudicator.games import KINDS
+from adjudicator.service.app import make_app, utcnow
 from adjudicator.storage.models import Game, GameStatus, OutboxMail, Submission
 
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from needs import unavailable
 
-from adjudicator.config import load_config
+from adjudicator.base.config import load_config
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
 ADJUDICATE = Path(sys.executable).parent / "adjudicate"

@@ -18,8 +18,8 @@ from alembic import command
 from alembic.script import ScriptDirectory
 from typer.testing import CliRunner
 
-from adjudicator.cli import app
-from adjudicator.config import Config, ServiceConfig, load_config
+from adjudicator.base.config import Config, ServiceConfig, load_config
+from adjudicator.cli.main import app
 from adjudicator.doctor import (
     FAIL,
     OK,

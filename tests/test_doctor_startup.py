@@ -17,11 +17,11 @@ import pytest
 from mailservers import free_port
 from typer.testing import CliRunner
 
-from adjudicator.app import utcnow
-from adjudicator.cli import app
-from adjudicator.config import load_config
+from adjudicator.base.config import load_config
+from adjudicator.cli.main import app
 from adjudicator.doctor import FAIL, OK, Check, run_checks
-from adjudicator.metrics import Metrics
+from adjudicator.serve.metrics import Metrics
+from adjudicator.service.app import utcnow
 from adjudicator.storage.db import make_engine
 
 ADJUDICATE = Path(sys.executable).parent / "adjudicate"

@@ -2,9 +2,10 @@
 
 Each part of the package sits on a floor; code may import only from its own floor or a lower
 one, and no two parts may import each other through any path (no circles). The floors are the
-README's layout, read from the bottom up: pure values, pure drawing, pure games; storage; the
-read model that both the service and the archive stand on; mail; the use cases; the archive
-site; the processes that join them; the command line.
+README's layout, read from the bottom up: pure values and the configuration, logging and
+secrets; pure drawing, pure games; storage; the read model that both the service and the
+archive stand on; mail; the use cases; the archive site; ``adjudicate serve`` and the
+processes it joins; the installation's doctor; the command line.
 """
 
 from __future__ import annotations
@@ -17,30 +18,18 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "adjudicator"
 
 FLOORS: tuple[tuple[str, ...], ...] = (
-    (
-        "core",
-        "faults",
-        "security",
-        "config",
-        "logs",
-        "child_processes",
-        "fork_server",
-        "collector",
-        "shipped",
-    ),
+    ("core", "base"),
     ("pictures",),
     ("games", "solving"),
-    ("textreport", "storage"),
+    ("storage",),
     ("readmodel",),
     ("mail",),
+    ("notify",),
     ("service",),
     ("archive",),
-    ("app", "archiving"),
-    ("workers", "readers", "sending"),
-    ("demo", "scheduler", "cli_support", "metrics", "systemd", "doctor", "backup", "pipe"),
-    ("runner",),
-    ("cli", "cli_gm", "cli_archive", "cli_outbox"),
-    ("entry",),
+    ("serve",),
+    ("doctor",),
+    ("cli",),
 )
 """Bottom first. A name is a package (a folder) or a module (a file) directly under the package."""
 

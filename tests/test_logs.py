@@ -13,8 +13,8 @@ import structlog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adjudicator.logs import PlainRenderer, configure_logging, events, reopen
-from adjudicator.mail.render import VipsConverter
+from adjudicator.base.logs import PlainRenderer, configure_logging, events, reopen
+from adjudicator.mail.vips import VipsConverter
 
 
 @pytest.fixture(autouse=True)
@@ -143,8 +143,8 @@ def test_the_service_logs_one_line_per_mail_and_round_with_their_ids(tmp_path: P
 
     from playing import Clock
 
-    from adjudicator.app import make_app
-    from adjudicator.config import Config, ServiceConfig
+    from adjudicator.base.config import Config, ServiceConfig
+    from adjudicator.service.app import make_app
     from adjudicator.service.games import PlayerSpec, create_game
     from adjudicator.service.rounds import start_game
     from adjudicator.storage.db import session_scope

@@ -17,15 +17,15 @@ from playing import SERVICE, Clock
 from prometheus_client.parser import text_string_to_metric_families
 from sqlmodel import select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, HealthConfig, ServiceConfig
+from adjudicator.base.config import Config, HealthConfig, ServiceConfig
 from adjudicator.mail.maildir import ensure_maildir
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
-from adjudicator.metrics import INTAKE_STUCK, SENDING_STUCK, Metrics, MetricsServer
+from adjudicator.notify.outbox import Lanes, send_due
+from adjudicator.serve.metrics import INTAKE_STUCK, SENDING_STUCK, Metrics, MetricsServer
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.intake import store_raw
-from adjudicator.service.outbox import Lanes, send_due
 from adjudicator.service.rounds import start_game
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import aware, make_engine, session_scope
@@ -188,7 +188,7 @@ def test_health_fails_when_the_main_loop_stops_turning(
     metrics, server = served
     metrics.loop_turned()
     assert _get(server, "/healthz")[0] == 200
-    monkeypatch.setattr("adjudicator.metrics.LOOP_STUCK", timedelta(seconds=-1))
+    monkeypatch.setattr("adjudicator.serve.metrics.LOOP_STUCK", timedelta(seconds=-1))
     status, text = _get(server, "/healthz")
     assert status == 503
     assert "main loop has not turned" in text

@@ -34,6 +34,12 @@ def test_the_wheel_holds_every_template_and_migration(wheel: Path) -> None:
     templates = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "templates").rglob("*.*"))
     assert templates
     assert [t for t in templates if f"adjudicator/{t}" not in names] == []
+    games = sorted(
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "adjudicator/games").glob("*/templates/**/*.j2")
+    )
+    assert len(games) >= 5 * 4  # each game's mails, report page and order syntax
+    assert [g for g in games if g not in names] == []
     migrations = (ROOT / "adjudicator/storage/migrations/versions").glob("*.py")
     assert all(f"adjudicator/storage/migrations/versions/{m.name}" in names for m in migrations)
     assert "adjudicator/games/starship_combat/equilibrium.txt" in names  # the first move's table
@@ -56,6 +62,9 @@ def test_mail_renders_from_the_installed_package_alone(wheel: Path, tmp_path: Pa
         f"assert str(c.TEMPLATES).startswith({str(tmp_path)!r}), c.TEMPLATES\n"
         "r = c.Renderer().mail('no_game', {'named': 'gw9'})\n"
         "assert 'gw9' in r.text\n"
+        "import adjudicator.base.shipped as s\n"
+        f"assert s.GAME_TEMPLATES and all(str(g).startswith({str(tmp_path)!r}) for g in s.GAME_TEMPLATES)\n"
+        "assert c.Renderer().exists('mail/answer/syntax/giveaway.txt.j2')\n"
         "from adjudicator.readmodel.rules import rules_markdown\n"
         "assert rules_markdown('starship-combat').startswith('# Starship Combat')\n"
         "from adjudicator.games.starship_combat import standin as s\n"

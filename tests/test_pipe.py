@@ -21,12 +21,12 @@ from needs import unavailable
 from playing import new_game, player_mail
 from sqlmodel import Session, col, select
 
-from adjudicator import runner
-from adjudicator.app import make_app
-from adjudicator.config import load_config
+from adjudicator.base.config import load_config
+from adjudicator.cli.pipe import EX_TEMPFAIL, config_of_receive
 from adjudicator.mail.maildir import arrival_time
-from adjudicator.pipe import EX_TEMPFAIL, config_of_receive
-from adjudicator.runner import make_maildir_reader
+from adjudicator.serve import runner
+from adjudicator.serve.runner import make_maildir_reader
+from adjudicator.service.app import make_app
 from adjudicator.storage.db import aware
 from adjudicator.storage.models import OrderSet, Submission, SubmissionStatus
 
@@ -77,14 +77,21 @@ def test_a_piped_message_is_in_the_maildir_byte_for_byte_when_the_command_ends(
 def test_the_pipe_imports_neither_the_database_nor_the_service(tmp_path: Path) -> None:
     """What keeps a deadline's rush of piped mail cheap: the process the mail server starts
     for each message loads the configuration and the Maildir writer, not the service."""
-    heavy = ("sqlalchemy", "sqlmodel", "typer", "jinja2", "adjudicator.app", "adjudicator.service")
+    heavy = (
+        "sqlalchemy",
+        "sqlmodel",
+        "typer",
+        "jinja2",
+        "adjudicator.cli.main",
+        "adjudicator.service",
+    )
     probe = (
         "import atexit, sys\n"
         f"heavy = {heavy!r}\n"
         "atexit.register(lambda: print(sorted(m for m in sys.modules"
         " if m.startswith(heavy)), file=sys.stderr))\n"
         f"sys.argv = ['adjudicate', '--config', {str(_config(tmp_path))!r}, 'receive']\n"
-        "from adjudicator.entry import main\n"
+        "from adjudicator.cli.entry import main\n"
         "main()\n"
     )
     done = subprocess.run(
@@ -279,7 +286,7 @@ def installed() -> Iterator[tuple[Path, str]]:
     program = root / "adjudicate"
     program.write_text(
         f"#!{system_python} -I\nimport sys\nsys.path.insert(0, {str(CHECKOUT)!r})\n"
-        "from adjudicator.entry import main\nsys.exit(main())\n",
+        "from adjudicator.cli.entry import main\nsys.exit(main())\n",
         encoding="utf-8",
     )
     program.chmod(0o755)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adjudicator.security import (
+from adjudicator.base.security import (
     bounce_address,
     bounced_seat,
     hash_secret,
@@ -78,7 +78,7 @@ def test_a_bounce_address_names_its_seat_and_resists_forgery() -> None:
 def test_a_chosen_password_is_stored_with_scrypt_and_old_secrets_still_verify() -> None:
     """SET PASSWORD stores a slow salted hash, in its exact case; the machine-made secrets
     stored before (salted SHA-256, any case) keep working."""
-    from adjudicator.security import hash_password, hash_secret, verify_secret
+    from adjudicator.base.security import hash_password, hash_secret, verify_secret
 
     stored = hash_password("Tr0mbone-42")
     assert stored.startswith("scrypt$")
@@ -94,7 +94,7 @@ def test_a_chosen_password_is_stored_with_scrypt_and_old_secrets_still_verify() 
 
 
 def test_a_resignation_code_is_fixed_per_seat_and_void_after_a_replacement() -> None:
-    from adjudicator.security import resign_code
+    from adjudicator.base.security import resign_code
 
     key = b"k" * 32
     assert resign_code(key, 7, "token") == resign_code(key, 7, "token")

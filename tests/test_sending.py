@@ -1,4 +1,4 @@
-"""Mail sent from a sender process (``adjudicator/sending.py``) against a real SMTP receiver:
+"""Mail sent from a sender process (``adjudicator/serve/sending.py``) against a real SMTP receiver:
 the outbox's batches go out from the process, over connections it keeps open, and are recorded
 by the service as ever; a process that dies or hangs costs a batch sent over the service's own
 connections, nothing lost."""
@@ -19,10 +19,10 @@ from playing import queue_test_mails
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from adjudicator import sending
 from adjudicator.mail.smtp import SmtpSettings
-from adjudicator.sending import SenderProcess
-from adjudicator.service.outbox import send_due
+from adjudicator.notify.outbox import send_due
+from adjudicator.serve import sending
+from adjudicator.serve.sending import SenderProcess
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

@@ -22,11 +22,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlmodel import Session, select
 from test_serve_signals import ADJUDICATE, _environment, _order_mail, _seed
 
-from adjudicator import runner
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.mail.maildir import deliver
-from adjudicator.runner import Service
+from adjudicator.serve import runner
+from adjudicator.serve.runner import Service
+from adjudicator.service.app import App, make_app
 from adjudicator.service.intake import store_raw
 from adjudicator.storage.db import make_engine, session_scope
 from adjudicator.storage.models import Round, RoundResult, RoundState, Submission, SubmissionStatus

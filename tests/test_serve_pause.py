@@ -23,9 +23,9 @@ from pathlib import Path
 from playing import poll
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.mail.maildir import deliver
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.notices import gm_reply_to

@@ -25,9 +25,9 @@ from mailservers import free_port
 from prometheus_client.parser import text_string_to_metric_families
 from sqlmodel import Session, func, select
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.mail.maildir import deliver
+from adjudicator.service.app import make_app
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import make_engine, session_scope

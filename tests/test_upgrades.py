@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import text
 from typer.testing import CliRunner
 
-from adjudicator.cli import app
+from adjudicator.cli.main import app
 from adjudicator.storage.db import (
     SCHEMA_HEAD,
     SCHEMA_VERSIONS,

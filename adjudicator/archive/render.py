@@ -2,8 +2,9 @@
 
 The words are in ``templates/archive``: one page template per page kind and, per game kind, a
 partial ``report/<kind>.html.j2`` that tells a round's public report in words (the game code
-holds data, not prose). Every link is relative, so the site works from ``file://`` and from any
-sub-path of a web server; only the Atom feed uses ``base_url``, where absolute links are better.
+holds data, not prose; the partial is in the game's package, under ``templates/archive/``).
+Every link is relative, so the site works from ``file://`` and from any sub-path of a web
+server; only the Atom feed uses ``base_url``, where absolute links are better.
 """
 
 from __future__ import annotations

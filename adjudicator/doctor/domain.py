@@ -7,7 +7,7 @@ import re
 import socket
 from collections.abc import Callable
 
-from adjudicator.config import Config
+from adjudicator.base.config import Config
 from adjudicator.doctor.check import FAIL, OK, SKIP, TIMEOUT, WARN, Check, words
 
 Lookup = Callable[[str, str], list[str]]

@@ -14,12 +14,12 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.engine import make_url
 
-from adjudicator.config import CONFIG_ENV, DEFAULT_FILE, Config, ConfigError, load_config
+from adjudicator.base.config import CONFIG_ENV, DEFAULT_FILE, Config, ConfigError, load_config
+from adjudicator.base.logs import log_file_problem, log_problems
+from adjudicator.base.security import key_id
 from adjudicator.doctor.check import FAIL, OK, SKIP, WARN, Check, words
 from adjudicator.games import KINDS
-from adjudicator.logs import log_file_problem, log_problems
-from adjudicator.metrics import cannot_listen
-from adjudicator.security import key_id
+from adjudicator.serve.metrics import cannot_listen
 from adjudicator.service.solutions import file_of, old_files, ready
 from adjudicator.storage.db import (
     SCHEMA_HEAD,

@@ -11,7 +11,7 @@ from typing import Any
 
 import aiosmtplib
 
-from adjudicator.config import Config, ImapConfig
+from adjudicator.base.config import Config, ImapConfig
 from adjudicator.doctor.check import FAIL, OK, SKIP, TIMEOUT, WARN, Check, loopback, quietly, words
 from adjudicator.mail.imap import ImapSettings, connect, log_in, login_fix
 

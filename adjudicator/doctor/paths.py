@@ -19,7 +19,7 @@ import pwd
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from adjudicator.config import Config
+from adjudicator.base.config import Config
 from adjudicator.doctor.check import FAIL, OK, Check
 from adjudicator.games import KINDS
 from adjudicator.service.solutions import ready

@@ -2,8 +2,9 @@
 
 Every fact about a game that the rest of the service needs is in the game's :class:`GameKind`
 (``adjudicator/games/<game>/kind.py``). :data:`KINDS` lists them; :func:`kind_of` finds one by
-its name in game records (docs/record-format.md). A new game is a package here, its templates
-and its golden files, plus one entry in :data:`KINDS`.
+its name in game records (docs/record-format.md). A new game is a package here, of the shape
+of the others (``tests/games/test_game_shape.py``) with its templates inside it, its rules page
+in docs/rules/ and its golden files, plus one entry in :data:`KINDS`.
 """
 
 from __future__ import annotations

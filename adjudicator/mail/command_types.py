@@ -1,24 +1,20 @@
-"""The commands a mail can hold, as values (read by ``commands.py`` and ``gm_readers.py``,
-answered by the intake's handlers). Each command type says whether it needs an authenticated
-seat: the intake proves the seat only for those. Pure."""
+"""The commands a mail can hold, as values, and :class:`CommandSpec`, everything the service
+knows of one command (``command_specs.py`` lists them; read by ``player_readers.py`` and
+``gm_readers.py``, answered by the service's handlers). Pure."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import ClassVar
 
 from adjudicator.core.away import AbsenceAsked, QuietHours
-from adjudicator.mail.parse import SectionLine
+from adjudicator.mail.lines import SectionLine
 
 
 @dataclass(frozen=True)
 class Command:
-    """One thing a mail asks for. ``needs_seat``: only a player proven to hold a seat of the
-    section's game may ask it."""
-
-    needs_seat: ClassVar[bool] = True
+    """One thing a mail asks for (its :class:`CommandSpec` says whether it needs a seat)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +43,6 @@ class History(Command):
 class Help(Command):
     """``HELP`` (the commands), ``HELP gw42`` (that game's orders and rules)."""
 
-    needs_seat: ClassVar[bool] = False
     game: str | None
     line: SectionLine
 
@@ -56,7 +51,6 @@ class Help(Command):
 class ListGames(Command):
     """``LIST``: games open for sign-up, and the sender's games."""
 
-    needs_seat: ClassVar[bool] = False
     line: SectionLine
 
 
@@ -66,7 +60,6 @@ class Status(Command):
     whom each round waits for. Needs no proof: the answer goes only to the registered address
     of each seat, never to another."""
 
-    needs_seat: ClassVar[bool] = False
     line: SectionLine
 
 
@@ -75,7 +68,6 @@ class Observe(Command):
     """``OBSERVE gw42`` (a code comes back), ``OBSERVE gw42 CODE``: the game's public results by
     mail; ``UNOBSERVE gw42``: no more."""
 
-    needs_seat: ClassVar[bool] = False
     game: str | None  # None: the section's game
     code: str | None
     stop: bool
@@ -87,7 +79,6 @@ class Join(Command):
     """``JOIN gw42`` (a code comes back), ``JOIN gw42 CODE`` or ``JOIN gw42 CODE handle``: a
     seat in a game open for sign-up."""
 
-    needs_seat: ClassVar[bool] = False
     game: str | None  # None: the section's game
     code: str | None
     handle: str | None
@@ -100,7 +91,6 @@ class Standby(Command):
     games of that kind when one is free; ``STANDBY OFF`` (every kind) or ``STANDBY OFF
     giveaway``: no more offers."""
 
-    needs_seat: ClassVar[bool] = False
     kind: str | None
     code: str | None
     stop: bool
@@ -111,7 +101,6 @@ class Standby(Command):
 class Take(Command):
     """``TAKE gw42 CODE``: the seat game gw42 offered to this address, if nobody was first."""
 
-    needs_seat: ClassVar[bool] = False
     game: str | None  # None: the section's game
     code: str
     line: SectionLine
@@ -122,7 +111,6 @@ class Approve(Command):
     """``APPROVE gw42 CODE`` or ``DECLINE gw42 CODE``: the game master's answer to a JOIN that
     waits for it; the code (mailed only to the game master) is the proof."""
 
-    needs_seat: ClassVar[bool] = False
     game: str | None  # None: the section's game
     code: str
     approve: bool
@@ -134,7 +122,6 @@ class Forgot(Command):
     """``FORGOT`` (or ``PASSWORD`` alone, ``LOST PASSWORD``): a new password, mailed only to the
     registered address."""
 
-    needs_seat: ClassVar[bool] = False
     line: SectionLine
 
 
@@ -212,7 +199,6 @@ class SetPublic(Command):
 class WhoIs(Command):
     """``WHOIS cat``: the club record of the player known as cat (never an address)."""
 
-    needs_seat: ClassVar[bool] = False
     handle: str
     line: SectionLine
 
@@ -221,7 +207,6 @@ class WhoIs(Command):
 class RatingAsked(Command):
     """``RATING``: the sender's own rating in each kind of game."""
 
-    needs_seat: ClassVar[bool] = False
     line: SectionLine
 
 
@@ -246,8 +231,6 @@ class Press(Command):
 class GmCommand(Command):
     """A command only the game's game master may give: no seat is proven for it; its handler
     checks that the mail went to the game master's own reply address."""
-
-    needs_seat: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -330,8 +313,6 @@ class CopyResults(GmCommand):
 class Unknown(Command):
     """Stands for a line that looks like a mistyped command (only ever in a problem)."""
 
-    needs_seat: ClassVar[bool] = False
-
 
 @dataclass(frozen=True)
 class CommandProblem:
@@ -345,3 +326,28 @@ class CommandProblem:
 LineReader = Callable[[str, SectionLine], Sequence[Command | CommandProblem] | None]
 """A command's reader: the values a line (already normalised) stands for, or None when the
 line is not this command."""
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One mail command, all of it in one value (``command_specs.SPECS`` lists them; the
+    service binds each to its handler, ``service/command_handlers.py``).
+
+    ``command``: its value type. ``reader``: what reads its lines, None for what is read with
+    the section (the orders: the lines no reader took; PRESS and ANNOUNCE, which span lines);
+    one reader may read several commands (SET ...). ``words``: the words its lines start
+    with, so that such a line is never taken for prose and a near miss is a mistyped command
+    (``orderlike.py``). ``help``: its lines in HELP's list of commands, as (example, meaning)
+    with an empty example for a meaning that runs on; none for a command HELP does not list
+    (the game master's have their own list). ``needs_seat``: only a player proven to hold a
+    seat of the section's game may ask it; ``personal``: it sets the person's own settings,
+    which hold in all his games, and may be sent in a section with no game. ``answers``: the
+    templates its answer is written with (``templates/mail/<answer>.txt.j2``)."""
+
+    command: type[Command]
+    reader: LineReader | None
+    words: tuple[str, ...] = ()
+    help: tuple[tuple[str, str], ...] = ()
+    needs_seat: bool = True
+    personal: bool = False
+    answers: tuple[str, ...] = ()

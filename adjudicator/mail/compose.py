@@ -26,10 +26,10 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, select_autoescape
 from markupsafe import Markup, escape
 
+from adjudicator.base.shipped import GAME_TEMPLATES, TEMPLATES
 from adjudicator.core.text import counted
 from adjudicator.games import game_title
 from adjudicator.mail.mime import Part, address_header, fold_ids, header, message_bytes, text_part
-from adjudicator.shipped import TEMPLATES
 
 GENERIC_HTML = "mail/_generic.html.j2"
 
@@ -65,7 +65,9 @@ class RenderedMail:
 
 
 class Renderer:
-    """Renders the templates of ``templates/``; missing variables are errors, not blanks.
+    """Renders the templates of ``templates/`` and of each game's package (a game's own
+    templates, :data:`~adjudicator.base.shipped.GAME_TEMPLATES`, under the same names as if they
+    were in ``templates/``); missing variables are errors, not blanks.
 
     Templates are compiled once and kept: a round of a mass game renders the same two
     templates hundreds of times.
@@ -73,7 +75,7 @@ class Renderer:
 
     def __init__(self, folder: Path = TEMPLATES) -> None:
         self.env = Environment(
-            loader=FileSystemLoader(str(folder)),
+            loader=FileSystemLoader([str(folder), *(str(games) for games in GAME_TEMPLATES)]),
             autoescape=select_autoescape(["html", "html.j2"]),
             undefined=StrictUndefined,
             trim_blocks=True,

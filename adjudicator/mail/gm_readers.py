@@ -1,7 +1,8 @@
 """The readers of the game master's command lines (PAUSE, RESUME, EXTEND, REPLACE, REMOVE,
 STAND-IN, COPY; ANNOUNCE spans lines and is read with the section, in ``commands.py``). Each
 takes a normalised line and gives the command it stands for, a :class:`CommandProblem` when
-its arguments are wrong, or None when the line is not this command. Pure."""
+its arguments are wrong, or None when the line is not this command; ``command_specs.py`` names
+each command's reader. Pure."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from adjudicator.mail.command_types import (
     CommandProblem,
     CopyResults,
     Extend,
-    LineReader,
     Pause,
     RecordOf,
     RemovePlayer,
@@ -22,7 +22,7 @@ from adjudicator.mail.command_types import (
     Resume,
     StandIn,
 )
-from adjudicator.mail.parse import SectionLine
+from adjudicator.mail.lines import SectionLine
 
 _PAUSE = re.compile(r"pause(?:\s+(?:the\s+)?game)?", re.I)
 _RESUME = re.compile(r"resume(?:\s+(?:the\s+)?game)?|unpause", re.I)
@@ -55,13 +55,13 @@ def _wrong_gm(
     return [CommandProblem(command, line, usage)]
 
 
-def _pause(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_pause(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     if _PAUSE.fullmatch(text):
         return [Pause(line)]
     return [Resume(line)] if _RESUME.fullmatch(text) else None
 
 
-def _extend(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_extend(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _EXTEND.fullmatch(text)
     if match is None:
         return None
@@ -88,7 +88,7 @@ def _extend(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
     return [Extend(duration, None, False, line)]
 
 
-def _replace(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_replace(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _REPLACE.fullmatch(text)
     if match is None:
         return None
@@ -100,7 +100,7 @@ def _replace(text: str, line: SectionLine) -> list[Command | CommandProblem] | N
     return [ReplacePlayer(handle.lower(), found.group(1).lower(), line)]
 
 
-def _remove(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_remove(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _REMOVE.fullmatch(text)
     if match is None:
         return None
@@ -111,7 +111,7 @@ def _remove(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
     return [RemovePlayer(handle.lower(), line)]
 
 
-def _stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _STAND_IN.fullmatch(text)
     if match is None:
         return None
@@ -122,7 +122,7 @@ def _stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | 
     return [StandIn(handle.lower(), (switch or "on").lower() == "on", line)]
 
 
-def _copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _COPY.fullmatch(text)
     if match is None:
         return None
@@ -132,7 +132,7 @@ def _copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | None
     return [CopyResults(switch == "on", line)]
 
 
-def _record(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+def read_record(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     match = _RECORD.fullmatch(text)
     if match is None:
         return None
@@ -141,15 +141,3 @@ def _record(text: str, line: SectionLine) -> list[Command | CommandProblem] | No
         usage = "write RECORD and the player's address, e.g. RECORD someone@example.org"
         return _wrong_gm(RecordOf, text, line, usage)
     return [RecordOf(address.group(1).lower(), line)]
-
-
-GM_READERS: tuple[LineReader, ...] = (
-    _pause,
-    _extend,
-    _replace,
-    _remove,
-    _stand_in,
-    _copy,
-    _record,
-)
-"""The game master's one-line commands, in the order they are tried."""

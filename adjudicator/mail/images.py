@@ -1,7 +1,7 @@
 """SVG pictures as PNG images for HTML mail: many mail clients do not show SVG.
 
 A :class:`PictureConverter` turns an SVG into a PNG; the service holds one on its context
-(``mail/render.py``'s in-process renderer by default, a fast stand-in in tests that are not
+(``mail/vips.py``'s in-process renderer by default, a fast stand-in in tests that are not
 about pictures). The service converts a round's pictures once, with no database transaction
 open, and keeps the PNGs by the digest of their SVG (``picture_digest``); mails are then
 composed from PNGs already made (:func:`inline_images`), never by converting. Without a

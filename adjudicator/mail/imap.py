@@ -37,7 +37,8 @@ from urllib.parse import quote
 from imapclient import DELETED, SEEN, IMAPClient
 from imapclient.exceptions import LoginError
 
-from adjudicator.config import ImapConfig
+from adjudicator.base.config import ImapConfig
+from adjudicator.mail.source import BatchHandler
 
 log = logging.getLogger(__name__)
 
@@ -47,16 +48,11 @@ MessageHandler = Callable[[str, bytes], None]
 """``handle(ref, raw)``: store one raw message. ``ref`` names where it came from (an RFC 5092
 IMAP URL here, ``maildir:...`` for a Maildir); it is for logs, not for deduplication."""
 
-BatchHandler = Callable[[list[bytes], list[datetime | None]], None]
-"""``handle_batch(raws, arrived)``: store a whole FETCH batch, committed when it returns (one
-transaction instead of one per message). If it raises, nothing of the batch is marked.
-``arrived`` gives each message's INTERNALDATE (RFC 3501 2.3.3: when the server delivered it),
-timezone-aware, or None when the server gave none: orders count as of their delivery, not of
-when the service came to fetch them (after an outage or a restart, say). INTERNALDATE has whole
-seconds: a mail delivered within the second of a deadline counts as in time."""
-
 _Fetched = tuple[int, bytes, datetime | None]
-"""A message fetched: its UID, its bytes and its INTERNALDATE (``BatchHandler``)."""
+"""A message fetched: its UID, its bytes and its INTERNALDATE (RFC 3501 2.3.3: when the server
+delivered it; None when the server gave none), which ``handle_batch`` is given as its arrival
+(``source.BatchHandler``). INTERNALDATE has whole seconds: a mail delivered within the second of
+a deadline counts as in time."""
 
 # Errors that mean "this connection is gone": reconnect. imaplib raises IMAP4.abort on EOF,
 # BYE and garbled responses; socket errors, timeouts and TLS errors are all OSError.
@@ -166,11 +162,14 @@ def login_fix(settings: ImapSettings) -> str:
 
 
 class ImapPoller:
-    """Fetches new messages from ``settings.folder`` and passes them to ``handle``.
+    """Fetches new messages from ``settings.folder`` and passes them to ``handle``, or a FETCH
+    batch at a time to ``handle_batch`` (a ``source.MailSource``).
 
     ``run_once()`` and ``run_forever()`` must not run at the same time; ``stop()`` may be
     called from any thread.
     """
+
+    channel = "imap"
 
     def __init__(
         self,

@@ -39,16 +39,13 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-log = logging.getLogger(__name__)
+from adjudicator.mail.source import BatchHandler
 
-BatchHandler = Callable[[list[bytes], list[datetime]], None]
-"""``handle_batch(raws, arrived)``: store several messages at once, committed when it returns
-(one transaction instead of one per message), as the IMAP poller's; ``arrived`` gives each
-one's delivery time (:func:`arrival_time`). If it raises, none of them is marked handled."""
+log = logging.getLogger(__name__)
 
 BATCH = 50
 """Messages handed to ``handle_batch`` at once, at most: as many as the IMAP poller fetches."""
@@ -159,7 +156,10 @@ def with_flag(name: str, flag: str) -> str:
 class MaildirReader:
     """Hands every unhandled message of a Maildir to ``handle_batch``, up to ``BATCH`` at a
     time: all of ``new/``, and the files in ``cur/`` without the ``S`` flag (put there by
-    another program without reading them)."""
+    another program without reading them). Each arrived at its delivery time
+    (:func:`arrival_time`). A ``source.MailSource``."""
+
+    channel = "maildir"
 
     def __init__(self, maildir: Path, *, handle_batch: BatchHandler) -> None:
         self.maildir = maildir

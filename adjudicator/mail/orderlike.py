@@ -13,6 +13,7 @@ import re
 from adjudicator.core.errors import NotAnOrder
 from adjudicator.core.text import normalise_line
 from adjudicator.games import KINDS
+from adjudicator.mail.command_specs import command_words
 
 GAME_LINE = re.compile(r"game\s*[:=]?\s*([a-z0-9][a-z0-9_.-]{0,63})", re.IGNORECASE)
 """``GAME <name>``: the start of one game's section (``parse.split_sections``)."""
@@ -26,36 +27,6 @@ _REQUEST = re.compile(
 )
 """A request line (``mail/requests.py``): HISTORY, or REPORT and a few words."""
 MAX_ORDER = 200  # characters: longer lines are prose
-COMMAND_WORDS = (
-    "help",
-    "list",
-    "status",
-    "orders",
-    "report",
-    "history",
-    "press",
-    "endpress",
-    "resign",
-    "set",
-    "forgot",
-    "password",
-    "observe",
-    "unobserve",
-    "join",
-    "pause",
-    "resume",
-    "extend",
-    "announce",
-    "endannounce",
-    "standby",
-    "whois",
-    "rating",
-    "record",
-)
-"""The words commands start with (``commands.py``): a line that starts with one and has a few
-words after it (``JOIN sf9 4F2A09C1``) is a command, never a signature's phone number; a line
-that starts with a near miss is a mistyped command. TAKE, APPROVE and DECLINE are not among
-them: "Take care," is a common sign-off, and their lines are read by their code anyway."""
 MAX_COMMAND_WORDS = 6
 _CODED = re.compile(r"(?i)(?:take|approve|decline)\s+\S+\s+[0-9a-f]{8}")
 """``TAKE gw42 8963B1C3``: a coded answer to an offer or a join request is a command, never a
@@ -74,9 +45,11 @@ def reads_as_order(line: str) -> bool:
     if any(p.fullmatch(text) for p in (GAME_LINE, SECRET_LINE, _REQUEST, _CODED)):
         return True
     words = text.split()
-    # A command word in front, and not a label ("Status : File name violation").
+    # A command word in front (``command_specs.command_words``: a line that starts with one
+    # and has a few words after it, ``JOIN sf9 4F2A09C1``, is a command, never a signature's
+    # phone number), and not a label ("Status : File name violation").
     if (
-        words[0].lower() in COMMAND_WORDS
+        words[0].lower() in command_words()
         and len(words) <= MAX_COMMAND_WORDS
         and words[1:2] != [":"]
     ):

@@ -21,7 +21,6 @@ from email import policy
 from email.message import Message
 from email.utils import parsedate_to_datetime
 from functools import cache
-from typing import NamedTuple
 
 from publicsuffixlist import PublicSuffixList
 
@@ -36,6 +35,7 @@ from adjudicator.mail.classify import (
     classify,
     own_key,
 )
+from adjudicator.mail.lines import SectionLine
 from adjudicator.mail.orderlike import GAME_LINE, SECRET_LINE, reads_as_order
 from adjudicator.mail.quotes import MAX_LINES, Cut, body_lines, cut_reply, list_marks
 
@@ -536,11 +536,6 @@ def aligned(domain: str | None, from_domain: str) -> bool:
 
 # ---------------------------------------------------------------------------------------------
 # Sections: one mail, orders for several games
-
-
-class SectionLine(NamedTuple):
-    number: int  # 1-based line number within the mail's lines, for error replies
-    text: str
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 (``commands.read_commands``) and its bytes with the secrets it holds taken out
 (``redact.py``), to be stored in place of them once it is processed. Pure, and needing nothing
 but the bytes and two settings, so that a batch's mails can be read before the batch asks the
-database anything, in this process or in another (``adjudicator/readers.py``)."""
+database anything, in this process or in another (``adjudicator/serve/reader_process.py``)."""
 
 from __future__ import annotations
 

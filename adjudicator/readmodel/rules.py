@@ -7,7 +7,7 @@ so that a player never has to ask the game master for them.
 
 from __future__ import annotations
 
-from adjudicator.shipped import RULES
+from adjudicator.base.shipped import RULES
 
 
 def rules_markdown(kind: str) -> str:

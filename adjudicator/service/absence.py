@@ -29,18 +29,16 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col
 
+from adjudicator.base.faults import crash_point
 from adjudicator.core.away import DAY, Window
-from adjudicator.faults import crash_point
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.calendar import deadline_attachment
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.notify.times import local_time
 from adjudicator.service.deadlines import missing_seats
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import active_seats
-from adjudicator.service.replies import (
-    base_context,
-    deadline_attachment,
-    game_thread,
-    local_time,
-    queue_templated,
-)
 from adjudicator.service.rounds import RoundContext, closes_at
 from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import queries
@@ -195,22 +193,22 @@ def announce(
             name: local_time(value, zone) if isinstance(value, datetime) else value
             for name, value in details.items()
         }
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "absence",
+                address,
+                {
+                    **base_context(game, seat, round_),
+                    **shown,
+                    "event": event_name,
+                },
+                key=f"absence:{game.id}:{key}:{seat.id if seat else 'gm'}",
+                game_id=game.id,
+                round_id=round_.id if round_ else None,
+                seat_id=seat.id if seat else None,
+                attachments=[event] if event is not None and seat is not None else [],
+            ),
             ctx=ctx,
-            template="absence",
-            context={
-                **base_context(game, seat, round_),
-                **shown,
-                "event": event_name,
-            },
-            kind="absence",
-            to=address,
-            key=f"absence:{game.id}:{key}:{seat.id if seat else 'gm'}",
             now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            round_id=round_.id if round_ else None,
-            seat_id=seat.id if seat else None,
-            attachments=[event] if event is not None and seat is not None else [],
         )

@@ -20,10 +20,10 @@ from adjudicator.core.away import AwayError, Window, absence_window, days_used, 
 from adjudicator.core.schedule import DAYS
 from adjudicator.core.text import counted
 from adjudicator.mail.commands import Command, CommandProblem, SetAbsence, SetQuiet, SetWeekend
+from adjudicator.notify.times import local_time
 from adjudicator.service import conversation
 from adjudicator.service.absence import announce, days_left, record_absence
-from adjudicator.service.handling import SectionHandling
-from adjudicator.service.replies import local_time
+from adjudicator.service.handling import PersonHandling, SeatedHandling, SectionHandling
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.settings import settings_of
 from adjudicator.storage import persons, queries
@@ -33,11 +33,9 @@ DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 
 
 def set_absence(
-    handling: SectionHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
+    handling: SeatedHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
 ) -> bool:
     game, seat = handling.game, handling.seat
-    assert game is not None
-    assert seat is not None
     bad = list(problems)
     for command in commands:
         assert isinstance(command, SetAbsence)
@@ -134,10 +132,9 @@ def _announced(handling: SectionHandling, seat: Seat) -> list[Absence]:
     ]
 
 
-def _end(handling: SectionHandling, seat: Seat) -> str | None:
+def _end(handling: SeatedHandling, seat: Seat) -> str | None:
     """SET ABSENCE OFF: the absence in course ends now, those to come are withdrawn."""
     game, now, session = handling.game, handling.now, handling.session
-    assert game is not None
     ended = _announced(handling, seat)
     if not ended:
         return f"you have no absence in game {game.name} to end"
@@ -175,11 +172,10 @@ def _end(handling: SectionHandling, seat: Seat) -> str | None:
 
 
 def set_quiet_times(
-    handling: SectionHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
+    handling: PersonHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
 ) -> bool:
     """SET QUIET and SET WEEKEND, for every seat of the person."""
     seat = handling.seat
-    assert seat is not None
     seats = _seats_of_person(handling, seat)
     for command in commands:
         if isinstance(command, SetQuiet):

@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from sqlmodel import Session
 
+from adjudicator.base.security import address_code, hash_password, resign_code, seat_reply_address
 from adjudicator.mail.commands import (
     Command,
     CommandProblem,
@@ -31,14 +32,22 @@ from adjudicator.mail.commands import (
     SetTimeZone,
     SetWait,
 )
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import address_code, hash_password, resign_code, seat_reply_address
-from adjudicator.service import conversation, replies
+from adjudicator.service import conversation
 from adjudicator.service.closing import close_if_complete
-from adjudicator.service.context import ServiceContext
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import active_seats, move_seat
 from adjudicator.service.gm import remove_player
-from adjudicator.service.handling import AnswerPart, SectionHandling
+from adjudicator.service.handling import (
+    AnswerPart,
+    PersonHandling,
+    SeatedHandling,
+    SectionHandling,
+)
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.offers import offer_seat
 from adjudicator.service.rounds import open_round_of
@@ -75,11 +84,11 @@ def zone_named(text: str) -> str | None:
 
 
 def set_account(
-    handling: SectionHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
+    handling: PersonHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
 ) -> bool:
-    """SET TIMEZONE and SET PASSWORD for the proven seat (and the person's other seats)."""
+    """SET TIMEZONE and SET PASSWORD for the proven seat (and the person's other seats); SET
+    WAIT and SET ADDRESS, which are no settings of the person's, only in a game's section."""
     seat = handling.seat
-    assert seat is not None
     bad = list(problems)
     for command in commands:
         if isinstance(command, SetTimeZone):
@@ -97,7 +106,9 @@ def set_account(
             _set_zone(handling, seat, zone)
         elif isinstance(command, SetPassword):
             _set_password(handling, seat, command.password)
-        elif isinstance(command, SetWait):
+        elif isinstance(command, SetWait) and isinstance(handling, SeatedHandling):
+            # Always seated: SET WAIT is no setting of the person's (its spec is not
+            # ``personal``), so it never reaches a section without a game.
             _set_wait(handling, seat, wait=command.wait)
         elif isinstance(command, SetAddress):
             problem = _set_address(handling, seat, command)
@@ -116,7 +127,7 @@ def _set_zone(handling: SectionHandling, seat: Seat, zone: str) -> None:
         games.append(
             {
                 "game": game.name,
-                "deadline": replies.local_time(round_.deadline if round_ else None, zone),
+                "deadline": local_time(round_.deadline if round_ else None, zone),
             }
         )
     handling.answer_seat(seat, "set_timezone", {"zone": zone, "games": games})
@@ -135,10 +146,9 @@ def _set_password(handling: SectionHandling, seat: Seat, password: str) -> None:
     handling.notes.append("password changed")
 
 
-def _set_wait(handling: SectionHandling, seat: Seat, *, wait: bool) -> None:
+def _set_wait(handling: SeatedHandling, seat: Seat, *, wait: bool) -> None:
     """For this game only: a game's pace is its own."""
     game = handling.game
-    assert game is not None
     seat.wait = wait
     handling.session.add(seat)
     sequential = rules_of(game).sequential
@@ -229,11 +239,9 @@ def forgot(
 
 
 def resign(
-    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+    handling: SeatedHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
     game, seat, ctx = handling.game, handling.seat, handling.ctx
-    assert game is not None
-    assert seat is not None
     assert seat.id is not None
     code = resign_code(ctx.receipt_key, seat.id, seat.reply_token)
     asked = [c for c in commands if isinstance(c, Resign)]
@@ -270,22 +278,22 @@ def _resign_seat(
     for other in active_seats(session, game):
         if other.id == seat_id:
             continue
-        replies.queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "resigned",
+                other.address,
+                {
+                    **base_context(game, other, round_),
+                    "player": handle,
+                    "offered": offered,
+                },
+                key=f"resigned:{game.id}:{seat_id}:{other.id}:{now.timestamp():.0f}",
+                game_id=game.id,
+                seat_id=other.id,
+            ),
             ctx=ctx,
-            template="resigned",
-            context={
-                **replies.base_context(game, other, round_),
-                "player": handle,
-                "offered": offered,
-            },
-            kind="resigned",
-            to=other.address,
-            key=f"resigned:{game.id}:{seat_id}:{other.id}:{now.timestamp():.0f}",
             now=now,
-            threading=replies.game_thread(game, ctx),
-            game_id=game.id,
-            seat_id=other.id,
         )
     queue_gm_notice(
         session,

@@ -13,15 +13,13 @@ from typing import Any
 
 from sqlmodel import Session
 
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.calendar import deadline_attachment
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import seats_of
 from adjudicator.service.notices import queue_gm_notice
-from adjudicator.service.replies import (
-    base_context,
-    deadline_attachment,
-    game_thread,
-    queue_templated,
-)
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.service.stand_ins import stand_in_seats
 from adjudicator.service.welcome import how_to_play
@@ -72,27 +70,27 @@ def tell_started(
     for seat in seats_of(session, game):
         if not seat.active:
             continue
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "started",
+                seat.address,
+                {
+                    **base_context(game, seat, first_round),
+                    "players": players,
+                    "has_deadline": first_round.deadline is not None,
+                    "calendar": calendar is not None,
+                    "rules_link": ctx.rules_link(game.kind),
+                    **how_to_play(ctx, game, seat.handle, seat_index=seat.seat, started=True),
+                },
+                key=f"started:{game.id}:{seat.id}",
+                game_id=game.id,
+                round_id=first_round.id,
+                seat_id=seat.id,
+                attachments=[calendar] if calendar else [],
+            ),
             ctx=ctx,
-            template="started",
-            context={
-                **base_context(game, seat, first_round),
-                "players": players,
-                "has_deadline": first_round.deadline is not None,
-                "calendar": calendar is not None,
-                "rules_link": ctx.rules_link(game.kind),
-                **how_to_play(ctx, game, seat.handle, seat_index=seat.seat, started=True),
-            },
-            kind="started",
-            to=seat.address,
-            key=f"started:{game.id}:{seat.id}",
             now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            round_id=first_round.id,
-            seat_id=seat.id,
-            attachments=[calendar] if calendar else [],
         )
     queue_gm_notice(
         session,

@@ -15,11 +15,14 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from adjudicator.base.security import approval_code
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Approve, Command, CommandProblem
-from adjudicator.security import approval_code
-from adjudicator.service import ServiceError, conversation, replies
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.service import ServiceError, conversation
+from adjudicator.service.game_context import base_context
 from adjudicator.service.gm import add_player
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.signup import handle_for, seats_wanted, start_when_full
@@ -82,22 +85,22 @@ def decide(
     session.flush()  # decided before a start closes the requests still waiting
     if approve:
         started = start_when_full(session, ctx=ctx, game=game, now=now)
-    replies.queue_templated(
+    queue_notice(
         session,
+        Notice(
+            "join_decided",
+            request.address,
+            {
+                **base_context(game, None, None),
+                "approved": approve,
+                "player": request.handle,
+                "started": started,
+            },
+            key=f"join_decided:{request.id}",
+            game_id=game.id,
+        ),
         ctx=ctx,
-        template="join_decided",
-        context={
-            **replies.base_context(game, None, None),
-            "approved": approve,
-            "player": request.handle,
-            "started": started,
-        },
-        kind="join_decided",
-        to=request.address,
-        key=f"join_decided:{request.id}",
         now=now,
-        threading=replies.game_thread(game, ctx),
-        game_id=game.id,
     )
     return started
 

@@ -29,12 +29,12 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from adjudicator.mail.commands import MailSection
-from adjudicator.security import (
+from adjudicator.base.security import (
     gm_mac_matches,
     replied_gm,
     replied_seat,
@@ -42,8 +42,10 @@ from adjudicator.security import (
     token_digest,
     verify_secret,
 )
+from adjudicator.mail.commands import MailSection
+from adjudicator.mail.parse import InboundMail
 from adjudicator.service.handling import SectionHandling
-from adjudicator.service.handover import answer_passed_on, passed_on_from
+from adjudicator.service.handover import answer_passed_on, former_seat, passed_on_from
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, LoginFailure, Seat
 
@@ -115,6 +117,31 @@ def game_from_gm_address(session: Session, recipients: Iterable[str], *, key: by
     return None
 
 
+@dataclass(frozen=True)
+class Addressing:
+    """What the addresses a mail went to prove, read once for all its sections: the seats
+    whose personal reply addresses they are (:func:`seats_from_tokens`), the game whose game
+    master's reply address is among them (:func:`game_from_gm_address`), and, when no seat's
+    is, the seat whose old reply address one is (``handover.former_seat``: it passed on)."""
+
+    token_seats: tuple[Seat, ...] = ()
+    gm_game: Game | None = None
+    former: Seat | None = None
+
+    @classmethod
+    def of(cls, session: Session, mail: InboundMail, *, key: bytes) -> Addressing:
+        recipients = (*mail.to, *mail.cc, *mail.delivered_to)
+        token_seats = seats_from_tokens(session, recipients, key=key)
+        gm_game = game_from_gm_address(session, recipients, key=key)
+        # An old reply address of a seat that passed on?
+        former = None if token_seats else former_seat(session, recipients, key=key)
+        return cls(tuple(token_seats), gm_game, former)
+
+    def token_seat(self, session: Session, section: MailSection) -> Seat | None:
+        """The seat ``section`` speaks for by its reply address (:func:`token_seat_of_section`)."""
+        return token_seat_of_section(session, section, self.token_seats)
+
+
 def find_game(
     handling: SectionHandling, section: MailSection, token_seat: Seat | None
 ) -> Game | None:
@@ -132,11 +159,9 @@ def find_game(
 
 
 def authenticate(
-    handling: SectionHandling, section: MailSection, token_seat: Seat | None
+    handling: SectionHandling, game: Game, section: MailSection, token_seat: Seat | None
 ) -> Seat | None:
-    """The seat this section speaks for, or None (and the refusal is answered)."""
-    game = handling.game
-    assert game is not None
+    """The seat of ``game`` this section speaks for, or None (and the refusal is answered)."""
     if token_seat is not None and token_seat.game_id == game.id:
         return token_seat
     listed = queries.seat_at_address(handling.session, game.id, handling.sender)
@@ -145,29 +170,29 @@ def authenticate(
         if former is not None:  # his seat passed on: say so, in this game's name
             answer_passed_on(handling, former)
         elif _to_old_reply_address(handling, game):  # the seat moved to another address
-            _refuse(handling, "moved")
+            _refuse(handling, game, "moved")
         else:
-            _refuse(handling, "not_registered")
+            _refuse(handling, game, "not_registered")
         return None
     if not section.secret:
-        _refuse(handling, "password_missing", listed)
+        _refuse(handling, game, "password_missing", listed)
         return None
-    return _prove(handling, listed, section.secret)
+    return _prove(handling, game, listed, section.secret)
 
 
-def person_seats(handling: SectionHandling) -> list[Seat]:
-    """The sender's seats in games not over, the newest first: through them a section with
-    no game may speak for the person (his own settings, ``storage/persons.py``)."""
+def person_seats(handling: SectionHandling) -> list[tuple[Seat, Game]]:
+    """The sender's seats in games not over, with their games, the newest first: through them
+    a section with no game may speak for the person (his own settings, ``storage/persons.py``)."""
     found = []
     for seat in reversed(queries.seats_at_address(handling.session, handling.sender)):
         game = handling.session.get(Game, seat.game_id)
         if seat.active and game is not None and game.status != GameStatus.FINISHED:
-            found.append(seat)
+            found.append((seat, game))
     return found
 
 
 def authenticate_person(
-    handling: SectionHandling, section: MailSection, seats: list[Seat]
+    handling: SectionHandling, section: MailSection, seats: list[tuple[Seat, Game]]
 ) -> Seat | None:
     """The seat through which a section that names no game speaks for its person (``seats``:
     :func:`person_seats`, not empty), or None (and the refusal is answered). The password of
@@ -177,17 +202,13 @@ def authenticate_person(
     mail's source (or for all), no password is checked, so that no game's lock is got round
     by writing with no game. The section speaks for the person from here on
     (``for_person``): its answers, a refusal too, are about no one game."""
-    listed = next((s for s in seats if _locked(handling, s)), seats[0])
-    handling.game = handling.session.get(Game, listed.game_id)
+    listed, game = next((pair for pair in seats if _locked(handling, pair[0])), seats[0])
     handling.for_person = True
-    try:
-        if not section.secret:
-            _refuse(handling, "password_missing", listed)
-            return None
-        others = [s for s in seats if s.id != listed.id]
-        return _prove(handling, listed, section.secret, others=others)
-    finally:
-        handling.game = None
+    if not section.secret:
+        _refuse(handling, game, "password_missing", listed)
+        return None
+    others = [s for s, _ in seats if s.id != listed.id]
+    return _prove(handling, game, listed, section.secret, others=others)
 
 
 def _locked(handling: SectionHandling, seat: Seat) -> bool:
@@ -205,11 +226,16 @@ def _locked(handling: SectionHandling, seat: Seat) -> bool:
 
 
 def _prove(
-    handling: SectionHandling, listed: Seat, secret: str, *, others: Sequence[Seat] = ()
+    handling: SectionHandling,
+    game: Game,
+    listed: Seat,
+    secret: str,
+    *,
+    others: Sequence[Seat] = (),
 ) -> Seat | None:
-    """The seat ``secret`` is the password of (``listed``, or one of ``others`` of the same
-    person), unless wrong passwords locked ``listed`` for this mail's source; a wrong one is
-    counted against ``listed``."""
+    """The seat ``secret`` is the password of (``listed``, a seat of ``game``, or one of
+    ``others`` of the same person), unless wrong passwords locked ``listed`` for this mail's
+    source; a wrong one is counted against ``listed``."""
     assert listed.id is not None
     counted = queries.login_failures_of(handling.session, listed.id)  # every source's
     notice = next((f for f in counted if f.source == NOTICE), None)
@@ -217,12 +243,12 @@ def _prove(
     failure = _failures(handling, counted)
     locked_until = failure.locked_until if failure is not None else None
     if locked_until is not None and locked_until > handling.now:
-        _not_checked(handling, listed, notice, until=locked_until, seat_wide=False)
+        _not_checked(handling, game, listed, notice, until=locked_until, seat_wide=False)
         return None
     recent = _recent_failures(handling, counted)
     if sum(f.failures for f in recent) >= SEAT_GUESSES:
         until = _checked_again_at(handling, recent)
-        _not_checked(handling, listed, notice, until=until, seat_wide=True)
+        _not_checked(handling, game, listed, notice, until=until, seat_wide=True)
         return None
     proven = next((s for s in (listed, *others) if verify_secret(secret, s.secret_hash)), None)
     if proven is not None:
@@ -231,7 +257,7 @@ def _prove(
         return proven
     if failure is None:
         failure = LoginFailure(seat_id=listed.id, source=_source(handling), first_at=handling.now)
-    _count_failure(handling, listed, failure, told=any(f.told for f in recent))
+    _count_failure(handling, game, listed, failure, told=any(f.told for f in recent))
     return None
 
 
@@ -298,6 +324,7 @@ def _window_end(failure: LoginFailure) -> datetime:
 
 def _not_checked(
     handling: SectionHandling,
+    game: Game,
     seat: Seat,
     notice: LoginFailure | None,
     *,
@@ -307,13 +334,12 @@ def _not_checked(
     """The password of this mail is not checked (its source locked, or, ``seat_wide``, the
     seat's limit reached). It may be the player's own right password: he is told, once per
     seat and hour (``notice`` keeps when), and within the answer limits (``throttle.py``)."""
-    assert handling.game is not None
     why = (
         f"{SEAT_GUESSES} wrong passwords for the seat within the hour"
         if seat_wide
         else f"source locked ({MAX_FAILED_LOGINS} wrong passwords from it within the hour)"
     )
-    refused = f"refused for game {handling.game.name}: {why}, password not checked"
+    refused = f"refused for game {game.name}: {why}, password not checked"
     if notice is not None and notice.first_at + LOCKOUT > handling.now:
         handling.notes.append(f"{refused}, not answered: the player was told this hour")
         return
@@ -325,6 +351,7 @@ def _not_checked(
     handling.notes.append(f"{refused}, the player told")
     _refuse(
         handling,
+        game,
         "password_unchecked",
         seat,
         until=until,
@@ -357,7 +384,7 @@ def _failures(handling: SectionHandling, counted: list[LoginFailure]) -> LoginFa
 
 
 def _count_failure(
-    handling: SectionHandling, seat: Seat, failure: LoginFailure, *, told: bool
+    handling: SectionHandling, game: Game, seat: Seat, failure: LoginFailure, *, told: bool
 ) -> None:
     """One more wrong password from this source; the player is told unless ``told`` already
     within the hour (from any source)."""
@@ -366,20 +393,22 @@ def _count_failure(
         failure.locked_until = handling.now + LOCKOUT
     handling.session.add(failure)
     if told or failure.told:
-        assert handling.game is not None
-        handling.notes.append(f"refused for game {handling.game.name}: wrong password again")
+        handling.notes.append(f"refused for game {game.name}: wrong password again")
         return
     failure.told = True
-    _refuse(handling, "password_wrong", seat)
+    _refuse(handling, game, "password_wrong", seat)
 
 
 def _refuse(
-    handling: SectionHandling, cause: str, seat: Seat | None = None, **details: object
+    handling: SectionHandling,
+    game: Game,
+    cause: str,
+    seat: Seat | None = None,
+    **details: object,
 ) -> None:
-    """One mail to the sender. With a seat, the sender is the seat's registered address: the
-    cause may be told without telling a stranger anything. ``details`` go to the template."""
-    game = handling.game
-    assert game is not None
+    """One mail to the sender about ``game``. With a seat, the sender is the seat's registered
+    address: the cause may be told without telling a stranger anything. ``details`` go to the
+    template."""
     if cause != "password_unchecked":  # its note is written with its reason
         handling.notes.append(f"refused for game {game.name}: {cause.replace('_', ' ')}")
     handling.reply(

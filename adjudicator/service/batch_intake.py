@@ -34,7 +34,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from adjudicator.mail.reading import Reading, Readings
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.intake import (
     digest_of,
     process_claimed,
@@ -130,8 +130,8 @@ def process_batch(
     read: Readings | None = None,
 ) -> dict[int, Processed | None]:
     """Process these submissions in this session's transaction (see the module's text).
-    ``read``: mails read already (``adjudicator/readers.py``), by their bytes; the others are
-    read here.
+    ``read``: mails read already (``adjudicator/serve/reader_process.py``), by their bytes; the
+    others are read here.
 
     Returns what became of each id; ``None`` when it was not ``received`` (processed already,
     or claimed by another instance). A mail whose processing raised is ``failed``, with a note.

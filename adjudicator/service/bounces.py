@@ -19,9 +19,9 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from adjudicator.base.security import bounced_seat
 from adjudicator.mail.parse import InboundMail
-from adjudicator.security import bounced_seat
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.storage.models import Game, Seat
 

@@ -16,13 +16,14 @@ from datetime import datetime, timedelta
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from adjudicator.base.faults import crash_point
+from adjudicator.base.logs import events as events_of
 from adjudicator.core.schedule import duration_in_words
-from adjudicator.faults import crash_point
-from adjudicator.logs import events as events_of
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import (
     QuietSeats,
     missing_among,
@@ -34,7 +35,6 @@ from adjudicator.service.deadlines import (
 )
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.offers import offer_seat
-from adjudicator.service.replies import local_time
 from adjudicator.service.reporting import report_adjudicated, report_round
 from adjudicator.service.rounds import (
     Adjudicated,
@@ -338,20 +338,35 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
         ]
     report_adjudicated(engine, ctx=ctx, now=now)  # left adjudicated by a crash
     for round_id in work:
-        with session_scope(engine) as session:
-            done = close_and_adjudicate(session, round_id, ctx=ctx, now=now)
-        crash_point("committed")
+        done = close_due_round(engine, round_id, ctx=ctx, now=now)
         if done is not None:
             closed.append(done)
-            if done.adjudicated is not None:
-                for adjudicated in (round_id, *done.chained):
-                    report_round(engine, adjudicated, ctx=ctx, now=now)
     for round_id in reminders:
         with session_scope(engine) as session:
             round_ = session.get(Round, round_id)
             if round_ is not None:
                 queue_reminders(session, round_, ctx=ctx, now=now)
     return closed
+
+
+def close_due_round(
+    engine: Engine, round_id: int, *, ctx: ServiceContext, now: datetime, remind: bool = False
+) -> ClosingOutcome | None:
+    """A due round closed and adjudicated in its own transaction (``remind``: its due
+    reminders queued first, as when a planned time of the round comes: ``close_or_remind``),
+    then its results reported, and those of the rounds its stand-ins closed after it, each in
+    a transaction of its own. The sweeper and the scheduler (in a worker process or not) both
+    close a due round so; a round a crash left adjudicated is reported by the sweeper."""
+    with session_scope(engine) as session:
+        if remind:
+            done = close_or_remind(session, round_id, ctx=ctx, now=now)
+        else:
+            done = close_and_adjudicate(session, round_id, ctx=ctx, now=now)
+    crash_point("committed")
+    if done is not None and done.adjudicated is not None:
+        for adjudicated in (round_id, *done.chained):
+            report_round(engine, adjudicated, ctx=ctx, now=now)
+    return done
 
 
 def close_or_remind(

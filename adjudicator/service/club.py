@@ -20,14 +20,14 @@ from adjudicator.games import GAME_NAMES, game_title
 from adjudicator.mail.commands import Command, CommandProblem, RatingAsked, SetPublic, WhoIs
 from adjudicator.readmodel.club import address_of_handle, handle_of, is_public, record_of
 from adjudicator.readmodel.ratings import ratings_of_kind
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handling import PersonHandling, SectionHandling
 from adjudicator.service.settings import settings_of
 from adjudicator.storage import persons
 from adjudicator.storage.models import Game
 
 
 def record_context(record: PlayerRecord) -> dict[str, Any]:
-    """A record as the templates word it (``templates/mail/answer/_record.txt.j2``)."""
+    """A record as the templates word it (``templates/mail/_record.txt.j2``)."""
     return {
         "played": record.played,
         "finished": record.finished,
@@ -147,11 +147,10 @@ def rating(
 
 
 def set_public(
-    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+    handling: PersonHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
     """SET PUBLIC ON or OFF for the proven seat's person."""
     seat = handling.seat
-    assert seat is not None
     for command in commands:
         assert isinstance(command, SetPublic)
         persons.set_public(handling.session, seat.address, public=command.public, now=handling.now)

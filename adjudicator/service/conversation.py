@@ -15,7 +15,9 @@ from typing import Any, TypeVar
 
 from sqlmodel import Session
 
+from adjudicator.base.security import seat_reply_address
 from adjudicator.games import game_title, kind_of
+from adjudicator.mail.command_specs import help_lines
 from adjudicator.mail.commands import (
     Approve,
     Command,
@@ -27,11 +29,12 @@ from adjudicator.mail.commands import (
     Take,
     Unknown,
 )
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.security import seat_reply_address
-from adjudicator.service import replies
 from adjudicator.service.absence import absence_status
-from adjudicator.service.context import ServiceContext
+from adjudicator.service.game_context import base_context
 from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
 from adjudicator.service.notices import gm_reply_to
 from adjudicator.service.rounds import open_round_of
@@ -41,46 +44,12 @@ from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_posi
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission
 
-COMMANDS = (
-    ("HELP", "this list"),
-    ("HELP gw42", "how to write orders in game gw42, and its rules"),
-    ("LIST", "the games open for sign-up, and your games"),
-    ("JOIN gw42", "a seat in game gw42, open for sign-up (confirmed"),
-    ("", "by a second mail)"),
-    ("STATUS (or ORDERS)", "your games: deadline, your orders, who is awaited"),
-    ("REPORT 3", "the result of round 3 again (REPORT: the last)"),
-    ("HISTORY", "the whole game so far, with its record"),
-    ("PRESS", "a message to every player: the lines after it,"),
-    ("", "up to a line ENDPRESS"),
-    ("PRESS TO cat dog", "a message to the players cat and dog only"),
-    ("SET TIMEZONE Europe/Paris", "deadlines shown in that time zone"),
-    ("SET PASSWORD newword", "your new password (8 to 64 characters)"),
-    ("SET ADDRESS me@home.org", "move your games to a new address (confirmed"),
-    ("", "with a code mailed there)"),
-    ("SET WAIT", "rounds of the game run to their deadline"),
-    ("SET NOWAIT", "a round may close once every order is in"),
-    ("SET ABSENCE 5d", "away for 5 days from now, or from one day to"),
-    ("", "another: SET ABSENCE 2026-12-20 2026-12-27; OFF: back"),
-    ("SET QUIET 22:00-07:00", "no reminders in those hours (OFF: any hour)"),
-    ("SET WEEKEND sat,sun", "no reminders on those days (OFF: any day)"),
-    ("SET PUBLIC OFF", "off the archive's players' page and rating lists"),
-    ("", "(ON: back on them, by your name only)"),
-    ("WHOIS cat", "the record, reliability and ratings of player cat"),
-    ("RATING", "your ratings, one per kind of game"),
-    ("FORGOT", "your personal reply address, mailed to you"),
-    ("RESIGN", "leave a game (confirmed by a second mail)"),
-    ("STANDBY giveaway", "be offered a seat in a giveaway game when one"),
-    ("", "is free (confirmed by a second mail); STANDBY OFF"),
-    ("TAKE gw42 CODE", "take the seat an offer mail gave you the code for"),
-    ("OBSERVE gw42", "game gw42's public results by mail (confirmed"),
-    ("", "by a second mail); UNOBSERVE gw42 stops them"),
-)
-"""Every command, as HELP lists it."""
 EXAMPLE_TRIES = 8
 
 
 def command_list() -> list[dict[str, str]]:
-    return [{"command": command, "meaning": meaning} for command, meaning in COMMANDS]
+    """Every player's command, as HELP lists it (``CommandSpec.help``)."""
+    return [{"command": command, "meaning": meaning} for command, meaning in help_lines()]
 
 
 # --- the one answer ----------------------------------------------------------------------------
@@ -107,79 +76,73 @@ def queue_answer(
     same; only the answer is left out, and the mail's note says so."""
     for number, (to, unmerged) in enumerate(answer.parts.items()):
         parts = _merged(unmerged)
-        proven = any(p.proven for p in parts)
         if len(parts) == 1 and parts[0].whole:
-            _queue_whole(session, ctx=ctx, handling=handling, to=to, part=parts[0], now=now)
-            continue
-        whole = [p for p in parts if p.whole]
-        games = sorted({p.game for p in parts if p.game})
-        seats = {p.seat_id for p in parts if p.seat_id is not None}
-        game_ids = {p.game_id for p in parts if p.game_id is not None}
-        seat = session.get(Seat, next(iter(seats))) if len(seats) == 1 else None
-        handles = {s.handle for s in (session.get(Seat, i) for i in seats) if s is not None}
-        shown = [_shown(ctx, p) for p in parts]
-        context = {
-            "parts": shown,
-            "games": games,
-            "subjects": [p["heading"] for p in shown if p["whole"]],
-            # The name the player goes by, when all the seats answered share it.
-            "handle": next(iter(handles)) if len(handles) == 1 else None,
-            "service_address": ctx.identity.address,
-        }
-        # The game master's answer carries the game master's reply address (``gm_mail.py``);
-        # an answer about several seats, every one's (a reply names its game: ``intake.py``).
-        reply_to = {p.reply_to for p in parts if p.reply_to}
-        if len(seats) > 1:
-            reply_to = {_reply_addresses(session, ctx, [p.seat_id for p in parts])}
-        # With a game's answer in it, it counts as an answer to the mail (``throttle.py``).
-        key = (
-            f"reply:{submission.id}:mail:{number}" if whole else f"answer:{submission.id}:{number}"
-        )
-        queued = replies.queue_reply(
-            session,
-            ctx=ctx,
-            kind="answer",
-            to=to,
-            key=key,
-            mail=handling.mail,
-            context=context,
-            now=now,
-            game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
-            seat_id=seat.id if seat is not None else None,
-            reply_to=next(iter(reply_to)) if seat is None and len(reply_to) == 1 else None,
-            proven=proven,
-        )
-        if not queued:  # the answer limits (throttle.py): the reason stays with the mail
-            held = [p.kind for p in whole] or ["answer"]
+            notice = _whole(handling, to, parts[0])
+        else:
+            notice = _combined(session, ctx, handling, to, parts, key=(submission.id, number))
+        if not queue_notice(session, notice, ctx=ctx, now=now):
+            # the answer limits (throttle.py): the reason stays with the mail
+            held = [p.kind for p in parts if p.whole] or ["answer"]
             handling.notes += [f"{kind} to {to} held back (rate limit or loop)" for kind in held]
 
 
-def _queue_whole(
+def _whole(handling: SectionHandling, to: str, part: AnswerPart) -> Notice:
+    """The one answer to ``to`` is a mail of its own (``templates/mail/<kind>.txt.j2``)."""
+    return Notice(
+        part.kind,
+        to,
+        part.context,
+        key=f"reply:{handling.submission.id}:{part.section}:{part.kind}",
+        game_id=part.game_id,
+        round_id=part.round_id,
+        seat_id=part.seat_id,
+        answers=handling.mail,
+        proven=part.proven,
+    )
+
+
+def _combined(
     session: Session,
-    *,
     ctx: ServiceContext,
     handling: SectionHandling,
     to: str,
-    part: AnswerPart,
-    now: datetime,
-) -> None:
-    """The one answer to ``to`` is a mail of its own (``templates/mail/<kind>.txt.j2``)."""
-    queued = replies.queue_reply(
-        session,
-        ctx=ctx,
-        kind=part.kind,
-        to=to,
-        key=f"reply:{handling.submission.id}:{part.section}:{part.kind}",
-        mail=handling.mail,
-        context=part.context,
-        now=now,
-        proven=part.proven,
-        game_id=part.game_id,
-        seat_id=part.seat_id,
-        round_id=part.round_id,
+    parts: list[AnswerPart],
+    *,
+    key: tuple[int | None, int],
+) -> Notice:
+    """The one answer to ``to`` holding every part (``templates/mail/answer.txt.j2``)."""
+    whole = [p for p in parts if p.whole]
+    seats = {p.seat_id for p in parts if p.seat_id is not None}
+    game_ids = {p.game_id for p in parts if p.game_id is not None}
+    seat = session.get(Seat, next(iter(seats))) if len(seats) == 1 else None
+    handles = {s.handle for s in (session.get(Seat, i) for i in seats) if s is not None}
+    shown = [_shown(ctx, p) for p in parts]
+    context = {
+        "parts": shown,
+        "games": sorted({p.game for p in parts if p.game}),
+        "subjects": [p["heading"] for p in shown if p["whole"]],
+        # The name the player goes by, when all the seats answered share it.
+        "handle": next(iter(handles)) if len(handles) == 1 else None,
+        "service_address": ctx.identity.address,
+    }
+    # The game master's answer carries the game master's reply address (``gm_mail.py``);
+    # an answer about several seats, every one's (a reply names its game: ``intake.py``).
+    reply_to = {p.reply_to for p in parts if p.reply_to}
+    if len(seats) > 1:
+        reply_to = {_reply_addresses(session, ctx, [p.seat_id for p in parts])}
+    # With a game's answer in it, it counts as an answer to the mail (``throttle.py``).
+    submission, number = key
+    return Notice(
+        "answer",
+        to,
+        context,
+        key=f"reply:{submission}:mail:{number}" if whole else f"answer:{submission}:{number}",
+        game_id=next(iter(game_ids)) if len(game_ids) == 1 else None,
+        seat_id=seat.id if seat is not None else None,
+        answers=handling.mail,
+        proven=any(p.proven for p in parts),
+        reply_to=next(iter(reply_to)) if seat is None and len(reply_to) == 1 else None,
     )
-    if not queued:
-        handling.notes.append(f"{part.kind} to {to} held back (rate limit or loop)")
 
 
 def _shown(ctx: ServiceContext, part: AnswerPart) -> dict[str, Any]:
@@ -395,7 +358,7 @@ def answer_status(
 
 def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
     round_ = open_round_of(session, game)
-    context = replies.base_context(game, seat, round_)
+    context = base_context(game, seat, round_)
     stored: list[str] | None = None
     by_stand_in = False  # whose orders stand for the seat: the computer's, or the player's
     waiting: list[str] = []

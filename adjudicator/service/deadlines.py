@@ -21,10 +21,13 @@ from sqlmodel import Session, col, or_
 
 from adjudicator.core.away import parse_quiet, parse_weekend, reminder_moment
 from adjudicator.core.schedule import duration_in_words
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service.context import ServiceContext
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import active_seats
-from adjudicator.service.replies import base_context, game_thread, local_time, queue_templated
 from adjudicator.service.rounds import RoundContext, closes_at
 from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import queries
@@ -224,23 +227,23 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
         due = [before for before, at in reminders if at <= now]
         if not due or seat.id in away:
             continue
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "reminder",
+                seat.address,
+                {
+                    **base_context(game, seat, round_),
+                    "time_left": duration_in_words(round_.deadline - now),
+                    **_timeout(session, game, seat, round_),
+                },
+                key=f"reminder:{round_.id}:{seat.id}:{_reminder_tag(round_, min(due))}",
+                game_id=game.id,
+                round_id=round_.id,
+                seat_id=seat.id,
+            ),
             ctx=ctx,
-            template="reminder",
-            context={
-                **base_context(game, seat, round_),
-                "time_left": duration_in_words(round_.deadline - now),
-                **_timeout(session, game, seat, round_),
-            },
-            kind="reminder",
-            to=seat.address,
-            key=f"reminder:{round_.id}:{seat.id}:{_reminder_tag(round_, min(due))}",
             now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            round_id=round_.id,
-            seat_id=seat.id,
         )
         queued += 1
     return queued
@@ -274,24 +277,24 @@ def start_grace(
     late = {seat.id for seat in missing}
     for seat in active_seats(session, game):
         template = "grace_late" if seat.id in late else "grace_wait"
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                template,
+                seat.address,
+                {
+                    **base_context(game, seat, round_),
+                    "grace_until": local_time(until, seat.time_zone or game.time_zone),
+                    "missing": [s.handle for s in missing],
+                    **_timeout(session, game, seat, round_),
+                },
+                key=f"{template}:{round_.id}:{seat.id}:{int(until.timestamp())}",
+                game_id=game.id,
+                round_id=round_.id,
+                seat_id=seat.id,
+            ),
             ctx=ctx,
-            template=template,
-            context={
-                **base_context(game, seat, round_),
-                "grace_until": local_time(until, seat.time_zone or game.time_zone),
-                "missing": [s.handle for s in missing],
-                **_timeout(session, game, seat, round_),
-            },
-            kind=template,
-            to=seat.address,
-            key=f"{template}:{round_.id}:{seat.id}:{int(until.timestamp())}",
             now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            round_id=round_.id,
-            seat_id=seat.id,
         )
     return True
 

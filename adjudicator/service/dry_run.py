@@ -3,7 +3,7 @@ nothing stored and nothing mailed.
 
 The round is closed and adjudicated by the same use-case as at its deadline
 (``closing.close_and_adjudicate``) and its result mails rendered by the same code and templates
-as the real ones (``replies.round_result_mails``), all in a session the caller rolls back: what
+as the real ones (``round_result_mails``), all in a session the caller rolls back: what
 the dry run shows is what the players would get, not a second description of it.
 """
 
@@ -16,11 +16,11 @@ from email.message import EmailMessage
 
 from sqlmodel import Session
 
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_and_adjudicate
-from adjudicator.service.context import ServiceContext
-from adjudicator.service.replies import round_result_mails
 from adjudicator.service.reporting import adjudicated_round
+from adjudicator.service.round_results import round_result_mails
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.storage.models import Round, RoundState, Seat
 

@@ -10,13 +10,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlmodel import Session
 
+from adjudicator.base.security import hash_secret, new_gm_token, new_secret, new_token, token_digest
 from adjudicator.core.errors import SetupError
 from adjudicator.core.game import Setup
 from adjudicator.core.text import is_handle
 from adjudicator.games import UnknownGame, game_title, get_rules
 from adjudicator.mail.parse import bare_address
 from adjudicator.readmodel.stored import setup_to_json
-from adjudicator.security import hash_secret, new_gm_token, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.settings import GameSettings, read_settings
 from adjudicator.storage import persons, queries
@@ -126,9 +126,11 @@ def create_game(
     schedule: str | None = None,
     settings: Mapping[str, Any] | None = None,
     gm_address: str | None = None,
+    read: GameSettings | None = None,
     now: datetime,
 ) -> tuple[Game, list[Credentials]]:
-    """Create a game and its seats; return the players' credentials (shown once)."""
+    """Create a game and its seats; return the players' credentials (shown once). ``read``:
+    ``settings`` read already by the caller (``creation.NewGame.read``), not read again."""
     name = name.strip().lower()
     if gm_address:
         gm_address = checked_address(gm_address, whose="the game master")
@@ -138,8 +140,9 @@ def create_game(
         raise ServiceError(f"a game called {name!r} exists already")
     try:
         rules = get_rules(kind)
-        read = read_settings(kind, schedule, check_time_zone(time_zone), settings or {})
-        refuse_absent_stand_in(kind, read)
+        if read is None:
+            read = read_settings(kind, schedule, check_time_zone(time_zone), settings or {})
+            refuse_absent_stand_in(kind, read)
         handles = [p.handle.lower() for p in players]
         strangers = sorted(set(read.stand_ins) - set(handles))
         if strangers:

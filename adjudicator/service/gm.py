@@ -16,16 +16,21 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, update
 from sqlmodel import Session, col
 
+from adjudicator.base.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.core.errors import SetupError
 from adjudicator.core.schedule import duration_in_words
 from adjudicator.core.text import is_handle
 from adjudicator.games import game_title, kind_of
+from adjudicator.notify.calendar import deadline_attachment
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import game_state, rules_of, start_state
-from adjudicator.security import hash_secret, new_secret, new_token, token_digest
 from adjudicator.service import ServiceError
 from adjudicator.service.closing import close_if_complete
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.deadlines import waiting_among
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import (
     NO_ADDRESS,
     Credentials,
@@ -35,13 +40,6 @@ from adjudicator.service.games import (
     seats_of,
 )
 from adjudicator.service.handover import hand_over
-from adjudicator.service.replies import (
-    base_context,
-    deadline_attachment,
-    game_thread,
-    local_time,
-    queue_templated,
-)
 from adjudicator.service.rerun import find_round, state_before
 from adjudicator.service.rounds import closes_at, open_round, open_round_of
 from adjudicator.service.stand_ins import play_stand_ins, set_stand_in, take_back
@@ -170,26 +168,26 @@ def _move_deadline(
     event = deadline_attachment(ctx, game, round_, now=now)  # replaces the calendar entry
     for seat in _concerned_by_deadline(session, game):
         zone = seat.time_zone or game.time_zone
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "deadline_changed",
+                seat.address,
+                {
+                    **base_context(game, seat, round_),
+                    "reason": reason,
+                    "old_deadline": local_time(old, zone) if old else None,
+                    "paused_for": duration_in_words(paused_for) if paused_for else None,
+                    "paused": game.status == GameStatus.PAUSED,
+                },
+                key=f"deadline:{round_.id}:{seat.id}:{int(deadline.timestamp())}",
+                game_id=game.id,
+                round_id=round_.id,
+                seat_id=seat.id,
+                attachments=[event] if event else [],
+            ),
             ctx=ctx,
-            template="deadline_changed",
-            context={
-                **base_context(game, seat, round_),
-                "reason": reason,
-                "old_deadline": local_time(old, zone) if old else None,
-                "paused_for": duration_in_words(paused_for) if paused_for else None,
-                "paused": game.status == GameStatus.PAUSED,
-            },
-            kind="deadline_changed",
-            to=seat.address,
-            key=f"deadline:{round_.id}:{seat.id}:{int(deadline.timestamp())}",
             now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            round_id=round_.id,
-            seat_id=seat.id,
-            attachments=[event] if event else [],
         )
 
 
@@ -232,19 +230,19 @@ def _tell_players(
     # A paused game has no deadline: the calendar entry is withdrawn until it resumes.
     event = deadline_attachment(ctx, game, round_, now=now, cancelled=True)
     for seat in active_seats(session, game):
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                template,
+                seat.address,
+                base_context(game, seat, round_),
+                key=_notice_key(template, game, seat, key),
+                game_id=game.id,
+                seat_id=seat.id,
+                attachments=[event] if event else [],
+            ),
             ctx=ctx,
-            template=template,
-            context=base_context(game, seat, round_),
-            kind=template,
-            to=seat.address,
-            key=_notice_key(template, game, seat, key),
             now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            seat_id=seat.id,
-            attachments=[event] if event else [],
         )
 
 
@@ -400,18 +398,18 @@ def change_address(
     for side, to in (("new", seat.address), ("old", old)):
         if to == NO_ADDRESS:
             continue
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "address_changed",
+                to,
+                context | {"side": side},
+                key=f"address_changed:{side}:{stamp}",
+                game_id=game.id,
+                seat_id=seat.id if side == "new" else None,
+            ),
             ctx=ctx,
-            template="address_changed",
-            context=context | {"side": side},
-            kind="address_changed",
-            to=to,
-            key=f"address_changed:{side}:{stamp}",
             now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            seat_id=seat.id if side == "new" else None,
         )
 
 

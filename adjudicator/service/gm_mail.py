@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 
 from sqlmodel import Session
 
+from adjudicator.base.security import new_gm_token, token_digest
 from adjudicator.mail.commands import (
     Announce,
     Command,
@@ -42,15 +43,14 @@ from adjudicator.mail.commands import (
     Resume,
     StandIn,
 )
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.club import record_of
-from adjudicator.security import new_gm_token, token_digest
 from adjudicator.service import ServiceError, club, gm, gm_news
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import checked_address
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.notices import gm_reply_to, queue_gm_notice
 from adjudicator.service.press import MAX_CHARACTERS, clean_text
-from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import closes_at, open_round_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus

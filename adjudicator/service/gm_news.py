@@ -14,9 +14,11 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import NO_ADDRESS, active_seats, seats_of
-from adjudicator.service.replies import base_context, game_thread, queue_templated
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat
@@ -69,17 +71,17 @@ def announce(
     round_ = open_round_of(session, game)
     observers = queries.observers_of(session, game.id)
     for observer in observers:
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "announcement",
+                observer.address,
+                {**base_context(game, None, round_), "text": text, "observer": True},
+                key=f"announce:{key}:o{observer.id}",
+                game_id=game.id,
+            ),
             ctx=ctx,
-            template="announcement",
-            context={**base_context(game, None, round_), "text": text, "observer": True},
-            kind="announcement",
-            to=observer.address,
-            key=f"announce:{key}:o{observer.id}",
             now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
         )
     return told + len(observers)
 
@@ -100,17 +102,17 @@ def _to_every_seat(
     round_ = open_round_of(session, game)
     seats = [*active_seats(session, game), *also]
     for seat in seats:
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                template,
+                seat.address,
+                {**base_context(game, seat, round_), **extra},
+                key=f"{key}:{seat.id}",
+                game_id=game.id,
+                seat_id=seat.id,
+            ),
             ctx=ctx,
-            template=template,
-            context={**base_context(game, seat, round_), **extra},
-            kind=template,
-            to=seat.address,
-            key=f"{key}:{seat.id}",
             now=now,
-            threading=game_thread(game, ctx),
-            game_id=game.id,
-            seat_id=seat.id,
         )
     return len(seats)

@@ -2,8 +2,10 @@
 
 A :class:`SectionHandling` knows the mail, its stored submission, the section's index (each
 answer's outbox key names it, so that a crash never answers a section twice), the game and,
-once proven, the seat. Handlers answer through :meth:`SectionHandling.reply` and leave notes
-for the submission's log.
+once proven, the seat; once the seat is proven, the intake builds the section's
+:class:`SeatedHandling` (its game and seat never None), which the handlers of the commands
+that need a seat are given (``command_handlers.py``). Handlers answer through
+:meth:`SectionHandling.reply` and leave notes for the submission's log.
 
 Everything a mail is answered with goes out together: each handler adds its part to the mail's
 one :class:`MailAnswer` (shared by all its sections), which is queued as one mail per recipient
@@ -16,15 +18,15 @@ registered address for anything about a seat.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session
 
+from adjudicator.base.security import gm_reply_address
 from adjudicator.mail.parse import InboundMail
-from adjudicator.security import gm_reply_address
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat, Submission
 
@@ -66,6 +68,10 @@ class MailAnswer:
 
 @dataclass
 class SectionHandling:
+    """What a handler of a command that needs no seat is given: the section's game and seat
+    may be unknown (``game`` None: the section names none, or none found; ``seat`` None: not
+    proven)."""
+
     session: Session
     ctx: ServiceContext
     mail: InboundMail
@@ -175,11 +181,41 @@ class SectionHandling:
             ),
         )
 
+    def seated(self, game: Game, seat: Seat) -> SeatedHandling:
+        """This section once ``seat`` of ``game`` is proven: what the handlers of the
+        commands that need a seat are given. It shares this one's notes and answer."""
+        return SeatedHandling(**self._shared(), game=game, seat=seat)
+
+    def for_the_person(self, seat: Seat) -> PersonHandling:
+        """This section, with no game, once the person is proven through ``seat``: what the
+        handlers of his own settings are given (``CommandSpec.personal``)."""
+        return PersonHandling(**self._shared(), seat=seat)
+
+    def _shared(self) -> dict[str, Any]:
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("game", "seat")
+        }
+
+
+@dataclass(kw_only=True)
+class PersonHandling(SectionHandling):
+    """A section whose seat is proven: for a section with no game, the seat through which
+    the person was proven (his settings hold in all his games); ``game`` None then."""
+
+    seat: Seat
+
+
+@dataclass(kw_only=True)
+class SeatedHandling(PersonHandling):
+    """A section whose seat of its game is proven, built once after the proof
+    (:meth:`SectionHandling.seated`): what the handlers of the commands that need a seat are
+    given; its game and seat are never None."""
+
+    game: Game
+
     def reply_to_seat(self, kind: str, context: dict[str, Any], **ids: Any) -> None:
         """Answer the proven seat at its registered address (never the sender's); never held
         back by the answer limits (``throttle.py``)."""
-        assert self.game is not None
-        assert self.seat is not None
         self.reply(
             kind,
             self.seat.address,

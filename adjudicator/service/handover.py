@@ -18,9 +18,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from adjudicator.readmodel.read import game_view
-from adjudicator.readmodel.standings import measures_of, player_standing
-from adjudicator.security import (
+from adjudicator.base.security import (
     hash_secret,
     new_secret,
     new_token,
@@ -28,11 +26,18 @@ from adjudicator.security import (
     reply_mac_matches,
     token_digest,
 )
-from adjudicator.service import ServiceError, replies
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.calendar import deadline_attachment
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.readmodel.read import game_view
+from adjudicator.readmodel.standings import measures_of, player_standing
+from adjudicator.service import ServiceError
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import Credentials, active_seats, checked_address, seats_of
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import queue_gm_notice
+from adjudicator.service.round_results import round_extras
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.stand_ins import take_back
 from adjudicator.service.welcome import how_to_play, queue_welcome
@@ -176,12 +181,12 @@ def _queue_takeover(
     view = game_view(session, game)
     extras = None
     if view.last is not None:  # the position after the last round, as its result showed it
-        extras = replies.round_extras(
+        extras = round_extras(
             session, ctx, game, view.last.public_state, view.last.report, next_round=None, now=now
         )
-    calendar = replies.deadline_attachment(ctx, game, round_, now=now)
+    calendar = deadline_attachment(ctx, game, round_, now=now)
     context = {
-        **replies.base_context(game, seat, round_),
+        **base_context(game, seat, round_),
         **game_so_far(session, game, seat.handle),
         **how_to_play(ctx, game, seat.handle, seat_index=seat.seat, started=True),
         "handle": seat.handle,
@@ -196,20 +201,21 @@ def _queue_takeover(
         "calendar": calendar is not None,
         "game_link": ctx.archive_link(game.name),
     }
-    replies.queue_templated(
+    queue_notice(
         session,
+        Notice(  # it holds the password: dropped from the outbox once sent (outbox.py)
+            "takeover",
+            seat.address,
+            context,
+            key=f"takeover:{game.id}:{seat.id}:{now.timestamp():.0f}",
+            game_id=game.id,
+            seat_id=seat.id,
+            reply_to=reply_address,
+            attachments=[calendar] if calendar else [],
+            images=extras.images if extras else [],
+        ),
         ctx=ctx,
-        template="takeover",
-        context=context,
-        kind="takeover",  # it holds the password: dropped from the outbox once sent (outbox.py)
-        to=seat.address,
-        key=f"takeover:{game.id}:{seat.id}:{now.timestamp():.0f}",
         now=now,
-        threading=replies.game_thread(game, ctx, reply_to=reply_address),
-        game_id=game.id,
-        seat_id=seat.id,
-        attachments=[calendar] if calendar else [],
-        images=extras.images if extras else [],
     )
 
 
@@ -220,22 +226,22 @@ def _tell_others(
     for other in active_seats(session, game):
         if other.id == seat.id:
             continue
-        replies.queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "seat_taken",
+                other.address,
+                {
+                    **base_context(game, other, round_),
+                    "player": seat.handle,
+                    "how": how,
+                },
+                key=f"seat_taken:{game.id}:{seat.id}:{other.id}:{now.timestamp():.0f}",
+                game_id=game.id,
+                seat_id=other.id,
+            ),
             ctx=ctx,
-            template="seat_taken",
-            context={
-                **replies.base_context(game, other, round_),
-                "player": seat.handle,
-                "how": how,
-            },
-            kind="seat_taken",
-            to=other.address,
-            key=f"seat_taken:{game.id}:{seat.id}:{other.id}:{now.timestamp():.0f}",
             now=now,
-            threading=replies.game_thread(game, ctx),
-            game_id=game.id,
-            seat_id=other.id,
         )
 
 
@@ -251,17 +257,17 @@ def _tell_replaced(
 ) -> None:
     """To the old address, not as the seat's mail: no reply address of the seat, no bounce
     address naming it (the seat is somebody else's now)."""
-    replies.queue_templated(
+    queue_notice(
         session,
+        Notice(
+            "seat_passed_on",
+            to,
+            {**base_context(game, None, None), "player": seat.handle, "how": how},
+            key=f"seat_passed_on:{game.id}:{seat.id}:{now.timestamp():.0f}",
+            game_id=game.id,
+        ),
         ctx=ctx,
-        template="seat_passed_on",
-        context={**replies.base_context(game, None, None), "player": seat.handle, "how": how},
-        kind="seat_passed_on",
-        to=to,
-        key=f"seat_passed_on:{game.id}:{seat.id}:{now.timestamp():.0f}",
         now=now,
-        threading=replies.game_thread(game, ctx),
-        game_id=game.id,
     )
 
 
@@ -313,6 +319,6 @@ def answer_passed_on(handling: SectionHandling, former: Seat) -> None:
     handling.reply(
         "passed_on",
         handling.sender,
-        {**replies.base_context(game, None, None), "player": former.handle},
+        {**base_context(game, None, None), "player": former.handle},
         game_id=game.id,
     )

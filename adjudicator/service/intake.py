@@ -1,13 +1,14 @@
 """Mail intake: every raw message is committed before anything else happens, then processed in
 one transaction that stores the orders, marks the submission handled and queues the answer.
 
-Processing reads the mail into typed commands per game section (``mail/commands.py``), proves
-the seat only where a command needs one (``authentication.py``), and hands each command to its
-handler from one table, :data:`HANDLERS`. Commands that need no seat (HELP, LIST, STATUS,
-FORGOT, OBSERVE, JOIN) are answered even when the section names no game or its seat is not
-proven. A mail gets one answer to each address it concerns (``conversation.queue_answer``):
-the confirmation or rejection of each game section's orders and the answer to every command,
-in the order written.
+Processing reads the mail into typed commands per game section (``mail/commands.py``), reads
+once what the addresses it went to prove (``authentication.Addressing``), proves the seat only
+where a command needs one (``authentication.py``), and hands each command to its handler from
+one table (``command_handlers.HANDLERS``), with the seat proven where it needs one. Commands
+that need no seat (HELP, LIST, STATUS, FORGOT, OBSERVE, JOIN) are answered even when the
+section names no game or its seat is not proven. A mail gets one answer to each address it
+concerns (``conversation.queue_answer``): the confirmation or rejection of each game section's
+orders and the answer to every command, in the order written.
 
 A crash before that transaction commits leaves the submission ``received`` and it is processed
 again on restart; a crash after it leaves nothing to do. Re-delivery of the same bytes (an IMAP
@@ -20,83 +21,40 @@ other bytes (one more Received line, a replay) by its Message-ID, and ignored wi
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from adjudicator.mail.commands import (
-    Announce,
-    Approve,
-    Command,
-    CommandProblem,
-    CopyResults,
-    Extend,
-    Forgot,
-    Help,
-    History,
-    Join,
-    ListGames,
-    MailSection,
-    Observe,
-    Orders,
-    Pause,
-    Press,
-    RatingAsked,
-    RecordOf,
-    RemovePlayer,
-    ReplacePlayer,
-    Report,
-    Resign,
-    Resume,
-    SetAbsence,
-    SetAddress,
-    SetPassword,
-    SetPublic,
-    SetQuiet,
-    SetTimeZone,
-    SetWait,
-    SetWeekend,
-    Standby,
-    StandIn,
-    Status,
-    Take,
-    Unknown,
-    WhoIs,
-)
+from adjudicator.mail.command_specs import needs_seat, spec_of
+from adjudicator.mail.commands import Command, CommandProblem, MailSection, Orders
 from adjudicator.mail.parse import InboundMail, MailKind, SectionLine
 from adjudicator.mail.reading import Reading, read_whole
+from adjudicator.notify import loop_guard
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service import (
-    absence_mail,
-    account,
-    approval,
-    club,
+    command_handlers,
     conversation,
     handover,
-    loop_guard,
-    observers,
     offers,
-    replies,
-    signup,
-    standby,
 )
 from adjudicator.service.authentication import (
+    Addressing,
     authenticate,
     authenticate_person,
     find_game,
-    game_from_gm_address,
     person_seats,
-    seats_from_tokens,
-    token_seat_of_section,
 )
 from adjudicator.service.bounces import record_bounce
-from adjudicator.service.context import ServiceContext
-from adjudicator.service.gm_mail import run_gm_commands
-from adjudicator.service.handling import MailAnswer, SectionHandling
-from adjudicator.service.orders import take_orders
-from adjudicator.service.press import send_press
-from adjudicator.service.reports import Asker, answer_requests
+from adjudicator.service.game_context import base_context
+from adjudicator.service.handling import (
+    MailAnswer,
+    PersonHandling,
+    SeatedHandling,
+    SectionHandling,
+)
+from adjudicator.service.mail_policy import mail_policy_problem
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission, SubmissionStatus
 
@@ -210,78 +168,6 @@ def _first_copy(session: Session, mail: InboundMail, submission: Submission) -> 
     return queries.processed_with_message_id(session, mail.message_id, before=submission.id or 0)
 
 
-Handler = Callable[[SectionHandling, Sequence[Command], Sequence[CommandProblem]], bool]
-"""A command's handler: the section, its commands of the handler's types (in the order written)
-and the problems of their lines; True when what it did counts as accepted."""
-
-
-def _answer_requests(
-    handling: SectionHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
-) -> bool:
-    game, seat = handling.game, handling.seat
-    assert game is not None
-    assert seat is not None
-    asker = Asker(game, seat, handling.mail, key=handling.key)
-    history = next((c for c in commands if isinstance(c, History)), None)
-    handling.notes += answer_requests(
-        handling.session,
-        ctx=handling.ctx,
-        asker=asker,
-        reports=[c for c in commands if isinstance(c, Report)],
-        history=history,
-        problems=problems,
-        now=handling.now,
-    )
-    return not problems
-
-
-def _take_orders(
-    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
-) -> bool:
-    return take_orders(handling, commands)
-
-
-HANDLERS: tuple[tuple[tuple[type[Command], ...], Handler], ...] = (
-    ((Orders,), _take_orders),
-    ((Help,), conversation.answer_help),
-    ((ListGames,), conversation.answer_list),
-    ((Status,), conversation.answer_status),
-    ((Forgot,), account.forgot),
-    ((Observe,), observers.observe),
-    ((Join,), signup.join),
-    ((Approve,), approval.approve),
-    ((Standby,), standby.standby),
-    ((Take,), offers.take),
-    ((Report, History), _answer_requests),
-    ((SetTimeZone, SetPassword, SetAddress, SetWait), account.set_account),
-    ((SetAbsence,), absence_mail.set_absence),
-    ((SetQuiet, SetWeekend), absence_mail.set_quiet_times),
-    ((Press,), send_press),
-    ((Resign,), account.resign),
-    ((WhoIs,), club.whois),
-    ((RatingAsked,), club.rating),
-    ((SetPublic,), club.set_public),
-    (
-        (
-            Pause,
-            Resume,
-            Extend,
-            ReplacePlayer,
-            RemovePlayer,
-            StandIn,
-            Announce,
-            CopyResults,
-            RecordOf,
-        ),
-        run_gm_commands,
-    ),
-    ((Unknown,), conversation.answer_problems),
-)
-"""Every command type and its handler, in the order handlers run: orders first (a STATUS in
-the same mail shows them stored), mistyped commands last. Without a proven seat only the
-handlers of commands that need none run."""
-
-
 def _answer(
     session: Session,
     ctx: ServiceContext,
@@ -293,12 +179,7 @@ def _answer(
 ) -> tuple[bool, list[str]]:
     """Answer the game sections of an ordinary mail (at most ``MAX_SECTIONS``); whether any
     was accepted, and notes."""
-    recipients = (*mail.to, *mail.cc, *mail.delivered_to)
-    token_seats = seats_from_tokens(session, recipients, key=ctx.receipt_key)
-    gm_game = game_from_gm_address(session, recipients, key=ctx.receipt_key)
-    former = None
-    if not token_seats:  # an old reply address of a seat that passed on?
-        former = handover.former_seat(session, recipients, key=ctx.receipt_key)
+    addressing = Addressing.of(session, mail, key=ctx.receipt_key)
     accepted, notes = False, []
     answer = MailAnswer()
     handling = None
@@ -307,10 +188,11 @@ def _answer(
         notes.append(_leave_out(past, sections[MAX_SECTIONS:]))
     for index, section in enumerate(sections[:MAX_SECTIONS]):
         handling = SectionHandling(session, ctx, mail, submission, now, index, answer=answer)
-        handling.gm_game = gm_game
+        handling.gm_game = addressing.gm_game
+        former = addressing.former
         if former is not None and _passed_on(handling, section, former):
             continue
-        token_seat = token_seat_of_section(session, section, token_seats)
+        token_seat = addressing.token_seat(session, section)
         accepted |= _dispatch(handling, section, token_seat)
         notes += handling.notes
     if handling is not None:
@@ -352,7 +234,7 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
     if game is not None and section.remark_only and _remark(handling, game, token_seat):
         return True
     if not section.needs_seat:
-        return bool(_run_handlers(handling, section, seated=False))
+        return bool(_run_handlers(handling, section))
     gm_game = handling.gm_game
     if game is not None and token_seat is None and gm_game is not None and gm_game.id == game.id:
         return _game_master_section(handling, section)
@@ -362,7 +244,7 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
             return _person_section(handling, section, seats)
     if game is None:
         handling.notes.append("no game")
-        if _run_handlers(handling, section, seated=False) is None:
+        if _run_handlers(handling, section) is None:
             handling.reply("no_game", handling.sender, {"named": section.game})
         else:  # named in the one answer, beside the commands that were answered
             player = bool(queries.seats_at_address(handling.session, handling.sender))
@@ -370,33 +252,32 @@ def _dispatch(handling: SectionHandling, section: MailSection, token_seat: Seat 
             if unplaced:
                 conversation.answer_problems(handling, [], unplaced)
         return False
-    if _seat_may_speak(handling, section, token_seat):
-        return bool(_run_handlers(handling, section, seated=None))
-    _run_handlers(handling, section, seated=False)  # what needs no seat is answered still
+    seated = _seated(handling, game, section, token_seat)
+    if seated is not None:
+        return bool(_run_handlers(seated, section))
+    _run_handlers(handling, section)  # what needs no seat is answered still
     return False
 
 
-PERSONAL = (SetTimeZone, SetPassword, SetQuiet, SetWeekend, SetPublic)
-"""The commands of a player's own settings, which hold in all his games
-(``storage/persons.py``): a section that names no game may hold them."""
-
-
 def _for_the_person(section: MailSection) -> bool:
-    """Whether every line of the section that needs a seat sets a setting of the person's."""
-    return all(isinstance(c, PERSONAL) for c in section.asks if c.needs_seat) and all(
-        p.command in PERSONAL for p in section.problems if p.command.needs_seat
-    )
+    """Whether every line of the section that needs a seat sets a setting of the person's,
+    which holds in all his games (``CommandSpec.personal``, ``storage/persons.py``): a
+    section that names no game may hold them."""
+    kinds = [type(c) for c in section.asks] + [p.command for p in section.problems]
+    return all(spec_of(kind).personal for kind in kinds if needs_seat(kind))
 
 
-def _person_section(handling: SectionHandling, section: MailSection, seats: list[Seat]) -> bool:
+def _person_section(
+    handling: SectionHandling, section: MailSection, seats: list[tuple[Seat, Game]]
+) -> bool:
     """A section with no game that sets the sender's own settings: proven for his person (a
     password of his), it is done for all his games; else what needs no seat is answered."""
     seat = handling.seat = authenticate_person(handling, section, seats)
     if seat is None:
-        _run_handlers(handling, section, seated=False)
+        _run_handlers(handling, section)
         return False
     handling.notes.append("for the person at the sender's address")
-    return bool(_run_handlers(handling, section, seated=None))
+    return bool(_run_handlers(handling.for_the_person(seat), section))
 
 
 def _remark(handling: SectionHandling, game: Game, token_seat: Seat | None) -> bool:
@@ -421,7 +302,7 @@ def _game_master_section(handling: SectionHandling, section: MailSection) -> boo
     """A section sent to the game master's reply address that holds more than the game
     master's commands: those run, and the lines only a player may send are named (the game
     master has no seat to send them for)."""
-    accepted = bool(_run_handlers(handling, section, seated=False))
+    accepted = bool(_run_handlers(handling, section))
     why = (
         "this is not a game master's command; orders and players' commands go from a "
         "player's own address"
@@ -430,9 +311,9 @@ def _game_master_section(handling: SectionHandling, section: MailSection) -> boo
     for command in section.asks:
         if isinstance(command, Orders):
             lines += command.lines
-        elif command.needs_seat and isinstance(getattr(command, "line", None), SectionLine):
+        elif needs_seat(type(command)) and isinstance(getattr(command, "line", None), SectionLine):
             lines.append(command.line)  # type: ignore[attr-defined]
-    lines += [p.line for p in section.problems if p.command.needs_seat]
+    lines += [p.line for p in section.problems if needs_seat(p.command)]
     if lines:
         stray = [CommandProblem(Orders, line, why) for line in sorted(lines)]
         conversation.answer_problems(handling, [], stray)
@@ -454,49 +335,51 @@ def _without_game(section: MailSection, *, orders: bool) -> list[CommandProblem]
     for command in section.asks:
         if isinstance(command, Orders):
             lines += command.lines if orders else ()
-        elif command.needs_seat and isinstance(getattr(command, "line", None), SectionLine):
+        elif needs_seat(type(command)) and isinstance(getattr(command, "line", None), SectionLine):
             lines.append(command.line)  # type: ignore[attr-defined]
-    lines += [p.line for p in section.problems if p.command.needs_seat]
+    lines += [p.line for p in section.problems if needs_seat(p.command)]
     return [CommandProblem(Orders, line, why) for line in sorted(lines)]
 
 
-def _seat_may_speak(
-    handling: SectionHandling, section: MailSection, token_seat: Seat | None
-) -> bool:
-    """Prove the seat, and refuse a removed seat and mail the game's policy refuses."""
-    game = handling.game
-    assert game is not None
-    seat = handling.seat = authenticate(handling, section, token_seat)
+def _seated(
+    handling: SectionHandling, game: Game, section: MailSection, token_seat: Seat | None
+) -> SeatedHandling | None:
+    """Prove the seat, and refuse a removed seat and mail the game's policy refuses: the
+    section with its proven seat, or None."""
+    seat = handling.seat = authenticate(handling, game, section, token_seat)
     if seat is None:
-        return False
+        return None
+    seated = handling.seated(game, seat)
     if not seat.active:  # taken out of the game by the game master, or resigned
-        handling.notes.append(f"removed from game {game.name}")
+        seated.notes.append(f"removed from game {game.name}")
         # A resigned seat is offered until a newcomer takes it (``account._resign_seat``).
-        offer = offers.open_offer(handling.session, seat)
+        offer = offers.open_offer(seated.session, seat)
         resigned = offer is not None and offer.reason == "resigned"
-        context = replies.base_context(game, seat, None) | {"resigned": resigned}
-        handling.reply_to_seat("removed", context)
-        return False
-    policy = replies.mail_policy_problem(game, handling.mail)
+        context = base_context(game, seat, None) | {"resigned": resigned}
+        seated.reply_to_seat("removed", context)
+        return None
+    policy = mail_policy_problem(game, seated.mail)
     if policy:
-        handling.reply_to_seat("refusal_policy", {"game": game.name, "why": policy})
-        return False
-    return True
+        seated.reply_to_seat("refusal_policy", {"game": game.name, "why": policy})
+        return None
+    return seated
 
 
-def _run_handlers(
-    handling: SectionHandling, section: MailSection, *, seated: bool | None
-) -> bool | None:
-    """Each handler once, with its commands (``MailSection.asks``), in the table's order:
-    only those that need no seat when ``seated`` is False, all of them when it is None (the
-    seat is proven). The section counts as accepted as its orders do, when it gives any; None
-    when no handler ran."""
+def _run_handlers(handling: SectionHandling, section: MailSection) -> bool | None:
+    """Each handler once, with its commands (``MailSection.asks``), in the table's order
+    (``command_handlers.HANDLERS``): all of them once the seat is proven (``handling`` is a
+    :class:`SeatedHandling`), those of the person's own settings too once the person is
+    (a :class:`PersonHandling`), else only those that need no seat. The section counts as
+    accepted as its orders do, when it gives any; None when no handler ran."""
 
     def wanted(command: type[Command]) -> bool:
-        return seated is None or command.needs_seat == seated
+        if not needs_seat(command) or isinstance(handling, SeatedHandling):
+            return True
+        return isinstance(handling, PersonHandling) and spec_of(command).personal
 
     results: dict[type[Command], bool] = {}
-    for types, handler in HANDLERS:
+    for handler in command_handlers.HANDLERS:
+        types = handler.commands
         commands = [c for c in section.asks if isinstance(c, types) and wanted(type(c))]
         problems = [p for p in section.problems if p.command in types and wanted(p.command)]
         if commands or problems:

@@ -17,9 +17,11 @@ from typing import Any
 
 from sqlmodel import Session
 
-from adjudicator.security import gm_reply_address
-from adjudicator.service.context import ServiceContext
-from adjudicator.service.replies import base_context, game_thread, queue_templated
+from adjudicator.base.security import gm_reply_address
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.service.game_context import base_context
 from adjudicator.storage.models import Game, Round
 
 log = logging.getLogger(__name__)
@@ -66,21 +68,17 @@ def queue_gm_notice(
             "game %s has no game master address: the %s notice goes to nobody", game.name, notice
         )
         return False
-    queue_templated(
-        session,
-        ctx=ctx,
-        template="gm_notice",
-        context={**base_context(game, None, round_), "notice": notice, **details},
-        kind=f"gm:{notice}",
-        to=former or game.gm_address,
+    told = Notice(
+        "gm_notice",
+        former or game.gm_address,
+        {**base_context(game, None, round_), "notice": notice, **details},
         key=f"gm:{notice}:{key}",
-        now=now,
-        threading=game_thread(game, ctx)
-        if former
-        else game_thread(game, ctx, reply_to=gm_reply_to(ctx, game)),
         game_id=game.id,
         round_id=round_.id if round_ else None,
+        reply_to=None if former else gm_reply_to(ctx, game),
+        label=f"gm:{notice}",
     )
+    queue_notice(session, told, ctx=ctx, now=now)
     return True
 
 

@@ -14,17 +14,20 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from adjudicator.base.security import observe_code
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.commands import Command, CommandProblem, Observe
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.outbox import PendingMail
+from adjudicator.notify.queue import prepare_notice
 from adjudicator.pictures import Picture
 from adjudicator.readmodel.links import round_file
-from adjudicator.security import observe_code
-from adjudicator.service import conversation, replies
-from adjudicator.service.context import ServiceContext
+from adjudicator.service import conversation
+from adjudicator.service.game_context import base_context
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import gm_reply_to
-from adjudicator.service.outbox import PendingMail
-from adjudicator.service.replies import replaced_result
+from adjudicator.service.round_results import replaced_result, round_extras
 from adjudicator.service.rounds import Adjudicated
 from adjudicator.storage import queries
 from adjudicator.storage.models import GameStatus, Observer
@@ -89,14 +92,14 @@ def observer_result_mails(
 ) -> list[PendingMail]:
     """The round's public result for each observer of its game, and for its game master after
     COPY ON (``gm_mail.py``), rendered (reads only): queued with the players' results, whose
-    ``pictures`` it shows (``replies.round_extras``)."""
+    ``pictures`` it shows (``round_extras``)."""
     game, round_, result = adjudicated.game, adjudicated.round, adjudicated.result
     observers = queries.observers_of(session, game.id)
     gm_copy = game.gm_copy and bool(game.gm_address)
     if not (observers or gm_copy) or round_.id is None:
         return []
     next_round = adjudicated.next_round
-    extras = replies.round_extras(
+    extras = round_extras(
         session,
         ctx,
         game,
@@ -107,7 +110,7 @@ def observer_result_mails(
         pictures=pictures,
     )
     context = {
-        **replies.base_context(game, None, next_round),
+        **base_context(game, None, next_round),
         "round": round_.number,
         "next_round": next_round.number if next_round else None,
         "orders": {player: list(lines) for player, lines in result.orders.items()},
@@ -122,36 +125,38 @@ def observer_result_mails(
         "gm_copy": False,
     }
     mails = [
-        replies.templated_mail(
+        prepare_notice(
             session,
+            Notice(
+                "observed",
+                observer.address,
+                context,
+                key=f"observed:{round_.id}:{observer.id}",
+                game_id=game.id,
+                round_id=round_.id,
+                images=extras.images,
+            ),
             ctx=ctx,
-            template="observed",
-            context=context,
-            kind="observed",
-            to=observer.address,
-            key=f"observed:{round_.id}:{observer.id}",
             now=now,
-            threading=replies.game_thread(game, ctx),
-            game_id=game.id,
-            round_id=round_.id,
-            images=extras.images,
         )
         for observer in observers
     ]
     if gm_copy and game.gm_address:
-        mail = replies.templated_mail(
+        mail = prepare_notice(
             session,
+            Notice(
+                "observed",
+                game.gm_address,
+                context | {"gm_copy": True},
+                key=f"gm:copy:{round_.id}",
+                game_id=game.id,
+                round_id=round_.id,
+                reply_to=gm_reply_to(ctx, game),
+                label="gm:copy",
+                images=extras.images,
+            ),
             ctx=ctx,
-            template="observed",
-            context=context | {"gm_copy": True},
-            kind="gm:copy",
-            to=game.gm_address,
-            key=f"gm:copy:{round_.id}",
             now=now,
-            threading=replies.game_thread(game, ctx, reply_to=gm_reply_to(ctx, game)),
-            game_id=game.id,
-            round_id=round_.id,
-            images=extras.images,
         )
         mails.append(mail)
     return mails

@@ -21,11 +21,14 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from adjudicator.base.security import take_code
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Take
-from adjudicator.security import take_code
-from adjudicator.service import ServiceError, club, conversation, replies
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.service import ServiceError, club, conversation
+from adjudicator.service.game_context import base_context
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.handover import hand_over
 from adjudicator.service.notices import queue_gm_notice
@@ -108,7 +111,7 @@ def _offer_context(
     assert offer.id is not None
     round_ = open_round_of(session, game)
     return {
-        **replies.base_context(game, None, round_),
+        **base_context(game, None, round_),
         "player": seat.handle,
         "reason": offer.reason,
         "players": len(queries.seats_of(session, game.id)),
@@ -127,19 +130,17 @@ def _mail_offer(
     to: str,
     now: datetime,
 ) -> None:
-    replies.queue_templated(
+    queue_notice(
         session,
-        ctx=ctx,
-        template="seat_offer",
-        context=_offer_context(
-            session, key=ctx.receipt_key, offer=offer, game=game, seat=seat, to=to
+        Notice(
+            "seat_offer",
+            to,
+            _offer_context(session, key=ctx.receipt_key, offer=offer, game=game, seat=seat, to=to),
+            key=f"seat_offer:{offer.id}:{to}",
+            game_id=game.id,
         ),
-        kind="seat_offer",
-        to=to,
-        key=f"seat_offer:{offer.id}:{to}",
+        ctx=ctx,
         now=now,
-        threading=replies.game_thread(game, ctx),
-        game_id=game.id,
     )
 
 
@@ -153,22 +154,22 @@ def _tell_holder(
     now: datetime,
 ) -> None:
     round_ = open_round_of(session, game)
-    replies.queue_templated(
+    queue_notice(
         session,
+        Notice(
+            "seat_offered",
+            seat.address,
+            {
+                **base_context(game, seat, round_),
+                "reason": offer.reason,
+                "missed": seat.missed_rounds,
+            },
+            key=f"seat_offered:{offer.id}",
+            game_id=game.id,
+            seat_id=seat.id,
+        ),
         ctx=ctx,
-        template="seat_offered",
-        context={
-            **replies.base_context(game, seat, round_),
-            "reason": offer.reason,
-            "missed": seat.missed_rounds,
-        },
-        kind="seat_offered",
-        to=seat.address,
-        key=f"seat_offered:{offer.id}",
         now=now,
-        threading=replies.game_thread(game, ctx),
-        game_id=game.id,
-        seat_id=seat.id,
     )
 
 

@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
+from adjudicator.base.security import receipt
 from adjudicator.mail.commands import Command, Orders
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.security import receipt
-from adjudicator.service import replies
 from adjudicator.service.closing import close_if_complete, mark_if_complete
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.game_context import base_context
+from adjudicator.service.handling import SeatedHandling, SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.rounds import open_round_of, previous_orders, takes_orders
 from adjudicator.service.sign_up_state import not_started
@@ -43,15 +44,13 @@ def _written_before(handling: SectionHandling, round_: Round) -> bool:
     return written is not None and written < round_.opened_at - STALE_AFTER
 
 
-def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
+def take_orders(handling: SeatedHandling, commands: Sequence[Command]) -> bool:
     """Handle the section's :class:`Orders`; True when they were stored."""
     (orders,) = commands
     assert isinstance(orders, Orders)
     game, seat, session = handling.game, handling.seat, handling.session
-    assert game is not None
-    assert seat is not None
     round_ = open_round_of(session, game)
-    base = replies.base_context(game, seat, round_)
+    base = base_context(game, seat, round_)
     # In time is when the mail reached the service's mailbox, not when it was read: a service
     # down or waiting for its database across a deadline makes no one late.
     arrived = min(aware(handling.submission.received_at), handling.now)
@@ -69,8 +68,8 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
             "stale",
             {
                 **base,
-                "written": replies.local_time(handling.mail.written_at, base["time_zone"]),
-                "opened": replies.local_time(round_.opened_at, base["time_zone"]),
+                "written": local_time(handling.mail.written_at, base["time_zone"]),
+                "opened": local_time(round_.opened_at, base["time_zone"]),
             },
         )
         handling.notes.append(f"written before round {round_.number} of game {game.name} opened")
@@ -124,12 +123,12 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
         answer = queries.round_numbered(session, game.id, round_.number + 1)
         if answered_by_stand_ins(session, answer) and not returned:
             # The computer answered at once: the answer's result is the one mail for the
-            # move, with its receipt (``replies.round_result_mails``).
+            # move, with its receipt (``round_result_mails``).
             handling.notes.append(f"move in game {game.name} answered by the computer")
             return True
         if ended_by_own_move(session, game, round_, seat) and not returned:
             # The game's last result is the one mail for the move that ended it, with its
-            # receipt (``replies.round_result_mails``).
+            # receipt (``round_result_mails``).
             handling.notes.append(f"move in game {game.name} ended the game")
             return True
         context |= _turn_after_move(handling, round_)
@@ -139,13 +138,11 @@ def take_orders(handling: SectionHandling, commands: Sequence[Command]) -> bool:
     return True
 
 
-def _back_from_the_stand_in(handling: SectionHandling, round_: Round) -> bool:
+def _back_from_the_stand_in(handling: SeatedHandling, round_: Round) -> bool:
     """A player who sends his own orders for a seat the computer plays takes it back: from
     now on the rounds wait for him again, and the stand-in's orders for this round are
     withdrawn (``stand_ins.take_back``); the game master is told. True when he did."""
     game, seat, session = handling.game, handling.seat, handling.session
-    assert game is not None
-    assert seat is not None
     if seat.handle not in stand_in_seats(game):
         return False
     take_back(session, game, seat, round_)
@@ -162,13 +159,11 @@ def _back_from_the_stand_in(handling: SectionHandling, round_: Round) -> bool:
     return True
 
 
-def _turn_after_move(handling: SectionHandling, moved_in: Round) -> dict[str, Any]:
+def _turn_after_move(handling: SeatedHandling, moved_in: Round) -> dict[str, Any]:
     """What a confirmation of a move in a game played in turns says beside the move: whether
     it was applied, and then whether it ended the game (and who won) or whose turn it is now
     and until when, in the mover's time zone."""
     game, seat, session = handling.game, handling.seat, handling.session
-    assert game is not None
-    assert seat is not None
     session.refresh(moved_in)
     turn: dict[str, Any] = {
         "sequential": True,
@@ -195,5 +190,5 @@ def _turn_after_move(handling: SectionHandling, moved_in: Round) -> dict[str, An
         "movers": movers,
         "your_turn": seat.handle in movers,
         "next_round": following.number if following else None,
-        "next_deadline": replies.local_time(following.deadline if following else None, zone),
+        "next_deadline": local_time(following.deadline if following else None, zone),
     }

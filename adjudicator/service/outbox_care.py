@@ -1,7 +1,7 @@
 """The operator's care of the outbox (``adjudicate outbox``): list the mails waiting or failed,
 show one, send one (or every failed one) again, give one up.
 
-A mail the SMTP server refused for good stays ``failed`` (``outbox.py``); after its cause is
+A mail the SMTP server refused for good stays ``failed`` (``notify/outbox.py``); after its cause is
 mended (the recipient's server takes mail again) it is sent again by putting it back in the
 queue, due at once, with its attempts counted afresh. A mail given up is ``dropped``: kept, for
 the record, and never sent. Two kinds of failed mail cannot be sent again, and the refusal says
@@ -23,9 +23,9 @@ from email.parser import BytesParser
 
 from sqlmodel import Session, col, select
 
+from adjudicator.notify.outbox import DROPPED, SECRET_KINDS, header_section
 from adjudicator.service import ServiceError
 from adjudicator.service.games import find_game
-from adjudicator.service.outbox import DROPPED, SECRET_KINDS, header_section
 from adjudicator.storage.db import aware
 from adjudicator.storage.models import Game, OutboxMail, OutboxStatus, Round
 

@@ -17,8 +17,8 @@ from datetime import datetime
 from sqlmodel import Session
 
 from adjudicator.mail.images import picture_digest
+from adjudicator.notify.context import ServiceContext
 from adjudicator.pictures import Picture
-from adjudicator.service.context import ServiceContext
 from adjudicator.storage import queries
 from adjudicator.storage.db import insert_new, inserts_held
 from adjudicator.storage.models import PicturePng

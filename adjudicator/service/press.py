@@ -23,9 +23,12 @@ from sqlmodel import Session
 
 from adjudicator.games import game_title, kind_of
 from adjudicator.mail.commands import Command, CommandProblem, Press
-from adjudicator.service import conversation, replies
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
+from adjudicator.service import conversation
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import active_seats
-from adjudicator.service.handling import SectionHandling
+from adjudicator.service.handling import SeatedHandling, SectionHandling
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.settings import settings_of
 from adjudicator.storage import queries
@@ -55,11 +58,9 @@ def clean_text(text: str) -> str:
 
 
 def send_press(
-    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+    handling: SeatedHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
     game, seat = handling.game, handling.seat
-    assert game is not None
-    assert seat is not None
     bad: list[CommandProblem] = []
     sent: list[dict[str, Any]] = []
     for command in commands:
@@ -180,7 +181,7 @@ def _relay(
     if targets:
         readers = [s for s in readers if s.handle in targets]
     for reader in readers:
-        context = replies.base_context(game, reader, round_) | {
+        context = base_context(game, reader, round_) | {
             "sender": None if anonymous else seat.handle,
             "to": list(targets),
             "text": text,
@@ -189,18 +190,18 @@ def _relay(
             and not kind_of(game.kind).public_press_only
             and settings_of(game).private_press,
         }
-        replies.queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "press",
+                reader.address,
+                context,
+                key=f"press:{row.id}:{reader.id}",
+                game_id=game.id,
+                seat_id=reader.id,
+            ),
             ctx=ctx,
-            template="press",
-            context=context,
-            kind="press",
-            to=reader.address,
-            key=f"press:{row.id}:{reader.id}",
             now=handling.now,
-            threading=replies.game_thread(game, ctx),
-            game_id=game.id,
-            seat_id=reader.id,
         )
     lines = text.splitlines()
     return {

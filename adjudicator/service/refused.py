@@ -1,7 +1,7 @@
 """A player's address the SMTP server refused for good: the game master is told.
 
 A permanent refusal at RCPT (a 5xx reply to the recipient, RFC 5321 4.2.1) leaves the mail
-failed in the outbox (``outbox.py``): the player has not received it and will receive nothing
+failed in the outbox (``notify/outbox.py``): the player has not received it and will receive nothing
 more at that address. Nobody else knows, unless told: so the seat is marked unreachable (as a
 bounce marks it, ``bounces.py``) and the game master gets a notice that names the seat, the
 address, the server's reply, what the player missed, and the fix.
@@ -19,7 +19,7 @@ from datetime import datetime
 from sqlmodel import Session, func, select
 
 from adjudicator.mail.smtp import SendResult, SendStatus
-from adjudicator.service.context import ServiceContext
+from adjudicator.notify.context import ServiceContext
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.storage.models import Game, OutboxMail, Round, Seat
 

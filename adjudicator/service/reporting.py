@@ -19,15 +19,15 @@ from datetime import datetime
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from adjudicator.faults import crash_point
+from adjudicator.base.faults import crash_point
+from adjudicator.base.logs import events as events_of
 from adjudicator.games import kind_of
-from adjudicator.logs import events as events_of
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.queue import queue_notice
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.observers import observer_result_mails
-from adjudicator.service.outbox import queue_pending
 from adjudicator.service.pictures import keep_pngs, make_pngs, missing_pngs
-from adjudicator.service.replies import round_result_mails
+from adjudicator.service.round_results import round_result_mails
 from adjudicator.service.rounds import Adjudicated, mark_reported
 from adjudicator.storage import queries
 from adjudicator.storage.claims import claimed
@@ -84,7 +84,7 @@ def _report(engine: Engine, round_id: int, *, ctx: ServiceContext, now: datetime
             return False  # another reporter was first
         with inserts_held(session, OutboxMail, key="key"):  # one statement for all the mails
             for mail in mails:
-                queue_pending(session, mail, now=now)
+                queue_notice(session, mail, ctx=ctx, now=now)
         crash_point("queued")
     events.info(
         "round.reported",

@@ -17,15 +17,18 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from adjudicator.base.security import approval_code, join_code
 from adjudicator.core.text import is_handle
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Join
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.security import approval_code, join_code
-from adjudicator.service import ServiceError, club, conversation, replies
+from adjudicator.service import ServiceError, club, conversation
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
-from adjudicator.service.context import ServiceContext
+from adjudicator.service.game_context import base_context
 from adjudicator.service.gm import add_player
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import queue_gm_notice
@@ -163,21 +166,21 @@ def close_waiting_joins(
     for request in waiting:
         request.status, request.decided_at = "closed", now
         session.add(request)
-        replies.queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "join_decided",
+                request.address,
+                {
+                    **base_context(game, None, None),
+                    "approved": False,
+                    "closed": True,
+                    "player": request.handle,
+                    "started": True,
+                },
+                key=f"join_decided:{request.id}",
+                game_id=game.id,
+            ),
             ctx=ctx,
-            template="join_decided",
-            context={
-                **replies.base_context(game, None, None),
-                "approved": False,
-                "closed": True,
-                "player": request.handle,
-                "started": True,
-            },
-            kind="join_decided",
-            to=request.address,
-            key=f"join_decided:{request.id}",
             now=now,
-            threading=replies.game_thread(game, ctx),
-            game_id=game.id,
         )

@@ -155,7 +155,7 @@ def given_back_in_round(
 def answered_by_stand_ins(session: Session, round_: Round | None) -> bool:
     """Whether ``round_`` is closed and only stand-ins moved in it: in a game played in turns
     against the computer, the computer's answer to the move before it, made in the same
-    moment. The mover then gets one mail for the two rounds (``replies.round_result_mails``):
+    moment. The mover then gets one mail for the two rounds (``round_results.round_result_mails``):
     his move taken, the computer's answer and the new position."""
     if round_ is None or round_.state not in (RoundState.ADJUDICATED, RoundState.REPORTED):
         return False

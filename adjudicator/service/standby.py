@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, select
 
+from adjudicator.base.security import standby_code
 from adjudicator.games import GAME_NAMES, game_title
 from adjudicator.mail.commands import Command, CommandProblem, Standby
-from adjudicator.security import standby_code
 from adjudicator.service import conversation, offers
 from adjudicator.service.handling import SectionHandling
 from adjudicator.storage import queries

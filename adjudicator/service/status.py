@@ -6,9 +6,9 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.games import find_game, seats_of
-from adjudicator.service.replies import local_time
 from adjudicator.service.rounds import open_round_of, orders_in_force
 from adjudicator.service.stand_ins import STAND_IN, stand_in_seats
 from adjudicator.storage import queries

@@ -8,9 +8,9 @@ from typing import Any
 
 from adjudicator.games import kind_of
 from adjudicator.mail.markdown import markdown_html, markdown_text
+from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.rules import rules_markdown
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service.context import ServiceContext
 from adjudicator.storage.models import Game
 
 RULES_RULE = "-" * 72

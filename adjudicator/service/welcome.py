@@ -9,16 +9,14 @@ from typing import Any
 from sqlmodel import Session
 
 from adjudicator.games import kind_of
+from adjudicator.notify.calendar import deadline_attachment
+from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.conversation import example_orders
+from adjudicator.service.game_context import base_context
 from adjudicator.service.games import Credentials, seats_of
-from adjudicator.service.replies import (
-    base_context,
-    deadline_attachment,
-    game_thread,
-    queue_templated,
-)
 from adjudicator.service.settings import settings_of
 from adjudicator.service.sign_up_state import not_started
 from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
@@ -109,17 +107,18 @@ def queue_welcome(
                 started=first_round is not None,
             ),
         }
-        queue_templated(
+        queue_notice(
             session,
+            Notice(
+                "welcome",
+                cred.address,
+                context,
+                key=f"welcome:{game.id}:{cred.handle}{key_suffix}",
+                game_id=game.id,
+                seat_id=seat.id if seat else None,
+                reply_to=reply_address,
+                attachments=[calendar] if calendar else [],
+            ),
             ctx=ctx,
-            template="welcome",
-            context=context,
-            kind="welcome",
-            to=cred.address,
-            key=f"welcome:{game.id}:{cred.handle}{key_suffix}",
             now=now,
-            threading=game_thread(game, ctx, reply_to=reply_address),
-            game_id=game.id,
-            seat_id=seat.id if seat else None,
-            attachments=[calendar] if calendar else [],
         )

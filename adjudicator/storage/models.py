@@ -313,7 +313,7 @@ class OutboxMail(SQLModel, table=True):
     """A mail waiting to be sent, committed with the change that caused it."""
 
     __table_args__ = (
-        # Answers per recipient and per hour are counted (``service/throttle.py``).
+        # Answers per recipient and per hour are counted (``notify/throttle.py``).
         Index("ix_outboxmail_recipient_created", "recipient", "created_at"),
         Index("ix_outboxmail_created_at", "created_at"),
     )
@@ -321,6 +321,12 @@ class OutboxMail(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, description="idempotency key: queuing twice is a no-op")
     kind: str
+    channel: str = Field(
+        default="mail",
+        sa_column_kwargs={"server_default": "mail"},
+        description="how it is told: the lane of the outbox its channel's sender claims "
+        "(``adjudicator/notify/channels.py``)",
+    )
     answer: bool = Field(
         default=False,
         sa_column_kwargs={"server_default": false()},

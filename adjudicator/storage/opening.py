@@ -28,7 +28,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from adjudicator import __version__
-from adjudicator.security import create_key, key_id, read_key
+from adjudicator.base.security import create_key, key_id, read_key
 from adjudicator.storage.db import (
     SCHEMA_HEAD,
     SCHEMA_VERSIONS,

@@ -511,8 +511,8 @@ def processed_with_message_id(session: Session, message_id: str, *, before: int)
 
 ANSWER_KEYS = ("reply:%", "answer:%", "report:%", "history:%", "request_problem:%")
 """Outbox keys of answers to inbound mail (``SectionHandling.key``, ``conversation.py``,
-``reports.py``): every one counts towards its address's one budget (``throttle.py``), the
-answers to a mail's commands (``answer:``) as much as confirmations and refusals."""
+``report_requests.py``): every one counts towards its address's one budget (``throttle.py``),
+the answers to a mail's commands (``answer:``) as much as confirmations and refusals."""
 
 
 def _is_answer() -> Any:
@@ -625,12 +625,14 @@ def _holds_address(session: Session, column: Any, wanted: str) -> bool:
     return found is not None
 
 
-def due_mails(session: Session, *, now: datetime, limit: int) -> list[OutboxMail]:
-    """Pending mails due now: answers to players' own mails first, then the rest, oldest
-    first in each; on PostgreSQL rows another instance holds are skipped (several instances
-    never send the same mail at once)."""
+def due_mails(
+    session: Session, *, now: datetime, limit: int, channel: str = "mail"
+) -> list[OutboxMail]:
+    """Pending mails of one channel's lane due now: answers to players' own mails first,
+    then the rest, oldest first in each; on PostgreSQL rows another instance holds are skipped
+    (several instances never send the same mail at once)."""
     query = _DUE_SKIPPING_LOCKED if on_postgresql(session) else _DUE
-    return list(session.exec(query, params={"now": now, "limit": limit}))
+    return list(session.exec(query, params={"now": now, "limit": limit, "channel": channel}))
 
 
 _DUE = (
@@ -638,6 +640,7 @@ _DUE = (
     .where(
         OutboxMail.status == OutboxStatus.PENDING,
         col(OutboxMail.next_attempt_at) <= bindparam("now"),
+        OutboxMail.channel == bindparam("channel"),
     )
     .order_by(col(OutboxMail.answer).desc(), col(OutboxMail.id))
     .limit(bindparam("limit", type_=Integer))

@@ -13,9 +13,9 @@ from needs import unavailable
 from samplegames import SampleGame
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
 from adjudicator.archive import BuildReport
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.service.app import App, make_app
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from adjudicator.app import App
 from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service.app import App
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import PlayerSpec, create_game, find_game, seats_of
 from adjudicator.service.rounds import open_round_of, start_game

@@ -15,9 +15,9 @@ from pathlib import Path
 from headless import BrowserError, screenshot
 from samplegames import play_samples
 
-from adjudicator.app import make_app
 from adjudicator.archive.build import build_archive
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.service.app import make_app
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 

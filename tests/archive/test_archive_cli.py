@@ -13,7 +13,7 @@ from archivesite import make_test_app
 from samplegames import SampleGame, play_samples
 from typer.testing import CliRunner
 
-from adjudicator.cli import app as main_app
+from adjudicator.cli.main import app as main_app
 
 ADJUDICATE = Path(sys.executable).parent / "adjudicate"
 

@@ -15,15 +15,15 @@ from archivesite import START, make_test_app
 from samplegames import SampleGame, play_round, play_samples
 from sitecheck import check_page
 
-from adjudicator.app import make_app
 from adjudicator.archive import ArchiveError, build_archive, update_game
 from adjudicator.archive.chart import line_chart, nice_step
 from adjudicator.archive.write import write_atomic
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.core.game import Setup
 from adjudicator.games import get_rules
 from adjudicator.readmodel.model import GameView, Player
 from adjudicator.readmodel.standings import measures_of
+from adjudicator.service.app import make_app
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -12,8 +12,8 @@ from archivesite import GAMES, Played, make_test_app
 from sitecheck import check_page
 
 from adjudicator.archive import write_rules
-from adjudicator.archiving import ArchiveKeeper
 from adjudicator.games import GAME_NAMES, kind_of
+from adjudicator.serve.archiving import ArchiveKeeper
 from adjudicator.storage.db import make_engine
 
 RULES = Path(__file__).resolve().parents[2] / "docs" / "rules"

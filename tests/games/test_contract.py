@@ -11,19 +11,19 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adjudicator.base.shipped import GAME_TEMPLATES, TEMPLATES
 from adjudicator.core.errors import NotAnOrder, OrderSyntaxError
 from adjudicator.core.game import Setup
 from adjudicator.core.kind import GameKind
 from adjudicator.games import GAME_NAMES, KINDS, UnknownGame, kind_of
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATE_FOLDERS = (TEMPLATES, *GAME_TEMPLATES)
 SEEDS = range(12)
 MAX_ROUNDS = 400
 GARBAGE = (
@@ -197,8 +197,12 @@ def test_arbitrary_text_is_read_or_refused_never_crashes(kind: GameKind, lines: 
 def test_every_termination_is_worded_in_the_games_templates() -> None:
     for kind in KINDS:
         texts = [
-            *(TEMPLATES / "mail" / kind.name).glob("*.j2"),
-            TEMPLATES / "archive" / "report" / f"{kind.name}.html.j2",
+            path
+            for folder in TEMPLATE_FOLDERS
+            for path in (
+                *(folder / "mail" / kind.name).glob("*.j2"),
+                folder / "archive" / "report" / f"{kind.name}.html.j2",
+            )
         ]
         words = "\n".join(path.read_text(encoding="utf-8") for path in texts if path.exists())
         for code in kind.terminations:

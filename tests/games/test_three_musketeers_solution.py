@@ -15,7 +15,7 @@ from math import comb
 import pytest
 from tm_minimax import START, as_value, minimax, random_positions
 
-from adjudicator.config import Config
+from adjudicator.base.config import Config
 from adjudicator.core.layered import colex_rank
 from adjudicator.games.three_musketeers import (
     CARDINAL,

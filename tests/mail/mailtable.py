@@ -20,9 +20,9 @@ from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink
 from playing import SERVICE, plain_mail
 from sqlmodel import Session, func, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ImapConfig, ServiceConfig, SmtpConfig
-from adjudicator.runner import Service
+from adjudicator.base.config import Config, ImapConfig, ServiceConfig, SmtpConfig
+from adjudicator.serve.runner import Service
+from adjudicator.service.app import App, make_app
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.models import Game, OutboxMail, Round

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
-from adjudicator.security import bounce_address
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.base.security import bounce_address
+from adjudicator.service.app import App, make_app
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope

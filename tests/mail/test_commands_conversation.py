@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from adjudicator.core.game import Setup
 from adjudicator.core.kind import GameKind
 from adjudicator.games import KINDS
+from adjudicator.mail.command_specs import line_readers, needs_seat
 from adjudicator.mail.commands import (
-    READERS,
     Command,
     CommandProblem,
     Forgot,
@@ -161,7 +161,7 @@ def test_bad_settings_are_problems(text: str, problem: str) -> None:
     (found,) = section.problems
     assert isinstance(found, CommandProblem)
     assert problem in found.message
-    assert found.command.needs_seat
+    assert needs_seat(found.command)
 
 
 def test_a_password_is_never_in_a_command_repr() -> None:
@@ -282,7 +282,7 @@ def test_club_commands_written_wrong_are_problems(line: str, problem: str) -> No
 
 
 def _club_commands(line: str) -> list[Command | CommandProblem]:
-    for reader in READERS:
+    for reader in line_readers():
         found = reader(line, SectionLine(1, line))
         if found is not None:
             return list(found)

@@ -3,7 +3,7 @@ of his allowance is taken, once; the deadline moves once; everybody is told once
 
 The service runs as a real process (``adjudicate serve --once``) against a real SQLite file or
 PostgreSQL and a real SMTP receiver; ``ADJUDICATOR_CRASH_AT`` makes it SIGKILL itself at the
-named step (``adjudicator/faults.py``): with the day taken and the mails queued but not
+named step (``adjudicator/base/faults.py``): with the day taken and the mails queued but not
 committed (``absence``), and just after the commit (``committed``).
 """
 
@@ -19,8 +19,8 @@ from mailservers import SmtpSink
 from sqlmodel import Session, select
 from test_crash_closing import _environment, _seed, _serve
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.service.app import make_app
 from adjudicator.storage.models import (
     Absence,
     OutboxMail,

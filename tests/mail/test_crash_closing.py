@@ -4,7 +4,7 @@ repeat carries the same Message-ID), and the next round opens once.
 
 The service runs as a real process (``adjudicate serve --once``) against a real SQLite file or
 PostgreSQL and a real SMTP receiver; ``ADJUDICATOR_CRASH_AT`` makes it SIGKILL itself at the
-named step (``adjudicator/faults.py``).
+named step (``adjudicator/base/faults.py``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import pytest
 from mailservers import SmtpSink
 from sqlmodel import Session, select
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.service.app import make_app
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope

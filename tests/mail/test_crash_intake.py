@@ -31,8 +31,8 @@ import pytest
 from mailservers import IMAP_PASSWORD, Dovecot, SmtpSink
 from sqlmodel import Session, col, func, select
 
-from adjudicator.app import make_app
-from adjudicator.config import load_config
+from adjudicator.base.config import load_config
+from adjudicator.service.app import make_app
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
@@ -127,7 +127,7 @@ def start(config: Path, log: Path) -> subprocess.Popen[bytes]:
     command = [
         sys.executable,
         "-c",
-        "from adjudicator.cli import main; main()",
+        "from adjudicator.cli.main import main; main()",
         "--config",
         str(config),
         "serve",

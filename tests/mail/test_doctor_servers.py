@@ -14,11 +14,11 @@ import pytest
 from mailservers import Dovecot, SelfSignedCert, SmtpSink, free_port
 from typer.testing import CliRunner
 
-from adjudicator.cli import app
-from adjudicator.config import load_config
+from adjudicator.base.config import load_config
+from adjudicator.base.security import load_or_create_key
+from adjudicator.cli.main import app
 from adjudicator.doctor import FAIL, OK, SKIP, Check, check_imap, check_smtp, run_checks
 from adjudicator.mail.imap import ImapPoller, ImapSettings, MemoryCursorStore
-from adjudicator.security import load_or_create_key
 from adjudicator.storage.db import make_engine, migrate
 
 Settings = dict[str, object]

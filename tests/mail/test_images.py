@@ -13,8 +13,8 @@ from PIL import Image
 from adjudicator.core.game import Setup
 from adjudicator.games import get_rules, kind_of
 from adjudicator.games.three_musketeers.pictures import svg_diagram
-from adjudicator.mail import images, render
-from adjudicator.mail.render import VipsConverter
+from adjudicator.mail import images, vips
+from adjudicator.mail.vips import VipsConverter
 from adjudicator.pictures import charts
 
 
@@ -67,7 +67,7 @@ def _full_colour(svg: str) -> bytes:
 def test_text_is_drawn_with_the_shipped_font_whatever_the_machine_has() -> None:
     """The same words come out in the same pixels: the renderer knows only the fonts shipped
     with the package (fontconfig is pointed at them before the library loads)."""
-    fonts = render.fonts_folder()
+    fonts = vips.fonts_folder()
     assert sorted(p.name for p in fonts.glob("*.ttf")) == ["DejaVuSans-Bold.ttf", "DejaVuSans.ttf"]
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="30">'

@@ -15,8 +15,8 @@ from sqlmodel import Session, select
 from test_serve_outages import deliver_then_let_the_deadline_pass, serve_until_reported
 from test_serve_signals import ADDRESS, _order_mail, _seed
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ImapConfig, ServiceConfig
+from adjudicator.base.config import Config, ImapConfig, ServiceConfig
+from adjudicator.service.app import make_app
 from adjudicator.storage.models import RoundResult, Submission
 
 

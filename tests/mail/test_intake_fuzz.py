@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.service.app import App, make_app
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.intake import digest_of
 from adjudicator.service.rounds import start_game

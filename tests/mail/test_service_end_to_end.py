@@ -19,7 +19,7 @@ from mailtable import Running, make_service
 from playing import plain_mail
 from sqlmodel import Session, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.rounds import start_game

@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.base.security import bounced_seat
 from adjudicator.games import get_rules, read_record
 from adjudicator.mail.compose import Identity, message_id, thread_root
-from adjudicator.security import bounced_seat
+from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import close_and_adjudicate
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.notices import queue_gm_notice

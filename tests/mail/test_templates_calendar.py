@@ -10,8 +10,8 @@ import pytest
 
 from adjudicator.mail.calendar import deadline_event, escape_text, fold
 from adjudicator.mail.compose import Identity, Renderer
-from adjudicator.service.context import ServiceContext
-from adjudicator.service.replies import deadline_attachment
+from adjudicator.notify.calendar import deadline_attachment
+from adjudicator.notify.context import ServiceContext
 from adjudicator.storage.models import Game, Round
 
 CTX = ServiceContext(identity=Identity("judge@pbem.test"), renderer=Renderer(), receipt_key=b"k")

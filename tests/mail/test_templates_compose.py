@@ -12,7 +12,7 @@ from email.message import EmailMessage
 import pytest
 
 from adjudicator.games import kind_of
-from adjudicator.mail import images, render
+from adjudicator.mail import images, vips
 from adjudicator.mail.compose import (
     Attachment,
     Identity,
@@ -22,10 +22,10 @@ from adjudicator.mail.compose import (
     plain_to_html,
     with_picture_text,
 )
+from adjudicator.notify.context import ServiceContext
 from adjudicator.pictures import Picture
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.pictures import make_pngs
-from adjudicator.service.replies import RoundExtras, result_context
+from adjudicator.service.round_results import RoundExtras, result_context
 from adjudicator.storage.models import Game, Round, RoundResult, Seat
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -176,8 +176,8 @@ def test_without_a_renderer_the_html_goes_out_without_pictures(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """As on a machine where the renderer's library cannot load: said once, mail still sent."""
-    monkeypatch.setattr(render, "_vips", None)
-    monkeypatch.setattr(render, "_failed", None)
+    monkeypatch.setattr(vips, "_vips", None)
+    monkeypatch.setattr(vips, "_failed", None)
     monkeypatch.setitem(sys.modules, "pyvips", None)  # the import fails
     game, result, _ = _giveaway_result()
     ctx = ServiceContext(identity=ME, renderer=Renderer(), receipt_key=b"k")

@@ -23,9 +23,9 @@ import pytest
 from sqlmodel import select
 from test_templates import Sent, _HtmlCheck, make_service, outbox, readable
 
-from adjudicator.app import App
+from adjudicator.base.security import join_code, resign_code, standby_code, take_code
 from adjudicator.games import GAME_NAMES
-from adjudicator.security import join_code, resign_code, standby_code, take_code
+from adjudicator.service.app import App
 from adjudicator.service.conversation import example_orders
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.handover import find_seat

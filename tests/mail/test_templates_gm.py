@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from test_templates import Clock, Sent, _HtmlCheck, make_service, outbox, readable
 
-from adjudicator.app import App
 from adjudicator.service import gm
 from adjudicator.service.announcements import tell_created
+from adjudicator.service.app import App
 from adjudicator.service.closing import close_and_adjudicate, sweep
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.gm_mail import renew_game_master

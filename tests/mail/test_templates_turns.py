@@ -32,9 +32,9 @@ from test_templates import (
     readable,
 )
 
-from adjudicator.app import App
 from adjudicator.games import get_rules as record_rules
 from adjudicator.games import read_record
+from adjudicator.service.app import App
 from adjudicator.service.deadlines import queue_reminders, start_grace
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import RoundContext, start_game

@@ -24,8 +24,8 @@ from mailservers import Dovecot, SmtpSink
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.service.app import make_app
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game
 from adjudicator.service.welcome import queue_welcome

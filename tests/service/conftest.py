@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from playing import Clock
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.service.app import App, make_app
 
 
 def app_for(tmp_path: Path, database_url: str = "") -> App:

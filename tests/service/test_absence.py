@@ -23,9 +23,9 @@ from playing import (
 )
 from sqlmodel import Session, select
 
-from adjudicator.app import App
 from adjudicator.service import ServiceError
 from adjudicator.service.absence import wait_for_absent
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.rounds import RoundContext, start_game

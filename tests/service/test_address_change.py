@@ -16,8 +16,8 @@ import pytest
 from sqlmodel import Session, col, select
 from test_intake import creds, make_mail, stored_orders
 
-from adjudicator.app import App
-from adjudicator.security import address_code
+from adjudicator.base.security import address_code
+from adjudicator.service.app import App
 from adjudicator.service.games import Credentials, find_game
 from adjudicator.service.gm import change_address
 from adjudicator.storage.db import session_scope

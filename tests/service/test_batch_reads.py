@@ -24,8 +24,8 @@ from playing import (
 from sqlalchemy import event, text
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
 from adjudicator.service import batch_intake
+from adjudicator.service.app import App
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials
 from adjudicator.storage import queries

@@ -11,10 +11,10 @@ from pathlib import Path
 from playing import clock_of, close_open_round, new_game, plain, plain_mail, player_mail, queued
 from sqlmodel import select
 
-from adjudicator.app import App
 from adjudicator.archive.build import build_archive
+from adjudicator.base.security import join_code, resign_code, take_code
 from adjudicator.readmodel.stored import game_state
-from adjudicator.security import join_code, resign_code, take_code
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.handover import find_seat
 from adjudicator.service.offers import offer_seat

@@ -10,7 +10,7 @@ from itertools import count
 from playing import new_game, plain, player_mail, queued
 from sqlmodel import Session
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.storage import queries
 

@@ -13,10 +13,10 @@ import pytest
 from playing import add_orders, clock_of, close_open_round, player_mail, queued
 from sqlmodel import Session, select
 
-from adjudicator.app import App
 from adjudicator.archive.build import build_archive
 from adjudicator.games import kind_of
 from adjudicator.service import ServiceError
+from adjudicator.service.app import App
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.press import PER_ROUND, clean_text
 from adjudicator.service.rounds import start_game
@@ -379,7 +379,7 @@ def test_answers_to_one_address_are_capped_per_hour(app: App) -> None:
     """HELP from a forged sender, or a robot, cannot make the service mail one address
     without end: at most ANSWERS_PER_HOUR answers an hour to a player's address (fewer to an
     address with no seat, ``test_hostile_intake.py``); an hour later it answers again."""
-    from adjudicator.service.throttle import ANSWERS_PER_HOUR
+    from adjudicator.notify.throttle import ANSWERS_PER_HOUR
 
     start(app)
     for _ in range(ANSWERS_PER_HOUR + 3):

@@ -13,9 +13,9 @@ import pytest
 from playing import START, add_orders, clock_of, plain, queued
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
 from adjudicator.archive import build_archive
 from adjudicator.service import ServiceError, gm
+from adjudicator.service.app import App
 from adjudicator.service.closing import close_if_complete, sweep
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.rounds import start_game, takes_orders

@@ -8,7 +8,7 @@ from __future__ import annotations
 from playing import new_game, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import Credentials
 from adjudicator.storage.models import OrderSet, Round, RoundResult, RoundState

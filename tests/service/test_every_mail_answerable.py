@@ -33,8 +33,8 @@ from sqlmodel import Session, col, select
 from test_every_mail_answerable_deadlines import DEADLINES
 from test_every_mail_answerable_seats import SEATS, SIGN_UP
 
-from adjudicator.app import App
 from adjudicator.mail.compose import TEMPLATES
+from adjudicator.service.app import App
 from adjudicator.service.deadlines import queue_reminders
 from adjudicator.service.games import find_game
 from adjudicator.service.notices import NOTICES

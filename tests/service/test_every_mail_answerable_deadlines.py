@@ -13,9 +13,9 @@ from playing import SERVICE, add_orders, client_reply, clock_of, new_game, newes
 from sqlmodel import Session, select
 from test_adjudication_limit import diamond_chain_orders
 
-from adjudicator.app import App
+from adjudicator.base.security import bounce_address
 from adjudicator.mail.smtp import SendResult, SendStatus
-from adjudicator.security import bounce_address
+from adjudicator.service.app import App
 from adjudicator.service.closing import close_and_adjudicate, sweep
 from adjudicator.service.games import find_game
 from adjudicator.service.handover import find_seat

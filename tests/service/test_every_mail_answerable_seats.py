@@ -9,8 +9,8 @@ from answering import ALICE, BOB, CAROL, GM, Replies, new_message_id, reply, wel
 from playing import new_game, newest_to, plain, plain_mail, queued
 from sqlmodel import Session, select
 
-from adjudicator.app import App
-from adjudicator.security import approval_code, join_code, standby_code, take_code
+from adjudicator.base.security import approval_code, join_code, standby_code, take_code
+from adjudicator.service.app import App
 from adjudicator.service.conversation import example_orders
 from adjudicator.service.games import find_game
 from adjudicator.service.gm import change_address

@@ -8,10 +8,10 @@ from email.message import EmailMessage
 
 from playing import client_reply, clock_of, new_game, plain, player_mail, queued
 
-from adjudicator.app import App
+from adjudicator.notify.throttle import STRANGER_ANSWERS_PER_HOUR
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.gm import change_address, replace_player
-from adjudicator.service.throttle import STRANGER_ANSWERS_PER_HOUR
 from adjudicator.storage.db import session_scope
 
 ALICE = "alice@example.org"

@@ -10,8 +10,8 @@ from email.message import EmailMessage
 
 from playing import new_game, plain, plain_mail, player_mail, queued
 
-from adjudicator.app import App
 from adjudicator.core.game import PieceSpec, Setup
+from adjudicator.service.app import App
 from adjudicator.service.games import Credentials, find_game
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import GameStatus, Observer

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from playing import add_orders, close_open_round, new_game, plain, queued
 
-from adjudicator.app import App
 from adjudicator.service import gm
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.storage.db import session_scope
 

@@ -11,10 +11,10 @@ import pytest
 from playing import START, add_orders, clock_of, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
+from adjudicator.base.security import verify_secret
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.security import verify_secret
 from adjudicator.service import ServiceError, gm
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.rounds import open_round_of, start_game

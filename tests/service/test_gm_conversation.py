@@ -9,7 +9,7 @@ from email.message import EmailMessage
 from playing import new_game, plain, plain_mail, queued
 from sqlmodel import Session, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.gm_mail import renew_game_master
 from adjudicator.storage.db import session_scope

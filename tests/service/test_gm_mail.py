@@ -9,8 +9,8 @@ from email.message import EmailMessage
 from playing import SERVICE, new_game, plain, queued
 from sqlmodel import Session
 
-from adjudicator.app import App
-from adjudicator.security import gm_mac_matches, gm_reply_address, replied_gm
+from adjudicator.base.security import gm_mac_matches, gm_reply_address, replied_gm
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.gm_mail import renew_game_master
 from adjudicator.storage.db import session_scope

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from playing import clock_of, new_game, plain, plain_mail, queued
 from sqlmodel import Session
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.gm_mail import renew_game_master
 from adjudicator.service.rounds import closes_at, open_round_of

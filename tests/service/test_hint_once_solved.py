@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from playing import Clock, add_orders, close_open_round, new_game, plain, queued
 
-from adjudicator.app import App, make_app
-from adjudicator.archiving import ArchiveKeeper
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.games.three_musketeers import MUSKETEERS, START_CELLS, State, parse_order, standin
 from adjudicator.games.three_musketeers import play as play_move
 from adjudicator.games.three_musketeers.hints import ThrownWin, decisive_move
 from adjudicator.games.three_musketeers.kind import KIND
+from adjudicator.serve.archiving import ArchiveKeeper
 from adjudicator.service import solutions
+from adjudicator.service.app import App, make_app
 
 ADJUDICATE = Path(sys.executable).parent / "adjudicate"
 TIMEOUT = 300

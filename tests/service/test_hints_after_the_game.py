@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from playing import add_orders, close_open_round, new_game, plain, queued
 
-from adjudicator.app import App
 from adjudicator.archive.render import ArchiveRenderer
 from adjudicator.games.starship_combat import RULES as STARSHIP
 from adjudicator.games.starship_combat import Choice, StarshipState
 from adjudicator.games.starship_combat.hints import decisive_choice
 from adjudicator.readmodel.read import read_archive
+from adjudicator.service.app import App
 
 FIRE, SHIELD = Choice(fire=True), Choice(shield=True)
 

@@ -15,17 +15,17 @@ from playing import clock_of, new_game
 from sqlmodel import Session, col, select
 from test_intake import creds, make_mail, outbox, stored_orders
 
-from adjudicator.app import App
-from adjudicator.service import ServiceError
-from adjudicator.service.authentication import MAX_FAILED_LOGINS, SEAT_GUESSES
-from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
-from adjudicator.service.intake import MAX_SECTIONS
-from adjudicator.service.loop_guard import LOOP_ANSWERS
-from adjudicator.service.throttle import (
+from adjudicator.notify.loop_guard import LOOP_ANSWERS
+from adjudicator.notify.throttle import (
     ANSWERS_PER_HOUR,
     STRANGER_ANSWERS_PER_HOUR,
     STRANGERS_PER_HOUR,
 )
+from adjudicator.service import ServiceError
+from adjudicator.service.app import App
+from adjudicator.service.authentication import MAX_FAILED_LOGINS, SEAT_GUESSES
+from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
+from adjudicator.service.intake import MAX_SECTIONS
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import LoginFailure, OutboxMail, Submission, SubmissionStatus
 

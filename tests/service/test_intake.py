@@ -9,7 +9,7 @@ from email.message import EmailMessage
 import pytest
 from sqlmodel import Session, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.intake import store_raw
@@ -378,30 +378,39 @@ def test_a_command_that_needs_no_seat_is_answered_to_a_stranger(
     app: App, creds: dict[str, Credentials], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The dispatcher proves a seat only for commands that need one: a command without that
-    need (HELP and JOIN are to come) reaches its handler from an unknown sender, with no
-    password and no refusal; mixed with orders, the seat is proven as before for the orders,
-    and the command is still answered (it needed no proof)."""
+    need (a new one: one spec and one handler) reaches its handler from an unknown sender,
+    with no password and no refusal; mixed with orders, the seat is proven as before for the
+    orders, and the command is still answered (it needed no proof)."""
+    from collections.abc import Sequence
     from dataclasses import dataclass
-    from typing import ClassVar
 
-    from adjudicator.mail import commands
-    from adjudicator.service import intake
+    from adjudicator.mail import command_specs, commands
+    from adjudicator.mail.command_types import CommandSpec
+    from adjudicator.mail.parse import SectionLine
+    from adjudicator.service import command_handlers
+    from adjudicator.service.handling import SectionHandling
 
     @dataclass(frozen=True)
     class Ping(commands.Command):
-        needs_seat: ClassVar[bool] = False
+        pass
 
-    def read_ping(text: str, line: object) -> list[commands.Command] | None:
+    def read_ping(text: str, line: SectionLine) -> list[commands.Command] | None:
         return [Ping()] if text.lower() == "ping" else None
 
     answered: list[str | None] = []
 
-    def pong(handling: object, found: object, problems: object) -> bool:
-        answered.append(getattr(handling, "sender", None))
+    def pong(
+        handling: SectionHandling,
+        found: Sequence[commands.Command],
+        problems: Sequence[commands.CommandProblem],
+    ) -> bool:
+        answered.append(handling.sender)
         return True
 
-    monkeypatch.setattr(commands, "READERS", (*commands.READERS, read_ping))
-    monkeypatch.setattr(intake, "HANDLERS", (*intake.HANDLERS, ((Ping,), pong)))
+    spec = CommandSpec(Ping, read_ping, needs_seat=False, answers=("answer/help",))
+    handles = command_handlers.Handles((Ping,), SectionHandling, pong)
+    monkeypatch.setattr(command_specs, "SPECS", (*command_specs.SPECS, spec))
+    monkeypatch.setattr(command_handlers, "HANDLERS", (*command_handlers.HANDLERS, handles))
     stranger = make_mail("ping", sender="stranger@elsewhere.example")
     assert app.ingest(stranger, channel="pipe") == SubmissionStatus.ACCEPTED
     assert answered == ["stranger@elsewhere.example"]

@@ -13,9 +13,9 @@ import pytest
 from playing import fail_processing_of
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.service import batch_intake
+from adjudicator.service.app import App, make_app
 from adjudicator.service.batch_intake import store_batch
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
 from adjudicator.service.rounds import start_game

@@ -17,8 +17,8 @@ from playing import new_game, player_mail
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
-from adjudicator.app import App
 from adjudicator.service import batch_intake
+from adjudicator.service.app import App
 from adjudicator.storage.models import OrderSet, Submission, SubmissionStatus
 
 

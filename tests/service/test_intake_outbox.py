@@ -16,9 +16,9 @@ from playing import close_open_round, new_game, player_mail, queue_test_mails, q
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
 from adjudicator.mail.smtp import SmtpSender, SmtpSettings
-from adjudicator.service.outbox import MAX_ATTEMPTS, ServerUnavailable, send_due
+from adjudicator.notify.outbox import MAX_ATTEMPTS, ServerUnavailable, send_due
+from adjudicator.service.app import App
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

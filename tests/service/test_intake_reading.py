@@ -11,7 +11,7 @@ import pytest
 from playing import new_game
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.games import Credentials
 from adjudicator.storage.models import OrderSet, OutboxMail, SubmissionStatus
 

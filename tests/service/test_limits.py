@@ -16,10 +16,10 @@ from playing import clock_of
 from sqlmodel import Session, col, select
 from test_intake import creds, make_mail, outbox, stored_orders
 
-from adjudicator.app import App
+from adjudicator.notify.throttle import ANSWERS_PER_HOUR, STRANGER_ANSWERS_PER_HOUR
+from adjudicator.service.app import App
 from adjudicator.service.authentication import MAX_FAILED_LOGINS, SEAT_GUESSES
 from adjudicator.service.games import Credentials
-from adjudicator.service.throttle import ANSWERS_PER_HOUR, STRANGER_ANSWERS_PER_HOUR
 from adjudicator.storage.models import OutboxMail, Submission, SubmissionStatus
 
 __all__ = ["creds"]

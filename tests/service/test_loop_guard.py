@@ -17,10 +17,10 @@ from itertools import count
 from playing import START, client_reply, clock_of, new_game, plain, queued
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
+from adjudicator.notify.loop_guard import LOOP_ANSWERS, LOOP_WINDOW
 from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
-from adjudicator.service.loop_guard import LOOP_ANSWERS, LOOP_WINDOW
 from adjudicator.storage.models import GameStatus, OutboxMail, Submission
 
 ANN = "ann@example.org"

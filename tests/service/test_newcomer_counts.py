@@ -11,7 +11,7 @@ from itertools import count
 from playing import SERVICE, close_open_round, new_game, plain, queued
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.gm import replace_player, rollback
 from adjudicator.service.status import status_lines

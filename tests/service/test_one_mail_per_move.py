@@ -10,7 +10,6 @@ from playing import new_game, plain, plain_mail, player_mail, queued
 from sqlmodel import Session
 from test_stand_in_seats import _a_legal_move
 
-from adjudicator.app import App
 from adjudicator.games.three_musketeers.board import (
     GRID,
     MUSKETEER,
@@ -20,6 +19,7 @@ from adjudicator.games.three_musketeers.board import (
     play,
 )
 from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.storage.models import SubmissionStatus
 

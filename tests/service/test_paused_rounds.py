@@ -15,9 +15,9 @@ from playing import clock_of, new_game, poll
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from adjudicator.app import App
-from adjudicator.scheduler import DeadlineScheduler
+from adjudicator.serve.scheduler import DeadlineScheduler
 from adjudicator.service import gm
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import find_game
 from adjudicator.service.rounds import close_round, open_round_of

@@ -12,8 +12,8 @@ from itertools import count
 
 from playing import clock_of, new_game, plain, plain_mail, player_mail, queued
 
-from adjudicator.app import App
-from adjudicator.security import address_code
+from adjudicator.base.security import address_code
+from adjudicator.service.app import App
 from adjudicator.service.closing import begin_game, sweep
 from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
 from adjudicator.service.gm import change_address, replace_player

@@ -16,8 +16,8 @@ from playing import add_orders, clock_of, queued
 from sqlalchemy import event
 from sqlmodel import Session, select
 
-from adjudicator.app import App
 from adjudicator.pictures import Picture
+from adjudicator.service.app import App
 from adjudicator.service.closing import close_and_adjudicate, sweep
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.pictures import make_pngs

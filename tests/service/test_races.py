@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
-from adjudicator.app import App
-from adjudicator.scheduler import DeadlineScheduler
+from adjudicator.serve.scheduler import DeadlineScheduler
+from adjudicator.service.app import App
 from adjudicator.service.closing import close_and_adjudicate, sweep
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.rounds import start_game

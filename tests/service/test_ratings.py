@@ -11,10 +11,10 @@ from itertools import count
 from playing import close_open_round, new_game, plain, plain_mail, queued
 from sqlmodel import select
 
-from adjudicator.app import App
+from adjudicator.base.security import join_code
 from adjudicator.core.game import Setup
 from adjudicator.readmodel.ratings import rated_games
-from adjudicator.security import join_code
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.db import session_scope

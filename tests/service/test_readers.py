@@ -1,4 +1,4 @@
-"""Mail read ahead in a reader process (``adjudicator/readers.py``): a batch read there is
+"""Mail read ahead in a reader process (``adjudicator/serve/reader_process.py``): a batch read there is
 decided exactly as one the service reads itself, and a reader that dies or hangs costs nothing
 but the time: the service reads the mail itself."""
 
@@ -17,16 +17,16 @@ import pytest
 from playing import SERVICE, new_game, plain_mail, player_mail, poll
 from sqlmodel import Session, col, select
 
-from adjudicator import readers as readers_module
-from adjudicator import runner
-from adjudicator.app import App, make_app
-from adjudicator.config import Config, ServiceConfig
+from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.mail.maildir import ensure_maildir
 from adjudicator.mail.reading import Reading
-from adjudicator.readers import KEPT_AHEAD, READ_AHEAD_MIN, READ_PART, MailReaders
+from adjudicator.notify.context import ServiceContext
+from adjudicator.serve import reader_process as readers_module
+from adjudicator.serve import runner
+from adjudicator.serve.reader_process import KEPT_AHEAD, READ_AHEAD_MIN, READ_PART, MailReaders
 from adjudicator.service import batch_intake, intake
+from adjudicator.service.app import App, make_app
 from adjudicator.service.authentication import MAX_FAILED_LOGINS
-from adjudicator.service.context import ServiceContext
 from adjudicator.service.games import Credentials
 from adjudicator.storage.models import OrderSet, OutboxMail, Submission
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from playing import new_game, plain, player_mail, queued
 
-from adjudicator.app import App
 from adjudicator.core.game import PieceSpec, Setup
+from adjudicator.service.app import App
 from adjudicator.service.games import Credentials
 
 

@@ -13,9 +13,9 @@ from mailservers import SmtpSink, running_smtp_sink
 from playing import Clock, close_open_round, new_game
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
 from adjudicator.mail.smtp import SmtpSender, SmtpSettings
-from adjudicator.service.outbox import send_due
+from adjudicator.notify.outbox import send_due
+from adjudicator.service.app import App
 from adjudicator.storage.models import OutboxMail, OutboxStatus, Seat
 
 REFUSED = "550 5.1.1 <{}>: Recipient address rejected: User unknown"

@@ -10,7 +10,7 @@ from itertools import count
 from playing import SERVICE, new_game, plain, queued
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.notices import gm_reply_to
 from adjudicator.storage.models import GameStatus, Round, RoundResult

@@ -9,10 +9,10 @@ import pytest
 from playing import clock_of, close_open_round, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
 from adjudicator.games import read_record, replay_record
+from adjudicator.service.app import App
 from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.reports import ANSWERS_PER_HOUR
+from adjudicator.service.report_requests import ANSWERS_PER_HOUR
 from adjudicator.service.rounds import start_game
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OrderSet, OutboxMail, RoundResult, SubmissionStatus

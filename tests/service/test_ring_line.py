@@ -8,7 +8,7 @@ import re
 
 from playing import add_orders, close_open_round, new_game, plain, queued
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 
 RING = ("alexandra", "bartholomew", "constantine", "dorothea")
 

@@ -8,8 +8,8 @@ from email import message_from_bytes, policy
 import pytest
 from sqlmodel import Session, select
 
-from adjudicator.app import App
 from adjudicator.service import ServiceError
+from adjudicator.service.app import App
 from adjudicator.service.closing import close_and_adjudicate, sweep
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.rounds import close_round, open_round_of, start_game

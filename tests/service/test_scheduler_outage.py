@@ -8,6 +8,7 @@ is done twice."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,8 +21,8 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
-from adjudicator.scheduler import DeadlineScheduler
+from adjudicator.serve.scheduler import ROUND_JOB, DeadlineScheduler
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.storage.models import Game, OutboxMail, Round, RoundResult, RoundState
 
@@ -109,3 +110,48 @@ def test_a_deadline_job_hit_by_an_outage_logs_one_line_and_the_sweeper_finishes(
         if outage.away:
             outage.bring_back()
         outage.admin.dispose()
+
+
+def test_a_database_away_when_serve_starts_is_one_line_and_the_plan_is_made_once_it_is_back(
+    pg_app: App, pg_server: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``serve`` starting (or restarting) while PostgreSQL restarts: planning the deadlines
+    must wait the database out like everything else, not end the service; the rounds that came
+    due meanwhile are planned at once when it is back."""
+    app = pg_app
+    due = _duel(app, "due")
+    app.clock.advance(hours=72)  # type: ignore[attr-defined]  # its deadline has passed
+    outage = Outage(pg_server, app.engine.url.database or "")
+    scheduler = DeadlineScheduler(app)
+    caplog.set_level(logging.WARNING, logger="adjudicator.scheduler")
+
+    def planned() -> list[str]:
+        return [
+            job.id
+            for job in scheduler.scheduler.get_jobs()
+            if job.id.startswith(f"{ROUND_JOB}{due}:")
+        ]
+
+    async def starting() -> tuple[list[str], list[str]]:
+        # Nothing awaited in here: the scheduler's jobs cannot run before the checks.
+        outage.take_away()
+        try:
+            scheduler.start()  # raises nothing
+            while_away = planned()
+            outage.bring_back()
+            scheduler.follow()  # the scheduler's own 2-second job
+            return while_away, planned()
+        finally:
+            scheduler.shutdown()
+
+    try:
+        while_away, once_back = asyncio.run(starting())
+    finally:
+        if outage.away:
+            outage.bring_back()
+        outage.admin.dispose()
+    assert while_away == []
+    assert len(once_back) == 1, once_back  # the close that came due, planned at once
+    warnings = [r for r in caplog.records if "database unavailable" in r.getMessage()]
+    assert len(warnings) == 1, [r.getMessage() for r in caplog.records]
+    assert warnings[0].exc_info is None

@@ -14,9 +14,9 @@ from playing import SERVICE, add_orders, close_open_round, new_game, plain, plai
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from adjudicator.app import App
-from adjudicator.security import approval_code, seat_reply_address, standby_code, take_code
+from adjudicator.base.security import approval_code, seat_reply_address, standby_code, take_code
 from adjudicator.service import ServiceError
+from adjudicator.service.app import App
 from adjudicator.service.approval import decide, request_of
 from adjudicator.service.conversation import example_orders
 from adjudicator.service.games import PlayerSpec, create_game, find_game
@@ -285,7 +285,7 @@ def test_a_seat_on_offer_in_a_game_that_ended_is_neither_listed_nor_taken(app: A
 def test_a_resignation_offers_the_seat(app: App) -> None:
     """#15: RESIGN, confirmed, offers the seat to the standby list; the seat is not retired
     while a newcomer may take it."""
-    from adjudicator.security import resign_code
+    from adjudicator.base.security import resign_code
 
     creds = new_game(app, ["alice", "bob", "carol"], gm_address="gm@example.org")
     on_standby(app, "sam@example.net")
@@ -319,7 +319,7 @@ def test_a_resignation_offers_the_seat(app: App) -> None:
 def test_a_resigned_player_writing_is_told_he_resigned(app: App) -> None:
     """A player who resigned and writes again is told his mail was not applied because he
     resigned, not that the game master took him out (docs/commands.md: RESIGN)."""
-    from adjudicator.security import resign_code
+    from adjudicator.base.security import resign_code
 
     creds = new_game(app, ["alice", "bob", "carol"], gm_address="gm@example.org")
     carol = seat(app, "carol")

@@ -14,7 +14,7 @@ from itertools import count
 from playing import SERVICE, close_open_round, new_game, plain, queued
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.service.gm import put_stand_in
 from adjudicator.service.notices import gm_reply_to

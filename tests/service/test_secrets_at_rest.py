@@ -9,10 +9,10 @@ from pathlib import Path
 from playing import new_game
 from sqlmodel import Session, select
 
-from adjudicator.app import App
+from adjudicator.base.security import hash_password, verify_secret
 from adjudicator.mail.smtp import LocalMaildirSender
-from adjudicator.security import hash_password, verify_secret
-from adjudicator.service.outbox import send_due
+from adjudicator.notify.outbox import send_due
+from adjudicator.service.app import App
 from adjudicator.storage.db import make_engine
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 

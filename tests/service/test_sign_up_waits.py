@@ -10,7 +10,7 @@ from itertools import count
 
 from playing import plain, player_mail, queued
 
-from adjudicator.app import App
+from adjudicator.service.app import App
 from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.storage.db import session_scope
 

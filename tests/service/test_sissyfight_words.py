@@ -8,9 +8,9 @@ from datetime import timedelta
 from playing import add_orders, close_open_round, new_game, plain, player_mail, queued
 from sqlmodel import Session
 
-from adjudicator.app import App
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import gm
+from adjudicator.service.app import App
 from adjudicator.service.games import find_game
 from adjudicator.storage.db import session_scope
 

@@ -12,11 +12,11 @@ import pytest
 from playing import add_orders, close_open_round, new_game, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
-from adjudicator.app import App
 from adjudicator.games import kind_of
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service import ServiceError
 from adjudicator.service.announcements import tell_created
+from adjudicator.service.app import App
 from adjudicator.service.closing import begin_game
 from adjudicator.service.games import PlayerSpec, create_game, find_game
 from adjudicator.service.gm import put_stand_in, replace_player

@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 import pytest
 from playing import new_game, plain, player_mail, queued
 
-from adjudicator.app import App
+from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.announcements import tell_started
+from adjudicator.service.app import App
 from adjudicator.service.closing import begin_game
 from adjudicator.service.games import PlayerSpec, create_game, find_game
-from adjudicator.service.replies import local_time
 from adjudicator.storage.db import session_scope
 
 

@@ -1,4 +1,4 @@
-"""Due rounds closed by worker processes (``adjudicator/workers.py``): the same effects as in
+"""Due rounds closed by worker processes (``adjudicator/serve/workers.py``): the same effects as in
 the service's own process, several rounds at once, and a worker killed in the middle of a round
 loses nothing and does nothing twice. Real processes, on SQLite and PostgreSQL."""
 
@@ -17,17 +17,17 @@ import pytest
 from playing import close_open_round, new_game, poll, running
 from sqlmodel import Session, col, func, select
 
-import adjudicator.workers
-from adjudicator.app import App
-from adjudicator.archiving import ArchiveKeeper
-from adjudicator.faults import ENVIRONMENT_VARIABLE
-from adjudicator.scheduler import DeadlineScheduler
+import adjudicator.serve.workers
+from adjudicator.base.faults import ENVIRONMENT_VARIABLE
+from adjudicator.serve.archiving import ArchiveKeeper
+from adjudicator.serve.scheduler import DeadlineScheduler
+from adjudicator.serve.workers import RoundWorkers
 from adjudicator.service import closing
+from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
 from adjudicator.service.games import find_game
 from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState
-from adjudicator.workers import RoundWorkers
 
 
 def _duel(app: App, name: str) -> int:
@@ -115,9 +115,9 @@ def test_a_worker_killed_mid_round_loses_nothing_and_the_sweeper_finishes_it(
 
 SERVICE_WITH_WORKERS = """
 import sys
-from adjudicator.app import make_app
-from adjudicator.config import Config, ServiceConfig
-from adjudicator.workers import RoundWorkers, _ready
+from adjudicator.service.app import make_app
+from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.serve.workers import RoundWorkers, _ready
 
 config = Config(service=ServiceConfig(data_dir=sys.argv[1]))
 make_app(config)  # as serve does: the database and its key file first; workers only read them
@@ -187,7 +187,7 @@ def test_a_game_whose_archiving_worker_died_is_rebuilt_on_the_next_pass(
     keeper = ArchiveKeeper(app.engine, app.config, authority=app.ctx.identity.domain)
     with _workers(app) as workers:
         keeper.builder = workers.archive_game
-        monkeypatch.setattr(adjudicator.workers, "_archive_game", _die)
+        monkeypatch.setattr(adjudicator.serve.workers, "_archive_game", _die)
         assert keeper.run_once() == []  # the worker died: nothing counted as built
         assert "a worker process died archiving game gw1" in caplog.text
         monkeypatch.undo()

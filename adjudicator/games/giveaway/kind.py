@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
-from adjudicator.games.giveaway import RULES, TERMINATION, retire_player
 from adjudicator.games.giveaway import pictures as gw
+from adjudicator.games.giveaway.rules import RULES, TERMINATION
 from adjudicator.games.giveaway.scoring import TARGET
 from adjudicator.games.giveaway.standin import stand_in
-from adjudicator.games.giveaway.state import START_HOLDING
+from adjudicator.games.giveaway.state import START_HOLDING, retire_player
 
 PROBLEM_CODES = frozenset(
     {

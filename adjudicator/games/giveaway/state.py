@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from adjudicator.core.game import JSON
@@ -82,3 +82,13 @@ def load_state(data: Mapping[str, JSON]) -> GiveawayState:
         nmr=data["nmr"],
         winner=data["winner"],
     )
+
+
+def retire_player(state: GiveawayState, player: str) -> GiveawayState:
+    """Take ``player`` out of the game (a game master's decision): from the next round they
+    neither give nor receive, and their holding is gone. Orders already accepted for the open
+    round must be checked again: gifts to ``player`` are no longer valid."""
+    seat = state.seats[player.lower()]
+    holdings = list(state.holdings)
+    holdings[seat] = 0
+    return replace(state, inactive=state.inactive | {state.players[seat]}, holdings=tuple(holdings))

@@ -5,6 +5,8 @@ The package: :mod:`.orders` reads and writes moves, :mod:`.board` holds pieces, 
 the setup, :mod:`.moves` generates legal moves fast, :mod:`.legality` explains why a move is
 illegal, :mod:`.apply` plays a move step by step and applies the end rules, and :mod:`.rules`
 is the ``Rules`` object. :func:`legal_moves` and :func:`play` are the fast path for playouts.
+:mod:`.kind`, :mod:`.pictures` and :mod:`.standin` as in every game; its templates are in
+``templates/``. There are no hints after the game: no solution is known.
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
-from adjudicator.games.sissyfight import PRESS_POLICY, RULES, retire_player
 from adjudicator.games.sissyfight import pictures as sf
+from adjudicator.games.sissyfight.rules import PRESS_POLICY, RULES
 from adjudicator.games.sissyfight.standin import stand_in
+from adjudicator.games.sissyfight.state import retire_player
 
 TERMINATIONS = frozenset({"all-out", "last-standing"})
 PROBLEM_CODES = frozenset(

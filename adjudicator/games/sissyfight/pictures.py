@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adjudicator.games.sissyfight import START_CHIPS
+from adjudicator.games.sissyfight.state import START_CHIPS
 from adjudicator.pictures.charts import Bar, bars_words, svg_chart, text_chart
 
 COLOUR_FILLS = {

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import random
 
-from adjudicator.games.sissyfight import SOLO, SissyState, end_of_game, remaining, seat_of
+from adjudicator.games.sissyfight.orders import SOLO
+from adjudicator.games.sissyfight.state import SissyState, end_of_game, remaining, seat_of
 
 
 def choose(state: SissyState, seat: int, rng: random.Random) -> str:

@@ -14,15 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from adjudicator.core.kind import Hint
-from adjudicator.games.starship_combat import (
-    NOTHING,
-    RULES,
-    Choice,
-    StarshipState,
-    end_of_round,
-    format_choice,
-)
+from adjudicator.games.starship_combat.orders import NOTHING, Choice, format_choice
+from adjudicator.games.starship_combat.rules import RULES
 from adjudicator.games.starship_combat.standin import outcome_value, position, solve, value_of
+from adjudicator.games.starship_combat.state import StarshipState, end_of_round
 
 NEGLIGIBLE = Fraction(1, 10**9)
 """A cost this small or smaller is no cost: the table's values are rounded (an error under

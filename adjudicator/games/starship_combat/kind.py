@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
-from adjudicator.games.starship_combat import RULES
 from adjudicator.games.starship_combat import pictures as sc
 from adjudicator.games.starship_combat.hints import hint
+from adjudicator.games.starship_combat.rules import RULES
 from adjudicator.games.starship_combat.standin import stand_in
 
 TERMINATIONS = frozenset(

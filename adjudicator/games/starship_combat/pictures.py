@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
-from adjudicator.games.starship_combat import START_MISSILES, START_POWER
+from adjudicator.games.starship_combat.state import START_MISSILES, START_POWER
 from adjudicator.pictures.charts import FONT
 
 

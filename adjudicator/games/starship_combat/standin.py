@@ -24,14 +24,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources
 
-from adjudicator.games.starship_combat import (
-    NOTHING,
-    Choice,
-    StarshipState,
-    end_of_round,
-    format_choice,
-    seat_of,
-)
+from adjudicator.games.starship_combat.orders import NOTHING, Choice, format_choice
+from adjudicator.games.starship_combat.state import StarshipState, end_of_round, seat_of
 
 ACTIONS = (NOTHING, Choice(fire=True), Choice(shield=True), Choice(fire=True, shield=True))
 """Every choice, in a fixed order: the rows and columns of each round's matrix game."""

@@ -4,7 +4,9 @@ men.
 Sequential: a round is one move by the side to move. The package: :mod:`.board` holds
 positions, move generation (:func:`legal_moves`, :func:`play`: the fast path), the end rules
 and custom setups; :mod:`.orders` reads, writes and explains moves; :mod:`.rules` is the
-``Rules`` object.
+``Rules`` object; :mod:`.kind`, :mod:`.pictures` and :mod:`.standin` as in every game, with
+:mod:`.solution` (the game solved) and :mod:`.hints` after the game; its templates are in
+``templates/``.
 
 No position can occur twice in a game, so there is no repetition rule: every Musketeer move
 captures a man, so the number of men drops by one every second move and never rises again.
