@@ -133,7 +133,7 @@ def deployed() -> Iterator[Path]:
     """The package as the image builds it, installed as deploy/README.md installs it: a wheel
     built from exactly the Dockerfile's copies, into a fresh virtual environment of the
     system's Python, outside the checkout. Its dependencies come from this test's environment
-    through a path file (installing numba and libvips again would take minutes and the
+    through a path file (installing NumPy and libvips again would take minutes and the
     network); the package itself only from the wheel."""
     if os.geteuid() != 0:
         pytest.skip("runs the service as its own user: needs root")
