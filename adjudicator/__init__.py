@@ -1,3 +1,3 @@
 """adjudicator: a play-by-email game service."""
 
-__version__ = "0.15.0"
+__version__ = "0.16.0"
