@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN = $(VENV)/bin
 LINTED = adjudicator tests bench
 
-.PHONY: setup run test lint typecheck bench clean
+.PHONY: setup run test test-fast lint typecheck bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,12 @@ typecheck: setup
 
 test: lint typecheck
 	$(BIN)/pytest
+
+# The fast tier, for the change at hand: leaves out the end-to-end tests (tests/e2e/) and the
+# slow ones (real servers, processes, a browser; tests/tiers.py marks them). `make test`
+# runs everything.
+test-fast: setup
+	$(BIN)/pytest -m "not slow and not e2e"
 
 bench: setup
 	for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

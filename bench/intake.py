@@ -497,7 +497,7 @@ EXPERIMENTS = {
 
 @dataclass
 class Running:
-    """The service's main loop in a thread of its own (as tests/mail/test_service_end_to_end)."""
+    """The service's main loop in a thread of its own (as tests/e2e/test_service_end_to_end)."""
 
     app: App
     profiles: Profiles | None = None

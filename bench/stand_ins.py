@@ -4,13 +4,18 @@ For every game kind: the stand-in's time per move (median and worst over every m
 the games below) beside the random player's (``sample_orders``, the floor measured in the same
 run); its results against random players, in each seat; and against itself. For Starship
 Combat the first move's time with the shipped equilibrium table, and the time to build that
-table from nothing and its size. For Three Musketeers the complete solution: its size, the
-time to make it (wall clock, both cores) when this run makes it (``--solve-into DIR`` makes
-it afresh there; by default the machine's own file is used, made first if missing), and the
-start's value read from it.
+table from nothing and its size. For Three Musketeers the complete solution: its size, and
+when this run makes it (``--solve-into DIR`` makes it afresh there; by default the machine's
+own file is used, made first if missing) the time, CPU and peak memory of ``adjudicate solve``
+in a child process, then a game against the computer played to its end in that process
+(``--memory-limit MB``: both under ``ulimit -v``), beside a fixed piece of NumPy work timed in
+the same run (``machine_floor``: how much of the machine there was); ``--old-maker REV`` makes
+the solution of the maker at git revision ``REV`` too, in a temporary tree, side by side. Then
+the start's value read from it, and the installed size of the dependencies in pyproject.toml.
 
-Usage: ``.venv/bin/python bench/stand_ins.py [--games 40] [--seed 1] [--solve-into DIR]``.
-The last line printed is a JSON object with the figures.
+Usage: ``.venv/bin/python bench/stand_ins.py [--games 40] [--seed 1] [--solve-into DIR]
+[--memory-limit MB] [--old-maker REV]``. The last line printed is a JSON object with the
+figures.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
@@ -48,19 +54,23 @@ POSITIONS_UP_TO_SYMMETRY = 526_871_061
 ROOT = Path(__file__).resolve().parents[1]
 
 MAKE = """
-import resource, sys, time
-from pathlib import Path
+import os, resource, sys, time
 if len(sys.argv) > 2:
     limit = int(sys.argv[2]) * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-from adjudicator.games.three_musketeers.kind import KIND
-from adjudicator.service import solutions
+os.environ["ADJUDICATOR_SOLUTIONS_DIR"] = sys.argv[1]
+sys.argv[1:] = ["solve"]
+start = time.perf_counter()
+from adjudicator.entry import main  # the whole ``adjudicate solve``, its imports too
+try:
+    main()
+except SystemExit as end:
+    if end.code:
+        raise
+seconds = time.perf_counter() - start
 import random
 from adjudicator.games.three_musketeers import legal_moves, outcome, play, standin
 from adjudicator.games.three_musketeers.board import State
-start = time.perf_counter()
-assert solutions.make(Path(sys.argv[1]), KIND, progress=print)
-seconds = time.perf_counter() - start
 state, rng = State(("m", "c")), random.Random(1)
 while outcome(state) is None:  # a game against the computer, under the same limit
     if state.turn == "cardinal":
@@ -71,26 +81,38 @@ print("game-won-by", outcome(state).winners)
 print("made-in", seconds)
 """
 OLD_MAKE = """
-import mmap, sys, time
-from adjudicator.games.three_musketeers.solution import SIZE, layered_game
-from adjudicator.solving.layered import build_into
+import sys, time
+from pathlib import Path
+from adjudicator.games.three_musketeers.kind import KIND
+from adjudicator.service import solutions
 start = time.perf_counter()
-with open(sys.argv[1], "w+b") as handle:
-    handle.truncate(SIZE)
-    with mmap.mmap(handle.fileno(), SIZE) as out:
-        build_into(layered_game(), out)
+assert solutions.make(Path(sys.argv[1]), KIND)
 print("made-in", time.perf_counter() - start)
 """
+FLOOR = """
+import time
+import numpy as np
+a = np.arange(1 << 22, dtype=np.int8)
+b = a[::-1].copy()
+backwards = np.arange(a.size - 1, -1, -1, dtype=np.int32)
+start = time.perf_counter()
+for _ in range(160):
+    np.minimum(a, b, out=a)
+    a = a.take(backwards)
+print("made-in", time.perf_counter() - start)
+"""
+"""A fixed piece of NumPy work (minimums and copies over 4 MB, 160 times; run first, and its
+peak memory below the making's): its wall clock and CPU in the same run say how much of the
+machine the making had."""
 
 
 def make_in_child(code: str, args: list[str], path: str | None = None) -> dict[str, Any]:
     """Run ``code`` (which prints ``made-in SECONDS``) in a child process: its wall-clock time
     and its peak resident memory, read from the children's resource usage."""
     env = None if path is None else {"PYTHONPATH": path, "PATH": "/usr/bin:/bin"}
-    if len(args) > 1:  # under a limit of address space: glibc's malloc keeps two arenas, not
-        # one a thread (each reserves 64 MB of address space)
-        env = {**os.environ, "MALLOC_ARENA_MAX": "2"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
+    load = os.getloadavg()[0]
     done = subprocess.run(
         [sys.executable, "-c", code, *args],
         capture_output=True,
@@ -101,7 +123,8 @@ def make_in_child(code: str, args: list[str], path: str | None = None) -> dict[s
         cwd=None if path is None else path.split(":")[0],
         check=False,
     )
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime - cpu
     if done.returncode != 0:
         return {"failed": done.stderr[-2000:]}
     seconds = float(done.stdout.split("made-in")[-1])
@@ -112,6 +135,9 @@ def make_in_child(code: str, args: list[str], path: str | None = None) -> dict[s
     )
     return {
         "made_s": round(seconds, 1),
+        "cpu_s": round(cpu, 1),
+        # other work on the machine: the load average (runnable processes, 2 cores) before
+        "load_before": round(load, 1),
         "game_won_by": won,
         # ru_maxrss of the children is the largest of any child so far: measured first, the
         # new maker's figure is its own.
@@ -131,16 +157,18 @@ def old_maker(revision: str) -> dict[str, Any]:
         )
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
         site = next(p for p in sys.path if p.endswith("site-packages"))
-        figures = make_in_child(OLD_MAKE, [str(Path(folder) / "old.table")], f"{tree}:{site}")
-        figures["bytes"] = (Path(folder) / "old.table").stat().st_size
+        made = Path(folder) / "made"
+        figures = make_in_child(OLD_MAKE, [str(made)], f"{tree}:{site}")
+        figures["bytes"] = sum(f.stat().st_size for f in made.glob("*.table"))
         return figures
 
 
-def installed_bytes(name: str) -> dict[str, int]:
-    """Bytes installed by each distribution the service needs at run time (its dependencies,
-    and theirs), by name."""
+def installed_bytes() -> dict[str, int]:
+    """Bytes installed by each distribution the service needs at run time (the dependencies
+    of this checkout's pyproject.toml, and theirs), by name."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     sizes: dict[str, int] = {}
-    waiting = [name]
+    waiting = [Requirement(line).name for line in project["project"]["dependencies"]]
     while waiting:
         current = waiting.pop()
         try:
@@ -155,7 +183,6 @@ def installed_bytes(name: str) -> dict[str, int]:
             requirement = Requirement(line)
             if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
                 waiting.append(requirement.name)
-    sizes.pop(name, None)
     return sizes
 
 
@@ -244,9 +271,10 @@ def three_musketeers_figures(args: argparse.Namespace) -> dict[str, Any]:
     made_here = not solutions.ready(folder, THREE_MUSKETEERS.solution)
     making: dict[str, Any] = {}
     if made_here:
+        result["machine_floor"] = make_in_child(FLOOR, [])
         limit = [str(args.memory_limit)] if args.memory_limit else []
         making = make_in_child(MAKE, [str(folder), *limit])
-        print(f"Three Musketeers: the solution made in a child process: {making}")
+        print(f"Three Musketeers: `adjudicate solve` in a child process: {making}")
     solutions.make(folder, THREE_MUSKETEERS, progress=print)
     size = THREE_MUSKETEERS.solution.size
     result["tm_solution_bytes"] = size
@@ -254,6 +282,11 @@ def three_musketeers_figures(args: argparse.Namespace) -> dict[str, Any]:
     result["tm_solution_over_floor"] = round(size / (POSITIONS_UP_TO_SYMMETRY / 8), 2)
     result["tm_solution_made_s"] = making.get("made_s")
     result["tm_solution_peak_rss_mb"] = making.get("peak_rss_mb")
+    result["tm_solution_made_cpu_s"] = making.get("cpu_s")
+    result["tm_solution_made_load_before"] = making.get("load_before")
+    result["tm_solution_game_won_by"] = making.get("game_won_by")
+    if "failed" in making:
+        result["tm_solution_failed"] = making["failed"]
     result["tm_solution_memory_limit_mb"] = args.memory_limit
     if args.old_maker:
         result["tm_old_solution"] = old_maker(args.old_maker)
@@ -262,7 +295,7 @@ def three_musketeers_figures(args: argparse.Namespace) -> dict[str, Any]:
     worth = musketeers.exact_value(musketeers.position_of(opening), [0])
     result["tm_start_value"] = {"musketeers_win": worth > 0, "plies": musketeers.WIN - abs(worth)}
     result["tm_self_play_plies"] = self_play_lengths(args.games, args.seed)
-    result["installed_dependency_bytes"] = installed_bytes("adjudicator")
+    result["installed_dependency_bytes"] = installed_bytes()
     result["installed_dependency_total_bytes"] = sum(result["installed_dependency_bytes"].values())
     print(
         f"Three Musketeers: the solution, {size:,} bytes "

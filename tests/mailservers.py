@@ -2,7 +2,7 @@
 
 Both listen on 127.0.0.1 on a free port; the comments below say why each odd line of the
 configuration is there. Plain helpers here; the pytest fixtures that wrap them are in
-tests/mail/conftest.py.
+tests/conftest.py.
 """
 
 from __future__ import annotations

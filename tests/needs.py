@@ -3,6 +3,7 @@ fails it under CI (``CI=true``: .ci/run must provide it)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 from typing import NoReturn
@@ -25,3 +26,12 @@ def require_program(name: str, package: str) -> str:
     if found is None:
         unavailable(f"{name} is not installed (apt-get install {package})")
     return found
+
+
+def require_extra(module: str, *, package: str, extra: str) -> None:
+    """Skip/fail the test unless ``module`` (of ``package``, in the package's extra ``extra``)
+    can be imported."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        unavailable(f"{package} is not installed (pip install 'adjudicator[{extra}]')")

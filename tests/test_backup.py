@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from playing import Clock, add_orders, close_open_round
+from playing import Clock, add_orders, close_open_round, new_game
 from sqlmodel import Session, col, select
 
 from adjudicator.base.config import Config, ServiceConfig
@@ -19,10 +19,9 @@ from adjudicator.readmodel.read import game_view
 from adjudicator.readmodel.record import game_record
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.service.app import App, make_app
-from adjudicator.service.games import PlayerSpec, create_game, find_game
-from adjudicator.service.rounds import start_game
+from adjudicator.service.games import find_game
 from adjudicator.storage.backup import BackupError, backup
-from adjudicator.storage.db import make_engine, session_scope
+from adjudicator.storage.db import make_engine
 from adjudicator.storage.models import Game, Round, RoundResult
 
 GAMES = {"gw": ("giveaway", ("ann", "ben", "cat")), "tm": ("three-musketeers", ("dan", "eve"))}
@@ -40,17 +39,7 @@ def _app(data: Path, database_url: str = "") -> App:
 def _play(app: App, rounds: int = 4) -> None:
     rng = random.Random(7)
     for name, (kind, players) in GAMES.items():
-        with session_scope(app.engine) as session:
-            game, _ = create_game(
-                session,
-                name=name,
-                kind=kind,
-                schedule="48h",
-                players=[PlayerSpec(p, f"{p}@example.org") for p in players],
-                options={},
-                now=app.clock(),
-            )
-            start_game(session, game, now=app.clock())
+        new_game(app, players, name=name, kind=kind, schedule="48h")
         for _ in range(rounds):
             with Session(app.engine) as session:
                 game = find_game(session, name)

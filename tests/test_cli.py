@@ -560,3 +560,40 @@ def test_a_round_of_a_paused_game_is_not_closed_by_hand(env: Path) -> None:
         assert session.exec(select(Round)).one().state == RoundState.OPEN
     assert runner.invoke(app, ["game", "resume", "gw"]).exit_code == 0
     assert runner.invoke(app, ["--round", "1", "--game", "gw"]).exit_code == 0
+
+
+def test_the_game_master_reads_a_players_record_and_sets_a_minimum(env: Path) -> None:
+    """docs/club.md: ``adjudicate player record ADDRESS`` tells the record across games;
+    ``--setting min_reliability=`` and ``--setting rating=`` are read and checked."""
+    runner.invoke(app, ["init"])
+    _create("--schedule", "72h", "--setting", "min_reliability=80", "--setting", "rating=1400-")
+    shown = runner.invoke(app, ["player", "record", "Ann@Example.org"])
+    assert shown.exit_code == 0, shown.output
+    assert "ann@example.org:" in shown.output
+    assert "games: 1 played, 0 finished, 0 won" in shown.output
+    assert "reliability: 100 (last 0 rounds" in shown.output
+    for setting, says in (
+        ("min_reliability=high", "'min_reliability' is a whole number from 0 to 100"),
+        ("rating=1800-1400", "setting 'rating' is a band of ratings"),
+        ("rated=perhaps", "setting 'rated' is true or false"),
+    ):
+        result = runner.invoke(
+            app,
+            [
+                "game",
+                "create",
+                "gx",
+                "--kind",
+                "giveaway",
+                "--player",
+                "a=a@x.org",
+                "--player",
+                "b=b@x.org",
+                "--player",
+                "c=c@x.org",
+                "--setting",
+                setting,
+            ],
+        )
+        assert result.exit_code != 0
+        assert says in result.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from needs import require_extra
 
 from adjudicator.base.config import ConfigError, load_config
 
@@ -32,6 +33,7 @@ def test_file_values_and_environment_overrides(tmp_path: Path) -> None:
         'tls = "starttls"\n[imap]\nssl = true\n',
         encoding="utf-8",
     )
+    require_extra("psycopg", package="psycopg", extra="postgresql")
     config = load_config(
         path,
         env={"ADJUDICATOR_SMTP_PORT": "2525", "ADJUDICATOR_DATABASE_URL": "postgresql://db/adj"},

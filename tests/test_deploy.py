@@ -82,7 +82,8 @@ def test_the_container_build_installs_the_package_and_checks_health() -> None:
     for line in copied:
         for name in line.split():
             assert (root / name).exists(), name
-    assert "pip install" in dockerfile
+    (extras,) = re.findall(r"pip install .*\.\[([a-z,]+)\]", dockerfile)
+    assert "postgresql" in extras.split(",")  # compose.yaml's database needs its driver
     assert "HEALTHCHECK" in dockerfile
     assert "/healthz" in dockerfile
     assert re.search(r"^USER adjudicator$", dockerfile, re.M)
@@ -133,7 +134,7 @@ def deployed() -> Iterator[Path]:
     """The package as the image builds it, installed as deploy/README.md installs it: a wheel
     built from exactly the Dockerfile's copies, into a fresh virtual environment of the
     system's Python, outside the checkout. Its dependencies come from this test's environment
-    through a path file (installing numba and libvips again would take minutes and the
+    through a path file (installing NumPy and libvips again would take minutes and the
     network); the package itself only from the wheel."""
     if os.geteuid() != 0:
         pytest.skip("runs the service as its own user: needs root")

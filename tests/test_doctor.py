@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
+from needs import require_extra
 from typer.testing import CliRunner
 
 from adjudicator.base.config import Config, ServiceConfig, load_config
@@ -349,6 +350,7 @@ def test_dns_is_skipped_for_local_and_reserved_names(address: str) -> None:
 
 
 def test_a_resolver_that_does_not_answer_is_a_warning_not_a_crash() -> None:
+    require_extra("dns.resolver", package="dnspython", extra="dns")
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:
         silent.bind(("127.0.0.1", 0))  # bound, never read: every query times out
         lookup = dns_lookup(["127.0.0.1"], port=silent.getsockname()[1], lifetime=0.3)

@@ -141,30 +141,17 @@ def test_unknown_settings_are_refused_with_the_choices() -> None:
 def test_the_service_logs_one_line_per_mail_and_round_with_their_ids(tmp_path: Path) -> None:
     from email.message import EmailMessage
 
-    from playing import Clock
+    from playing import Clock, new_game
 
     from adjudicator.base.config import Config, ServiceConfig
     from adjudicator.service.app import make_app
-    from adjudicator.service.games import PlayerSpec, create_game
-    from adjudicator.service.rounds import start_game
-    from adjudicator.storage.db import session_scope
 
     out = io.StringIO()
     configure_logging(log_format="json", stream=out)
     app = make_app(Config(service=ServiceConfig(data_dir=str(tmp_path), address="judge@pbem.test")))
     app.clock = Clock()
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw1",
-            kind="giveaway",
-            schedule="72h",
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("ann", "ben", "cat")],
-            options={},
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    secrets = {c.handle: c.secret for c in credentials}
+    credentials = new_game(app, ["ann", "ben", "cat"], name="gw1")
+    secrets = {handle: c.secret for handle, c in credentials.items()}
     for number, (handle, other) in enumerate((("ann", "ben"), ("ben", "cat"), ("cat", "ann"))):
         message = EmailMessage()
         message["From"] = f"{handle}@example.org"

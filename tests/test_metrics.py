@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from mailservers import SmtpSink, free_port, running_smtp_sink
-from playing import SERVICE, Clock
+from needs import require_extra
+from playing import SERVICE, Clock, new_game
 from prometheus_client.parser import text_string_to_metric_families
 from sqlmodel import select
 
@@ -24,10 +25,8 @@ from adjudicator.notify.outbox import Lanes, send_due
 from adjudicator.serve.metrics import INTAKE_STUCK, SENDING_STUCK, Metrics, MetricsServer
 from adjudicator.service.app import App, make_app
 from adjudicator.service.closing import sweep
-from adjudicator.service.games import Credentials, PlayerSpec, create_game
+from adjudicator.service.games import Credentials
 from adjudicator.service.intake import store_raw
-from adjudicator.service.rounds import start_game
-from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import aware, make_engine, session_scope
 from adjudicator.storage.models import OutboxMail, OutboxStatus
 
@@ -43,27 +42,9 @@ def app(tmp_path: Path) -> Iterator[App]:
 
 @pytest.fixture
 def creds(app: App) -> dict[str, Credentials]:
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw1",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("ann", "ben", "cat")],
-            options={},
-            now=app.clock(),
-        )
-        first = start_game(session, game, now=app.clock())
-        queue_welcome(
-            session,
-            ctx=app.ctx,
-            game=game,
-            credentials=credentials,
-            first_round=first,
-            now=app.clock(),
-        )
-    return {c.handle: c for c in credentials}
+    return new_game(
+        app, ["ann", "ben", "cat"], name="gw1", settings={"early_close": False}, welcome=True
+    )
 
 
 @pytest.fixture
@@ -198,6 +179,7 @@ def test_metrics_and_health_answer_while_the_database_does_not(tmp_path: Path) -
     """PostgreSQL restarting (here: nothing listens where it should): the page once failed
     with a server error, hiding the very counter that says the service waits for it. It shows
     the process's counters and ``adjudicator_database_up 0``; the health check says why."""
+    require_extra("psycopg", package="psycopg", extra="postgresql")
     engine = make_engine(f"postgresql://nobody@127.0.0.1:{free_port()}/nothing")
     metrics = Metrics(engine, clock=Clock())
     metrics.database_retries.inc()

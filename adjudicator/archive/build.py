@@ -9,6 +9,7 @@ the welcome mails link to them).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
@@ -18,6 +19,7 @@ from adjudicator.archive.render import ArchiveRenderer, Page, Site
 from adjudicator.archive.tournaments import tournament_pages
 from adjudicator.archive.write import write_atomic
 from adjudicator.mail.compose import Renderer
+from adjudicator.readmodel.club_pages import read_club
 from adjudicator.readmodel.read import read_archive
 from adjudicator.readmodel.tournaments import tournament_views
 
@@ -48,14 +50,17 @@ def _build(
     base_url: str | None,
     authority: str,
     renderer: Renderer | None,
+    now: datetime | None,
 ) -> BuildReport:
     archive = read_archive(engine, game_name=game_name)
     site = Site(base_url=base_url, authority=authority)
-    drawing = ArchiveRenderer(renderer, site=site)
+    archive_renderer = ArchiveRenderer(renderer, site=site)
     with Session(engine) as session:
         views = tournament_views(session)
-    pages = drawing.archive(archive, tournaments=len(views))
-    pages += tournament_pages(drawing.renderer, views, site_name=site.name)
+    pages = archive_renderer.archive(archive, tournaments=len(views))
+    # The players' page and the rating lists change with every game: written each time.
+    pages += archive_renderer.club(read_club(engine, now=now or datetime.now(UTC)))
+    pages += tournament_pages(archive_renderer.renderer, views, site_name=site.name)
     return _write(out_dir, pages, tuple(g.name for g in archive.games))
 
 
@@ -66,11 +71,13 @@ def build_archive(
     base_url: str | None = None,
     authority: str = "localhost",
     renderer: Renderer | None = None,
+    now: datetime | None = None,
 ) -> BuildReport:
     """Write the whole site into ``out_dir``: the index, every game's pages, records, feeds.
 
     ``base_url`` (where the site is served) makes the feeds' links absolute; ``authority``
     (the service's domain) goes into the feeds' tag: ids and must not change once published.
+    ``now`` (default: the clock) is when the players' reliability is counted.
     """
     return _build(
         engine,
@@ -79,6 +86,7 @@ def build_archive(
         base_url=base_url,
         authority=authority,
         renderer=renderer,
+        now=now,
     )
 
 
@@ -97,8 +105,10 @@ def update_game(
     base_url: str | None = None,
     authority: str = "localhost",
     renderer: Renderer | None = None,
+    now: datetime | None = None,
 ) -> BuildReport:
-    """Write one game's pages and the index (after a round of that game was reported).
+    """Write one game's pages, the index and the club's pages (after a round of that game
+    was reported).
 
     Raises :class:`~adjudicator.readmodel.read.ArchiveError` when there is no such game.
     """
@@ -109,4 +119,5 @@ def update_game(
         base_url=base_url,
         authority=authority,
         renderer=renderer,
+        now=now,
     )

@@ -68,22 +68,29 @@ def line_chart(
     *,
     title: str,
     chart_id: str,
+    x_label: str = "round (0 = start)",
+    from_zero: bool = True,
 ) -> str:
     """An ``<svg>`` element: ``values[player][i]`` after round ``rounds[i]`` (0 is the start).
 
-    ``chart_id`` keeps ids unique when several charts share a page.
+    ``chart_id`` keeps ids unique when several charts share a page; ``x_label`` says what the
+    steps are (rounds of a game, or a player's rated games). ``from_zero``: the scale starts
+    at 0 (counts of chips or points); else it spans the values alone (ratings near 1500).
     """
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     numbers = [v for series in values.values() for v in series if v is not None]
-    low = min([0, *numbers])
-    high = max([1, *numbers])
+    low = min([0, *numbers]) if from_zero or not numbers else min(numbers)
+    high = max([1, *numbers]) if from_zero or not numbers else max([low + 1, *numbers])
     step = nice_step(high - low)
     top = math.ceil(high / step) * step
     bottom = math.floor(low / step) * step
+    # Room for the widest tick label: 4 and 5 digits need more than the 40 of small counts.
+    digits = max(len(str(top)), len(str(bottom)))
+    left = max(LEFT, 10 + 8 * digits)
+    plot_w, plot_h = WIDTH - left - RIGHT, HEIGHT - TOP - BOTTOM
     span_x = max(len(rounds) - 1, 1)
 
     def x_of(i: int) -> float:
-        return LEFT + (plot_w * i / span_x if len(rounds) > 1 else plot_w / 2)
+        return left + (plot_w * i / span_x if len(rounds) > 1 else plot_w / 2)
 
     def y_of(v: float) -> float:
         return TOP + plot_h * (top - v) / (top - bottom)
@@ -96,9 +103,9 @@ def line_chart(
     ]
     for tick in range(bottom, top + 1, step):
         y = y_of(tick)
-        parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>')
+        parts.append(f'<line x1="{left}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>')
         parts.append(
-            f'<text class="tick" x="{LEFT - 6}" y="{y + 5:.1f}" text-anchor="end">{tick}</text>'
+            f'<text class="tick" x="{left - 6}" y="{y + 5:.1f}" text-anchor="end">{tick}</text>'
         )
     parts.append("</g>")
     parts.append('<g class="axis">')
@@ -109,8 +116,8 @@ def line_chart(
             f"{number}</text>"
         )
     parts.append(
-        f'<text class="label" x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" '
-        'text-anchor="middle">round (0 = start)</text>'
+        f'<text class="label" x="{left + plot_w / 2:.1f}" y="{HEIGHT - 6}" '
+        f'text-anchor="middle">{escape(x_label)}</text>'
     )
     parts.append("</g>")
     count = len(values)

@@ -24,6 +24,7 @@ from adjudicator.core.kind import Hint, game_hint
 from adjudicator.games import GAME_NAMES, kind_of
 from adjudicator.mail.compose import Renderer
 from adjudicator.pictures import Picture
+from adjudicator.readmodel.club_pages import Club, RatingLine
 from adjudicator.readmodel.links import round_file, rules_file
 from adjudicator.readmodel.model import Archive, GameSummary, GameView, ReportedRound
 from adjudicator.readmodel.record import game_record
@@ -112,6 +113,25 @@ def charts(game: GameView, measures: Sequence[Measure]) -> list[Chart]:
         )
         for measure in measures
     ]
+
+
+def rating_file(kind: str) -> str:
+    return f"ratings/{kind}.html"
+
+
+def rating_chart(kind: str, index: int, line: RatingLine) -> Markup:
+    """One player's rating after each of his rated games of ``kind``, from the start."""
+    series = line.series
+    return Markup(  # line_chart escapes every text it draws
+        line_chart(
+            tuple(range(len(series))),
+            {line.handle: series},
+            title=f"{line.handle}'s rating after each rated game",
+            chart_id=f"rating-{kind}-{index}",
+            x_label="rated game (0 = start)",
+            from_zero=False,
+        )
+    )
 
 
 class ArchiveRenderer:
@@ -238,6 +258,29 @@ class ArchiveRenderer:
                 entries=entries,
             )
         )
+
+    def club(self, club: Club) -> list[Page]:
+        """The players' page and each kind's rating list (docs/club.md): handles only."""
+        kinds = [(kind, rating_file(kind)) for kind in GAME_NAMES]
+        pages = [
+            Page(
+                "players.html",
+                self._render(
+                    "players.html.j2", root="", players=club.players, kinds=kinds
+                ).encode(),
+            )
+        ]
+        for kind, path in kinds:
+            lines = club.ratings.get(kind, ())
+            html = self._render(
+                "ratings.html.j2",
+                root="../",
+                kind=kind,
+                lines=lines,
+                charts=[rating_chart(kind, index, line) for index, line in enumerate(lines)],
+            )
+            pages.append(Page(path, html.encode()))
+        return pages
 
     def archive(self, archive: Archive, *, tournaments: int = 0) -> list[Page]:
         index = self.index(archive.index, tournaments=tournaments)

@@ -9,6 +9,7 @@ Environment overrides are ``ADJUDICATOR_<KEY>`` for the ``[service]`` table and
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -22,6 +23,26 @@ DEFAULT_FILE = Path("adjudicator.toml")
 
 class ConfigError(ValueError):
     """The configuration cannot be used; the message names the key."""
+
+
+class MissingExtra(ConfigError):
+    """A feature asked for needs a package of one of the package's extras (pyproject.toml's
+    optional dependencies), and it is not installed here; the message says what to install."""
+
+    def __init__(self, *, feature: str, package: str, extra: str) -> None:
+        super().__init__(
+            f"{feature} needs {package}, which is not installed: pip install 'adjudicator[{extra}]'"
+        )
+        self.feature, self.package, self.extra = feature, package, extra
+
+
+def require_extra(module: str, *, feature: str, extra: str, package: str = "") -> None:
+    """Raise :class:`MissingExtra` unless ``module`` (of the distribution ``package``, in the
+    extra ``extra``) can be imported."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise MissingExtra(feature=feature, package=package or module, extra=extra) from None
 
 
 @dataclass(frozen=True)
@@ -190,6 +211,12 @@ def load_config(path: Path | None = None, *, env: Mapping[str, str] | None = Non
     unknown = sorted(set(data) - set(tables))
     if unknown:
         raise ConfigError(f"unknown table [{unknown[0]}] (known: {', '.join(sorted(tables))})")
-    return Config(
+    config = Config(
         **{name: _table(cls, data.get(name, {}), env, table=name) for name, cls in tables.items()}
     )
+    if config.database_url.startswith("postgresql"):
+        try:
+            require_extra("psycopg", feature="a PostgreSQL database", extra="postgresql")
+        except MissingExtra as error:
+            raise ConfigError(f"service.database_url: {error}") from None
+    return config

@@ -1,6 +1,6 @@
 """The game master's commands on running games: ``adjudicate game pause|resume|extend|start|
-rollback`` and ``adjudicate player add|replace|remove|offer|approve|decline|address``. Thin:
-each opens one transaction, calls the service and says what happened."""
+rollback`` and ``adjudicate player add|replace|remove|offer|approve|decline|address|record``.
+Thin: each opens one transaction, calls the service and says what happened."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from adjudicator.core.schedule import ScheduleError, parse_duration
 from adjudicator.games import kind_of
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.times import local_time
+from adjudicator.readmodel.club import record_of
 from adjudicator.service import ServiceError, gm, gm_mail, gm_news
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.app import App
@@ -281,3 +282,22 @@ def address(game_name: GameName, handle: Handle, new_address: Address) -> None:
         ),
     )
     typer.echo(f"game {game_name}: {handle} now at {new_address}; told at both addresses")
+
+
+@player_app.command("record")
+def record(address: Address) -> None:
+    """A person's record across every game, and his reliability (docs/club.md)."""
+    application: App = app_from_config()
+    with session_scope(application.engine) as session:
+        found = record_of(session, address, now=application.clock())
+    typer.echo(f"{address.strip().lower()}:")
+    typer.echo(f"  games: {found.played} played, {found.finished} finished, {found.won} won")
+    typer.echo(
+        f"  seats: {found.taken_over} taken over, {found.abandoned} left before the end "
+        f"({found.resigned} resigned)"
+    )
+    typer.echo(f"  rounds: {found.on_time} on time, {found.late} late, {found.missed} missed")
+    typer.echo(
+        f"  reliability: {found.reliability} (last {len(found.recent)} rounds, "
+        f"{found.recent_abandoned} seats left this past year)"
+    )

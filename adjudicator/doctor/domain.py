@@ -7,7 +7,7 @@ import re
 import socket
 from collections.abc import Callable
 
-from adjudicator.base.config import Config
+from adjudicator.base.config import Config, MissingExtra, require_extra
 from adjudicator.doctor.check import FAIL, OK, SKIP, TIMEOUT, WARN, Check, words
 
 Lookup = Callable[[str, str], list[str]]
@@ -22,7 +22,17 @@ def check_dns(config: Config, *, lookup: Lookup | None = None) -> list[Check]:
         return [Check("DNS", SKIP, "the service address has no domain")]
     if _RESERVED.search(domain) or _is_ip(domain.strip("[]")):
         return [Check("DNS", SKIP, f"{domain} is a local or reserved name, not in public DNS")]
-    look = lookup or dns_lookup()
+    try:
+        look = lookup or dns_lookup()
+    except MissingExtra as error:  # the DNS check is optional: so is its package
+        return [
+            Check(
+                "DNS",
+                SKIP,
+                f"not checked: {error.package} is not installed",
+                f"pip install 'adjudicator[{error.extra}]', then run doctor again",
+            )
+        ]
     try:
         mx = look(domain, "MX")
         hosts = mx or look(domain, "A") or look(domain, "AAAA")
@@ -87,7 +97,9 @@ def _believed(domain: str, *, spf: list[str], dmarc: list[str]) -> list[Check]:
 def dns_lookup(
     nameservers: list[str] | None = None, *, port: int = 53, lifetime: float = TIMEOUT
 ) -> Lookup:
-    """A lookup through dnspython: the system's resolver, or the given name servers."""
+    """A lookup through dnspython: the system's resolver, or the given name servers. Raises
+    :class:`MissingExtra` without dnspython (the extra ``dns``)."""
+    require_extra("dns.resolver", feature="checking the DNS", extra="dns", package="dnspython")
     import dns.resolver  # noqa: PLC0415 - only when the DNS is checked
 
     def look(name: str, kind: str) -> list[str]:

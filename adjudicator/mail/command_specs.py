@@ -38,6 +38,8 @@ from adjudicator.mail.command_types import (
     Orders,
     Pause,
     Press,
+    RatingAsked,
+    RecordOf,
     RemovePlayer,
     ReplacePlayer,
     Report,
@@ -46,6 +48,7 @@ from adjudicator.mail.command_types import (
     SetAbsence,
     SetAddress,
     SetPassword,
+    SetPublic,
     SetQuiet,
     SetTimeZone,
     SetWait,
@@ -55,6 +58,7 @@ from adjudicator.mail.command_types import (
     Status,
     Take,
     Unknown,
+    WhoIs,
 )
 from adjudicator.mail.lines import SectionLine
 
@@ -214,6 +218,34 @@ SPECS: tuple[CommandSpec, ...] = (
         personal=True,
         answers=("answer/set_quiet",),
     ),
+    # The club (docs/club.md): a player's record, his ratings, and whether the archive shows him.
+    CommandSpec(
+        SetPublic,
+        player_readers.read_set_public,
+        words=("set",),
+        help=(
+            ("SET PUBLIC OFF", "off the archive's players' page and rating lists"),
+            ("", "(ON: back on them, by your name only)"),
+        ),
+        personal=True,
+        answers=("answer/set_public",),
+    ),
+    CommandSpec(
+        WhoIs,
+        player_readers.read_whois,
+        words=("whois",),
+        help=(("WHOIS cat", "the record, reliability and ratings of player cat"),),
+        needs_seat=False,
+        answers=("answer/whois",),
+    ),
+    CommandSpec(
+        RatingAsked,
+        player_readers.read_rating,
+        words=("rating",),
+        help=(("RATING", "your ratings, one per kind of game"),),
+        needs_seat=False,
+        answers=("answer/rating",),
+    ),
     CommandSpec(
         Forgot,
         player_readers.read_forgot,
@@ -288,6 +320,9 @@ SPECS: tuple[CommandSpec, ...] = (
         answers=(*_GM_ANSWERS, "announcement"),
     ),
     CommandSpec(CopyResults, gm_readers.read_copy, needs_seat=False, answers=_GM_ANSWERS),
+    CommandSpec(
+        RecordOf, gm_readers.read_record, words=("record",), needs_seat=False, answers=_GM_ANSWERS
+    ),
     CommandSpec(
         Unknown,
         read_mistyped,  # last: a line no other reader took

@@ -187,6 +187,30 @@ class SetWeekend(Command):
 
 
 @dataclass(frozen=True)
+class SetPublic(Command):
+    """``SET PUBLIC OFF``: the player is left off the archive's players' page and rating lists,
+    and WHOIS tells nothing of him; ``SET PUBLIC ON``: shown again (by his handle only)."""
+
+    public: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class WhoIs(Command):
+    """``WHOIS cat``: the club record of the player known as cat (never an address)."""
+
+    handle: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class RatingAsked(Command):
+    """``RATING``: the sender's own rating in each kind of game."""
+
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class Resign(Command):
     """``RESIGN`` asks for a confirmation code; ``RESIGN <code>`` leaves the game."""
 
@@ -231,6 +255,15 @@ class Extend(GmCommand):
     by: timedelta | None
     until: datetime | None  # naive: the game's time zone applies
     earlier: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class RecordOf(GmCommand):
+    """``RECORD someone@example.org``: that person's club record and reliability, for the
+    game master deciding on a JOIN (docs/club.md)."""
+
+    address: str
     line: SectionLine
 
 

@@ -16,6 +16,7 @@ from adjudicator.mail.command_types import (
     CopyResults,
     Extend,
     Pause,
+    RecordOf,
     RemovePlayer,
     ReplacePlayer,
     Resume,
@@ -33,6 +34,7 @@ _REPLACE = re.compile(
 )
 _REMOVE = re.compile(r"remove\b(?:\s+(?:player\s+)?(\S+))?(.*)", re.I)
 _STAND_IN = re.compile(r"stand[\s-]?in\b(?:\s+(?:for\s+)?(\S+))?(?:\s+(on|off))?(.*)", re.I)
+_RECORD = re.compile(r"record\b(?:\s+(?:of\s+)?(\S+))?(.*)", re.I)
 _COPY = re.compile(r"copy\b(?:\s+(\S+))?(.*)", re.I)
 _HANDLE = re.compile(r"[a-z][a-z0-9_-]{0,31}", re.I)
 MAIL_ADDRESS = r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?"
@@ -128,3 +130,14 @@ def read_copy(text: str, line: SectionLine) -> list[Command | CommandProblem] | 
     if switch not in ("on", "off") or rest:
         return _wrong_gm(CopyResults, text, line, "write COPY ON or COPY OFF alone on a line")
     return [CopyResults(switch == "on", line)]
+
+
+def read_record(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _RECORD.fullmatch(text)
+    if match is None:
+        return None
+    address = _MAIL_ADDRESS.fullmatch(match.group(1) or "")
+    if address is None or match.group(2).strip():
+        usage = "write RECORD and the player's address, e.g. RECORD someone@example.org"
+        return _wrong_gm(RecordOf, text, line, usage)
+    return [RecordOf(address.group(1).lower(), line)]

@@ -1,8 +1,8 @@
 """The readers of the players' one-line command lines (HELP, LIST, STATUS, FORGOT, SET ...,
-RESIGN, OBSERVE, JOIN, STANDBY, TAKE, APPROVE, REPORT, HISTORY). Each takes a normalised line
-and gives the commands it stands for, a :class:`CommandProblem` when its arguments are wrong,
-or None when the line is not its command; ``command_specs.py`` names each command's reader.
-Pure."""
+RESIGN, OBSERVE, JOIN, STANDBY, TAKE, APPROVE, REPORT, HISTORY, WHOIS, RATING). Each takes a
+normalised line and gives the commands it stands for, a :class:`CommandProblem` when its
+arguments are wrong, or None when the line is not its command; ``command_specs.py`` names each
+command's reader. Pure."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from adjudicator.core.away import (
     parse_quiet,
     parse_weekend,
 )
+from adjudicator.core.text import is_handle
 from adjudicator.mail import requests
 from adjudicator.mail.command_types import (
     Approve,
@@ -26,11 +27,13 @@ from adjudicator.mail.command_types import (
     Join,
     ListGames,
     Observe,
+    RatingAsked,
     Report,
     Resign,
     SetAbsence,
     SetAddress,
     SetPassword,
+    SetPublic,
     SetQuiet,
     SetTimeZone,
     SetWait,
@@ -38,6 +41,7 @@ from adjudicator.mail.command_types import (
     Standby,
     Status,
     Take,
+    WhoIs,
 )
 from adjudicator.mail.gm_readers import MAIL_ADDRESS
 from adjudicator.mail.lines import SectionLine
@@ -67,6 +71,7 @@ SETTINGS_WORDS = (
     "absence",
     "quiet",
     "weekend",
+    "public",
 )
 
 _HELP = re.compile(r"help(?:\s+(?:on\s+|for\s+|game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?", re.I)
@@ -119,11 +124,11 @@ def read_forgot(text: str, line: SectionLine) -> list[Command | CommandProblem] 
 
 def read_set(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     """SET TIMEZONE, SET PASSWORD, SET ADDRESS, SET WAIT and SET NOWAIT; any other SET but
-    those :func:`read_set_away` reads is an unknown setting."""
+    those :func:`read_set_away` and :func:`read_set_public` read is an unknown setting."""
     match = _SET.fullmatch(text)
     if match is None:
         other = _SET_OTHER.fullmatch(text)
-        if other is None or _SET_AWAY.fullmatch(text):
+        if other is None or _SET_AWAY.fullmatch(text) or _SET_PUBLIC.fullmatch(text):
             return None
         return [CommandProblem(SetTimeZone, line, _unknown_setting(other.group(1)))]
     what, value = match.group(1).lower(), match.group(2).strip()
@@ -162,7 +167,7 @@ def _unknown_setting(word: str) -> str:
     hint = f" (did you mean SET {close[0].upper()}?)" if close else ""
     return (
         f"there is no setting {word!r}{hint}: the settings are SET TIMEZONE, SET PASSWORD, "
-        "SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, SET QUIET and SET WEEKEND"
+        "SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, SET QUIET, SET WEEKEND and SET PUBLIC"
     )
 
 
@@ -266,3 +271,32 @@ def read_resign(text: str, line: SectionLine) -> list[Command | CommandProblem] 
     if match is None:
         return None
     return [Resign(match.group(1).upper() if match.group(1) else None, line)]
+
+
+_WHOIS = re.compile(r"who\s*is(?:\s+(\S+))?", re.I)
+_RATING = re.compile(r"(?:my\s+)?ratings?", re.I)
+_SET_PUBLIC = re.compile(r"set\s+public\b\s*(.*)", re.I)
+
+
+def read_whois(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _WHOIS.fullmatch(text)
+    if match is None:
+        return None
+    handle = match.group(1)
+    if handle is None or not is_handle(handle.lower()):
+        return [CommandProblem(WhoIs, line, "write WHOIS and a player's name, e.g. WHOIS cat")]
+    return [WhoIs(handle.lower(), line)]
+
+
+def read_rating(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    return [RatingAsked(line)] if _RATING.fullmatch(text) else None
+
+
+def read_set_public(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _SET_PUBLIC.fullmatch(text)
+    if match is None:
+        return None
+    value = match.group(1).strip().lower()
+    if value not in ("on", "off"):
+        return [CommandProblem(SetPublic, line, "write SET PUBLIC ON or SET PUBLIC OFF")]
+    return [SetPublic(value == "on", line)]

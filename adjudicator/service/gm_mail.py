@@ -37,6 +37,7 @@ from adjudicator.mail.commands import (
     CopyResults,
     Extend,
     Pause,
+    RecordOf,
     RemovePlayer,
     ReplacePlayer,
     Resume,
@@ -44,7 +45,8 @@ from adjudicator.mail.commands import (
 )
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.times import local_time
-from adjudicator.service import ServiceError, gm, gm_news
+from adjudicator.readmodel.club import record_of
+from adjudicator.service import ServiceError, club, gm, gm_news
 from adjudicator.service.games import checked_address
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.notices import gm_reply_to, queue_gm_notice
@@ -233,6 +235,9 @@ def _apply(
             now=now,
         )
         return {"command": "announce", "told": told, "lines": text.splitlines()}
+    if isinstance(command, RecordOf):
+        record = club.record_context(record_of(session, command.address, now=now))
+        return {"command": "record", "address": command.address, "record": record}
     assert isinstance(command, CopyResults)
     game.gm_copy = command.on
     session.add(game)

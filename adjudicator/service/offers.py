@@ -27,7 +27,7 @@ from adjudicator.mail.commands import Command, CommandProblem, Take
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
-from adjudicator.service import ServiceError, conversation
+from adjudicator.service import ServiceError, club, conversation
 from adjudicator.service.game_context import base_context
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.handover import hand_over
@@ -234,6 +234,9 @@ def _take_one(handling: SectionHandling, command: Take) -> str | None:
     mine = queries.seat_at_address(session, game.id, address)
     if mine is not None and mine.active:
         return f"you play {mine.handle} in game {game.name} already"
+    refused = club.refusal_to_seat(session, game, address, now=handling.now, joining=False)
+    if refused is not None:
+        return refused
     if offer.taken_at is not None or not _claim(session, offer, address=address, now=handling.now):
         _answer(handling, game, context | {"step": "taken"})
         handling.notes.append(f"{seat.handle} of {game.name} was taken before")

@@ -35,6 +35,12 @@ Settings live in ``Game.settings`` (JSON), all optional:
   player) or ``nmr`` (the game's no-orders rule applies to him meanwhile, without reminders or
   missed rounds counted). Default ``nmr``; sequential games always wait, since their no-orders
   rule is a forfeit.
+- ``min_reliability``: a JOIN or a TAKE by a player whose reliability (docs/club.md) is below
+  this number, 0 to 100, is refused with his figure and this one (default none).
+- ``rating``: the rating band the game is open to, ``1400-1800`` (or ``1400-``, ``-1800``): a
+  JOIN by a player whose rating in the game's kind is outside it is refused (default none).
+- ``rated``: whether the game counts for the ratings when it ends (default: yes, unless a
+  seat was played by the computer, from the start or as a stand-in).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from adjudicator.core.club import Band, BandError, parse_band
 from adjudicator.core.schedule import (
     Schedule,
     ScheduleError,
@@ -73,6 +80,9 @@ SETTINGS = (
     "absence_days",
     "absence",
     "join",
+    "min_reliability",
+    "rating",
+    "rated",
 )
 ABSENT = ("no-orders", "stand-in", "offer")
 ABSENCE = ("wait", "nmr")
@@ -97,6 +107,8 @@ class GameSettings:
     absence_wait: bool = False  # an absence holds the deadline (else: the no-orders rule)
     absent_offer: bool = False
     join_approve: bool = False
+    min_reliability: int | None = None
+    rating_band: Band | None = None
 
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
@@ -166,6 +178,8 @@ def read_settings(
             raise ServiceError("setting 'stand_ins' is a list of handles, e.g. [\"cat\"]")
         absent = _absent(settings.get("absent", "no-orders"))
         absence_days, absence_wait = _absence(settings, sequential=sequential)
+        if settings.get("rated", True) not in (True, False):
+            raise ServiceError("setting 'rated' is true or false")
         join = settings.get("join", "open")
         if join not in JOIN:
             raise ServiceError(f"setting 'join' is one of {', '.join(JOIN)}")
@@ -185,9 +199,33 @@ def read_settings(
             join_approve=join == "approve",
             absence_days=absence_days,
             absence_wait=absence_wait,
+            min_reliability=_min_reliability(settings.get("min_reliability")),
+            rating_band=_band(settings.get("rating")),
         )
     except ScheduleError as error:
         raise ServiceError(str(error)) from None
+
+
+def _min_reliability(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+        raise ServiceError(
+            "setting 'min_reliability' is a whole number from 0 to 100 (docs/club.md)"
+        )
+    return value
+
+
+def _band(value: Any) -> Band | None:
+    if value is None:
+        return None
+    try:
+        return parse_band(str(value))
+    except BandError:
+        raise ServiceError(
+            "setting 'rating' is a band of ratings, e.g. 1400-1800 (or 1400- for 1400 or "
+            "more, -1800 for 1800 or less)"
+        ) from None
 
 
 def _absence(settings: Mapping[str, Any], *, sequential: bool) -> tuple[int, bool]:

@@ -25,7 +25,7 @@ from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.service import ServiceError, conversation, tournament_signup
+from adjudicator.service import ServiceError, club, conversation, tournament_signup
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
 from adjudicator.service.game_context import base_context
@@ -61,6 +61,9 @@ def _join_one(handling: SectionHandling, command: Join) -> str | None:
     wanted = seats_wanted(game)
     if wanted is not None and len(seats) >= wanted:
         return f"game {game.name} is full"
+    refused = club.refusal_to_seat(session, game, address, now=handling.now, joining=True)
+    if refused is not None:
+        return refused
     context = {"game": game.name, "game_title": game_title(game.kind)}
     code = join_code(handling.ctx.receipt_key, game.name, address)
     if command.code is None:

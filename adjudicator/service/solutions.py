@@ -90,7 +90,7 @@ def _build(path: Path, title: str, solution: Solution, say: Callable[[str], None
         f"making the complete solution of {title}, once for this machine "
         f"({solution.size / 1e9:.2f} GB in {path.parent}, a few minutes)"
     )
-    from adjudicator.solving.layered import build_into  # noqa: PLC0415 - Numba, only to build
+    from adjudicator.solving.layered import build_into  # noqa: PLC0415 - NumPy, only to build
 
     started = time.monotonic()
     partial = path.with_name(f"{path.name}.partial")
@@ -98,8 +98,9 @@ def _build(path: Path, title: str, solution: Solution, say: Callable[[str], None
         # Every block up front: a disk that fills up fails here, before minutes of work.
         os.posix_fallocate(handle.fileno(), 0, solution.size)
         # Written a layer at a time (not through a map of the file): the pages written are
-        # the page cache's, not this process's memory.
-        build_into(solution.game(), _FileWriter(handle.fileno()))
+        # the page cache's, not this process's memory; so are the solver's scratch files
+        # (the layers of exact values it is making and reading), here beside the table.
+        build_into(solution.game(), _FileWriter(handle.fileno()), scratch=path.parent)
         os.fsync(handle.fileno())
     partial.replace(path)
     _remove_old(path.parent, solution)

@@ -1,19 +1,31 @@
-"""Solves a layered game (:mod:`adjudicator.core.layered`) completely: compiled passes, one per
-layer, class and side, from the fullest sets down.
+"""Solves a layered game (:mod:`adjudicator.core.layered`) completely with NumPy: one pass a
+layer, from the fullest sets down, vectorised over the sets and the classes; no compiler, no JIT.
 
 No search and no repeated passes are needed: every claim makes the set one larger and every step
 keeps its size, so the positions fall into layers and the game graph has no cycles. From the
-last layer (every slot in the set) down to the empty set, one pass a class gives the claimer's
-values of the class from the table's next layer, then the table's values of the class (the
-stepper to move) from those. Each value is the best over the moves of the value one ply later;
-a class that is over, and a side with no move, are the game's ends. A pass touches each
-position once and each of its moves once; the passes are compiled with Numba and run over the
-classes on every core.
+last layer (every slot in the set) down to the empty set, the claimer's values of a layer come
+from the table's next layer, then the table's values (the stepper to move) from those. Each
+value is the best over the moves of the value one ply later; a class that is over, and a side
+with no move, are the game's ends.
 
-Memory: only two layers of exact values are held at once, the one being made and the next
-one, and the claimer's values a class at a time; the table itself is handed out a layer at a
-time (:func:`build`), and :func:`build_into` writes the later layers as one bit a value
-(:attr:`LayeredGame.exact_layers`).
+How it is vectorised. A layer is made a group of classes at a time. For the steps the group is
+held set-major, ``[sets, classes]``: a step (slot ``j`` for slot ``p``) maps the sets that hold
+``j`` and not ``p`` to other sets of the same layer whatever the class, so one pair of index
+arrays serves every class of the group that has that step, and each move is a copy of whole
+rows. A claim maps the sets of its class into the next layer's sets of the class after by a
+renumbering of the slots: claims with the same renumbering (many classes share one) share their
+index array. A set's rank (colexicographic, its place in the layer) is read from a table over
+every mask of slots, and the masks of a layer are those of its size in increasing order. A
+value is the minimum over the moves of the next values (the best for the side to move is the
+worst for the other), turned back one ply at the end by a table of 256 values. The work of a
+group is shared by two threads (NumPy lets the interpreter go while it copies and compares).
+
+Memory: one group of classes of the layer being made (at most :data:`GROUP_BYTES` values, the
+claimer's and the stepper's at once). Each group is written to a scratch file (unnamed, in the
+folder given) as soon as it is made; once the layer is complete, its classes are read back
+from there one at a time for the claims of the layer before, through the page cache, and the
+table is handed out from there a few classes at a time (:func:`build_into` writes the later
+layers as one bit a value, :attr:`LayeredGame.exact_layers`).
 
 The game's rules stay in the game's package, which describes its graph (for Three Musketeers:
 :func:`adjudicator.games.three_musketeers.solution.layered_game`); this module knows none.
@@ -21,198 +33,350 @@ The game's rules stay in the game's package, which describes its graph (for Thre
 
 from __future__ import annotations
 
+import itertools
+import os
+import tempfile
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol, TypeVar, cast
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
 
-import numba
 import numpy as np
 
 from adjudicator.core.layered import TOP, LayeredGame
 
-CHUNKS = 3
-"""A set of slots is read a byte at a time: at most 24 slots."""
+MOST_SLOTS = 24
+"""The rank table holds every mask of the slots: 2^24 of them at most (64 MB)."""
+GROUP_BYTES = 48 << 20
+"""A layer is made a group of classes at a time, of at most this many values (the widest
+layer of Three Musketeers in five groups); the group's claimer's and stepper's values are held
+at once."""
+ROWS_KEPT_BYTES = 8 << 20
+"""The next layer's classes read for the claims and kept for the next claims (a thread)."""
+THREADS = max(1, min(2, os.cpu_count() or 1))
+"""NumPy lets the interpreter go while it copies and compares: the work of a group is cut in
+two for two cores."""
+_POOL = ThreadPoolExecutor(THREADS, thread_name_prefix="solving")
+PACKED_CLASSES = 16
+"""Classes turned into bits at a time (a multiple of 8: each slice fills whole bytes)."""
+NONE = 127
+"""The minimum over no move: above every value of the game (whose values are at most
+``TOP = 127`` only for a side that has already won; see :data:`_CODE`)."""
 
-PACKED = 1 << 20
-"""Values turned into bits at a time (a multiple of 8: each slice fills whole bytes)."""
-
-F = TypeVar("F", bound=Callable[..., Any])
 Array = np.ndarray[Any, Any]
 
 
-def _compiled(*, parallel: bool = False) -> Callable[[F], F]:
-    return cast(Callable[[F], F], numba.njit(nogil=True, parallel=parallel))
-
-
-def _ranks(slots: int) -> tuple[Array, Array]:
-    """[chunk, bits below it, byte]: the byte's share of a set's colexicographic rank; and
-    [byte]: how many slots the byte holds."""
-    bits = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
-    ranks = np.zeros((CHUNKS, slots + 1, 256), dtype=np.int64)
-    binomial = [[0] * (slots + 2) for _ in range(slots + 1)]
-    for n in range(slots + 1):
-        binomial[n][0] = 1
-        for r in range(1, n + 1):
-            binomial[n][r] = binomial[n - 1][r - 1] + binomial[n - 1][r]
-    for chunk in range(CHUNKS):
-        for below in range(slots + 1):
-            for byte in range(256):
-                ones = [8 * chunk + m for m in range(8) if byte >> m & 1]
-                if all(p < slots for p in ones) and below + len(ones) <= slots:
-                    ranks[chunk, below, byte] = sum(
-                        binomial[p][below + n + 1] for n, p in enumerate(ones)
-                    )
-    return ranks, bits
-
-
-def _claimer_tables(game: LayeredGame, ranks: Array, bits: Array) -> tuple[Array, ...]:
-    """The claims as arrays: [k, m] slot, class after and added bit; [k, m, chunk, byte] the
-    image of one byte of a set in the class after."""
-    most = max((len(claims) for claims in game.claims), default=0)
-    target = np.full((game.classes, most), -1, dtype=np.int64)
-    after = np.zeros((game.classes, most), dtype=np.int64)
-    emptied = np.zeros((game.classes, most), dtype=np.int64)
-    image = np.zeros((game.classes, most, CHUNKS, 256), dtype=np.int64)
-    byte_bits = (np.arange(256)[:, None] & (1 << np.arange(8))) != 0
-    for k, claims in enumerate(game.claims):
-        for m, claim in enumerate(claims):
-            target[k, m] = claim.slot
-            after[k, m] = claim.after
-            emptied[k, m] = 1 << claim.added
-            mapped = np.zeros(CHUNKS * 8, dtype=np.int64)
-            for slot, number in enumerate(claim.image):
-                if number >= 0:
-                    mapped[slot] = 1 << number
-            for chunk in range(CHUNKS):
-                image[k, m, chunk] = (byte_bits * mapped[8 * chunk : 8 * chunk + 8]).sum(1)
-    return (target, after, emptied, image, _over(game), ranks, bits, _stuck(game))
-
-
-def _stepper_tables(game: LayeredGame, ranks: Array, bits: Array) -> tuple[Array, ...]:
-    most = max((len(to) for steps in game.steps for to in steps), default=0)
-    swaps = np.full((game.classes, game.slots, max(most, 1)), -1, dtype=np.int64)
-    for k, steps in enumerate(game.steps):
-        for j, to in enumerate(steps):
-            swaps[k, j, : len(to)] = to
-    return (_over(game), swaps, ranks, bits, _stuck(game))
-
-
-def _over(game: LayeredGame) -> Array:
-    return np.array(game.over, dtype=np.bool_)
-
-
-def _stuck(game: LayeredGame) -> Array:
-    """The values of a stuck claimer and a stuck stepper, to move."""
-    return np.array(
-        [
-            TOP if game.claimer_wins_when_stuck else -TOP,
-            TOP if game.stepper_wins_when_stuck else -TOP,
-        ],
-        dtype=np.int64,
-    )
-
-
-@_compiled()
 def _back(value: int) -> int:
     """A value one ply earlier, for the other side: the win or loss is a ply further away."""
     return -value - 1 if value < 0 else -value + 1
 
 
-@_compiled()
-def _next_set(mask: int) -> int:
-    """The next larger mask with as many bits (Gosper): colexicographic order."""
-    low = mask & -mask
-    ripple = mask + low
-    return (((ripple ^ mask) >> 2) // low) | ripple
+def _tables() -> tuple[Array, Array]:
+    """As 256-entry tables over a signed byte's bits: ``code`` orders the values like the values
+    but keeps 127 free (a win ``v > 0`` is ``v - 1``), so that :data:`NONE` is above them all;
+    ``back_of_code`` is the value one ply before a value given by its code."""
+    values = np.arange(256, dtype=np.int64)
+    values = np.where(values > 127, values - 256, values)
+    code = np.where(values > 0, values - 1, values).astype(np.int8)
+    back = np.array([_back(int(v + 1 if v >= 0 else v)) for v in values], dtype=np.int8)
+    return code, back
 
 
-@_compiled()
-def _rank(relative: int, ranks: Array, bits: Array) -> int:
-    low = relative & 255
-    middle = relative >> 8 & 255
-    below = bits[low]
-    high = relative >> 16
-    return int(ranks[0, 0, low] + ranks[1, below, middle] + ranks[2, below + bits[middle], high])
+_CODE, _BACK_OF_CODE = _tables()
 
 
-@_compiled()
-def _claimer_class(
-    k: int, size_of_sets: int, table_next: Array, out: Array, tables: tuple[Array, ...]
-) -> None:
-    """Values of class ``k`` with the claimer to move, sets of ``size_of_sets`` slots, from
-    the table's next layer; ``tables`` as :func:`_claimer_tables`."""
-    target, after, emptied, image, _over, ranks, bits, stuck = tables
-    relative = (1 << size_of_sets) - 1
-    for index in range(out.shape[0]):
-        low = relative & 255
-        middle = relative >> 8 & 255
-        high = relative >> 16
-        best = -TOP - 1
-        for m in range(target.shape[1]):
-            t = target[k, m]
-            if t < 0 or relative >> t & 1:
-                continue
-            moved = (
-                image[k, m, 0, low] | image[k, m, 1, middle] | image[k, m, 2, high] | emptied[k, m]
+LOOKED_UP = 1 << 20
+"""Values looked up in a table of 256 at a time (NumPy widens the indices to 8 bytes)."""
+
+
+def _looked_up(table: Array, values: Array) -> Array:
+    """``table`` at each of ``values`` (signed bytes), as a new C-ordered array of their shape."""
+    out = np.empty(values.shape, dtype=table.dtype)
+    step = max(1, LOOKED_UP // max(1, values.shape[1]))
+    for first in range(0, values.shape[0], step):
+        out[first : first + step] = table[values[first : first + step].view(np.uint8)]
+    return out
+
+
+@dataclass(frozen=True)
+class _Sets:
+    """The sets of slots: every mask's rank among the masks of its size (colexicographic order
+    is the masks' increasing order), and the masks of each layer."""
+
+    slots: int
+    size_of: Array
+    rank: Array
+
+    @classmethod
+    def of(cls, slots: int) -> _Sets:
+        masks = np.arange(1 << slots, dtype=np.int32)
+        size_of = np.zeros(1 << slots, dtype=np.int8)
+        for slot in range(slots):
+            size_of += (masks >> slot & 1).astype(np.int8)
+        del masks
+        rank = np.zeros(1 << slots, dtype=np.int32)
+        for size in range(slots + 1):
+            of_size = np.flatnonzero(size_of == size)
+            rank[of_size] = np.arange(of_size.size, dtype=np.int32)
+        return cls(slots, size_of, rank)
+
+    def layer(self, size: int) -> Array:
+        """The masks of the sets of ``size`` slots, in the layer's order."""
+        return np.flatnonzero(self.size_of == size)
+
+
+CHUNK_BITS = 11
+"""A mask's image under a claim is read ``CHUNK_BITS`` slots at a time."""
+
+
+@dataclass(frozen=True)
+class _ClaimMap:
+    """Claims that renumber the slots the same way (in whichever classes): the claimed slot,
+    the slot added, and tables giving the image of a mask :data:`CHUNK_BITS` slots at a
+    time."""
+
+    slot: int
+    added: int
+    images: Array
+    sources: Array
+    """The classes that have this claim."""
+    targets: Array
+    """For each of :attr:`sources`, the class after the claim."""
+
+    def image(self, masks: Array) -> Array:
+        low = (1 << CHUNK_BITS) - 1
+        moved: Array = self.images[0][masks & low]
+        for chunk in range(1, self.images.shape[0]):
+            moved |= self.images[chunk][masks >> (CHUNK_BITS * chunk) & low]
+        moved |= 1 << self.added
+        return moved
+
+
+def _claim_maps(game: LayeredGame) -> list[_ClaimMap]:
+    """The claims of the classes that are not over, by renumbering, in the order of their
+    claimed slots."""
+    by_map: dict[tuple[int, int, tuple[int, ...], int], list[tuple[int, int]]] = {}
+    for k, claims in enumerate(game.claims):
+        if game.over[k]:
+            continue  # the claimer has lost there: its claims are never played
+        seen: dict[tuple[int, int, tuple[int, ...]], int] = {}
+        for claim in claims:
+            renumbering = (claim.slot, claim.added, claim.image)
+            # A class with two claims of one renumbering: in two maps, one column each.
+            again = seen[renumbering] = seen.get(renumbering, -1) + 1
+            by_map.setdefault((*renumbering, again), []).append((k, claim.after))
+    chunks = max(1, -(-game.slots // CHUNK_BITS))
+    part = np.arange(1 << CHUNK_BITS, dtype=np.int32)
+    maps = []
+    for (slot, added, image, _again), pairs in sorted(by_map.items()):
+        images = np.zeros((chunks, 1 << CHUNK_BITS), dtype=np.int32)
+        for s, number in enumerate(image):
+            if number >= 0:
+                images[s // CHUNK_BITS] |= np.where(part >> (s % CHUNK_BITS) & 1, 1 << number, 0)
+        maps.append(
+            _ClaimMap(
+                slot,
+                added,
+                images,
+                np.array([k for k, _ in pairs], dtype=np.intp),
+                np.array([after for _, after in pairs], dtype=np.intp),
             )
-            best = max(best, _back(table_next[after[k, m], _rank(moved, ranks, bits)]))
-        if best < -TOP:
-            best = stuck[0]  # no claim: the claimer is stuck
-        out[index] = best
-        if size_of_sets > 0:
-            relative = _next_set(relative)
+        )
+    return maps
 
 
-@_compiled()
-def _stepper_class(
-    k: int, size_of_sets: int, claimer_values: Array, out: Array, tables: tuple[Array, ...]
-) -> None:
-    """The table's values of class ``k``: the stepper to move, sets of ``size_of_sets``
-    slots, from the claimer's values of the same class and layer; ``tables`` as
-    :func:`_stepper_tables`."""
-    _over, swaps, ranks, bits, stuck = tables
-    relative = (1 << size_of_sets) - 1
-    for index in range(out.shape[0]):
-        best = -TOP - 1
-        for j in range(swaps.shape[1]):
-            if not (relative >> j & 1):
-                continue
-            for d in range(swaps.shape[2]):
-                p = swaps[k, j, d]
-                if p < 0 or relative >> p & 1:
-                    continue
-                moved = relative ^ (1 << j) ^ (1 << p)
-                best = max(best, _back(claimer_values[_rank(moved, ranks, bits)]))
-        if best < -TOP:
-            best = stuck[1]  # no step: the stepper is stuck
-        out[index] = best
-        if size_of_sets > 0:
-            relative = _next_set(relative)
-
-
-@_compiled(parallel=True)
-def _layer(
-    size_of_sets: int,
-    table_next: Array,
-    out: Array,
-    claimer: tuple[Array, ...],
-    stepper: tuple[Array, ...],
-) -> None:
-    """The table's layer of sets of ``size_of_sets`` slots from its next layer, a class at a
-    time: the claimer's values of one class are all its steps need, so they are held for one
-    class only (per core), never for the whole layer."""
-    over = stepper[0]
-    stuck = stepper[4]
-    size = out.shape[1]
-    for k in numba.prange(out.shape[0]):
-        if over[k]:
-            out[k, :] = TOP  # the claimer has lost: the stepper has won
+def _step_classes(game: LayeredGame) -> dict[tuple[int, int], Array]:
+    """For each step (slot ``j`` given up for slot ``p``): which classes have it."""
+    having: dict[tuple[int, int], Array] = {}
+    for k, steps in enumerate(game.steps):
+        if game.over[k]:
             continue
-        claimer_values = np.empty(size, dtype=np.int8)
-        if table_next.shape[1] > 0:
-            _claimer_class(k, size_of_sets, table_next, claimer_values, claimer)
-        else:  # every slot is in the set: nothing left to claim
-            claimer_values[:] = stuck[0]
-        _stepper_class(k, size_of_sets, claimer_values, out[k], stepper)
+        for j, to in enumerate(steps):
+            for p in to:
+                having.setdefault((j, p), np.zeros(game.classes, dtype=np.bool_))[k] = True
+    return having
+
+
+def _claim_slots(game: LayeredGame) -> Array:
+    """For each class, the mask of the slots it may claim: the claimer is stuck in a set that
+    holds them all."""
+    return np.array([sum({1 << c.slot for c in claims}) for claims in game.claims], np.int64)
+
+
+class _Layering:
+    """Makes the table's layers one after another (:func:`build`)."""
+
+    def __init__(self, game: LayeredGame, scratch: Path | None) -> None:
+        if game.slots > MOST_SLOTS:
+            raise ValueError(f"at most {MOST_SLOTS} slots, not {game.slots}")
+        self.game = game
+        self.sets = _Sets.of(game.slots)
+        self.maps = _claim_maps(game)
+        self.steps = _step_classes(game)
+        self.claimable = _claim_slots(game)
+        self.over = np.array(game.over, dtype=np.bool_)
+        self.scratch = scratch
+        claimer_stuck = TOP if game.claimer_wins_when_stuck else -TOP
+        stepper_stuck = TOP if game.stepper_wins_when_stuck else -TOP
+        # The claimer's values as codes for the stepper's minimum, from the minimum over its
+        # claims of the table's next values: one ply back, then coded.
+        self.claimer_code = _CODE[_BACK_OF_CODE[_CODE.view(np.uint8)].view(np.uint8)]
+        self.claimer_stuck_code = _CODE[np.int8(claimer_stuck).view(np.uint8)]
+        self.stepper_value = _BACK_OF_CODE.copy()
+        self.stepper_value[NONE] = stepper_stuck  # no step: the stepper is stuck
+
+    def layers(self, down_to: int) -> Iterator[tuple[int, _Rows]]:
+        """The table's layers from the fullest sets down to sets of ``down_to`` slots, each
+        ``[classes, sets]`` signed bytes in the scratch file (read until the next one is asked
+        for)."""
+        classes = self.game.classes
+        with (
+            tempfile.TemporaryFile(dir=self.scratch) as one,
+            tempfile.TemporaryFile(dir=self.scratch) as other,
+        ):
+            table_next = _Rows(other.fileno(), 0)
+            made, before = one, other
+            for size in range(self.game.slots, down_to - 1, -1):
+                masks = self.sets.layer(size).astype(np.int32)
+                group = max(1, min(classes, GROUP_BYTES // max(1, masks.size)))
+                for first in range(0, classes, group):
+                    classes_of_group = np.arange(first, min(first + group, classes))
+                    values = self._group(masks, classes_of_group, table_next)
+                    _write(made.fileno(), values, masks.size * first)
+                    del values
+                table_next = _Rows(made.fileno(), masks.size)
+                yield size, table_next.fresh()
+                made, before = before, made
+
+    def _group(self, masks: Array, group: Array, table_next: _Rows) -> Array:
+        """The table's values of the classes ``group`` for the sets ``masks``, ``[classes,
+        sets]``, from the table's next layer."""
+        claimer = self._claimer_codes(masks, group, table_next)
+        least = np.full(claimer.shape, NONE, dtype=np.int8)
+        applying: list[Future[None]] = []
+        for (j, p), having in self.steps.items():
+            present = having[group]
+            if not present.any():
+                continue
+            source = np.flatnonzero((masks >> j & 1 == 1) & (masks >> p & 1 == 0))
+            target = self.sets.rank[masks[source] ^ (1 << j | 1 << p)]
+            ignored = np.where(present, -128, NONE).astype(np.int8)
+            for done in applying:  # a step's sets overlap the last step's: one at a time
+                done.result()
+            applying = [
+                _POOL.submit(_step, claimer, least, source[part], target[part], ignored)
+                for part in _parts(source.size)
+            ]
+        for done in applying:
+            done.result()
+        del claimer
+        values = _looked_up(self.stepper_value, least.T)
+        del least
+        values[self.over[group]] = TOP  # the claimer has lost: the stepper has won
+        return values
+
+    def _claimer_codes(self, masks: Array, group: Array, table_next: _Rows) -> Array:
+        """The claimer's values (as codes) of the classes ``group`` for the sets ``masks``,
+        ``[sets, classes]``, from the table's next layer."""
+        least = np.full((group.size, masks.size), NONE, dtype=np.int8)
+        for done in [
+            _POOL.submit(self._claims, masks, group[part], least[part], table_next.fresh())
+            for part in _parts(group.size)
+        ]:
+            done.result()
+        codes = _looked_up(self.claimer_code, least.T)
+        del least
+        for column, claimable in enumerate(self.claimable[group]):
+            stuck = np.flatnonzero(masks & claimable == claimable)
+            codes[stuck, column] = self.claimer_stuck_code
+        return codes
+
+    def _claims(self, masks: Array, group: Array, least: Array, table_next: _Rows) -> None:
+        """Into ``least`` (``[classes, sets]``): the minimum over the claims of the classes
+        ``group`` of the table's next values."""
+        first, count = int(group[0]), group.size
+        slot, rows, free = -1, masks[:0], masks[:0]
+        for claim_map in self.maps:
+            inside = (claim_map.sources >= first) & (claim_map.sources < first + count)
+            if not inside.any():
+                continue
+            if claim_map.slot != slot:  # the maps come in the order of their slots
+                slot = claim_map.slot
+                rows = np.flatnonzero(masks >> slot & 1 == 0)
+                free = masks[rows]
+            if rows.size == 0:
+                continue
+            index = self.sets.rank[claim_map.image(free)]
+            for column, target in zip(
+                claim_map.sources[inside] - first, claim_map.targets[inside], strict=True
+            ):
+                row = least[column]
+                row[rows] = np.minimum(row[rows], table_next.row(int(target)).take(index))
+
+
+def _step(claimer: Array, least: Array, source: Array, target: Array, ignored: Array) -> None:
+    """One step of the classes of a group: into ``least`` at the sets ``source``, the least of
+    it and the claimer's values at the sets ``target`` (those of the classes that have the step;
+    ``ignored`` is :data:`NONE` for the others)."""
+    moved = claimer.take(target, axis=0)
+    np.maximum(moved, ignored, out=moved)
+    current = least.take(source, axis=0)
+    np.minimum(current, moved, out=current)
+    least[source] = current
+
+
+def _parts(size: int) -> list[slice]:
+    """``range(size)`` in :data:`THREADS` slices."""
+    cuts = [size * n // THREADS for n in range(THREADS + 1)]
+    return [slice(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+
+
+class _Rows:
+    """The next layer's values in the scratch file, read a class at a time (through the
+    page cache, not this process's memory), the last few kept."""
+
+    def __init__(self, descriptor: int, sets: int) -> None:
+        self.descriptor = descriptor
+        self.sets = sets
+        self.kept: dict[int, Array] = {}
+
+    def fresh(self) -> _Rows:
+        """The same rows with a cache of their own (one a thread)."""
+        return _Rows(self.descriptor, self.sets)
+
+    def classes(self, first: int, last: int) -> Array:
+        """The values of the classes ``first`` to ``last`` (excluded), ``[classes, sets]``."""
+        return _read(self.descriptor, self.sets * first, self.sets * (last - first)).reshape(
+            last - first, self.sets
+        )
+
+    def row(self, k: int) -> Array:
+        found = self.kept.pop(k, None)
+        if found is None:
+            found = _read(self.descriptor, self.sets * k, self.sets)
+            while self.kept and (len(self.kept) + 1) * self.sets > ROWS_KEPT_BYTES:
+                del self.kept[next(iter(self.kept))]
+        self.kept[k] = found  # the most recent last
+        return found
+
+
+def _write(descriptor: int, values: Array, at: int) -> None:
+    view = memoryview(np.ascontiguousarray(values).data).cast("B")
+    while view:
+        written = os.pwrite(descriptor, view, at)
+        view, at = view[written:], at + written
+
+
+def _read(descriptor: int, at: int, size: int) -> Array:
+    data = np.empty(size, dtype=np.int8)
+    view, done = memoryview(data.data).cast("B"), 0
+    while done < size:
+        got = os.preadv(descriptor, [view[done:]], at + done)
+        if got == 0:
+            raise OSError("the solver's scratch file is short")
+        done += got
+    return data
 
 
 def build(
@@ -220,20 +384,15 @@ def build(
     keep: Callable[[int, Array], None],
     *,
     down_to: int = 0,
+    scratch: Path | None = None,
 ) -> None:
     """Solve ``game`` layer by layer from the fullest sets down to sets of ``down_to`` slots
     (0: the whole table): ``keep(size, layer)`` receives each layer of the table
-    (``classes x C(slots, size)`` signed bytes) as soon as it is known."""
-    if game.slots > 8 * CHUNKS:
-        raise ValueError(f"at most {8 * CHUNKS} slots, not {game.slots}")
-    ranks, bits = _ranks(game.slots)
-    claimer, stepper = _claimer_tables(game, ranks, bits), _stepper_tables(game, ranks, bits)
-    table_next = np.zeros((game.classes, 0), dtype=np.int8)
-    for size_of_sets in range(game.slots, down_to - 1, -1):
-        layer = np.empty((game.classes, game.layer_size(size_of_sets)), dtype=np.int8)
-        _layer(size_of_sets, table_next, layer, claimer, stepper)
-        keep(size_of_sets, layer)
-        table_next = layer  # the layer before it is let go: two layers at most are held
+    (``classes x C(slots, size)`` signed bytes, a view valid during the call) as soon as it
+    is known. The layer being made goes to a scratch file in the folder ``scratch`` (the
+    system's temporary folder by default)."""
+    for size, layer in _Layering(game, scratch).layers(down_to):
+        keep(size, layer.classes(0, game.classes))
 
 
 class WritableBuffer(Protocol):
@@ -244,24 +403,27 @@ class WritableBuffer(Protocol):
 
 def stored(game: LayeredGame, size: int, layer: Array) -> Iterator[bytes]:
     """The table's layer of sets of ``size`` slots as it is stored, in pieces (laid out as
-    :mod:`adjudicator.core.layered` says): the exact values, or a bit a value, a slice at a
-    time, so that no copy of the whole layer is made."""
+    :mod:`adjudicator.core.layered` says): the exact values, or a bit a value, a few classes
+    at a time, so that no copy of the whole layer is made."""
+    for first in range(0, layer.shape[0], PACKED_CLASSES):
+        yield _stored_piece(game, size, layer[first : first + PACKED_CLASSES])
+
+
+def _stored_piece(game: LayeredGame, size: int, piece: Array) -> bytes:
     if game.exact(size):
-        yield layer.tobytes()
-        return
-    flat = layer.reshape(-1)
-    for start in range(0, flat.size, PACKED):
-        yield np.packbits(flat[start : start + PACKED] > 0, bitorder="little").tobytes()
+        return np.ascontiguousarray(piece).tobytes()
+    return np.packbits((piece > 0).reshape(-1), bitorder="little").tobytes()
 
 
-def build_into(game: LayeredGame, out: WritableBuffer) -> None:
-    """Solve ``game`` completely into ``out``, laid out as :mod:`adjudicator.core.layered` says."""
+def build_into(game: LayeredGame, out: WritableBuffer, *, scratch: Path | None = None) -> None:
+    """Solve ``game`` completely into ``out``, laid out as :mod:`adjudicator.core.layered`
+    says; the layers are read from the scratch file (``scratch``: as :func:`build`) a few
+    classes at a time, never whole."""
     offsets = game.layer_offsets()
-
-    def keep(size: int, layer: Array) -> None:
+    for size, layer in _Layering(game, scratch).layers(0):
         at = offsets[size]
-        for piece in stored(game, size, layer):
+        for first in range(0, game.classes, PACKED_CLASSES):
+            last = min(first + PACKED_CLASSES, game.classes)
+            piece = _stored_piece(game, size, layer.classes(first, last))
             out[at : at + len(piece)] = piece
             at += len(piece)
-
-    build(game, keep)

@@ -20,6 +20,8 @@ from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.sql.util import find_tables
 from sqlmodel import Session, create_engine
 
+from adjudicator.base.config import require_extra
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
@@ -40,6 +42,7 @@ SCHEMA_VERSIONS: dict[str, str] = {
     "0013": "0.13.0",
     "0014": "0.14.0",
     "0015": "0.15.0",
+    "0016": "0.16.0",
     "0017": "0.17.0",
 }
 """Each revision of ``migrations/versions``, oldest first, and the version of the package that
@@ -85,6 +88,8 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
+    if url.startswith("postgresql"):
+        require_extra("psycopg", feature="a PostgreSQL database", extra="postgresql")
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     return create_engine(url, pool_pre_ping=True)

@@ -118,6 +118,9 @@ class Person(SQLModel, table=True):
     weekend: str | None = Field(
         default=None, description="SET WEEKEND: days without reminders, e.g. 'sat,sun'"
     )
+    public: bool = Field(
+        default=True, description="shown on the archive's pages by his handle (SET PUBLIC OFF)"
+    )
     changed_at: datetime = Field(description="when a setting of his last changed")
 
 

@@ -1,5 +1,8 @@
 """A player as one person across games (:class:`Person`), known by his registered address.
 
+Whether he shows on the archive's pages (``public``, SET PUBLIC) is his too, set here by
+:func:`set_public`; it stays on the person (no seat carries it).
+
 His own settings (time zone, chosen password, quiet hours, weekend days) are the person's: set
 once, they hold in every game he plays, now and later. Each seat carries a copy of them
 (:func:`give_settings`), written here whenever they change (:func:`change`), when a seat is
@@ -102,6 +105,14 @@ def change(session: Session, address: str, *, now: datetime, **settings: str | N
     return person
 
 
+def set_public(session: Session, address: str, *, public: bool, now: datetime) -> Person:
+    """SET PUBLIC ON or OFF for the person at ``address`` (made if new)."""
+    person = person_for(session, address, now=now)
+    person.public, person.changed_at = public, now
+    session.add(person)
+    return person
+
+
 def follow(session: Session, old: str, new: str, *, now: datetime, whole: bool) -> None:
     """Seats moved from ``old`` to ``new``: their player's settings go with him. ``whole``:
     the person moved himself (SET ADDRESS, proven at both addresses), so his settings are
@@ -114,7 +125,7 @@ def follow(session: Session, old: str, new: str, *, now: datetime, whole: bool) 
     if after is None or (whole and before is not None):
         after = person_for(session, new, now=now)
         if before is not None:
-            for name in SETTINGS:
+            for name in (*SETTINGS, "public"):
                 setattr(after, name, getattr(before, name))
             after.changed_at = now
         session.add(after)

@@ -145,12 +145,14 @@ def test_update_game_writes_that_game_and_the_index_only(tmp_path: Path) -> None
     assert not update_game(app.engine, "duel", out).written  # nothing changed since
     assert "tournaments/" not in (out / "index.html").read_text()  # a site without any
 
-    # A second round of duel is played and reported: only duel's files and the index change.
+    # A second round of duel is played and reported: only duel's files, the index and the
+    # club's pages (its players' records, docs/club.md) change.
     app.clock = lambda: datetime(2026, 3, 5, tzinfo=UTC)
     assert play_round(app, duel, 2, rng=random.Random(1))
     second = update_game(app.engine, "duel", out)
     assert "duel/round-2.html" in second.written
-    assert {p.split("/")[0] for p in second.written} <= {"duel", "index.html"}
+    changed = {p.split("/")[0] for p in second.written}
+    assert changed <= {"duel", "index.html", "players.html", "ratings"}
     assert {"duel/index.html", "duel/feed.atom", "duel/duel.record"} <= set(second.written)
     assert 'href="round-2.html"' in (out / "duel" / "round-1.html").read_text(encoding="utf-8")
     app.engine.dispose()
@@ -182,3 +184,32 @@ def test_the_archive_builds_from_postgresql(tmp_path: Path, pg_url: str) -> None
     text = check_page(tmp_path / "site" / "duel" / "round-1.html").text
     # Round 1 opened at 09:00 UTC, 18:00 in Tokyo.
     assert "Opened Mon 2 Mar 2026, 18:00 JST" in text
+
+
+def test_a_rating_chart_spans_its_values_and_has_room_for_four_digits() -> None:
+    """A rating history (docs/club.md) near 1500 is drawn on a scale of its own values, not
+    from 0, with its four-digit tick labels inside the picture."""
+    svg = line_chart(
+        [0, 1, 2],
+        {"ann": [1500, 1658, 1493]},
+        title="ann's rating",
+        chart_id="r",
+        x_label="rated game (0 = start)",
+        from_zero=False,
+    )
+    root = ET.fromstring(svg)
+    ticks = [
+        int(t.text or "")
+        for t in root.iter("{http://www.w3.org/2000/svg}text")
+        if t.get("class") == "tick" and t.get("text-anchor") == "end"
+    ]
+    assert min(ticks) > 0
+    assert min(ticks) <= 1493
+    assert max(ticks) >= 1658
+    xs = [
+        float(t.get("x") or 0)
+        for t in root.iter("{http://www.w3.org/2000/svg}text")
+        if t.get("text-anchor") == "end"
+    ]
+    assert all(x >= 4 * 8 for x in xs)  # four digits of about 8 px left of the axis fit
+    assert "rated game (0 = start)" in svg

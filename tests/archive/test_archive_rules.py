@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from archivesite import GAMES, Played, make_test_app
+from needs import require_extra
 from sitecheck import check_page
 
 from adjudicator.archive import write_rules
@@ -82,6 +83,7 @@ def test_a_pass_with_the_database_away_is_skipped_with_one_line(
     says so in one line and ends, and the next pass tries again. It used to raise, and the
     service, awaiting the failed pass when told to stop, exited 1 instead of 0."""
     app = make_test_app(tmp_path)
+    require_extra("psycopg", package="psycopg", extra="postgresql")
     away = make_engine("postgresql://postgres@127.0.0.1:1/nowhere")  # nothing listens on 1
     try:
         keeper = ArchiveKeeper(away, app.config, authority="pbem.example.org")

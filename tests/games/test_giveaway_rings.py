@@ -63,6 +63,7 @@ def sparse_gift_graphs(draw: st.DrawFn) -> Gifts:
     return gifts
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(gift_graphs(), sparse_gift_graphs()))
 def test_rings_and_broken_cycles_match_networkx(gifts: Gifts) -> None:

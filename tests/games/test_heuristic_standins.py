@@ -38,6 +38,7 @@ def _wins(name: str, players: list[str], *, stand_in: bool, games: int, seat: in
     return won / games
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "players", "games", "at_least", "margin"),
     [
@@ -54,6 +55,7 @@ def test_the_stand_in_beats_random_players_clearly(
     assert ours >= baseline + margin, (ours, baseline)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [["ann", "bea", "cat"], ["ann", "bea", "cat", "dot"]])
 def test_the_giveaway_stand_in_beats_random_players_from_every_seat(players: list[str]) -> None:
     """Over 200 games a seat (fixed seeds), the stand-in wins clearly more often than a random

@@ -57,6 +57,7 @@ def _positions_with_a_choice(count: int) -> list[State]:
     return found
 
 
+@pytest.mark.slow
 def test_a_move_from_a_won_to_a_lost_position_is_named_with_a_move_that_kept_the_win() -> None:
     for state in _positions_with_a_choice(15):
         losing = next(

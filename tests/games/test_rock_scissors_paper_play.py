@@ -7,6 +7,7 @@ import json
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +51,7 @@ def random_game(rng: random.Random, state: State, *, watch: bool = False) -> Sta
     return state
 
 
+@pytest.mark.slow
 def test_thousands_of_random_games_end_with_a_result() -> None:
     """2,000 random games in each option: every game ends by the rules or reaches the move
     limit; the flags lost always match the flags missing from the board."""

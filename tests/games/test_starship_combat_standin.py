@@ -97,6 +97,7 @@ def test_round_one_mixes_shield_fire_shield_and_nothing_never_fire_alone() -> No
     assert sum(solution.mix) == 1
 
 
+@pytest.mark.slow
 def test_an_independent_solver_agrees_on_every_position_of_the_first_ten_rounds_left() -> None:
     expected = _independent_values(10)
     for (om, xm, op, xp, left), value in expected.items():
@@ -114,6 +115,7 @@ def built() -> dict[sc.Position, sc.Solution]:
     return dict(sc.SOLVED)
 
 
+@pytest.mark.slow
 def test_the_shipped_table_holds_the_values_built_from_nothing(
     built: dict[sc.Position, sc.Solution],
 ) -> None:
@@ -153,6 +155,7 @@ def test_no_pure_strategy_of_the_other_captain_beats_the_equilibrium(
         assert sum(solution.mix) == 1
 
 
+@pytest.mark.slow
 def test_the_whole_game_best_reply_to_the_stand_in_gains_nothing() -> None:
     """Backward induction of the other captain's best reply to the stand-in's behaviour over
     the whole game: from the start he can expect at best 0 (the stand-in at least 0)."""

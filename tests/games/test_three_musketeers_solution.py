@@ -74,6 +74,7 @@ def _agrees(value: int, expected: int) -> bool:
     return (value > 0) == (expected > 0) and (value == expected or not known)
 
 
+@pytest.mark.slow
 def test_the_last_layers_agree_with_the_plainminimax() -> None:
     """Built from the end down to 15 captures (7 men): every value the solver computes, and
     the winner the table keeps, of random positions, either side to move, is the minimax's."""
@@ -122,6 +123,7 @@ def test_the_start_is_a_cardinal_win_in_33_plies(solved: solution.Table) -> None
     assert _table_value(solved, START) == 33 - tm.WIN  # the Musketeers, to move, lose in 33
 
 
+@pytest.mark.slow
 def test_the_whole_table_agrees_with_the_plainminimax(solved: solution.Table) -> None:
     for men in (6, 8):
         for state in random_positions(men, 20, seed=men):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from adjudicator.core.game import Setup
 from adjudicator.core.kind import GameKind
 from adjudicator.games import KINDS
-from adjudicator.mail.command_specs import needs_seat
+from adjudicator.mail.command_specs import line_readers, needs_seat
 from adjudicator.mail.commands import (
     Command,
     CommandProblem,
@@ -149,7 +149,7 @@ def test_prose_and_orders_are_left_for_the_game(text: str) -> None:
         (
             "SET COLOUR red",
             "SET TIMEZONE, SET PASSWORD, SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, "
-            "SET QUIET and SET WEEKEND",
+            "SET QUIET, SET WEEKEND and SET PUBLIC",
         ),
         ("SET ADDRESS nowhere", "write the new address"),
         ("SET WAIT please", "SET WAIT or SET NOWAIT alone"),
@@ -251,3 +251,39 @@ def test_orders_of_random_games_are_never_read_as_commands(kind: GameKind) -> No
         section = read(text)
         assert commands(section) == [], text
         assert section.problems == (), text
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("WHOIS cat", "WhoIs(handle='cat'"),
+        ("whois Cat", "WhoIs(handle='cat'"),
+        ("who is cat", "WhoIs(handle='cat'"),
+        ("RATING", "RatingAsked("),
+        ("my ratings", "RatingAsked("),
+        ("SET PUBLIC OFF", "SetPublic(public=False"),
+        ("set public on", "SetPublic(public=True"),
+    ],
+)
+def test_club_commands_are_read(line: str, expected: str) -> None:
+    """docs/club.md: WHOIS handle, RATING, SET PUBLIC ON|OFF."""
+    (command,) = _club_commands(line)
+    assert repr(command).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [("WHOIS", "WHOIS and a player's name"), ("SET PUBLIC maybe", "SET PUBLIC ON or")],
+)
+def test_club_commands_written_wrong_are_problems(line: str, problem: str) -> None:
+    (found,) = _club_commands(line)
+    assert isinstance(found, CommandProblem)
+    assert problem in found.message
+
+
+def _club_commands(line: str) -> list[Command | CommandProblem]:
+    for reader in line_readers():
+        found = reader(line, SectionLine(1, line))
+        if found is not None:
+            return list(found)
+    return []

@@ -24,6 +24,7 @@ def test_any_text_is_read_as_parseaddr_reads_it(value: str) -> None:
     assert split_address(value) == parseaddr(value)
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(
     st.from_regex(r"[a-z0-9.+_-]{1,12}@[a-z0-9-]{1,10}(\.[a-z]{2,4}){0,2}", fullmatch=True),

@@ -135,6 +135,29 @@ def converse(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     kept |= _orders_and_help(app, send, first, secret[first])
     kept |= seat_taken_over(app, send, resigned, secret["carol"])
     kept |= join_with_approval(app, send)
+    kept |= club_answers(app, send, secret[first], kept["absence-gm"])
+    return kept
+
+
+def club_answers(
+    app: App, send: Callable[[str, str], list[Sent]], secret: str, to_gm: Sent
+) -> dict[str, Sent]:
+    """The club (docs/club.md): WHOIS and RATING from a stranger, SET PUBLIC OFF by alice, and
+    the game master's RECORD of an address, by mail to his reply address."""
+    kept: dict[str, Sent] = {}
+    (kept["whois-and-rating"],) = send("stranger@elsewhere.example", "WHOIS alice\nRATING\n")
+    (kept["set-public"],) = send(
+        "alice@example.org", f"GAME c1\nPASSWORD {secret}\nSET PUBLIC OFF\n"
+    )
+    reply_to = str(to_gm.message["Reply-To"])
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "gm@example.org", reply_to, "[c1]"
+    message["Message-ID"] = "<record@example.org>"
+    message["Date"] = "Mon, 02 Mar 2026 12:00:00 +0000"
+    message.set_content("RECORD bob@example.org\n")
+    before = len(outbox(app))
+    app.ingest(message.as_bytes(), channel="test")
+    (kept["record-gm"],) = outbox(app)[before:]
     return kept
 
 

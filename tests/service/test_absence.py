@@ -27,8 +27,8 @@ from adjudicator.service import ServiceError
 from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
-from adjudicator.service.games import Credentials, PlayerSpec, create_game, find_game
-from adjudicator.service.rounds import RoundContext, start_game
+from adjudicator.service.games import Credentials, find_game
+from adjudicator.service.rounds import RoundContext
 from adjudicator.service.status import status_lines
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Absence, GameStatus, Round, RoundState, Seat
@@ -42,20 +42,10 @@ def _game(
     app: App, kind: str = "giveaway", schedule: str = "72h", **settings: Any
 ) -> dict[str, Credentials]:
     players = ["ann", "ben", "cat"] if kind == "giveaway" else ["ann", "ben"]
-    with session_scope(app.engine) as session:
-        game, creds = create_game(
-            session,
-            name="g1",
-            kind=kind,
-            players=[PlayerSpec(p, f"{p}@example.org") for p in players],
-            options={},
-            schedule=schedule,
-            settings=settings,
-            gm_address="gm@example.org",
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    return {c.handle: c for c in creds}
+    return new_game(
+        app, players, name="g1", kind=kind, schedule=schedule, settings=settings,
+        gm_address="gm@example.org",
+    )  # fmt: skip
 
 
 def _send(app: App, creds: dict[str, Credentials], handle: str, body: str) -> None:

@@ -10,16 +10,15 @@ from itertools import count
 from pathlib import Path
 
 import pytest
-from playing import add_orders, clock_of, close_open_round, player_mail, queued
+from playing import add_orders, clock_of, close_open_round, new_game, player_mail, queued
 from sqlmodel import Session, select
 
 from adjudicator.archive.build import build_archive
 from adjudicator.games import kind_of
 from adjudicator.service import ServiceError
 from adjudicator.service.app import App
-from adjudicator.service.games import Credentials, PlayerSpec, create_game
+from adjudicator.service.games import Credentials
 from adjudicator.service.press import PER_ROUND, clean_text
-from adjudicator.service.rounds import start_game
 from adjudicator.service.settings import read_settings
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, OutboxMail, Press, Seat
@@ -28,21 +27,14 @@ _numbers = count()
 
 
 def start(app: App, kind: str = "giveaway", **settings: object) -> dict[str, Credentials]:
+    creds = new_game(
+        app, ["alice", "bob", "carol"], name="g1", kind=kind,
+        settings={"early_close": False, **settings},
+    )  # fmt: skip
     with session_scope(app.engine) as session:
-        game, creds = create_game(
-            session,
-            name="g1",
-            kind=kind,
-            schedule="72h",
-            settings={"early_close": False, **settings},
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
         for mail in session.exec(select(OutboxMail)):
             session.delete(mail)
-    return {c.handle: c for c in creds}
+    return creds
 
 
 def send(app: App, creds: dict[str, Credentials], handle: str, body: str) -> None:
@@ -223,19 +215,7 @@ def test_the_archive_shows_public_press_with_its_round_and_never_private_press(
 def test_set_wait_holds_the_round_to_its_deadline_until_set_nowait(app: App) -> None:
     """SET WAIT: the round does not close early when every order is in; SET NOWAIT lets it
     close, at once if every order is in by then."""
-    with session_scope(app.engine) as session:
-        game, made = create_game(
-            session,
-            name="g1",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": True},
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    creds = {c.handle: c for c in made}
+    creds = new_game(app, ["alice", "bob", "carol"], name="g1", settings={"early_close": True})
     send(app, creds, "bob", "SET WAIT\n")
     assert "runs to its deadline" in answer_text(app)
     for handle, orders in (("alice", "GIVE 3 TO bob"), ("bob", "GIVE 3 TO carol")):
@@ -328,17 +308,10 @@ def test_join_takes_a_seat_with_the_code_and_a_full_game_starts(app: App) -> Non
     """JOIN from anybody: a code to the asking address; with it a seat and a welcome; the game
     starts by itself when it has the ``signup`` number of players, and every player is told.
     A game not open for sign-up, or already joined, is refused."""
-    with session_scope(app.engine) as session:
-        create_game(
-            session,
-            name="sf9",
-            kind="sissyfight",
-            schedule="72h",
-            settings={"signup": 4},
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            now=app.clock(),
-        )
+    new_game(
+        app, ["alice", "bob", "carol"], name="sf9", kind="sissyfight", settings={"signup": 4},
+        start=False,
+    )  # fmt: skip
     newcomer = "Jane.Doe@elsewhere.example"
 
     def from_jane(body: str) -> None:

@@ -8,7 +8,7 @@ from email.message import EmailMessage
 from typing import Any
 
 import pytest
-from playing import START, add_orders, clock_of, plain, player_mail, queued
+from playing import START, add_orders, clock_of, new_game, plain, player_mail, queued
 from sqlmodel import Session, col, select
 
 from adjudicator.base.security import verify_secret
@@ -250,19 +250,11 @@ def test_a_removed_player_stays_in_the_game_under_the_no_orders_rule(app: App) -
 def test_moves_sent_while_paused_wait_for_the_resume(app: App) -> None:
     """A paused game closes no round, a sequential one included; on resuming, a round whose
     orders are all in is adjudicated at once."""
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="tm",
-            kind="three-musketeers",
-            players=[PlayerSpec("ann", "ann@example.org"), PlayerSpec("ben", "ben@example.org")],
-            options={},
-            schedule="48h",
-            settings={"reminders": []},
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    secret = next(c.secret for c in credentials if c.handle == "ann")
+    credentials = new_game(
+        app, ["ann", "ben"], name="tm", kind="three-musketeers", schedule="48h",
+        settings={"reminders": []},
+    )  # fmt: skip
+    secret = credentials["ann"].secret
     with session_scope(app.engine) as session:
         gm.pause(session, find_game(session, "tm"), ctx=app.ctx, now=_clock(app, hours=1))
     move = player_mail("tm", "ann", f"PASSWORD {secret}\na1-a2", number=1)
@@ -353,19 +345,10 @@ def test_rollback_cancels_unsent_mail_of_the_discarded_rounds(app: App) -> None:
 def test_a_removed_giveaway_player_can_be_given_nothing_and_cannot_win(app: App) -> None:
     """docs/rules/giveaway.md: a player the game master takes out neither gives nor receives;
     a gift to them is refused like a gift to a non-player, and they cannot win."""
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw",
-            kind="giveaway",
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("ann", "ben", "cat")],
-            options={},
-            schedule="48h",
-            settings={"reminders": []},
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    secrets = {c.handle: c.secret for c in credentials}
+    credentials = new_game(
+        app, ["ann", "ben", "cat"], name="gw", schedule="48h", settings={"reminders": []}
+    )
+    secrets = {handle: c.secret for handle, c in credentials.items()}
     with session_scope(app.engine) as session:
         gm.remove_player(session, find_game(session, "gw"), "cat")
     gift = player_mail("gw", "ann", f"PASSWORD {secrets['ann']}\nGIVE 3 TO cat")

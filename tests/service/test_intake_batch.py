@@ -10,15 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playing import fail_processing_of
+from playing import fail_processing_of, new_game
 from sqlmodel import Session, col, select
 
 from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.service import batch_intake
 from adjudicator.service.app import App, make_app
 from adjudicator.service.batch_intake import store_batch
-from adjudicator.service.games import Credentials, PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
+from adjudicator.service.games import Credentials
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OrderSet, OutboxMail, Submission
 
@@ -37,19 +36,8 @@ def make_mail(body: str, *, sender: str, subject: str = "[gw1] orders", n: int =
 
 
 def start(app: App) -> dict[str, Credentials]:
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw1",
-            kind="giveaway",
-            schedule="72h",
-            settings={"early_close": False},  # the round stays open: intake is tested here
-            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
-            options={},
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    return {c.handle: c for c in credentials}
+    # the round stays open: intake is tested here
+    return new_game(app, PLAYERS, name="gw1", settings={"early_close": False})
 
 
 def assorted_mails(creds: dict[str, Credentials]) -> list[bytes]:

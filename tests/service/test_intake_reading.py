@@ -111,6 +111,7 @@ def ignored_lines(confirmation: str) -> list[str]:
     return [line.strip() for line in listed.splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_a_sample_of_the_reader_corpus_through_the_real_intake(
     app: App, creds: dict[str, Credentials]
 ) -> None:

@@ -14,6 +14,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesHeaderParser
 from itertools import count
 
+import pytest
 from playing import START, client_reply, clock_of, new_game, plain, queued
 from sqlmodel import Session, col, select
 
@@ -94,6 +95,7 @@ def _answered(app: App) -> tuple[list[str], set[str]]:
     return sent, replied
 
 
+@pytest.mark.slow
 def test_fifty_quick_turns_against_the_computer_are_all_answered(app: App) -> None:
     """Finding 2: the loop guard counted the service's own confirmations, so after some eight
     answers in ten minutes a quick player's STATUS went unanswered, and nothing told him. 50

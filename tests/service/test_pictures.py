@@ -12,17 +12,16 @@ from typing import Any
 
 import pytest
 from converters import OpenTransactions, QuickPictures
-from playing import add_orders, clock_of, queued
+from playing import add_orders, clock_of, new_game, queued
 from sqlalchemy import event
 from sqlmodel import Session, select
 
 from adjudicator.pictures import Picture
 from adjudicator.service.app import App
 from adjudicator.service.closing import close_and_adjudicate, sweep
-from adjudicator.service.games import PlayerSpec, create_game
 from adjudicator.service.pictures import make_pngs
 from adjudicator.service.reporting import report_round
-from adjudicator.service.rounds import open_round_of, start_game
+from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, PicturePng, Round, RoundState
 
@@ -65,19 +64,8 @@ class Broken:
 
 
 def _game(app: App) -> dict[str, str]:
-    with session_scope(app.engine) as session:
-        game, credentials = create_game(
-            session,
-            name="gw1",
-            kind="giveaway",
-            schedule="72h",
-            settings={"reminders": []},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in PLAYERS],
-            options={},
-            now=app.clock(),
-        )
-        start_game(session, game, now=app.clock())
-    return {c.handle: c.secret for c in credentials}
+    credentials = new_game(app, PLAYERS, name="gw1", settings={"reminders": []})
+    return {handle: c.secret for handle, c in credentials.items()}
 
 
 def _mail(handle: str, body: str, number: int) -> bytes:

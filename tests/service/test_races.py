@@ -8,13 +8,14 @@ import threading
 from typing import Any
 
 import pytest
+from playing import new_game
 from sqlmodel import Session, select
 
 from adjudicator.serve.scheduler import DeadlineScheduler
 from adjudicator.service.app import App
 from adjudicator.service.closing import close_and_adjudicate, sweep
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.service.rounds import start_game
+from adjudicator.service.games import find_game
+from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.claims import claimed
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import OutboxMail, Round, RoundResult, RoundState
@@ -23,18 +24,13 @@ RACERS = 6
 
 
 def _duel(app: App) -> int:
-    with session_scope(app.engine) as session:
-        game, _ = create_game(
-            session,
-            name="duel",
-            kind="starship-combat",
-            players=[PlayerSpec("ann", "ann@example.org"), PlayerSpec("ben", "ben@example.org")],
-            options={},
-            schedule="1h",
-            settings={"reminders": []},
-            now=app.clock(),
-        )
-        round_ = start_game(session, game, now=app.clock())
+    new_game(
+        app, ["ann", "ben"], name="duel", kind="starship-combat", schedule="1h",
+        settings={"reminders": []},
+    )  # fmt: skip
+    with Session(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, "duel"))
+        assert round_ is not None
         assert round_.id is not None
         return round_.id
 

@@ -19,7 +19,7 @@ from adjudicator.service import ServiceError
 from adjudicator.service.app import App
 from adjudicator.service.approval import decide, request_of
 from adjudicator.service.conversation import example_orders
-from adjudicator.service.games import PlayerSpec, create_game, find_game
+from adjudicator.service.games import find_game
 from adjudicator.service.gm import replace_player
 from adjudicator.service.handover import find_seat
 from adjudicator.service.offers import _claim, offer_seat
@@ -400,18 +400,10 @@ def test_absent_setting_values(absent: str, ok: bool) -> None:
 
 
 def _signup_game(app: App) -> None:
-    with session_scope(app.engine) as session:
-        create_game(
-            session,
-            name="sf9",
-            kind="sissyfight",
-            schedule="72h",
-            settings={"signup": 4, "join": "approve"},
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            gm_address="gm@example.org",
-            now=app.clock(),
-        )
+    new_game(
+        app, ["alice", "bob", "carol"], name="sf9", kind="sissyfight",
+        settings={"signup": 4, "join": "approve"}, gm_address="gm@example.org", start=False,
+    )  # fmt: skip
 
 
 def _join(app: App, address: str) -> None:

@@ -8,11 +8,9 @@ from __future__ import annotations
 import re
 from itertools import count
 
-from playing import plain, player_mail, queued
+from playing import new_game, plain, player_mail, queued
 
 from adjudicator.service.app import App
-from adjudicator.service.games import PlayerSpec, create_game
-from adjudicator.storage.db import session_scope
 
 _numbers = count()
 NEWCOMER = "jane@elsewhere.example"
@@ -20,17 +18,7 @@ NEWCOMER = "jane@elsewhere.example"
 
 def _open_game(app: App) -> None:
     """Giveaway "gw9" with alice, bob and carol, starting by itself with 5 players."""
-    with session_scope(app.engine) as session:
-        create_game(
-            session,
-            name="gw9",
-            kind="giveaway",
-            schedule="72h",
-            settings={"signup": 5},
-            options={},
-            players=[PlayerSpec(p, f"{p}@example.org") for p in ("alice", "bob", "carol")],
-            now=app.clock(),
-        )
+    new_game(app, ["alice", "bob", "carol"], name="gw9", settings={"signup": 5}, start=False)
 
 
 def _from(app: App, address: str, body: str) -> None:

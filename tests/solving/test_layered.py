@@ -1,4 +1,4 @@
-"""The compiled solver of layered games (solving/layered.py) against a plain recursive reading of
+"""The solver of layered games (solving/layered.py) against a plain recursive reading of
 the game's description (core/layered.py), on random small games: every value of the table."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import pytest
 from layered_games import random_game
 
 from adjudicator.core.layered import TOP, LayeredGame, colex_rank
+from adjudicator.solving import layered
 from adjudicator.solving.layered import build_into
 
 
@@ -91,3 +92,25 @@ def test_layers_kept_as_bits_say_who_wins_and_the_first_layers_stay_exact(seed: 
         else:
             bit = table[offsets[size] + index // 8] >> index % 8 & 1
             assert bit == (expected > 0), (seed, k, sorted(chosen))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_layer_made_a_class_at_a_time_is_the_same(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The solver makes a layer a group of classes at a time and reads the next layer's
+    classes back from its scratch file, a few kept: with one class a group and one class
+    kept, every value is still the plain reading."""
+    game = random_game(random.Random(seed), classes=5, slots=7)
+    whole = bytearray(game.layer_offsets()[-1])
+    build_into(game, whole)
+    monkeypatch.setattr(layered, "GROUP_BYTES", 1)
+    monkeypatch.setattr(layered, "ROWS_KEPT_BYTES", 1)
+    apart = bytearray(len(whole))
+    build_into(game, apart)
+    assert apart == whole
+    offsets = game.layer_offsets()
+    for (k, chosen), expected in plain_values(game).items():
+        size = len(chosen)
+        index = offsets[size] + k * game.layer_size(size) + colex_rank(sorted(chosen))
+        assert (apart[index] - 256 if apart[index] > 127 else apart[index]) == expected

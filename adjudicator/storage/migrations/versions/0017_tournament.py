@@ -7,7 +7,7 @@ master, and the round a player withdrew in) and ``tournamentgame`` (a game of a 
 a pairing forfeited without a game). Going back drops them.
 
 Revision ID: 0017
-Revises: 0015
+Revises: 0016
 Create Date: 2026-11-28 05:00:00
 """
 
@@ -18,7 +18,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0017"
-down_revision: str | None = "0015"
+down_revision: str | None = "0016"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
