@@ -10,6 +10,7 @@ import re
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
 from playing import client_reply, clock_of, plain, queued
 from sqlmodel import Session
 
@@ -186,6 +187,7 @@ def _no_other_address(app: App, players: list[str]) -> None:
                 assert _address(other) not in text, (to, mail["Subject"])
 
 
+@pytest.mark.slow  # twelve games played by mail to their end: more than a few seconds
 def test_a_swiss_of_nine_rock_scissors_paper_over_three_rounds(app: App) -> None:
     """Monrad pairings (tests/core/test_pairing.py): round 1 a-b, c-d, e-f, g-h, i a bye;
     round 2 a-f, g-i, c-b, d-e, h a bye; round 3 i-a, c-f, d-g, h-e, b a bye. Results, match
