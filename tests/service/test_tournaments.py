@@ -187,7 +187,7 @@ def _no_other_address(app: App, players: list[str]) -> None:
                 assert _address(other) not in text, (to, mail["Subject"])
 
 
-@pytest.mark.slow  # twelve games played by mail to their end: more than a few seconds
+@pytest.mark.slow  # three rounds of matches on both sides played by mail: many seconds
 def test_a_swiss_of_nine_rock_scissors_paper_over_three_rounds(app: App) -> None:
     """Monrad pairings (tests/core/test_pairing.py): round 1 a-b, c-d, e-f, g-h, i a bye;
     round 2 a-f, g-i, c-b, d-e, h a bye; round 3 i-a, c-f, d-g, h-e, b a bye. Results, match
