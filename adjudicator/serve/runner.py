@@ -214,7 +214,13 @@ class Service:
         """A batch of mail was processed: rounds may have their last orders in (called from
         the thread reading the mail)."""
         self._to_report = True
-        loop.call_soon_threadsafe(self.wake.set)
+        self._wake_from(loop)
+
+    def _wake_from(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Wake the main loop from another thread. A deadline job that ends while the service
+        stops finds the loop closed: nothing is lost, the next start reports what it closed."""
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self.wake.set)
 
     def _report(self, workers: RoundWorkers | None) -> None:
         """Close the rounds whose last orders came in and report them: one pass at a time, in a
@@ -463,7 +469,7 @@ class Service:
         if not once:
             self.app.report_later = lambda: self._report_soon(loop)
         scheduler = DeadlineScheduler(
-            self.app, on_closed=lambda _: loop.call_soon_threadsafe(self.wake.set), workers=workers
+            self.app, on_closed=lambda _: self._wake_from(loop), workers=workers
         )
         imap_thread = None
         poller = None
