@@ -13,12 +13,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from adjudicator.archive.render import ArchiveRenderer, Page, Site
+from adjudicator.archive.tournaments import tournament_pages
 from adjudicator.archive.write import write_atomic
 from adjudicator.mail.compose import Renderer
 from adjudicator.readmodel.club_pages import read_club
 from adjudicator.readmodel.read import read_archive
+from adjudicator.readmodel.tournaments import tournament_views
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,12 @@ def _build(
     archive = read_archive(engine, game_name=game_name)
     site = Site(base_url=base_url, authority=authority)
     archive_renderer = ArchiveRenderer(renderer, site=site)
-    pages = archive_renderer.archive(archive)
+    with Session(engine) as session:
+        views = tournament_views(session)
+    pages = archive_renderer.archive(archive, tournaments=len(views))
     # The players' page and the rating lists change with every game: written each time.
     pages += archive_renderer.club(read_club(engine, now=now or datetime.now(UTC)))
+    pages += tournament_pages(archive_renderer.renderer, views, site_name=site.name)
     return _write(out_dir, pages, tuple(g.name for g in archive.games))
 
 

@@ -153,9 +153,12 @@ class ArchiveRenderer:
         source, _, _ = env.loader.get_source(env, "archive/style.css")
         return Page("style.css", source.encode())
 
-    def index(self, summaries: Sequence[GameSummary]) -> Page:
+    def index(self, summaries: Sequence[GameSummary], *, tournaments: int = 0) -> Page:
+        """The front page; it leads to the tournaments' list when there are any."""
         rules = [(kind, rules_file(kind)) for kind in GAME_NAMES]
-        html = self._render("index.html.j2", root="", games=summaries, rules=rules)
+        html = self._render(
+            "index.html.j2", root="", games=summaries, rules=rules, tournaments=tournaments
+        )
         return Page("index.html", html.encode())
 
     def rules(self) -> list[Page]:
@@ -279,8 +282,9 @@ class ArchiveRenderer:
             pages.append(Page(path, html.encode()))
         return pages
 
-    def archive(self, archive: Archive) -> list[Page]:
-        pages = [self.stylesheet(), self.index(archive.index), *self.rules()]
+    def archive(self, archive: Archive, *, tournaments: int = 0) -> list[Page]:
+        index = self.index(archive.index, tournaments=tournaments)
+        pages = [self.stylesheet(), index, *self.rules()]
         for game in archive.games:
             pages += self.game(game)
         return pages

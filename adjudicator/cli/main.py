@@ -34,6 +34,7 @@ from adjudicator.cli.support import (
     usage,
 )
 from adjudicator.cli.textreport import format_replay, state_lines
+from adjudicator.cli.tournament import app as tournament_app
 from adjudicator.core.errors import RecordError
 from adjudicator.doctor import report
 from adjudicator.games import (
@@ -367,6 +368,7 @@ app.add_typer(game_app, name="game")
 register_game_commands(game_app)
 app.add_typer(player_app, name="player", no_args_is_help=True)
 app.add_typer(archive_app, name="archive", no_args_is_help=True)
+app.add_typer(tournament_app, name="tournament", no_args_is_help=True)
 app.add_typer(outbox_app, name="outbox", no_args_is_help=True)
 
 

@@ -121,7 +121,7 @@ SPECS: tuple[CommandSpec, ...] = (
             ("", "by a second mail)"),
         ),
         needs_seat=False,
-        answers=("answer/join", "join_decided"),
+        answers=("answer/join", "join_decided", "answer/join_tournament", "tournament_join"),
     ),
     CommandSpec(
         Status,
@@ -296,7 +296,7 @@ SPECS: tuple[CommandSpec, ...] = (
         Approve,
         player_readers.read_approve,
         needs_seat=False,
-        answers=("answer/approve", "join_decided"),
+        answers=("answer/approve", "join_decided", "answer/join_tournament", "tournament_decided"),
     ),
     # The game master's commands: no seat, the game master's proof (``service/gm_mail.py``);
     # not in HELP's list, which is the players' (the game master's is ``_gm_commands``).

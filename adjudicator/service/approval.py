@@ -21,13 +21,14 @@ from adjudicator.mail.commands import Approve, Command, CommandProblem
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
-from adjudicator.service import ServiceError, conversation
+from adjudicator.service import ServiceError, conversation, tournament_signup
 from adjudicator.service.game_context import base_context
 from adjudicator.service.gm import add_player
 from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.signup import handle_for, seats_wanted, start_when_full
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, JoinRequest
+from adjudicator.storage.tournaments import tournament_named
 
 
 def waiting_requests(session: Session, game: Game) -> list[JoinRequest]:
@@ -115,6 +116,8 @@ def _answer_one(handling: SectionHandling, command: Approve) -> str | None:
     session = handling.session
     name = command.game or handling.named
     game = queries.game_named(session, name) if name else None
+    if game is None and name and (tournament := tournament_named(session, name)) is not None:
+        return tournament_signup.answer_approval(handling, command, tournament)
     if game is None:
         return f"there is no game called {name!r} here" if name else "name it: APPROVE gw42 CODE"
     key = handling.ctx.receipt_key

@@ -25,7 +25,7 @@ from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.service import ServiceError, club, conversation
+from adjudicator.service import ServiceError, club, conversation, tournament_signup
 from adjudicator.service.announcements import tell_started
 from adjudicator.service.closing import begin_game
 from adjudicator.service.game_context import base_context
@@ -35,6 +35,7 @@ from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.settings import settings_of
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, JoinRequest
+from adjudicator.storage.tournaments import tournament_named
 
 
 def join(
@@ -48,6 +49,8 @@ def _join_one(handling: SectionHandling, command: Join) -> str | None:
     session, address = handling.session, handling.sender.strip().lower()
     name = command.game or handling.named
     game = queries.game_named(session, name) if name else None
+    if game is None and name and (tournament := tournament_named(session, name)) is not None:
+        return tournament_signup.join_tournament(handling, command, tournament)
     if game is None:
         return f"there is no game called {name!r} here" if name else "name it: JOIN gw42"
     if game.status != GameStatus.SETUP or not game.settings.get("signup"):

@@ -143,6 +143,7 @@ def test_update_game_writes_that_game_and_the_index_only(tmp_path: Path) -> None
     assert not (out / "race").exists()
     assert (out / "duel" / "round-1.html").is_file()
     assert not update_game(app.engine, "duel", out).written  # nothing changed since
+    assert "tournaments/" not in (out / "index.html").read_text()  # a site without any
 
     # A second round of duel is played and reported: only duel's files, the index and the
     # club's pages (its players' records, docs/club.md) change.
