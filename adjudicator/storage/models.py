@@ -234,7 +234,7 @@ class Round(SQLModel, table=True):
 
 class Submission(SQLModel, table=True):
     __table_args__ = (
-        # The mails that looked automatic from one sender lately (``service/loop_guard.py``).
+        # The mails that looked automatic from one sender lately (``notify/loop_guard.py``).
         Index("ix_submission_lower_sender_received", text("lower(sender)"), "received_at"),
     )
 
