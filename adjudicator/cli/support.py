@@ -100,7 +100,7 @@ def pairs(values: list[str], what: str, *, empty: bool = False) -> dict[str, str
 
 LIST_SETTINGS = ("reminders", "require_auth", "stand_ins")
 INT_SETTINGS = ("missed_rounds_limit", "absence_days")
-BOOL_SETTINGS = ("early_close", "private_press", "anonymous_press", "signup")
+BOOL_SETTINGS = ("early_close", "private_press", "anonymous_press", "show_waiting", "signup")
 BOOLEANS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 

@@ -2,7 +2,9 @@
 
 Reminders go to the players without orders, each at its usual time unless it would fall in
 the player's quiet hours or weekend days (``SET QUIET``, ``SET WEEKEND``: then before them,
-``core/away.py``), and never to a player who is away (``SET ABSENCE``).
+``core/away.py``), and never to a player who is away (``SET ABSENCE``). Each says who has
+orders in and who not yet (handles only, never orders) unless the game master turned that off
+(setting ``show_waiting``).
 
 Both are idempotent and race-safe like the rest of the life cycle: a reminder is claimed by a
 compare-and-set on ``Round.reminded_for`` and a grace period by one on ``Round.grace_until``,
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
@@ -71,6 +74,30 @@ def missing_among(
     """Those of ``seats`` (active ones) the game waits for that have no orders in force."""
     ordered = queries.seats_with_orders(session, round_.id)
     return [seat for seat in waiting_among(seats, game, state=state) if seat.id not in ordered]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Who the open round waits for: the handles of the seats with orders in force and of those
+    still without, in seat order (setting ``show_waiting``). Handles only: what anybody ordered
+    stays secret until the round is adjudicated."""
+
+    ordered: tuple[str, ...]
+    to_order: tuple[str, ...]
+
+
+def progress_of(
+    session: Session, game: Game, round_: Round, *, state: Any = None
+) -> Progress | None:
+    """The open round's :class:`Progress`, or None where the game master turned it off."""
+    if not settings_of(game).show_waiting or round_.id is None:
+        return None
+    ordered = queries.seats_with_orders(session, round_.id)
+    movers = waiting_for(session, game, state=state)
+    return Progress(
+        ordered=tuple(s.handle for s in movers if s.id in ordered),
+        to_order=tuple(s.handle for s in movers if s.id not in ordered),
+    )
 
 
 Reminder = tuple[timedelta, datetime]
@@ -221,6 +248,8 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
     if getattr(claimed, "rowcount", 0) != 1:
         return 0
     away = queries.absent_at(session, game.id, now)
+    progress = progress_of(session, game, round_)
+    shown = asdict(progress) if progress is not None else None
     queued = 0
     for seat in missing_seats(session, game, round_):
         reminders = plan.get(seat.id, plan[None])
@@ -235,6 +264,7 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
                 {
                     **base_context(game, seat, round_),
                     "time_left": duration_in_words(round_.deadline - now),
+                    "progress": shown,
                     **_timeout(session, game, seat, round_),
                 },
                 key=f"reminder:{round_.id}:{seat.id}:{_reminder_tag(round_, min(due))}",

@@ -16,6 +16,8 @@ Settings live in ``Game.settings`` (JSON), all optional:
   whose rules forbid private talk, such as SiSSYFiGHT, never allows it).
 - ``anonymous_press``: gunboat press, relayed and kept without the sender's handle (default
   off).
+- ``show_waiting``: reminders and STATUS say which seats have orders in for the open round and
+  which the round still waits for, by handle only, never their orders (default on).
 - ``signup``: a game not started yet is open for sign-up: listed by ``LIST``, joined by
   ``JOIN`` (default off). A number instead of true: the game starts by itself once it has that
   many players.
@@ -67,6 +69,7 @@ SETTINGS = (
     "require_auth",
     "private_press",
     "anonymous_press",
+    "show_waiting",
     "signup",
     "stand_ins",
     "absent",
@@ -97,6 +100,7 @@ class GameSettings:
     absence_wait: bool = False  # an absence holds the deadline (else: the no-orders rule)
     absent_offer: bool = False
     join_approve: bool = False
+    show_waiting: bool = True
 
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
@@ -154,9 +158,9 @@ def read_settings(
                 "setting 'signup' is true, false, or the number of players at which the game "
                 "starts (2 or more)"
             )
-        flags = ("private_press", "anonymous_press")
-        press = {k: settings.get(k, k == "private_press") for k in flags}
-        for name, value in press.items():
+        flags = ("private_press", "anonymous_press", "show_waiting")
+        switches = {k: settings.get(k, k != "anonymous_press") for k in flags}
+        for name, value in switches.items():
             if not isinstance(value, bool):
                 raise ServiceError(f"setting {name!r} is true or false")
         stand_ins = settings.get("stand_ins", [])
@@ -177,14 +181,15 @@ def read_settings(
             early_close=early,
             missed_rounds_limit=limit,
             require_auth=tuple(required),
-            private_press=press["private_press"],
-            anonymous_press=press["anonymous_press"],
+            private_press=switches["private_press"],
+            anonymous_press=switches["anonymous_press"],
             stand_ins=tuple(h.strip().lower() for h in stand_ins),
             absent_stand_in="stand-in" in absent,
             absent_offer="offer" in absent,
             join_approve=join == "approve",
             absence_days=absence_days,
             absence_wait=absence_wait,
+            show_waiting=switches["show_waiting"],
         )
     except ScheduleError as error:
         raise ServiceError(str(error)) from None
