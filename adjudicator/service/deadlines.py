@@ -329,6 +329,46 @@ def start_grace(
     return True
 
 
+def nudge_moment(game: Game, round_: Round) -> datetime | None:
+    """When the player whose turn it is gets a nudge (setting ``nudge``, games played in turns
+    only), or None."""
+    after = settings_of(game).nudge
+    return round_.opened_at + after if after is not None else None
+
+
+def _nudge_key(round_: Round, seat: Seat) -> str:
+    return f"nudge:{round_.id}:{seat.id}"
+
+
+def queue_nudges(session: Session, round_: Round, *, ctx: ServiceContext, now: datetime) -> int:
+    """Once the turn has waited ``nudge`` for its player: a nudge to him, once a turn (the
+    mail's key is the turn's and the seat's), never while he is away; the number queued."""
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    moment = nudge_moment(game, round_)
+    if moment is None or now < moment:
+        return 0
+    if game.status != GameStatus.RUNNING or round_.state != RoundState.OPEN:
+        return 0
+    away = queries.absent_at(session, game.id, now)
+    queued = 0
+    for seat in missing_seats(session, game, round_):
+        key = _nudge_key(round_, seat)
+        if seat.id in away or queries.queued_key(session, key):
+            continue
+        context = {
+            **base_context(game, seat, round_),
+            "waited": duration_in_words(now - round_.opened_at),
+            "has_deadline": round_.deadline is not None,
+        }
+        notice = Notice(
+            "nudge", seat.address, context, key=key,
+            game_id=game.id, round_id=round_.id, seat_id=seat.id,
+        )  # fmt: skip
+        queued += queue_notice(session, notice, ctx=ctx, now=now)
+    return queued
+
+
 def _timeout(session: Session, game: Game, seat: Seat, round_: Round) -> dict[str, Any]:
     """What a reminder or grace notice says of a game played in turns (``sequential``): a
     player who has not moved by the end of the grace period (or the deadline, without one)
@@ -349,9 +389,10 @@ def _timeout(session: Session, game: Game, seat: Seat, round_: Round) -> dict[st
 def wake_times(
     session: Session, round_: Round, *, quiet: QuietSeats | None = None
 ) -> list[datetime]:
-    """When the scheduler should look at an open round: its reminders and its close."""
+    """When the scheduler should look at an open round: its reminders, its nudge and its
+    close."""
     game = session.get(Game, round_.game_id)
     assert game is not None
     times = reminder_times(session, game, round_, quiet=quiet)
-    close = closes_at(round_)
-    return sorted(times + ([close] if close else []))
+    close, nudge = closes_at(round_), nudge_moment(game, round_)
+    return sorted(times + [t for t in (close, nudge) if t is not None])

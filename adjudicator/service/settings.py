@@ -18,6 +18,8 @@ Settings live in ``Game.settings`` (JSON), all optional:
   off).
 - ``show_waiting``: reminders and STATUS say which seats have orders in for the open round and
   which the round still waits for, by handle only, never their orders (default on).
+- ``nudge``: in a game played in turns, how long a turn waits before the player whose turn it
+  is gets a nudge by mail, once a turn (default none).
 - ``signup``: a game not started yet is open for sign-up: listed by ``LIST``, joined by
   ``JOIN`` (default off). A number instead of true: the game starts by itself once it has that
   many players.
@@ -70,6 +72,7 @@ SETTINGS = (
     "private_press",
     "anonymous_press",
     "show_waiting",
+    "nudge",
     "signup",
     "stand_ins",
     "absent",
@@ -101,6 +104,7 @@ class GameSettings:
     absent_offer: bool = False
     join_approve: bool = False
     show_waiting: bool = True
+    nudge: timedelta | None = None  # after how long a turn's player is nudged
 
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
@@ -170,6 +174,11 @@ def read_settings(
             raise ServiceError("setting 'stand_ins' is a list of handles, e.g. [\"cat\"]")
         absent = _absent(settings.get("absent", "no-orders"))
         absence_days, absence_wait = _absence(settings, sequential=sequential)
+        nudge = settings.get("nudge")
+        if nudge and not sequential:
+            raise ServiceError(
+                "setting 'nudge' is for games played in turns; the others have reminders"
+            )
         join = settings.get("join", "open")
         if join not in JOIN:
             raise ServiceError(f"setting 'join' is one of {', '.join(JOIN)}")
@@ -190,6 +199,7 @@ def read_settings(
             absence_days=absence_days,
             absence_wait=absence_wait,
             show_waiting=switches["show_waiting"],
+            nudge=parse_duration(str(nudge)) if nudge else None,
         )
     except ScheduleError as error:
         raise ServiceError(str(error)) from None

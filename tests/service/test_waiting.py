@@ -1,23 +1,29 @@
 """Who the round waits for, as the players read it: reminders and STATUS say which seats have
 orders in and which not yet (handles only, never the orders), in a game played in turns whose
 turn it is, unless the game master turned it off (setting ``show_waiting``, docs/commands.md);
-and ``PRESS TO ALL`` / ``PRESS TO BROADCAST`` as the public press njudge and DPjudge players
+a nudge to the player whose turn it is (setting ``nudge``); and ``PRESS TO ALL`` / ``PRESS TO BROADCAST`` as the public press njudge and DPjudge players
 mean by it, unless a player is called so."""
 
 from __future__ import annotations
 
+import random
+from datetime import timedelta
 from email.message import EmailMessage
 from itertools import count
 from typing import Any
 
 import pytest
-from playing import clock_of, new_game, player_mail, queued
+from playing import START, clock_of, new_game, player_mail, queued
 from sqlmodel import Session, select
 
 from adjudicator.core.game import PieceSpec, Setup
+from adjudicator.readmodel.stored import game_state, rules_of
+from adjudicator.service import ServiceError
 from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
+from adjudicator.service.deadlines import wake_times
 from adjudicator.service.games import Credentials, find_game
+from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.models import GameStatus, Press
 
 _numbers = count()
@@ -174,3 +180,49 @@ def test_press_to_all_and_a_player_is_press_to_two_players(app: App) -> None:
     _send(app, "g1", creds, "ann", "PRESS TO ben all\nhi\n")
     assert _press_mails(app) == []
     assert "game g1 has no player 'all'" in _newest(app, "answer", "ann@example.org")
+
+
+def _a_move(app: App, game: str, handle: str) -> str:
+    """A legal move of ``handle``'s now, as a player writes it."""
+    with Session(app.engine) as session:
+        found = find_game(session, game)
+        rules, state = rules_of(found), game_state(found)
+        orders = rules.sample_orders(state, handle, random.Random(1))
+        return "\n".join(rules.format_order(order) for order in orders)
+
+
+def _nudges(app: App) -> list[tuple[str, str]]:
+    return [(str(m["To"]), str(m["Subject"])) for m in queued(app, "nudge")]
+
+
+def test_the_player_whose_turn_it_is_is_nudged_once_a_turn(app: App) -> None:
+    """Setting ``nudge=24h``: a day into a turn its player gets one nudge; the next turn, the
+    next player."""
+    creds = new_game(
+        app, ["alice", "bob"], name="tm1", kind="three-musketeers", schedule="72h",
+        settings={"nudge": "24h", "reminders": []},
+    )  # fmt: skip
+    clock = clock_of(app)
+    with Session(app.engine) as session:
+        round_ = open_round_of(session, find_game(session, "tm1"))
+        assert round_ is not None
+        assert START + timedelta(hours=24) in wake_times(session, round_)  # the scheduler's
+    sweep(app.engine, ctx=app.ctx, now=clock.at(hours=23, minutes=59))
+    assert _nudges(app) == []
+    sweep(app.engine, ctx=app.ctx, now=clock.at(hours=24))
+    sweep(app.engine, ctx=app.ctx, now=clock.at(hours=30))
+    assert _nudges(app) == [("alice@example.org", "[tm1] Your move: round 1 waits for you")]
+    text = _flat(queued(app, "nudge")[0])
+    assert "the game has waited 1 day for your move" in text
+    assert "The deadline is Thursday 05 March 2026, 12:00 UTC." in text
+    clock.at(hours=31)
+    _send(app, "tm1", creds, "alice", _a_move(app, "tm1", "alice"))  # bob's turn from now
+    sweep(app.engine, ctx=app.ctx, now=clock.at(hours=54, minutes=59))
+    assert len(_nudges(app)) == 1
+    sweep(app.engine, ctx=app.ctx, now=clock.at(hours=55))
+    assert _nudges(app)[1:] == [("bob@example.org", "[tm1] Your move: round 2 waits for you")]
+
+
+def test_a_game_not_played_in_turns_has_reminders_not_nudges(app: App) -> None:
+    with pytest.raises(ServiceError, match="'nudge' is for games played in turns"):
+        new_game(app, ["ann", "ben"], name="g1", settings={"nudge": "24h"})
