@@ -307,6 +307,15 @@ def _create(*extra: str) -> None:
     assert result.exit_code == 0, result.output
 
 
+def test_the_game_master_keeps_who_has_ordered_to_himself(env: Path) -> None:
+    """``--setting show_waiting=false``: reminders and STATUS no longer name who has ordered."""
+    runner.invoke(app, ["init"])
+    _create("--setting", "show_waiting=false")
+    with Session(engine_of(env)) as session:
+        game = session.exec(select(Game)).one()
+    assert game.settings == {"show_waiting": False}
+
+
 def test_a_game_master_manages_a_running_game(env: Path) -> None:
     runner.invoke(app, ["init"])
     _create(

@@ -398,7 +398,8 @@ def game_create(
         typer.Option(
             help="name=value: reminders=24h,2h  grace=12h  early_close=false  "
             "missed_rounds_limit=2  require_auth=dkim,spf  private_press=false  "
-            "anonymous_press=true  signup=true  absence_days=14  absence=wait"
+            "anonymous_press=true  show_waiting=false  nudge=24h  signup=true  "
+            "absence_days=14  absence=wait"
         ),
     ] = None,
     start: Annotated[bool, typer.Option(help="Open round 1 at once.")] = True,

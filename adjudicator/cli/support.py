@@ -100,7 +100,14 @@ def pairs(values: list[str], what: str, *, empty: bool = False) -> dict[str, str
 
 LIST_SETTINGS = ("reminders", "require_auth", "stand_ins")
 INT_SETTINGS = ("missed_rounds_limit", "absence_days", "min_reliability")
-BOOL_SETTINGS = ("early_close", "private_press", "anonymous_press", "signup", "rated")
+BOOL_SETTINGS = (
+    "early_close",
+    "private_press",
+    "anonymous_press",
+    "show_waiting",
+    "signup",
+    "rated",
+)
 BOOLEANS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 

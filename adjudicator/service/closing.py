@@ -28,6 +28,8 @@ from adjudicator.service.announcements import tell_game_over
 from adjudicator.service.deadlines import (
     QuietSeats,
     missing_among,
+    nudge_moment,
+    queue_nudges,
     queue_reminders,
     reminder_pending,
     start_grace,
@@ -338,6 +340,11 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
             and r.id not in work
             and reminder_pending(session, r, now, quiet=quiet)
         ]
+        nudges = [
+            r.id
+            for r in open_rounds
+            if r.id is not None and r.id not in work and _nudge_due(session, r, now)
+        ]
     report_adjudicated(engine, ctx=ctx, now=now)  # left adjudicated by a crash
     for round_id in work:
         done = close_due_round(engine, round_id, ctx=ctx, now=now)
@@ -348,7 +355,20 @@ def sweep(engine: Engine, *, ctx: ServiceContext, now: datetime) -> list[Closing
             round_ = session.get(Round, round_id)
             if round_ is not None:
                 queue_reminders(session, round_, ctx=ctx, now=now)
+    for round_id in nudges:
+        with session_scope(engine) as session:
+            round_ = session.get(Round, round_id)
+            if round_ is not None:
+                queue_nudges(session, round_, ctx=ctx, now=now)
     return closed
+
+
+def _nudge_due(session: Session, round_: Round, now: datetime) -> bool:
+    """Whether the round's nudge time has come (whether it went already is for
+    :func:`queue_nudges` to tell)."""
+    game = session.get(Game, round_.game_id)
+    moment = nudge_moment(game, round_) if game is not None else None
+    return moment is not None and moment <= now
 
 
 def close_due_round(
@@ -382,6 +402,7 @@ def close_or_remind(
     # ``game`` is held until the round is closed: a session keeps only the rows that someone
     # holds, and the closing reads the game that the reminders read (one query, not two).
     queue_reminders(session, round_, ctx=ctx, now=now)
+    queue_nudges(session, round_, ctx=ctx, now=now)
     return close_and_adjudicate(session, round_id, ctx=ctx, now=now)
 
 

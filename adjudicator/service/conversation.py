@@ -38,6 +38,7 @@ from adjudicator.service.game_context import base_context
 from adjudicator.service.handling import AnswerPart, MailAnswer, SectionHandling
 from adjudicator.service.notices import gm_reply_to
 from adjudicator.service.rounds import open_round_of
+from adjudicator.service.settings import settings_of
 from adjudicator.service.sign_up_state import not_started
 from adjudicator.service.stand_ins import STAND_IN, stand_in_seats
 from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
@@ -362,6 +363,7 @@ def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
     stored: list[str] | None = None
     by_stand_in = False  # whose orders stand for the seat: the computer's, or the player's
     waiting: list[str] = []
+    ordered: list[str] = []
     if round_ is not None and round_.id is not None and game.state is not None:
         movers = rules_of(game).to_move(game_state(game))
         active = {s.handle: s for s in queries.seats_of(session, game.id) if s.active}
@@ -373,8 +375,7 @@ def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
             if mover.id == seat.id:
                 stored = orders.lines if orders is not None else None
                 by_stand_in = orders is not None and orders.receipt == STAND_IN
-            if orders is None:
-                waiting.append(handle)
+            (waiting if orders is None else ordered).append(handle)
         context["moves_now"] = seat.handle in movers
     return context | {
         "status": str(game.status),
@@ -382,7 +383,11 @@ def _game_status(session: Session, game: Game, seat: Seat) -> dict[str, Any]:
         "stored": stored,
         "stored_by_stand_in": by_stand_in,
         "stand_in": seat.handle in stand_in_seats(game),
-        "waiting": waiting,
+        # Who has orders in and who not yet (handles only), unless the game master turned it
+        # off (setting ``show_waiting``).
+        "progress": {"ordered": ordered, "to_order": waiting}
+        if settings_of(game).show_waiting
+        else None,
         "sequential": rules_of(game).sequential,
         "moves_now": context.get("moves_now", False),
         "wait": seat.wait,

@@ -2,7 +2,9 @@
 
 Reminders go to the players without orders, each at its usual time unless it would fall in
 the player's quiet hours or weekend days (``SET QUIET``, ``SET WEEKEND``: then before them,
-``core/away.py``), and never to a player who is away (``SET ABSENCE``).
+``core/away.py``), and never to a player who is away (``SET ABSENCE``). Each says who has
+orders in and who not yet (handles only, never orders) unless the game master turned that off
+(setting ``show_waiting``).
 
 Both are idempotent and race-safe like the rest of the life cycle: a reminder is claimed by a
 compare-and-set on ``Round.reminded_for`` and a grace period by one on ``Round.grace_until``,
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
@@ -71,6 +74,30 @@ def missing_among(
     """Those of ``seats`` (active ones) the game waits for that have no orders in force."""
     ordered = queries.seats_with_orders(session, round_.id)
     return [seat for seat in waiting_among(seats, game, state=state) if seat.id not in ordered]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Who the open round waits for: the handles of the seats with orders in force and of those
+    still without, in seat order (setting ``show_waiting``). Handles only: what anybody ordered
+    stays secret until the round is adjudicated."""
+
+    ordered: tuple[str, ...]
+    to_order: tuple[str, ...]
+
+
+def progress_of(
+    session: Session, game: Game, round_: Round, *, state: Any = None
+) -> Progress | None:
+    """The open round's :class:`Progress`, or None where the game master turned it off."""
+    if not settings_of(game).show_waiting or round_.id is None:
+        return None
+    ordered = queries.seats_with_orders(session, round_.id)
+    movers = waiting_for(session, game, state=state)
+    return Progress(
+        ordered=tuple(s.handle for s in movers if s.id in ordered),
+        to_order=tuple(s.handle for s in movers if s.id not in ordered),
+    )
 
 
 Reminder = tuple[timedelta, datetime]
@@ -221,6 +248,8 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
     if getattr(claimed, "rowcount", 0) != 1:
         return 0
     away = queries.absent_at(session, game.id, now)
+    progress = progress_of(session, game, round_)
+    shown = asdict(progress) if progress is not None else None
     queued = 0
     for seat in missing_seats(session, game, round_):
         reminders = plan.get(seat.id, plan[None])
@@ -235,6 +264,7 @@ def queue_reminders(session: Session, round_: Round, *, ctx: ServiceContext, now
                 {
                     **base_context(game, seat, round_),
                     "time_left": duration_in_words(round_.deadline - now),
+                    "progress": shown,
                     **_timeout(session, game, seat, round_),
                 },
                 key=f"reminder:{round_.id}:{seat.id}:{_reminder_tag(round_, min(due))}",
@@ -299,6 +329,46 @@ def start_grace(
     return True
 
 
+def nudge_moment(game: Game, round_: Round) -> datetime | None:
+    """When the player whose turn it is gets a nudge (setting ``nudge``, games played in turns
+    only), or None."""
+    after = settings_of(game).nudge
+    return round_.opened_at + after if after is not None else None
+
+
+def _nudge_key(round_: Round, seat: Seat) -> str:
+    return f"nudge:{round_.id}:{seat.id}"
+
+
+def queue_nudges(session: Session, round_: Round, *, ctx: ServiceContext, now: datetime) -> int:
+    """Once the turn has waited ``nudge`` for its player: a nudge to him, once a turn (the
+    mail's key is the turn's and the seat's), never while he is away; the number queued."""
+    game = session.get(Game, round_.game_id)
+    assert game is not None
+    moment = nudge_moment(game, round_)
+    if moment is None or now < moment:
+        return 0
+    if game.status != GameStatus.RUNNING or round_.state != RoundState.OPEN:
+        return 0
+    away = queries.absent_at(session, game.id, now)
+    queued = 0
+    for seat in missing_seats(session, game, round_):
+        key = _nudge_key(round_, seat)
+        if seat.id in away or queries.queued_key(session, key):
+            continue
+        context = {
+            **base_context(game, seat, round_),
+            "waited": duration_in_words(now - round_.opened_at),
+            "has_deadline": round_.deadline is not None,
+        }
+        notice = Notice(
+            "nudge", seat.address, context, key=key,
+            game_id=game.id, round_id=round_.id, seat_id=seat.id,
+        )  # fmt: skip
+        queued += queue_notice(session, notice, ctx=ctx, now=now)
+    return queued
+
+
 def _timeout(session: Session, game: Game, seat: Seat, round_: Round) -> dict[str, Any]:
     """What a reminder or grace notice says of a game played in turns (``sequential``): a
     player who has not moved by the end of the grace period (or the deadline, without one)
@@ -319,9 +389,10 @@ def _timeout(session: Session, game: Game, seat: Seat, round_: Round) -> dict[st
 def wake_times(
     session: Session, round_: Round, *, quiet: QuietSeats | None = None
 ) -> list[datetime]:
-    """When the scheduler should look at an open round: its reminders and its close."""
+    """When the scheduler should look at an open round: its reminders, its nudge and its
+    close."""
     game = session.get(Game, round_.game_id)
     assert game is not None
     times = reminder_times(session, game, round_, quiet=quiet)
-    close = closes_at(round_)
-    return sorted(times + ([close] if close else []))
+    close, nudge = closes_at(round_), nudge_moment(game, round_)
+    return sorted(times + [t for t in (close, nudge) if t is not None])

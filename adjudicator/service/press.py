@@ -1,6 +1,8 @@
 """Press: messages between players, relayed by the service.
 
 ``PRESS`` goes to every player still in the game, ``PRESS TO cat dog`` to those players only.
+``PRESS TO ALL`` and ``PRESS TO BROADCAST`` (the habit of njudge and DPjudge players) are press
+to every player, unless a player of the game is called so: then they are press to that player.
 Each message is relayed under the sender's handle (never their address; no handle at all under
 the game's ``anonymous_press`` setting), kept with the round it was sent in, and shown again in
 HISTORY to those who could read it. A game whose rules forbid private talk (SiSSYFiGHT,
@@ -17,6 +19,7 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlmodel import Session
@@ -35,6 +38,8 @@ from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat
 from adjudicator.storage.models import Press as PressRow
 
+EVERYONE = ("all", "broadcast")
+"""``PRESS TO`` one of these alone means every player, where no player has that handle."""
 PER_ROUND = 10
 """Press messages one player may send in one round."""
 MAX_CHARACTERS = 5000
@@ -65,18 +70,29 @@ def send_press(
     sent: list[dict[str, Any]] = []
     for command in commands:
         assert isinstance(command, Press)
-        text = clean_text(command.text)
-        problem = _refusal(handling, game, seat, command, text)
+        press = _meant(handling, game, command)
+        text = clean_text(press.text)
+        problem = _refusal(handling, game, seat, press, text)
         if problem is not None:
-            bad.append(CommandProblem(Press, command.line, problem + _quoted(text)))
+            bad.append(CommandProblem(Press, press.line, problem + _quoted(text)))
             continue
-        sent.append(_relay(handling, game, seat, command.to, text))
+        sent.append(_relay(handling, game, seat, press.to, text))
     if sent:
         handling.answer_seat(seat, "press_sent", {"game": game.name, "sent": sent})
         handling.notes.append(f"{len(sent)} press message(s) relayed")
     if bad:
         conversation.answer_problems(handling, [], bad)
     return not bad
+
+
+def _meant(handling: SectionHandling, game: Game, press: Press) -> Press:
+    """``press`` as its sender means it: ``PRESS TO ALL`` (or ``BROADCAST``) is press to every
+    player, unless a player in the game has that handle."""
+    if len(press.to) != 1 or press.to[0] not in EVERYONE:
+        return press
+    if press.to[0] in {s.handle for s in active_seats(handling.session, game)}:
+        return press
+    return replace(press, to=())
 
 
 def _round_number(handling: SectionHandling, game: Game) -> int:

@@ -16,6 +16,10 @@ Settings live in ``Game.settings`` (JSON), all optional:
   whose rules forbid private talk, such as SiSSYFiGHT, never allows it).
 - ``anonymous_press``: gunboat press, relayed and kept without the sender's handle (default
   off).
+- ``show_waiting``: reminders and STATUS say which seats have orders in for the open round and
+  which the round still waits for, by handle only, never their orders (default on).
+- ``nudge``: in a game played in turns, how long a turn waits before the player whose turn it
+  is gets a nudge by mail, once a turn (default none).
 - ``signup``: a game not started yet is open for sign-up: listed by ``LIST``, joined by
   ``JOIN`` (default off). A number instead of true: the game starts by itself once it has that
   many players.
@@ -74,6 +78,8 @@ SETTINGS = (
     "require_auth",
     "private_press",
     "anonymous_press",
+    "show_waiting",
+    "nudge",
     "signup",
     "stand_ins",
     "absent",
@@ -109,6 +115,8 @@ class GameSettings:
     join_approve: bool = False
     min_reliability: int | None = None
     rating_band: Band | None = None
+    show_waiting: bool = True
+    nudge: timedelta | None = None  # after how long a turn's player is nudged
 
     def deadline(self, opened_at: datetime) -> datetime | None:
         return self.schedule.deadline(opened_at, self.time_zone) if self.schedule else None
@@ -166,9 +174,9 @@ def read_settings(
                 "setting 'signup' is true, false, or the number of players at which the game "
                 "starts (2 or more)"
             )
-        flags = ("private_press", "anonymous_press")
-        press = {k: settings.get(k, k == "private_press") for k in flags}
-        for name, value in press.items():
+        flags = ("private_press", "anonymous_press", "show_waiting")
+        switches = {k: settings.get(k, k != "anonymous_press") for k in flags}
+        for name, value in switches.items():
             if not isinstance(value, bool):
                 raise ServiceError(f"setting {name!r} is true or false")
         stand_ins = settings.get("stand_ins", [])
@@ -180,6 +188,11 @@ def read_settings(
         absence_days, absence_wait = _absence(settings, sequential=sequential)
         if settings.get("rated", True) not in (True, False):
             raise ServiceError("setting 'rated' is true or false")
+        nudge = settings.get("nudge")
+        if nudge and not sequential:
+            raise ServiceError(
+                "setting 'nudge' is for games played in turns; the others have reminders"
+            )
         join = settings.get("join", "open")
         if join not in JOIN:
             raise ServiceError(f"setting 'join' is one of {', '.join(JOIN)}")
@@ -191,8 +204,8 @@ def read_settings(
             early_close=early,
             missed_rounds_limit=limit,
             require_auth=tuple(required),
-            private_press=press["private_press"],
-            anonymous_press=press["anonymous_press"],
+            private_press=switches["private_press"],
+            anonymous_press=switches["anonymous_press"],
             stand_ins=tuple(h.strip().lower() for h in stand_ins),
             absent_stand_in="stand-in" in absent,
             absent_offer="offer" in absent,
@@ -201,6 +214,8 @@ def read_settings(
             absence_wait=absence_wait,
             min_reliability=_min_reliability(settings.get("min_reliability")),
             rating_band=_band(settings.get("rating")),
+            show_waiting=switches["show_waiting"],
+            nudge=parse_duration(str(nudge)) if nudge else None,
         )
     except ScheduleError as error:
         raise ServiceError(str(error)) from None

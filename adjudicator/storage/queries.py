@@ -396,6 +396,12 @@ def withdrawn_order_sets(session: Session, round_id: int | None) -> list[OrderSe
     )
 
 
+def queued_key(session: Session, key: str) -> bool:
+    """Whether the mail of ``key`` is in the outbox (queued, sent or given up; on the unique
+    index of keys)."""
+    return session.exec(select(OutboxMail.id).where(OutboxMail.key == key)).first() is not None
+
+
 def seats_with_orders(session: Session, round_id: int | None) -> set[int]:
     """The seats with an accepted order set in a round (their ids only: no rows to load)."""
 

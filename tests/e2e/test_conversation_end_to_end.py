@@ -141,7 +141,7 @@ def test_a_mail_mixing_commands_and_orders_for_two_games(
     assert "GIVE 2 TO bob" in text[gw7:sf8]
     assert "GIVE 1 TO carol" in text[gw7:sf8]
     assert "SOLO" in text[sf8:]
-    assert re.search(r"waits for: bob, carol\b", text[gw7:sf8])  # STATUS, in gw7's section
+    assert re.search(r"Orders in: alice\.\s+Still to order: bob, carol\.", text[gw7:sf8])  # STATUS
     assert "@" not in text.split("-- ")[0].replace(SERVICE, "")  # handles, never addresses
     assert "Deadline:" in text
     assert "SOLO <colour>" in text[sf8:]  # HELP inside the sf8 section: that game's orders

@@ -314,6 +314,7 @@ def test_the_archive_says_a_game_was_won_by_forfeit(app: App, tmp_path: Path) ->
         ({"reminders": ["soon"]}, "'soon' is not a duration"),
         ({"missed_rounds_limit": 0}, "'missed_rounds_limit' is a whole number"),
         ({"early_close": "yes"}, "'early_close' is true or false"),
+        ({"show_waiting": "no"}, "'show_waiting' is true or false"),
         ({"require_auth": ["DKIM"]}, "'require_auth' is a list of checks among dkim, spf"),
         ({"require_auth": "dkim"}, "'require_auth' is a list of checks"),
     ],

@@ -1,8 +1,8 @@
 """Every mail of deadlines and of what goes wrong is answerable (issue 40, finding 5;
 tests/service/test_every_mail_answerable.py says how): the mails of a game played in turns
-(out of turn, stale orders, grace, forfeit, closed late), a bounce, a refused address and a
-round that cannot be adjudicated, each replied to from the registered address with no
-password and read as the seat's or the game master's."""
+(out of turn, stale orders, a nudge, grace, forfeit, closed late), a bounce, a refused
+address and a round that cannot be adjudicated, each replied to from the registered address
+with no password and read as the seat's or the game master's."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ DEADLINES = {
     "stale",
     "grace_late",
     "grace_wait",
+    "nudge",
     "observed",
     "gm:closed_late",
     "gm:missed_rounds",
@@ -80,7 +81,7 @@ def test_replies_to_the_mails_of_deadlines_and_what_goes_wrong(app: App) -> None
         name="tm1",
         kind="three-musketeers",
         schedule="48h",
-        settings={"reminders": [], "missed_rounds_limit": 1},
+        settings={"reminders": [], "missed_rounds_limit": 1, "nudge": "24h"},
         gm_address=GM,
         welcome=True,
         told=True,
@@ -97,6 +98,8 @@ def test_replies_to_the_mails_of_deadlines_and_what_goes_wrong(app: App) -> None
     )
     assert "written before round 1" in note_of(app, message_id)
     replies = Replies(app, gm_command="COPY ON")
+    replies.answer_new()
+    sweep(app.engine, ctx=app.ctx, now=clock_of(app).at(hours=24))  # alice's nudge
     replies.answer_new()
     sweep(app.engine, ctx=app.ctx, now=clock_of(app).at(hours=48))  # grace until 72 h
     replies.answer_new()

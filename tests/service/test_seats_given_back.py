@@ -112,7 +112,7 @@ def test_a_newcomer_who_takes_the_seat_from_the_stand_in_is_waited_for_and_his_o
     _mail(app, "sam", "STATUS")
     status = plain(_last_to(app, "sam@example.org", "answer"))
     assert "You have no orders stored for this round yet." in status
-    assert "The round waits for: carol." in status, status
+    assert "Still to order: carol (you)." in status, status
 
     _mail(app, "sam", f"PASSWORD {password[1]}\nGIVE {holdings['carol']} TO alice\n")
     assert _rounds(app)[1].state != RoundState.OPEN  # every player's orders in: closed now
