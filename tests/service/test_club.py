@@ -164,6 +164,8 @@ def test_the_game_master_asks_for_a_players_record_by_mail(app: App) -> None:
     gm_mails = [m for m in queued(app) if m["To"] == GM]
     reply_to = str(gm_mails[-1]["Reply-To"]) if gm_mails else None
     assert reply_to, "the game master's notice carries his reply address"
+    listed = " ".join(plain(gm_mails[-1]).split())
+    assert "RECORD ADDRESS the record and reliability of the person at ADDRESS" in listed
     raw = plain_mail(GM, "RECORD ann@example.org", subject="[g3]", message_id="<r1@x>", to=reply_to)
     app.ingest(raw, channel="pipe")
     answer = _last_to(app, GM)
