@@ -62,6 +62,7 @@ events = events_of("adjudicator.tournaments")
 Ratings = Callable[[str, Sequence[str]], Mapping[str, float]]
 """The seam where a tournament reads ratings (kind, addresses -> rating by address): the seeds
 are then in the order of the ratings, best first. Without it, the order of sign-up."""
+
 _P = TypeVar("_P")
 
 
