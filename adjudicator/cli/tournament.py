@@ -17,6 +17,7 @@ from adjudicator.service.games import PlayerSpec
 from adjudicator.service.tournament_signup import decide_join
 from adjudicator.service.tournaments import (
     advance,
+    club_ratings,
     create_tournament,
     find_tournament,
     replace_player,
@@ -48,7 +49,10 @@ def create(  # noqa: PLR0917 - Typer maps function parameters to options
         int | None, typer.Option(help="Most players a game (Giveaway, SiSSYFiGHT).")
     ] = None,
     schedule: Annotated[str | None, typer.Option(help="Each game's schedule (72h).")] = None,
-    setting: Annotated[list[str] | None, typer.Option(help="name=value, for each game.")] = None,
+    setting: Annotated[
+        list[str] | None,
+        typer.Option(help="name=value, for each game (min_reliability, rating: JOIN too)."),
+    ] = None,
     option: Annotated[list[str] | None, typer.Option(help="name=value game option.")] = None,
     gm: Annotated[str | None, typer.Option(help="The game master's address.")] = None,
     signup: Annotated[
@@ -78,12 +82,19 @@ def create(  # noqa: PLR0917 - Typer maps function parameters to options
                 gm_address=gm,
                 signup=signup,
                 join_approve=approve,
+                ratings=club_ratings(session),
                 now=now,
             )
             if signup:
                 typer.echo(f"tournament {tournament.name} created, open to JOIN by mail")
                 return
-            games = start_tournament(session, tournament, ctx=application.ctx, now=now)
+            games = start_tournament(
+                session,
+                tournament,
+                ctx=application.ctx,
+                now=now,
+                ratings=club_ratings(session),
+            )
             typer.echo(
                 f"tournament {tournament.name} created ({tournament.kind}, {tournament.format},"
                 f" {len(players)} players, {tournament.rounds} rounds); round 1: "
@@ -102,7 +113,13 @@ def start(name: Name) -> None:
     try:
         with session_scope(application.engine) as session:
             tournament = find_tournament(session, name)
-            games = start_tournament(session, tournament, ctx=application.ctx, now=now)
+            games = start_tournament(
+                session,
+                tournament,
+                ctx=application.ctx,
+                now=now,
+                ratings=club_ratings(session),
+            )
             typer.echo(
                 f"tournament {tournament.name} started ({tournament.rounds} rounds); round 1: "
                 + ", ".join(g.name for g in games)

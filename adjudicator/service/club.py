@@ -21,7 +21,7 @@ from adjudicator.mail.commands import Command, CommandProblem, RatingAsked, SetP
 from adjudicator.readmodel.club import address_of_handle, handle_of, is_public, record_of
 from adjudicator.readmodel.ratings import ratings_of_kind
 from adjudicator.service.handling import PersonHandling, SectionHandling
-from adjudicator.service.settings import settings_of
+from adjudicator.service.settings import GameSettings, settings_of
 from adjudicator.storage import persons
 from adjudicator.storage.models import Game
 
@@ -53,7 +53,29 @@ def refusal_to_seat(
     """Why the person at ``address`` may not JOIN (``joining``) or TAKE a seat of ``game``
     under its ``min_reliability`` and ``rating`` settings, with his figure and the game's; None
     when he may."""
-    settings = settings_of(game)
+    return refusal_under(
+        session,
+        settings_of(game),
+        f"game {game.name}",
+        kind=game.kind,
+        address=address,
+        now=now,
+        joining=joining,
+    )
+
+
+def refusal_under(
+    session: Session,
+    settings: GameSettings,
+    what: str,
+    *,
+    kind: str,
+    address: str,
+    now: datetime,
+    joining: bool,
+) -> str | None:
+    """The gate of ``refusal_to_seat`` for ``what`` (``game g2``, ``tournament cup``) with
+    these settings, of a game of ``kind``: why the person at ``address`` may not come in."""
     wanted = settings.min_reliability
     if wanted is not None:
         figure = record_of(session, address, now=now).reliability
@@ -61,16 +83,16 @@ def refusal_to_seat(
             handle = handle_of(session, address)
             whois = f"WHOIS {handle}" if handle else "WHOIS and your name in a game"
             return (
-                f"game {game.name} asks for a reliability of {wanted} or more, and yours is "
+                f"{what} asks for a reliability of {wanted} or more, and yours is "
                 f"{figure} ({whois} shows your record, and how reliability is counted)"
             )
     band = settings.rating_band
     if joining and band is not None:
-        rating = ratings_of_kind(session, game.kind).of(address).shown
+        rating = ratings_of_kind(session, kind).of(address).shown
         if not band.admits(rating):
             return (
-                f"game {game.name} is open to players rated {_band_words(band.low, band.high)} "
-                f"in {game_title(game.kind)}, and your rating there is {rating}"
+                f"{what} is open to players rated {_band_words(band.low, band.high)} "
+                f"in {game_title(kind)}, and your rating there is {rating}"
             )
     return None
 

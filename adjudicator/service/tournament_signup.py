@@ -18,13 +18,15 @@ from adjudicator.mail.commands import Approve, Join
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
-from adjudicator.service import ServiceError, signup  # signup and approval call here
+from adjudicator.service import ServiceError, club, signup  # signup and approval call here
 from adjudicator.service.handling import SectionHandling
+from adjudicator.service.settings import read_settings
 from adjudicator.storage.tournaments import Tournament, TournamentPlayer, entrants_of
 
 
 def join_tournament(handling: SectionHandling, command: Join, tournament: Tournament) -> str | None:
-    """Answer one JOIN of a tournament; what is wrong with it, if anything."""
+    """Answer one JOIN of a tournament; what is wrong with it, if anything (a reliability
+    below its ``min_reliability``, a rating outside its ``rating`` band: as for a game)."""
     session, address = handling.session, handling.sender.strip().lower()
     name = tournament.name
     if not tournament.signup or tournament.current_round:
@@ -35,6 +37,17 @@ def join_tournament(handling: SectionHandling, command: Join, tournament: Tourna
         return f"the game master of tournament {name} has declined your request to join"
     if mine is not None and mine.status == "in":
         return f"you are a player of tournament {name} already"
+    refused = club.refusal_under(
+        session,
+        read_settings(tournament.kind, tournament.schedule, "UTC", tournament.settings),
+        f"tournament {name}",
+        kind=tournament.kind,
+        address=address,
+        now=handling.now,
+        joining=True,
+    )
+    if refused is not None:
+        return refused
     context = {"tournament": name, "game_title": game_title(tournament.kind)}
     if mine is not None:
         handling.answer_sender(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlmodel import Session, select
 
@@ -34,6 +34,7 @@ from adjudicator.games import UnknownGame, game_title, get_rules, kind_of
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
+from adjudicator.readmodel.ratings import ratings_of_kind
 from adjudicator.readmodel.stored import setup_from_json, setup_to_json
 from adjudicator.readmodel.tournaments import result_of, standings_of, two_sided
 from adjudicator.service import ServiceError, closing  # closing calls back: game_ended
@@ -61,6 +62,31 @@ events = events_of("adjudicator.tournaments")
 Ratings = Callable[[str, Sequence[str]], Mapping[str, float]]
 """The seam where a tournament reads ratings (kind, addresses -> rating by address): the seeds
 are then in the order of the ratings, best first. Without it, the order of sign-up."""
+
+_P = TypeVar("_P")
+
+
+def club_ratings(session: Session) -> Ratings:
+    """The club's ratings (``readmodel/ratings.py``) as the seam reads them: the mean of each
+    person with a rated game of the kind; nobody else is named."""
+
+    def rated(kind: str, addresses: Sequence[str]) -> Mapping[str, float]:
+        found = ratings_of_kind(session, kind).ratings
+        keys = {a: a.strip().lower() for a in addresses}
+        return {a: found[key].mu for a, key in keys.items() if key in found}
+
+    return rated
+
+
+def _seeded(
+    players: list[_P], kind: str, ratings: Ratings | None, *, address: Callable[[_P], str]
+) -> list[_P]:
+    """Seed order (docs/tournaments.md): the rated players by rating, best first, then those
+    with no rated game of the kind in the order they came (a stable sort keeps ties so too)."""
+    if ratings is None:
+        return players
+    rated = ratings(kind, [address(p) for p in players])
+    return sorted(players, key=lambda p: -rated.get(address(p), float("-inf")))
 
 
 def find_tournament(session: Session, name: str) -> Tournament:
@@ -121,10 +147,7 @@ def create_tournament(
         rules.min_players <= table_size <= (rules.max_players or table_size) and table_size > 2
     ):
         raise ServiceError(f"{game_title(kind)} cannot be played at tables of {table_size}")
-    order = list(players)
-    if ratings is not None:
-        rated = ratings(kind, [p.address for p in players])
-        order.sort(key=lambda p: -rated.get(p.address, float("-inf")))
+    order = _seeded(list(players), kind, ratings, address=lambda p: p.address)
     tournament = Tournament(
         name=name,
         kind=kind,
@@ -158,10 +181,16 @@ def create_tournament(
 
 
 def start_tournament(
-    session: Session, tournament: Tournament, *, ctx: ServiceContext, now: datetime
+    session: Session,
+    tournament: Tournament,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+    ratings: Ratings | None = None,
 ) -> list[Game]:
-    """Close the sign-up, pair round 1 and start its games (a JOIN still waiting for the game
-    master is declined)."""
+    """Close the sign-up, seed the players by ``ratings`` where given (those who signed up by
+    mail too), pair round 1 and start its games (a JOIN still waiting for the game master is
+    declined)."""
     if tournament.current_round:
         raise ServiceError(f"tournament {tournament.name} has started already")
     players = players_of(session, tournament)
@@ -171,6 +200,12 @@ def start_tournament(
         if entrant.status == "waiting":
             entrant.status = "declined"
             session.add(entrant)
+    seeded = _seeded(players, tournament.kind, ratings, address=lambda p: p.address)
+    others = [e for e in entrants_of(session, tournament) if e.status != "in"]
+    for seed, player in enumerate([*seeded, *others]):
+        player.seed = seed
+        session.add(player)
+    session.flush()
     if tournament.format == "round-robin" and two_sided(tournament.kind):
         tournament.rounds = round_robin_rounds(len(players))
     tournament.signup = False

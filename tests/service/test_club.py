@@ -10,6 +10,7 @@ from pathlib import Path
 
 from playing import clock_of, close_open_round, new_game, plain, plain_mail, player_mail, queued
 from sqlmodel import select
+from test_ratings import _duel
 
 from adjudicator.archive.build import build_archive
 from adjudicator.base.security import join_code, resign_code, take_code
@@ -19,9 +20,16 @@ from adjudicator.service.games import find_game
 from adjudicator.service.handover import find_seat
 from adjudicator.service.offers import offer_seat
 from adjudicator.service.rounds import open_round_of
+from adjudicator.service.tournaments import (
+    club_ratings,
+    create_tournament,
+    find_tournament,
+    start_tournament,
+)
 from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Round, SeatOffer, SubmissionStatus
+from adjudicator.storage.tournaments import players_of
 
 _numbers = count()
 GM = "gm@example.org"
@@ -164,6 +172,8 @@ def test_the_game_master_asks_for_a_players_record_by_mail(app: App) -> None:
     gm_mails = [m for m in queued(app) if m["To"] == GM]
     reply_to = str(gm_mails[-1]["Reply-To"]) if gm_mails else None
     assert reply_to, "the game master's notice carries his reply address"
+    listed = " ".join(plain(gm_mails[-1]).split())
+    assert "RECORD ADDRESS the record and reliability of the person at ADDRESS" in listed
     raw = plain_mail(GM, "RECORD ann@example.org", subject="[g3]", message_id="<r1@x>", to=reply_to)
     app.ingest(raw, channel="pipe")
     answer = _last_to(app, GM)
@@ -287,3 +297,81 @@ def _whois_by_record(app: App, address: str) -> str:
     raw = plain_mail(GM, f"RECORD {address}", subject="[gm1]", message_id="<r2@x>", to=reply_to)
     app.ingest(raw, channel="pipe")
     return _last_to(app, GM)
+
+
+def _sign_up(app: App, who: str, name: str) -> str:
+    """``who`` signs up to tournament ``name`` by mail (JOIN, then JOIN with the code mailed
+    back); the last answer."""
+    _global(app, f"{who}@example.org", f"JOIN {name}")
+    asked = _last_to(app, f"{who}@example.org")
+    codes = set(re.findall(rf"JOIN {name} ([0-9A-Z]{{8}})", asked))
+    if len(codes) != 1:
+        return asked
+    _global(app, f"{who}@example.org", f"JOIN {name} {codes.pop()}")
+    return _last_to(app, f"{who}@example.org")
+
+
+def _signup_tournament(app: App, name: str, kind: str, **settings: object) -> None:
+    with session_scope(app.engine) as session:
+        create_tournament(
+            session,
+            name=name,
+            kind=kind,
+            format="swiss",
+            rounds=1,
+            players=[],
+            signup=True,
+            gm_address=GM,
+            settings=settings,
+            now=app.clock(),
+        )
+
+
+def test_a_tournament_seeds_its_players_by_their_rating_in_its_kind(app: App) -> None:
+    """docs/tournaments.md, "Seeds": the rated players by rating, best first, then the others in
+    the order they signed up. Ann beats bob, then cy beats ann, at Starship Combat: cy rates
+    above ann above bob (docs/club.md); dan has no rated game. They sign up dan, cy, bob, ann:
+    the seeds are cy, ann, bob, dan, and a Monrad round 1 pairs 1-2 and 3-4: cy plays ann and
+    bob plays dan (in sign-up order it would have been dan-cy and bob-ann)."""
+    _duel(app, "d1", "ann", "bob")
+    _duel(app, "d2", "cy", "ann")
+    _signup_tournament(app, "cup", "starship-combat")
+    for who in ("dan", "cy", "bob", "ann"):
+        assert "You have joined tournament cup" in " ".join(_sign_up(app, who, "cup").split())
+    with session_scope(app.engine) as session:
+        tournament = find_tournament(session, "cup")
+        start_tournament(  # as ``adjudicate tournament start`` does
+            session, tournament, ctx=app.ctx, now=app.clock(), ratings=club_ratings(session)
+        )
+    rounds = {m["To"]: " ".join(plain(m).split()) for m in queued(app, "tournament")}
+    assert "you play ann" in rounds["cy@example.org"]
+    assert "you play cy" in rounds["ann@example.org"]
+    assert "you play dan" in rounds["bob@example.org"]
+    assert "you play bob" in rounds["dan@example.org"]
+
+
+def test_a_tournament_join_below_its_minimum_or_band_is_refused_with_both_numbers(
+    app: App,
+) -> None:
+    """A tournament carries ``min_reliability`` and ``rating`` as a game does (docs/club.md):
+    ann (67, as above) is refused at her JOIN with both figures; dan, with no round counted
+    (100) and no rated game of Giveaway (1500), joins a tournament open to 1400-1600 and is
+    refused by one open to 1600 or more, told its band and his rating."""
+    ann = new_game(app, ["ann", "bob", "cy"], name="g1", settings={"grace": "48h"})["ann"]
+    _play_rounds(app, "g1", "oolmol", ann.secret)
+    _signup_tournament(app, "cup", "giveaway", min_reliability=80, rating="1400-1600")
+    _signup_tournament(app, "elite", "giveaway", rating="1600-")
+
+    refused = _sign_up(app, "ann", "cup")
+    assert "tournament cup asks for a reliability of 80 or more, and yours is 67" in refused
+    assert join_code(app.ctx.receipt_key, "tournament:cup", "ann@example.org") not in refused
+    assert "You have joined tournament cup" in " ".join(_sign_up(app, "dan", "cup").split())
+    refused = " ".join(_sign_up(app, "dan", "elite").split())
+    assert (
+        "tournament elite is open to players rated 1600 or more in Giveaway, and your rating "
+        "there is 1500" in refused
+    )
+    with session_scope(app.engine) as session:
+        cup, elite = find_tournament(session, "cup"), find_tournament(session, "elite")
+        assert [p.handle for p in players_of(session, cup)] == ["dan"]
+        assert players_of(session, elite) == []
