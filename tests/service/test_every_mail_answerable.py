@@ -54,6 +54,12 @@ NOT_A_SEATS = {
     "seat_offer": "to an address on the standby list, which has no seat in the game: its "
     "reply is a stranger's, and takes the seat only with the TAKE line the offer holds "
     "(tests/service/test_every_mail_answerable_seats.py)",
+    "tournament_join": "to a tournament's game master, about a JOIN: a tournament is no game, "
+    "and he answers with the APPROVE or DECLINE line the mail holds "
+    "(tests/service/test_tournament_changes.py)",
+    "tournament_decided": "to an address that asked to join a tournament, which has no seat yet",
+    "tournament_round": "to a tournament's player, about the tournament, not one game: each of "
+    "his games mails him its own welcome, and a reply to that reaches his seat",
 }
 """Kinds that go only to someone who is not a seat of the game nor its game master, with why
 a reply to them cannot be a seat's or the game master's. (A mail to an address a seat moved
