@@ -84,6 +84,17 @@ class Lane:
         self.failures = 0
         return sent
 
+    async def close(self) -> None:
+        """Close the sender when the service stops. A channel besides mail that fails to
+        close is said, and the other lanes close all the same."""
+        if self.channel == "mail":
+            await self.sender.close()
+            return
+        try:
+            await self.sender.close()
+        except Exception:
+            log.exception("closing the sender of channel %r failed", self.channel)
+
     def _away(self, why: str, on_away: Callable[[], object] | None) -> None:
         self.failures += 1
         pause = RETRY_SECONDS[min(self.failures, len(RETRY_SECONDS)) - 1]

@@ -509,7 +509,7 @@ class Service:
                 await asyncio.gather(watching, return_exceptions=True)
             await self._stop_reading(poller, imap_thread, readers)
             for lane in lanes:
-                await lane.sender.close()
+                await lane.close()
 
     def _delivered(self) -> None:
         """Mail was delivered into the Maildir: read it now, not at the next tick (also between
