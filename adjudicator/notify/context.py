@@ -13,7 +13,7 @@ from adjudicator.mail.compose import Identity, Renderer
 from adjudicator.mail.images import PictureConverter, PngCache
 from adjudicator.mail.vips import VipsConverter
 from adjudicator.notify.notice import Notice
-from adjudicator.notify.outbox import PendingMail
+from adjudicator.notify.outbox import BatchSender, PendingMail
 from adjudicator.readmodel.links import rules_file
 
 
@@ -22,8 +22,10 @@ class Channel(Protocol):
     outbox keeps that in the channel's own lane (``OutboxMail.channel``) and hands it to the
     channel's sender after the commit (``outbox.send_due``), with every guarantee of the
     outbox: retried with backoff, given up only when refused for good, sent at least once,
-    never lost by a crash. Mail is the first channel (``mail.MailChannel``); a second one is
-    one class, given to the service in ``ServiceContext.channels``."""
+    never lost by a crash. ``adjudicate serve`` drains every channel's lane with its sender
+    (``serve/lanes.py``), each lane with a backoff of its own. Mail is the first channel
+    (``mail.MailChannel``); a second one is one class, given to the service in
+    ``ServiceContext.channels``."""
 
     @property
     def name(self) -> str:
@@ -34,6 +36,13 @@ class Channel(Protocol):
         self, session: Session, notice: Notice, *, ctx: ServiceContext, now: datetime
     ) -> PendingMail:
         """The notice rendered for this channel, ready to queue; reads only."""
+        ...
+
+    def sender(self) -> BatchSender:
+        """What delivers the lane: called once when the service starts, closed when it
+        stops. Each envelope it is handed is (what ``prepare`` rendered, the envelope sender,
+        the recipient); a result per envelope says how it went (``SendResult``: sent, refused
+        for now, refused for good)."""
         ...
 
 

@@ -7,7 +7,7 @@ The words are in ``templates/mail``; each text template sets ``subject`` at its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -20,15 +20,26 @@ from adjudicator.mail.images import InlineImage
 from adjudicator.mail.parse import InboundMail
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice, Threading
-from adjudicator.notify.outbox import PendingMail
+from adjudicator.notify.outbox import BatchSender, PendingMail
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat
 
 
 class MailChannel:
-    """Notices as mail (``templates/mail/<kind>.txt.j2`` and its HTML part)."""
+    """Notices as mail (``templates/mail/<kind>.txt.j2`` and its HTML part), sent over the
+    connections ``senders`` makes: the service's SMTP connections, made from its
+    configuration (``serve.runner.make_senders``); ``channels.MAIL``, which only renders,
+    has none."""
 
     name = "mail"
+
+    def __init__(self, *, senders: Callable[[], BatchSender] | None = None) -> None:
+        self.senders = senders
+
+    def sender(self) -> BatchSender:
+        if self.senders is None:
+            raise LookupError("mail is sent over the connections the service makes (serve)")
+        return self.senders()
 
     def prepare(
         self, session: Session, notice: Notice, *, ctx: ServiceContext, now: datetime

@@ -26,9 +26,12 @@ from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.maildir_watch import watch_deliveries
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
 from adjudicator.mail.source import BatchHandler, MailSource
-from adjudicator.notify.outbox import BatchSender, Lanes, ServerUnavailable, send_due
+from adjudicator.notify.mail import MailChannel
+from adjudicator.notify.outbox import BatchSender, Lanes
 from adjudicator.serve.archiving import ArchiveKeeper
 from adjudicator.serve.garbage_collection import settle
+from adjudicator.serve.lanes import RETRY_SECONDS as LANE_RETRY_SECONDS
+from adjudicator.serve.lanes import Lane
 from adjudicator.serve.metrics import Metrics
 from adjudicator.serve.reader_process import MailReaders
 from adjudicator.serve.scheduler import DeadlineScheduler
@@ -50,11 +53,11 @@ ARCHIVE_DEFER_SECONDS = 60.0
 QUIET_SECONDS = 2.0
 PENDING_SECONDS = 30.0
 """How often the main loop looks for mail stored but not processed (``App.process_pending``)."""
-RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+RETRY_SECONDS = LANE_RETRY_SECONDS
 """Waits after a turn that found the database locked (SQLite) or gone (PostgreSQL restarting),
-or after a pass of the outbox that found the SMTP server away, one step longer each time in a
-row, the last repeated: the service waits it out instead of exiting. A mail read meanwhile
-stays in its folder (or unflagged on the IMAP server) and is read again."""
+one step longer each time in a row, the last repeated: the service waits it out instead of
+exiting. A mail read meanwhile stays in its folder (or unflagged on the IMAP server) and is
+read again. A lane of the outbox whose server is away waits as long (``lanes.py``)."""
 
 
 def make_senders(app: App, *, own_process: bool = False) -> BatchSender:
@@ -176,8 +179,6 @@ class Service:
         self._to_report = False
         self._swept_at = time.monotonic()
         self._maildir_read_at = 0.0  # monotonic
-        self._smtp_failures = 0
-        self._smtp_retry_at = 0.0  # monotonic: no sending before (the SMTP server is away)
         self.metrics = Metrics(app.engine, clock=app.clock, limits=app.config.health)
         self._unfed = ""  # why the watchdog is not fed, once said; "" while it is
         self.systemd = Notifier()
@@ -297,42 +298,37 @@ class Service:
 
     async def _drain(
         self,
-        senders: BatchSender,
+        lanes: Sequence[Lane],
         meanwhile: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
-        """Send what is due; while the SMTP server is away, wait for it with backoff (the
-        mails keep their place and their attempts: ``ServerUnavailable``). ``meanwhile``:
-        awaited between two batches of the pass (``outbox.send_due``)."""
-        if time.monotonic() < self._smtp_retry_at:
-            return
-        try:
-            sent = await send_due(
+        """Send what is due in every channel's lane, mail first (``lanes.py``): each lane
+        waits for its own server with its own backoff (the mails keep their place and their
+        attempts), and never holds the others back. ``meanwhile``: awaited between two
+        batches of the mail lane's pass (``outbox.send_due``)."""
+        for lane in lanes:
+            mail = lane.channel == "mail"
+            sent = await lane.drain(
                 self.app.engine,
-                senders,
                 bounce_address=self.app.config.service.address,
                 now=self.app.clock,
-                on_recorded=self.metrics.confirmations_sent,
-                meanwhile=meanwhile,
-                on_refused=self.app.tell_refused,
+                on_recorded=self.metrics.confirmations_sent if mail else None,
+                meanwhile=meanwhile if mail else None,
+                on_refused=self.app.tell_refused if mail else None,
+                on_away=self.metrics.smtp_retries.inc if mail else None,
             )
-        except ServerUnavailable as away:
-            self._smtp_failures += 1
-            pause = RETRY_SECONDS[min(self._smtp_failures, len(RETRY_SECONDS)) - 1]
-            log.warning(
-                "SMTP server unavailable (%s); mail waits, trying again in %.0f s (%d in a row)",
-                str(away)[:200],
-                pause,
-                self._smtp_failures,
-            )
-            self.metrics.smtp_retries.inc()
-            self._smtp_retry_at = time.monotonic() + pause
-            return
-        if self._smtp_failures:
-            log.info("SMTP server back after %d tries", self._smtp_failures)
-        self._smtp_failures = 0
-        if sent:
-            log.info("sent %d mail(s)", sent)
-            self._sent_at = asyncio.get_running_loop().time()
+            if sent:
+                log.info("sent %d %s", sent, "mail(s)" if mail else f"notice(s) by {lane.channel}")
+                self._sent_at = asyncio.get_running_loop().time()
+
+    def _lanes(self, *, once: bool) -> list[Lane]:
+        """A lane of the outbox for each channel: mail over the SMTP connections (a sender
+        process of their own when the service runs on with several cores to use), each other
+        channel by its own sender (``Channel.sender``)."""
+        workers = worker_count(self.app.config.service.workers)
+        mail = MailChannel(
+            senders=lambda: make_senders(self.app, own_process=not once and workers > 1)
+        )
+        return [Lane(c.name, c.sender()) for c in (mail, *self.app.ctx.channels)]
 
     async def _pending(self) -> None:
         """Process mail stored but left unprocessed: after a crash between storing and
@@ -342,11 +338,11 @@ class Service:
             log.info("processed %d mail(s) stored but not processed", recovered)
 
     async def _turn(
-        self, senders: BatchSender, maildir: MaildirReader, workers: RoundWorkers | None
+        self, lanes: Sequence[Lane], maildir: MaildirReader, workers: RoundWorkers | None
     ) -> None:
         await self._read_maildir(maildir, workers)
         await self._drain(
-            senders, meanwhile=lambda: self._read_maildir(maildir, workers, TICK_SECONDS)
+            lanes, meanwhile=lambda: self._read_maildir(maildir, workers, TICK_SECONDS)
         )
         if time.monotonic() - self._swept_at > PENDING_SECONDS:
             self._swept_at = time.monotonic()
@@ -396,7 +392,7 @@ class Service:
     async def _sending_while(
         self,
         work: Coroutine[Any, Any, None],
-        senders: BatchSender,
+        lanes: Sequence[Lane],
         workers: RoundWorkers | None,
     ) -> None:
         """Do ``work`` (the first reading of the mailboxes, which may hold a day's mail) while
@@ -413,7 +409,7 @@ class Service:
             waking.cancel()
             try:
                 self._report(workers)
-                await self._drain(senders)
+                await self._drain(lanes)
             except OperationalError as error:  # the main loop waits the database out
                 log.warning("sending during the first reading waits: %s", unavailable(error))
         await working
@@ -432,7 +428,7 @@ class Service:
                 await self._wait_out(error, failures)
 
     async def _serve(
-        self, senders: BatchSender, maildir: MaildirReader, workers: RoundWorkers | None
+        self, lanes: Sequence[Lane], maildir: MaildirReader, workers: RoundWorkers | None
     ) -> None:
         """Turn after turn until stopped; a locked or unreachable database is waited out."""
         failures = 0
@@ -441,7 +437,7 @@ class Service:
             # delivery, an IMAP batch, a round reported) starts the next turn at once.
             self.wake.clear()
             try:
-                await self._turn(senders, maildir, workers)
+                await self._turn(lanes, maildir, workers)
                 failures = 0
             except OperationalError as error:
                 failures += 1
@@ -458,9 +454,7 @@ class Service:
         await self._recover(once=once)
         maildir = make_maildir_reader(self.app)
         self.sources = [maildir]
-        senders = make_senders(
-            self.app, own_process=not once and worker_count(self.app.config.service.workers) > 1
-        )
+        lanes = self._lanes(once=once)
 
         workers = self._workers(once=once)
         if workers is not None:
@@ -486,10 +480,10 @@ class Service:
                 await asyncio.to_thread(
                     sweep, self.app.engine, ctx=self.app.ctx, now=self.app.clock()
                 )
-                await self._drain(senders)
+                await self._drain(lanes)
                 await asyncio.to_thread(self.archive.run_once)
                 return
-            await self._sending_while(self._catch_up(), senders, workers)
+            await self._sending_while(self._catch_up(), lanes, workers)
             if poller is not None:
                 imap_thread = threading.Thread(target=poller.run_forever, name="imap", daemon=True)
                 imap_thread.start()
@@ -499,7 +493,7 @@ class Service:
             )
             log.info("deadlines planned; serving")
             self.systemd.ready(SERVING)
-            await self._serve(senders, maildir, workers)
+            await self._serve(lanes, maildir, workers)
         finally:
             self.systemd.stopping()
             # An archive pass ends after its game (its worker finishes it before stopping);
@@ -514,7 +508,8 @@ class Service:
                 watching.cancel()
                 await asyncio.gather(watching, return_exceptions=True)
             await self._stop_reading(poller, imap_thread, readers)
-            await senders.close()
+            for lane in lanes:
+                await lane.close()
 
     def _delivered(self) -> None:
         """Mail was delivered into the Maildir: read it now, not at the next tick (also between

@@ -53,6 +53,9 @@ class Hook:
             channel=self.name,
         )
 
+    def sender(self) -> Hook:
+        return self  # it delivers its lane itself
+
     async def send_batch(self, envelopes: Sequence[Envelope]) -> list[SendResult]:
         if self.crash:
             self.crash = False
