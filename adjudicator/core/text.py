@@ -64,3 +64,14 @@ def read_order_lines(
         except OrderSyntaxError as error:
             problems.append(Problem("syntax", str(error), line, error.suggestion))
     return read, problems, unrecognised
+
+
+def handle_for(address: str, taken: Sequence[str]) -> str:
+    """A handle made from the address (``Jane.Doe@...``: ``janedoe``), numbered if taken."""
+    base = re.sub(r"[^a-z0-9]", "", address.partition("@")[0].lower())[:24]
+    if not base or not base[0].isalpha():
+        base = "player" + base
+    handle, number = base, 2
+    while handle in taken:
+        handle, number = f"{base}{number}", number + 1
+    return handle

@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from adjudicator.base.security import approval_code
+from adjudicator.core.text import handle_for
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Approve, Command, CommandProblem
 from adjudicator.notify.context import ServiceContext
@@ -25,7 +26,7 @@ from adjudicator.service import ServiceError, conversation, tournament_signup
 from adjudicator.service.game_context import base_context
 from adjudicator.service.gm import add_player
 from adjudicator.service.handling import AnswerPart, SectionHandling
-from adjudicator.service.signup import handle_for, seats_wanted, start_when_full
+from adjudicator.service.signup import seats_wanted, start_when_full
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, JoinRequest
 from adjudicator.storage.tournaments import tournament_named

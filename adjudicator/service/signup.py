@@ -11,14 +11,13 @@ Under the setting ``join=approve`` a confirmed JOIN waits for the game master in
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime
 
 from sqlmodel import Session, select
 
 from adjudicator.base.security import approval_code, join_code
-from adjudicator.core.text import is_handle
+from adjudicator.core.text import handle_for, is_handle
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Command, CommandProblem, Join
 from adjudicator.notify.context import ServiceContext
@@ -132,17 +131,6 @@ def seats_wanted(game: Game) -> int | None:
     if isinstance(signup, int) and not isinstance(signup, bool):
         return signup
     return rules_of(game).max_players
-
-
-def handle_for(address: str, taken: Sequence[str]) -> str:
-    """A handle made from the address (``Jane.Doe@...``: ``janedoe``), numbered if taken."""
-    base = re.sub(r"[^a-z0-9]", "", address.partition("@")[0].lower())[:24]
-    if not base or not base[0].isalpha():
-        base = "player" + base
-    handle, number = base, 2
-    while handle in taken:
-        handle, number = f"{base}{number}", number + 1
-    return handle
 
 
 def start_when_full(session: Session, *, ctx: ServiceContext, game: Game, now: datetime) -> bool:

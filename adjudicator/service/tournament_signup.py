@@ -12,13 +12,13 @@ from datetime import datetime
 from sqlmodel import Session
 
 from adjudicator.base.security import approval_code, join_code
-from adjudicator.core.text import is_handle
+from adjudicator.core.text import handle_for, is_handle
 from adjudicator.games import game_title
 from adjudicator.mail.commands import Approve, Join
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
-from adjudicator.service import ServiceError, club, signup  # signup and approval call here
+from adjudicator.service import ServiceError, club  # signup and approval call here
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.settings import read_settings
 from adjudicator.storage.tournaments import Tournament, TournamentPlayer, entrants_of
@@ -61,7 +61,7 @@ def join_tournament(handling: SectionHandling, command: Join, tournament: Tourna
     if command.code != code:
         return f"that is not the code mailed to this address; write JOIN {name} alone to get one"
     taken = [e.handle for e in entrants]
-    handle = command.handle or signup.handle_for(address, taken)
+    handle = command.handle or handle_for(address, taken)
     if not is_handle(handle) or handle in taken:
         return f"the name {handle!r} is taken or not usable: write JOIN {name} {code} NAME"
     assert tournament.id is not None
