@@ -22,7 +22,7 @@ from adjudicator.core.schedule import duration_in_words
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import rules_of
-from adjudicator.service import tournaments
+from adjudicator.service import tournament_rounds
 from adjudicator.service.absence import wait_for_absent
 from adjudicator.service.announcements import tell_game_over
 from adjudicator.service.deadlines import (
@@ -170,7 +170,8 @@ def _close_one(
         play_stand_ins(session, game, adjudicated.next_round, now=now)
     if adjudicated.outcome is not None:
         tell_game_over(session, ctx=ctx, adjudicated=adjudicated, now=now)
-        tournaments.game_ended(session, game, ctx=ctx, now=now)  # its round may be over
+        # A tournament's game: its round may be over (the next one's games begun here).
+        tournament_rounds.game_ended(session, game, ctx=ctx, now=now, begin=begin_game)
     if not force and close is not None and now - close > CLOSED_LATE:
         _tell_closed_late(session, adjudicated, close, ctx=ctx, now=now)
     return ClosingOutcome(round_id, adjudicated)
