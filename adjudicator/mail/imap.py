@@ -189,6 +189,7 @@ class ImapPoller:
         self.handle = handle
         self.handle_batch = handle_batch
         self._client: Any = None  # IMAPClient, logged in, folder selected
+        self._unswept: Any = None  # the connection whose first pass still sweeps behind the cursor
         self._stop_event = threading.Event()
         self._wake: tuple[socket.socket, socket.socket] | None = None
         self.idling = threading.Event()  # set while an IDLE is running (for health checks)
@@ -291,6 +292,9 @@ class ImapPoller:
     def _fetch_new(self, client: Any) -> int:
         uidvalidity = int(client.select_folder(self.settings.folder)[b"UIDVALIDITY"])
         last_uid = self._last_uid(uidvalidity)
+        if self._unswept is client:
+            self._sweep_behind_cursor(client, last_uid)
+            self._unswept = None
         # "UID n:*" always matches the highest UID even when it is below n (RFC 3501 6.4.8),
         # so the filter on uid > last_uid is ours to do.
         found = client.search(["UID", f"{last_uid + 1}:*", "UNKEYWORD", HANDLED_FLAG])
@@ -306,6 +310,23 @@ class ImapPoller:
         if handled:
             log.info("IMAP %s: handled %d new messages", self.settings.mailbox, handled)
         return handled
+
+    def _sweep_behind_cursor(self, client: Any, last_uid: int) -> None:
+        """Mark handled what the cursor has passed but the flags never reached: the service was
+        killed, or the connection lost, between the cursor and the STORE (``_handled``). Those
+        mails were stored before the cursor moved, so they are marked, not delivered again.
+        Once per connection: a new process or a reconnection is where that can have happened."""
+        if last_uid < 1:
+            return
+        found = client.search(["UID", f"1:{last_uid}", "UNKEYWORD", HANDLED_FLAG])
+        behind = sorted(uid for uid in found if uid <= last_uid)
+        if behind:
+            log.info(
+                "IMAP %s: %d message(s) stored before but not yet marked handled; marking them",
+                self.settings.mailbox,
+                len(behind),
+            )
+            self._mark_handled(client, behind)
 
     def _last_uid(self, uidvalidity: int) -> int:
         """The cursor under the server's UIDVALIDITY; on a change, restart from 0 (a rescan:
@@ -368,7 +389,8 @@ class ImapPoller:
     def _handled(self, client: Any, uids: list[int], *, uidvalidity: int) -> None:
         # The cursor first: it is ours and durable. If the server goes away before the flags
         # are stored, the cursor still keeps these UIDs from coming again (only a UIDVALIDITY
-        # rescan would, and the digest dedupe drops those).
+        # rescan would, and the digest dedupe drops those), and the next connection's first
+        # pass marks them (``_sweep_behind_cursor``).
         self.cursors.set(self.settings.mailbox, uidvalidity, uids[-1])
         self._mark_handled(client, uids)
 
@@ -406,6 +428,7 @@ class ImapPoller:
             _quietly(client.shutdown)
             raise
         self._client = client
+        self._unswept = client
         log.debug("IMAP %s: connected", s.mailbox)
         return client
 

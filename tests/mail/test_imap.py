@@ -480,3 +480,38 @@ def test_a_connection_lost_before_the_flags_are_stored_does_not_deliver_again(
     assert [b"orders 1" in inbox.raws[0], b"orders 2" in inbox.raws[1]] == [True, True]
     assert len(inbox.raws) == 2
     assert cursors.get(poller.settings.mailbox)[1] == 2
+    # The first mail's flags never reached the server; the new connection marked it handled.
+    assert all({HANDLED_FLAG, b"\\Seen"} <= f for f in flags_of(dovecot, imap_user).values())
+
+
+@pytest.mark.parametrize("processed_folder", ["", "Adjudicated"])
+def test_mail_behind_the_cursor_but_never_flagged_is_marked_on_the_next_start(
+    dovecot: Dovecot, imap_user: str, make_poller: Any, processed_folder: str
+) -> None:
+    """The service killed between the cursor (durable, in the database) and the STORE of the
+    flags: the mails were stored, so the next process marks them handled (or moves them) and
+    does not hand them over again."""
+    for n in (1, 2, 3):
+        dovecot.append(imap_user, message(n))
+    first, handed, cursors = make_poller(dovecot, imap_user, processed_folder=processed_folder)
+    validity = dovecot_uidvalidity(dovecot, imap_user)
+    cursors.set(first.settings.mailbox, validity, 2)  # as a killed process left it
+    dovecot.append(imap_user, message(4))
+
+    restarted = ImapPoller(first.settings, cursors=cursors, handle=handed)
+    try:
+        assert restarted.run_once() == 2  # 3 and 4, the ones past the cursor
+    finally:
+        restarted.close()
+    assert [raw.split(b"(")[-1][:1] for raw in handed.raws] == [b"3", b"4"]
+    left = flags_of(dovecot, imap_user)
+    if processed_folder:
+        assert left == {}
+        left = flags_of(dovecot, imap_user, processed_folder)
+    assert len(left) == 4
+    assert all({HANDLED_FLAG, b"\\Seen"} <= f for f in left.values()), left
+
+
+def dovecot_uidvalidity(server: Dovecot, user: str) -> int:
+    with server.client(user) as client:
+        return int(client.select_folder("INBOX", readonly=True)[b"UIDVALIDITY"])
