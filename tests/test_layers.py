@@ -109,3 +109,94 @@ def test_no_circles_between_parts() -> None:
                 arrows.add((part, target))
     circles = sorted(f"{a} <-> {b}" for a, b in arrows if (b, a) in arrows and a < b)
     assert not circles, f"parts that import each other: {circles}"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _module_arrows() -> dict[str, set[str]]:
+    """Module to module: every import of a module of ``adjudicator`` (a package's face counts
+    as its own module; ``from package import module`` points at the module)."""
+    modules = {_module_name(p): p for p in _files()}
+    arrows: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    above = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*above, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    inner = f"{base}.{alias.name}"
+                    targets.append(inner if inner in modules else base)
+            for imported in targets:
+                target = imported
+                while target not in modules and "." in target:
+                    target = target.rsplit(".", 1)[0]  # a name inside a module: the module
+                if target in modules and target != name:
+                    arrows[name].add(target)
+    return arrows
+
+
+def _circles(arrows: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, without
+    recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in sorted(arrows):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(arrows[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(arrows[target]))))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
+def test_no_circles_between_modules() -> None:
+    """No module imports itself back through any path, within a part too (a late import
+    inside a function is still an arrow)."""
+    circles = _circles(_module_arrows())
+    assert not circles, f"modules that import each other through a circle: {circles}"
+
+
+def test_the_circle_finder_finds_a_circle_of_three() -> None:
+    arrows = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}}
+    assert _circles(arrows) == [["a", "b", "c"]]
