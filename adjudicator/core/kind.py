@@ -56,12 +56,12 @@ def numbered_picture(
     return paint
 
 
-Move = TypeVar("Move")
+M = TypeVar("M")  # a game's move value
 
 
 def marked_move(
-    state: Mapping[str, Any], last_move: str | None, parse: Callable[[str], Move], game: str
-) -> Move | None:
+    state: Mapping[str, Any], last_move: str | None, parse: Callable[[str], M], game: str
+) -> M | None:
     """The move a board picture marks, read by the game's own reader of moves ``parse``:
     ``last_move`` when given, else the state's ``last_move``; None when there is none. A text
     that is not a move of the game (named ``game``) is a ``ValueError``."""
