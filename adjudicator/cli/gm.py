@@ -173,25 +173,27 @@ def game_master(
 @player_app.command("add")
 def add(game_name: GameName, handle: Handle, address: Address) -> None:
     """Add a player to a game that has not started; they get a welcome mail."""
-    _run(
-        game_name,
-        lambda session, game, ctx, now: gm.add_player(
-            session, game, handle, address, ctx=ctx, now=now
-        ),
-    )
-    typer.echo(f"game {game_name}: {handle} added, welcome mail queued")
+    _seat_at(game_name, handle, address, gm.add_player, f"{handle} added, welcome mail queued")
 
 
 @player_app.command("replace")
 def replace(game_name: GameName, handle: Handle, address: Address) -> None:
     """Hand a seat to a new person: new address and secret; they get a welcome mail."""
+    done = f"{handle} is now played from {address}, welcome mail queued"
+    _seat_at(game_name, handle, address, gm.replace_player, done)
+
+
+def _seat_at(
+    game_name: str, handle: str, address: str, change: Callable[..., object], done: str
+) -> None:
+    """Put the seat ``handle`` at ``address`` with the service's ``change``, called as
+    ``change(session, game, handle, address, ctx=ctx, now=now)`` (``gm.add_player``,
+    ``gm.replace_player``, ``gm.change_address``), and say what was ``done``."""
     _run(
         game_name,
-        lambda session, game, ctx, now: gm.replace_player(
-            session, game, handle, address, ctx=ctx, now=now
-        ),
+        lambda session, game, ctx, now: change(session, game, handle, address, ctx=ctx, now=now),
     )
-    typer.echo(f"game {game_name}: {handle} is now played from {address}, welcome mail queued")
+    typer.echo(f"game {game_name}: {done}")
 
 
 @player_app.command("remove")
@@ -275,13 +277,8 @@ def _decide(game_name: str, address: str, *, approve: bool) -> None:
 def address(game_name: GameName, handle: Handle, new_address: Address) -> None:
     """Change a player's address (clears the unreachable mark of a bounce); replies to mails
     sent to the old address no longer count."""
-    _run(
-        game_name,
-        lambda session, game, ctx, now: gm.change_address(
-            session, game, handle, new_address, ctx=ctx, now=now
-        ),
-    )
-    typer.echo(f"game {game_name}: {handle} now at {new_address}; told at both addresses")
+    done = f"{handle} now at {new_address}; told at both addresses"
+    _seat_at(game_name, handle, new_address, gm.change_address, done)
 
 
 @player_app.command("record")

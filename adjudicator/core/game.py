@@ -91,6 +91,34 @@ class Report:
     codes: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
+def move_report(
+    public: Mapping[str, JSON],
+    *,
+    mover: str,
+    side: JSON,
+    move: object | None,
+    last_move: object | None,
+    ended: Outcome | None,
+    **extra: JSON,
+) -> Report:
+    """The report of a turn of a game where one player moves at a time: the position after it
+    (``public``), who moved with which side, the move (None: the mover was silent and
+    forfeits), what the game adds (``extra``), the last move on the board and the result if
+    the game ended. The mover's code is ``moved`` or ``forfeit``."""
+    return Report(
+        {
+            **public,
+            "player": mover,
+            "side": side,
+            "move": None if move is None else str(move),
+            **extra,
+            "last_move": None if last_move is None else str(last_move),
+            "result": None if ended is None else ended.termination,
+        },
+        codes={mover: ["forfeit" if move is None else "moved"]},
+    )
+
+
 @dataclass(frozen=True)
 class Resolution(Generic[S]):
     """The result of resolving one round: the new state and its report."""

@@ -12,8 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from adjudicator.core.errors import NotAnOrder, OrderSyntaxError
 from adjudicator.core.game import JSON, Rules, Setup
 from adjudicator.core.layered import LayeredGame
 
@@ -34,6 +35,43 @@ class Picture:
 Painter = Callable[[Mapping[str, JSON], Mapping[str, JSON]], list[Picture]]
 """The pictures of a position from its public state and the public report of the round that
 led to it (``{}`` before round 1)."""
+
+Drawing = Callable[[Mapping[str, JSON], Mapping[str, JSON]], str]
+"""One form of a picture (text, SVG or words) from a public state and a report."""
+
+
+def numbered_picture(
+    name: str, title: str, word: str, forms: tuple[Drawing, Drawing, Drawing]
+) -> Painter:
+    """The painter of a game that shows one picture of its position, drawn in its three
+    ``forms`` (text, SVG, words), titled ``title`` and, after a round, "after <word> N" with
+    the number the report gives under ``word`` (a "turn" or a "round")."""
+
+    def paint(state: Mapping[str, JSON], report: Mapping[str, JSON]) -> list[Picture]:
+        number = report.get(word)
+        after = f" after {word} {number}" if number else ""
+        text, svg, words = (draw(state, report) for draw in forms)
+        return [Picture(name, title + after, text, svg, words)]
+
+    return paint
+
+
+M = TypeVar("M")  # a game's move value
+
+
+def marked_move(
+    state: Mapping[str, Any], last_move: str | None, parse: Callable[[str], M], game: str
+) -> M | None:
+    """The move a board picture marks, read by the game's own reader of moves ``parse``:
+    ``last_move`` when given, else the state's ``last_move``; None when there is none. A text
+    that is not a move of the game (named ``game``) is a ``ValueError``."""
+    text = last_move if last_move is not None else state.get("last_move")
+    if not text:
+        return None
+    try:
+        return parse(str(text))
+    except (NotAnOrder, OrderSyntaxError) as error:
+        raise ValueError(f"not a {game} move: {text!r}") from error
 
 
 @dataclass(frozen=True)

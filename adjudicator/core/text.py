@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TypeVar
 
-from adjudicator.core.errors import NotAnOrder, OrderSyntaxError, Problem
+from adjudicator.core.errors import NotAnOrder, OrderSyntaxError, Problem, SetupError
 
 T = TypeVar("T")
 
@@ -38,6 +38,20 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """The closest candidate to ``word``, if one is close enough to be a likely typo."""
     matches = difflib.get_close_matches(word.lower(), list(candidates), n=1, cutoff=0.6)
     return matches[0] if matches else None
+
+
+def setup_word(text: str, words: Collection[str], *, what: str, noun: str, choices: str) -> str:
+    """``text`` trimmed and lower-cased, when it is one of a setup's ``words`` (a side, a kind
+    of piece); otherwise a :class:`SetupError` that names ``what`` was being read, the unknown
+    ``noun``, the ``choices`` in words and the likely typo."""
+    word = text.strip().lower()
+    if word not in words:
+        hint = did_you_mean(word, words)
+        raise SetupError(
+            f"{what}: unknown {noun} {text!r} ({choices})"
+            + (f"; did you mean {hint!r}?" if hint else "")
+        )
+    return word
 
 
 def is_handle(text: str) -> bool:

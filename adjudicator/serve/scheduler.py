@@ -73,24 +73,20 @@ class DeadlineScheduler:
         self._past_planned = False  # the first plan, which also plans the times gone by
 
     def start(self) -> None:
-        self.scheduler.add_job(
-            self.sweep,
-            "interval",
-            seconds=SWEEP_SECONDS,
-            id="sweeper",
-            coalesce=True,
-            max_instances=1,
-            misfire_grace_time=None,
-        )
-        self.scheduler.add_job(
-            self.follow,
-            "interval",
-            seconds=FOLLOW_SECONDS,
-            id="follower",
-            coalesce=True,
-            max_instances=1,
-            misfire_grace_time=None,
-        )
+        # The two periodic jobs: one run at a time each, a late run made once, however late.
+        for job, seconds, name in (
+            (self.sweep, SWEEP_SECONDS, "sweeper"),
+            (self.follow, FOLLOW_SECONDS, "follower"),
+        ):
+            self.scheduler.add_job(
+                job,
+                "interval",
+                seconds=seconds,
+                id=name,
+                coalesce=True,
+                max_instances=1,
+                misfire_grace_time=None,
+            )
         self._plan_first()
         self.scheduler.start()
 

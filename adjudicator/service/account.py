@@ -33,15 +33,13 @@ from adjudicator.mail.commands import (
     SetWait,
 )
 from adjudicator.notify.context import ServiceContext
-from adjudicator.notify.notice import Notice
-from adjudicator.notify.queue import queue_notice
 from adjudicator.notify.times import local_time
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service import conversation
 from adjudicator.service.closing import close_if_complete
-from adjudicator.service.game_context import base_context
-from adjudicator.service.games import active_seats, move_seat
+from adjudicator.service.games import move_seat
 from adjudicator.service.gm import remove_player
+from adjudicator.service.gm_news import tell_every_seat
 from adjudicator.service.handling import (
     AnswerPart,
     PersonHandling,
@@ -274,27 +272,17 @@ def _resign_seat(
     remove_player(session, game, handle, retire=not offered)
     if offered:
         offer_seat(session, game, seat, ctx=ctx, now=now, reason="resigned")
+    tell_every_seat(
+        session,
+        game,
+        template="resigned",
+        extra={"player": handle, "offered": offered},
+        key=lambda other: f"resigned:{game.id}:{seat_id}:{other.id}:{now.timestamp():.0f}",
+        ctx=ctx,
+        now=now,
+        but=seat,
+    )
     round_ = open_round_of(session, game)
-    for other in active_seats(session, game):
-        if other.id == seat_id:
-            continue
-        queue_notice(
-            session,
-            Notice(
-                "resigned",
-                other.address,
-                {
-                    **base_context(game, other, round_),
-                    "player": handle,
-                    "offered": offered,
-                },
-                key=f"resigned:{game.id}:{seat_id}:{other.id}:{now.timestamp():.0f}",
-                game_id=game.id,
-                seat_id=other.id,
-            ),
-            ctx=ctx,
-            now=now,
-        )
     queue_gm_notice(
         session,
         ctx=ctx,

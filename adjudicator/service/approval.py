@@ -10,7 +10,6 @@ full); either way the joiner is told.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from sqlmodel import Session, select
@@ -18,15 +17,12 @@ from sqlmodel import Session, select
 from adjudicator.base.security import approval_code
 from adjudicator.core.text import handle_for
 from adjudicator.games import game_title
-from adjudicator.mail.commands import Approve, Command, CommandProblem
+from adjudicator.mail.commands import Approve
 from adjudicator.notify.context import ServiceContext
-from adjudicator.notify.notice import Notice
-from adjudicator.notify.queue import queue_notice
 from adjudicator.service import ServiceError, conversation, tournament_signup
-from adjudicator.service.game_context import base_context
 from adjudicator.service.gm import add_player
 from adjudicator.service.handling import AnswerPart, SectionHandling
-from adjudicator.service.signup import seats_wanted, start_when_full
+from adjudicator.service.signup import seats_wanted, start_when_full, tell_join_decided
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, JoinRequest
 from adjudicator.storage.tournaments import tournament_named
@@ -87,36 +83,14 @@ def decide(
     session.flush()  # decided before a start closes the requests still waiting
     if approve:
         started = start_when_full(session, ctx=ctx, game=game, now=now)
-    queue_notice(
-        session,
-        Notice(
-            "join_decided",
-            request.address,
-            {
-                **base_context(game, None, None),
-                "approved": approve,
-                "player": request.handle,
-                "started": started,
-            },
-            key=f"join_decided:{request.id}",
-            game_id=game.id,
-        ),
-        ctx=ctx,
-        now=now,
-    )
+    decision = {"approved": approve, "started": started}
+    tell_join_decided(session, request, game, decision, ctx=ctx, now=now)
     return started
-
-
-def approve(
-    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
-) -> bool:
-    return conversation.answer_each(handling, Approve, commands, _answer_one)
 
 
 def _answer_one(handling: SectionHandling, command: Approve) -> str | None:
     session = handling.session
-    name = command.game or handling.named
-    game = queries.game_named(session, name) if name else None
+    name, game = conversation.game_asked(handling, command.game)
     if game is None and name and (tournament := tournament_named(session, name)) is not None:
         return tournament_signup.answer_approval(handling, command, tournament)
     if game is None:
@@ -161,3 +135,6 @@ def _answer_one(handling: SectionHandling, command: Approve) -> str | None:
         f"{request.address} {'approved' if command.approve else 'declined'} for {game.name}"
     )
     return None
+
+
+approve = conversation.one_by_one(Approve, _answer_one)

@@ -17,7 +17,7 @@ from sqlmodel import Session
 
 from adjudicator.base.security import seat_reply_address
 from adjudicator.games import game_title, kind_of
-from adjudicator.mail.command_specs import help_lines
+from adjudicator.mail.command_specs import help_lines, spec_of
 from adjudicator.mail.commands import (
     Approve,
     Command,
@@ -420,6 +420,51 @@ def answer_each(
     if bad:
         answer_problems(handling, [], bad)
     return not bad
+
+
+def one_by_one(
+    kind: type[LineCommand], answer_one: Callable[[SectionHandling, LineCommand], str | None]
+) -> Callable[[SectionHandling, Sequence[Command], Sequence[CommandProblem]], bool]:
+    """The handler of a one-line command ``kind`` (JOIN, APPROVE, TAKE): each answered with
+    ``answer_one`` (:func:`answer_each`). Named after the command."""
+
+    def handle(
+        handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+    ) -> bool:
+        return answer_each(handling, kind, commands, answer_one)
+
+    handle.__name__ = handle.__qualname__ = kind.__name__.lower()
+    return handle
+
+
+def game_asked(handling: SectionHandling, name: str | None) -> tuple[str | None, Game | None]:
+    """The game a one-line command asks about: the one it names, else the one the section's
+    GAME line names; that name, and the game by that name if there is one."""
+    name = name or handling.named
+    return name, queries.game_named(handling.session, name) if name else None
+
+
+def confirmed(
+    handling: SectionHandling,
+    command: Join | Standby,
+    code: str,
+    context: dict[str, Any],
+    *,
+    named: str,
+) -> tuple[bool, str | None]:
+    """The confirmation step of a command that acts for an address only once the address has
+    shown that it reads its mail (JOIN, STANDBY): without a code, the ``code`` is mailed back
+    to the sender (the step ``confirm`` of the command's answer, named after its word); a
+    wrong code is refused, naming the command to write again, with what it ``named``, to get
+    one. Whether the code was right, and what is wrong with the command if anything."""
+    word = spec_of(type(command)).words[0]
+    if command.code is None:
+        handling.answer_sender(word, context | {"step": "confirm", "code": code})
+        return False, None
+    if command.code != code:
+        again = f"{word.upper()} {named}"
+        return False, f"that is not the code mailed to this address; write {again} alone to get one"
+    return True, None
 
 
 def answer_problems(

@@ -9,7 +9,7 @@ game master's: it goes in the body only, never in a header.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from sqlmodel import Session
@@ -42,12 +42,12 @@ def tell_change(
     if change not in CHANGES:
         raise ValueError(f"unknown change {change!r}")
     concerned = [s for s in seats_of(session, game) if s.handle == handle and not s.active]
-    return _to_every_seat(
+    return tell_every_seat(
         session,
         game,
         template="game_change",
         extra={"change": change, "player": handle},
-        key=f"change:{game.id}:{change}:{handle}:{now.timestamp():.0f}",
+        key=lambda seat: f"change:{game.id}:{change}:{handle}:{now.timestamp():.0f}:{seat.id}",
         ctx=ctx,
         now=now,
         also=[s for s in concerned if s.address != NO_ADDRESS],
@@ -59,12 +59,12 @@ def announce(
 ) -> int:
     """The game master's message to every player still in the game and every observer, under
     "the game master"; ``key`` makes it once only. How many it went to."""
-    told = _to_every_seat(
+    told = tell_every_seat(
         session,
         game,
         template="announcement",
         extra={"text": text, "observer": False},
-        key=f"announce:{key}",
+        key=lambda seat: f"announce:{key}:{seat.id}",
         ctx=ctx,
         now=now,
     )
@@ -86,21 +86,26 @@ def announce(
     return told + len(observers)
 
 
-def _to_every_seat(
+def tell_every_seat(
     session: Session,
     game: Game,
     *,
     template: str,
     extra: dict[str, object],
-    key: str,
+    key: Callable[[Seat], str],
     ctx: ServiceContext,
     now: datetime,
     also: Sequence[Seat] = (),
+    but: Seat | None = None,
 ) -> int:
-    """``template`` to every player still in the game (and the seats ``also``), each once
-    (``key`` and the seat); how many."""
+    """``template`` to every player still in the game but the seat ``but`` (and to the seats
+    ``also``), each once (``key`` of the seat), with the game's context at its open round and
+    ``extra``; how many. What the game master did, a resignation (``account.py``) and a seat
+    taken over (``handover.py``) are told so."""
     round_ = open_round_of(session, game)
     seats = [*active_seats(session, game), *also]
+    if but is not None:
+        seats = [s for s in seats if s.id != but.id]
     for seat in seats:
         queue_notice(
             session,
@@ -108,7 +113,7 @@ def _to_every_seat(
                 template,
                 seat.address,
                 {**base_context(game, seat, round_), **extra},
-                key=f"{key}:{seat.id}",
+                key=key(seat),
                 game_id=game.id,
                 seat_id=seat.id,
             ),

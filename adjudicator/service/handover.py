@@ -34,7 +34,8 @@ from adjudicator.readmodel.read import game_view
 from adjudicator.readmodel.standings import measures_of, player_standing
 from adjudicator.service import ServiceError
 from adjudicator.service.game_context import base_context
-from adjudicator.service.games import Credentials, active_seats, checked_address, seats_of
+from adjudicator.service.games import Credentials, checked_address, seats_of
+from adjudicator.service.gm_news import tell_every_seat
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.notices import queue_gm_notice
 from adjudicator.service.round_results import round_extras
@@ -222,27 +223,16 @@ def _queue_takeover(
 def _tell_others(
     session: Session, *, ctx: ServiceContext, game: Game, seat: Seat, how: str, now: datetime
 ) -> None:
-    round_ = open_round_of(session, game)
-    for other in active_seats(session, game):
-        if other.id == seat.id:
-            continue
-        queue_notice(
-            session,
-            Notice(
-                "seat_taken",
-                other.address,
-                {
-                    **base_context(game, other, round_),
-                    "player": seat.handle,
-                    "how": how,
-                },
-                key=f"seat_taken:{game.id}:{seat.id}:{other.id}:{now.timestamp():.0f}",
-                game_id=game.id,
-                seat_id=other.id,
-            ),
-            ctx=ctx,
-            now=now,
-        )
+    tell_every_seat(
+        session,
+        game,
+        template="seat_taken",
+        extra={"player": seat.handle, "how": how},
+        key=lambda other: f"seat_taken:{game.id}:{seat.id}:{other.id}:{now.timestamp():.0f}",
+        ctx=ctx,
+        now=now,
+        but=seat,
+    )
 
 
 def _tell_replaced(

@@ -307,15 +307,8 @@ def _game_master_section(handling: SectionHandling, section: MailSection) -> boo
         "this is not a game master's command; orders and players' commands go from a "
         "player's own address"
     )
-    lines: list[SectionLine] = []
-    for command in section.asks:
-        if isinstance(command, Orders):
-            lines += command.lines
-        elif needs_seat(type(command)) and isinstance(getattr(command, "line", None), SectionLine):
-            lines.append(command.line)  # type: ignore[attr-defined]
-    lines += [p.line for p in section.problems if needs_seat(p.command)]
-    if lines:
-        stray = [CommandProblem(Orders, line, why) for line in sorted(lines)]
+    stray = _seat_lines(section, why, orders=True)
+    if stray:
         conversation.answer_problems(handling, [], stray)
     return accepted
 
@@ -331,6 +324,12 @@ def _without_game(section: MailSection, *, orders: bool) -> list[CommandProblem]
             "orders and a game's commands need their game: write GAME and the game's name "
             "on a line above them (e.g. GAME gw42)"
         )
+    return _seat_lines(section, why, orders=orders)
+
+
+def _seat_lines(section: MailSection, why: str, *, orders: bool) -> list[CommandProblem]:
+    """The section's lines that only a seated player may send (its orders too when
+    ``orders``), in line order, each refused with ``why``."""
     lines: list[SectionLine] = []
     for command in section.asks:
         if isinstance(command, Orders):

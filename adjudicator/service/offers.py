@@ -14,7 +14,6 @@ may still send orders, and a stand-in plays it where the game says so (``absent=
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +22,7 @@ from sqlmodel import Session, col, select
 
 from adjudicator.base.security import take_code
 from adjudicator.games import game_title
-from adjudicator.mail.commands import Command, CommandProblem, Take
+from adjudicator.mail.commands import Take
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
@@ -199,16 +198,9 @@ def offers_for_newcomer(
 # --- TAKE --------------------------------------------------------------------------------------
 
 
-def take(
-    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
-) -> bool:
-    return conversation.answer_each(handling, Take, commands, _take_one)
-
-
 def _take_one(handling: SectionHandling, command: Take) -> str | None:
     session, address = handling.session, handling.sender.strip().lower()
-    name = command.game or handling.named
-    game = queries.game_named(session, name) if name else None
+    name, game = conversation.game_asked(handling, command.game)
     if game is None or game.id is None:
         return f"there is no game called {name!r} here" if name else "name it: TAKE gw42 CODE"
     offers = session.exec(select(SeatOffer).where(SeatOffer.game_id == game.id)).all()
@@ -248,6 +240,9 @@ def _take_one(handling: SectionHandling, command: Take) -> str | None:
     _answer(handling, game, context | {"step": "yours"})
     handling.notes.append(f"{address} took {seat.handle} of {game.name}")
     return None
+
+
+take = conversation.one_by_one(Take, _take_one)
 
 
 def _answer(handling: SectionHandling, game: Game, context: dict[str, Any]) -> None:

@@ -11,7 +11,6 @@ Under the setting ``join=approve`` a confirmed JOIN waits for the game master in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from sqlmodel import Session, select
@@ -19,7 +18,7 @@ from sqlmodel import Session, select
 from adjudicator.base.security import approval_code, join_code
 from adjudicator.core.text import handle_for, is_handle
 from adjudicator.games import game_title
-from adjudicator.mail.commands import Command, CommandProblem, Join
+from adjudicator.mail.commands import Join
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
@@ -37,17 +36,10 @@ from adjudicator.storage.models import Game, GameStatus, JoinRequest
 from adjudicator.storage.tournaments import tournament_named
 
 
-def join(
-    handling: SectionHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
-) -> bool:
-    return conversation.answer_each(handling, Join, commands, _join_one)
-
-
 def _join_one(handling: SectionHandling, command: Join) -> str | None:
     """Answer one JOIN; what is wrong with it, if anything."""
     session, address = handling.session, handling.sender.strip().lower()
-    name = command.game or handling.named
-    game = queries.game_named(session, name) if name else None
+    name, game = conversation.game_asked(handling, command.game)
     if game is None and name and (tournament := tournament_named(session, name)) is not None:
         return tournament_signup.join_tournament(handling, command, tournament)
     if game is None:
@@ -65,13 +57,9 @@ def _join_one(handling: SectionHandling, command: Join) -> str | None:
         return refused
     context = {"game": game.name, "game_title": game_title(game.kind)}
     code = join_code(handling.ctx.receipt_key, game.name, address)
-    if command.code is None:
-        handling.answer_sender("join", context | {"step": "confirm", "code": code})
-        return None
-    if command.code != code:
-        return (
-            f"that is not the code mailed to this address; write JOIN {game.name} alone to get one"
-        )
+    sure, wrong = conversation.confirmed(handling, command, code, context, named=game.name)
+    if not sure:
+        return wrong
     handle = command.handle or handle_for(address, [s.handle for s in seats])
     if not is_handle(handle) or handle in (s.handle for s in seats):
         return f"the name {handle!r} is taken or not usable: write JOIN {game.name} {code} NAME"
@@ -87,6 +75,9 @@ def _join_one(handling: SectionHandling, command: Join) -> str | None:
     )
     handling.notes.append(f"{handle} joined {game.name}")
     return None
+
+
+join = conversation.one_by_one(Join, _join_one)
 
 
 def _ask_approval(
@@ -157,21 +148,31 @@ def close_waiting_joins(
     for request in waiting:
         request.status, request.decided_at = "closed", now
         session.add(request)
-        queue_notice(
-            session,
-            Notice(
-                "join_decided",
-                request.address,
-                {
-                    **base_context(game, None, None),
-                    "approved": False,
-                    "closed": True,
-                    "player": request.handle,
-                    "started": True,
-                },
-                key=f"join_decided:{request.id}",
-                game_id=game.id,
-            ),
-            ctx=ctx,
-            now=now,
-        )
+        decision = {"approved": False, "closed": True, "started": True}
+        tell_join_decided(session, request, game, decision, ctx=ctx, now=now)
+
+
+def tell_join_decided(
+    session: Session,
+    request: JoinRequest,
+    game: Game,
+    decision: dict[str, bool],
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+) -> None:
+    """Tell the sender of a JOIN that waited for the game master what became of it: the
+    ``decision`` (approved, and whether the game started; or closed, the game having started
+    without him)."""
+    queue_notice(
+        session,
+        Notice(
+            "join_decided",
+            request.address,
+            {**base_context(game, None, None), **decision, "player": request.handle},
+            key=f"join_decided:{request.id}",
+            game_id=game.id,
+        ),
+        ctx=ctx,
+        now=now,
+    )

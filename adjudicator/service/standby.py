@@ -58,14 +58,9 @@ def _standby_one(handling: SectionHandling, command: Standby) -> str | None:
         handling.answer_sender("standby", context | {"step": "already"})
         return None
     code = standby_code(handling.ctx.receipt_key, command.kind, address)
-    if command.code is None:
-        handling.answer_sender("standby", context | {"step": "confirm", "code": code})
-        return None
-    if command.code != code:
-        return (
-            "that is not the code mailed to this address; write "
-            f"STANDBY {command.kind} alone to get one"
-        )
+    sure, wrong = conversation.confirmed(handling, command, code, context, named=command.kind)
+    if not sure:
+        return wrong
     session.add(StandbyEntry(kind=command.kind, address=address, created_at=handling.now))
     on_offer = offers.offers_for_newcomer(
         session, key=handling.ctx.receipt_key, kind=command.kind, address=address

@@ -61,6 +61,18 @@ class _Play:
         ):
             self.loser = owner
 
+    def end_on(self, origin: int, target: int) -> None:
+        """A Rock or a Scissors goes from ``origin`` to end on ``target``: an enemy piece there
+        is captured (a Flag with the flag rules) and the mover stands on the cell."""
+        mover = self.cells[origin]
+        self.cells[origin] = 0
+        code = self.cells[target]
+        if code and kind_of(code) == FLAG:
+            self.capture_flag(target, mover)
+        elif code:
+            self.event("captured", piece=token(code), cell=CELL_NAMES[target])
+        self.cells[target] = mover
+
     def cut(self, cell: int, side: int) -> bool:
         """Scissors cut Papers: a cell holding or next to an enemy Scissors, locked or not."""
         scissors = piece(side ^ 1, SCISSORS)
@@ -129,14 +141,7 @@ def _scissors(play: _Play, move: Move, side: int) -> None:
     """The Scissors ends on the target: it cuts an enemy Paper stack or captures an enemy Flag,
     and locks with every enemy Scissors next to it that it was not locked with."""
     cells, origin, target = play.cells, move.origin, move.target
-    scissors = cells[origin]
-    cells[origin] = 0
-    code = cells[target]
-    if code and kind_of(code) == FLAG:
-        play.capture_flag(target, scissors)
-    elif code:
-        play.event("captured", piece=token(code), cell=CELL_NAMES[target])
-    cells[target] = scissors
+    play.end_on(origin, target)
     enemy = piece(side ^ 1, SCISSORS)
     for n in NEIGHBOURS[target]:
         if cells[n] == enemy and n not in NEIGHBOURS[origin]:
@@ -145,16 +150,7 @@ def _scissors(play: _Play, move: Move, side: int) -> None:
 
 def _rock(play: _Play, move: Move) -> None:
     """The Rock ends on the target, crushing an enemy Scissors or capturing an enemy Flag."""
-    cells, origin, target = play.cells, move.origin, move.target
-    rock = cells[origin]
-    cells[origin] = 0
-    code = cells[target]
-    if code and kind_of(code) == FLAG:
-        play.capture_flag(target, rock)
-    else:
-        if code:
-            play.event("captured", piece=token(code), cell=CELL_NAMES[target])
-        cells[target] = rock
+    play.end_on(move.origin, move.target)
 
 
 def apply_move(state: State, move: Move) -> tuple[State, list[Event]]:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from adjudicator.core import hexes
 from adjudicator.core.errors import SetupError
 from adjudicator.core.game import PieceSpec
-from adjudicator.core.text import did_you_mean
+from adjudicator.core.text import setup_word
 from adjudicator.games.rock_scissors_paper.orders import Move
 
 WHITE, BLACK = 0, 1
@@ -150,26 +150,15 @@ START_BOARD = _start_board()
 
 
 def parse_side(text: str, what: str) -> int:
-    word = text.strip().lower()
-    if word not in SIDES:
-        hint = did_you_mean(word, SIDES)
-        raise SetupError(
-            f"{what}: unknown side {text!r} (white or black)"
-            + (f"; did you mean {hint!r}?" if hint else "")
-        )
-    return SIDES.index(word)
+    return SIDES.index(setup_word(text, SIDES, what=what, noun="side", choices="white or black"))
 
 
 def _place(cells: bytearray, spec: PieceSpec) -> None:
     label = f"piece {spec.owner} {spec.piece} {spec.cell}"
     side = parse_side(spec.owner, label)
-    word = spec.piece.strip().lower()
-    if word not in _KIND_WORDS:
-        hint = did_you_mean(word, _KIND_WORDS)
-        raise SetupError(
-            f"{label}: unknown kind {spec.piece!r} (flag, rock, scissors or paper)"
-            + (f"; did you mean {hint!r}?" if hint else "")
-        )
+    word = setup_word(
+        spec.piece, _KIND_WORDS, what=label, noun="kind", choices="flag, rock, scissors or paper"
+    )
     kind = _KIND_WORDS[word]
     if kind != PAPER and spec.height != 1:
         raise SetupError(f"{label}: only Papers have a height (stacks); a {word} has none")

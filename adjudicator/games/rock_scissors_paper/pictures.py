@@ -17,7 +17,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from adjudicator.core import hexes
-from adjudicator.core.errors import NotAnOrder, OrderSyntaxError
+from adjudicator.core.kind import marked_move
 from adjudicator.games.rock_scissors_paper.board import (
     BLACK,
     FLAG,
@@ -50,13 +50,9 @@ def last_move_cells(
 ) -> tuple[int, list[int]] | None:
     """The last move's origin and the cells it went to or through: the middle cell and target
     of a Scissors, every cell of a spread, the target of anything else. ``None`` if no move."""
-    text = last_move if last_move is not None else state.get("last_move")
-    if not text:
+    move = marked_move(state, last_move, parse_order, "Rock, Scissors, Paper")
+    if move is None:
         return None
-    try:
-        move = parse_order(str(text))  # the game's own reader of moves
-    except (NotAnOrder, OrderSyntaxError) as error:
-        raise ValueError(f"not a Rock, Scissors, Paper move: {text!r}") from error
     if move.drops:  # a spread: every cell from the origin to the target
         line = hexes.line_between(move.origin, move.target)
         if line is not None:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from adjudicator.core import hexes
 from adjudicator.core.errors import Problem, SetupError
-from adjudicator.core.game import JSON, Checked, Outcome, Report, Resolution, Setup
+from adjudicator.core.game import JSON, Checked, Outcome, Report, Resolution, Setup, move_report
 from adjudicator.core.options import choice_option, resolve_options
 from adjudicator.core.text import read_order_lines
 from adjudicator.games.rock_scissors_paper.apply import apply_move
@@ -158,18 +158,15 @@ class RockScissorsPaper:
     def _report(
         self, before: State, after: State, move: Move | None, events: list[dict[str, JSON]]
     ) -> Report:
-        mover = before.player_of(before.turn)
-        ended = outcome(after)
-        public: dict[str, JSON] = {
-            **self.public_state(after),
-            "player": mover,
-            "side": SIDES[before.turn],
-            "move": None if move is None else str(move),
-            "events": events,
-            "last_move": None if after.last_move is None else str(after.last_move),
-            "result": None if ended is None else ended.termination,
-        }
-        return Report(public, codes={mover: ["forfeit" if move is None else "moved"]})
+        return move_report(
+            self.public_state(after),
+            mover=before.player_of(before.turn),
+            side=SIDES[before.turn],
+            move=move,
+            events=events,
+            last_move=after.last_move,
+            ended=outcome(after),
+        )
 
     def outcome(self, state: State) -> Outcome | None:
         return outcome(state)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
+from adjudicator.core.kind import GameKind, Measure, Vocabulary, counter, numbered_picture
 from adjudicator.games.sissyfight import pictures as sf
 from adjudicator.games.sissyfight.rules import PRESS_POLICY, RULES
 from adjudicator.games.sissyfight.standin import stand_in
@@ -27,18 +27,7 @@ PROBLEM_CODES = frozenset(
 )
 
 
-def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
-    turn = report.get("turn")
-    title = "Chips" + (f" after turn {turn}" if turn else "")
-    return [
-        Picture(
-            "chips",
-            title,
-            sf.chips_text(state, report),
-            sf.chips_svg(state, report),
-            sf.chips_words(state, report),
-        )
-    ]
+pictures = numbered_picture("chips", "Chips", "turn", (sf.chips_text, sf.chips_svg, sf.chips_words))
 
 
 def seat_position(view: Mapping[str, Any], player: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adjudicator.core.kind import GameKind, Measure, Picture, Vocabulary, counter
+from adjudicator.core.kind import GameKind, Measure, Vocabulary, counter, numbered_picture
 from adjudicator.games.starship_combat import pictures as sc
 from adjudicator.games.starship_combat.hints import hint
 from adjudicator.games.starship_combat.rules import RULES
@@ -19,18 +19,12 @@ PROBLEM_CODES = frozenset(
 )
 
 
-def pictures(state: Mapping[str, Any], report: Mapping[str, Any]) -> list[Picture]:
-    number = report.get("round")
-    title = "Both ships' missiles and power" + (f" after round {number}" if number else "")
-    return [
-        Picture(
-            "ships",
-            title,
-            sc.ships_text(state, report),
-            sc.ships_svg(state, report),
-            sc.ships_words(state, report),
-        )
-    ]
+pictures = numbered_picture(
+    "ships",
+    "Both ships' missiles and power",
+    "round",
+    (sc.ships_text, sc.ships_svg, sc.ships_words),
+)
 
 
 def seat_position(view: Mapping[str, Any], player: str) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from adjudicator.core.errors import SetupError
 from adjudicator.core.game import Outcome, PieceSpec
 from adjudicator.core.squares import InvalidSquare, SquareGrid
-from adjudicator.core.text import did_you_mean
+from adjudicator.core.text import setup_word
 
 GRID = SquareGrid(files=5, ranks=5)
 MUSKETEERS = "musketeers"
@@ -181,14 +181,7 @@ def cells_from_rows(rows: Sequence[str]) -> str:
 
 
 def parse_side(text: str, what: str) -> str:
-    side = text.strip().lower()
-    if side not in SIDES:
-        hint = did_you_mean(side, SIDES)
-        raise SetupError(
-            f"{what}: unknown side {text!r} (musketeers or cardinal)"
-            + (f"; did you mean {hint!r}?" if hint else "")
-        )
-    return side
+    return setup_word(text, SIDES, what=what, noun="side", choices="musketeers or cardinal")
 
 
 def _place(cells: list[str], spec: PieceSpec) -> None:

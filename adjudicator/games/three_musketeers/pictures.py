@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
-from adjudicator.core.errors import NotAnOrder, OrderSyntaxError
+from adjudicator.core.kind import marked_move
 from adjudicator.games.three_musketeers.board import (
     CARDINAL,
     EMPTY,
@@ -38,13 +38,9 @@ def _rows(state: Mapping[str, Any]) -> list[str]:
 
 def _last_move_squares(state: Mapping[str, Any], last_move: str | None) -> tuple[str, str] | None:
     """``(origin, target)`` as square names, e.g. ``("c3", "c4")``, or ``None``."""
-    text = last_move if last_move is not None else state.get("last_move")
-    if not text:
+    move = marked_move(state, last_move, parse_order, "Three Musketeers")
+    if move is None:
         return None
-    try:
-        move = parse_order(str(text))  # the game's own reader of moves
-    except (NotAnOrder, OrderSyntaxError) as error:
-        raise ValueError(f"not a Three Musketeers move: {text!r}") from error
     return _GRID.square_name(move.origin), _GRID.square_name(move.target)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from adjudicator.core.errors import SetupError
-from adjudicator.core.game import JSON, Checked, Outcome, Report, Resolution, Setup
+from adjudicator.core.game import JSON, Checked, Outcome, Report, Resolution, Setup, move_report
 from adjudicator.core.options import choice_option, resolve_options
 from adjudicator.games.three_musketeers.board import (
     GRID,
@@ -89,18 +89,16 @@ class ThreeMusketeers:
         return Resolution(after, self._report(state, after, mover, moves[0]))
 
     def _report(self, before: State, after: State, mover: str, move: Move | None) -> Report:
-        ended = outcome(after)
         captured = move is not None and before.cells[move.origin] == MUSKETEER
-        public: dict[str, JSON] = {
-            **self.public_state(after),
-            "player": mover,
-            "side": before.turn,
-            "move": None if move is None else str(move),
-            "captured": GRID.square_name(move.target) if move and captured else None,
-            "last_move": None if after.last_move is None else str(after.last_move),
-            "result": None if ended is None else ended.termination,
-        }
-        return Report(public, codes={mover: ["forfeit" if move is None else "moved"]})
+        return move_report(
+            self.public_state(after),
+            mover=mover,
+            side=before.turn,
+            move=move,
+            captured=GRID.square_name(move.target) if move and captured else None,
+            last_move=after.last_move,
+            ended=outcome(after),
+        )
 
     def outcome(self, state: State) -> Outcome | None:
         return outcome(state)
