@@ -45,6 +45,7 @@ from adjudicator.service import ServiceError
 from adjudicator.service.games import PlayerSpec, checked_address, create_game
 from adjudicator.service.handover import find_seat, hand_over
 from adjudicator.service.settings import read_settings
+from adjudicator.service.tournament_news import gm_reply_to, seat_reply_to
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.models import Game, GameStatus, Round
 from adjudicator.storage.tournaments import (
@@ -432,6 +433,17 @@ def _tell_round(
         for s in standings_of(session, tournament)
     ]
     stage = "final" if final else "round"
+    common = {
+        "tournament": tournament.name,
+        "game_title": game_title(tournament.kind),
+        "format": tournament.format,
+        "round": tournament.current_round,
+        "rounds": tournament.rounds,
+        "final": final,
+        "standings": table,
+        "tie_breaks": two_sided(tournament.kind),
+        "gm": False,
+    }
     for player in players:
         if player.withdrawn_round is not None and not final:
             continue
@@ -448,26 +460,65 @@ def _tell_round(
             }
             for r in mine
         ]
+        # A reply reaches his seats in the round's games (``tournament_news.py``).
+        reply_to = None if final else seat_reply_to(session, ctx, tournament, player.handle)
         queue_notice(
             session,
             Notice(
                 "tournament_round",
                 player.address,
-                {
+                common
+                | {
                     "handle": player.handle,
-                    "tournament": tournament.name,
-                    "game_title": game_title(tournament.kind),
-                    "format": tournament.format,
-                    "round": tournament.current_round,
-                    "rounds": tournament.rounds,
-                    "final": final,
                     "pairing": [] if final else pairing,
-                    "standings": table,
-                    "tie_breaks": two_sided(tournament.kind),
+                    "replies": reply_to is not None,
+                    "several": sum(1 for p in pairing if p["game"]) > 1,
                 },
                 key=f"tournament:{tournament.id}:{tournament.current_round}:{stage}:{player.handle}",
                 label="tournament",
+                reply_to=reply_to,
             ),
             ctx=ctx,
             now=now,
         )
+    if tournament.gm_address:
+        _tell_game_master(session, tournament, rows, games, common, ctx=ctx, now=now, stage=stage)
+
+
+def _tell_game_master(
+    session: Session,
+    tournament: Tournament,
+    rows: Sequence[TournamentGame],
+    games: Mapping[int, Game],
+    common: Mapping[str, Any],
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+    stage: str,
+) -> None:
+    """The game master's mail of the round: every game of it and the standings, with the
+    tournament's game master's reply address, which takes his WITHDRAW and REPLACE."""
+    assert tournament.gm_address is not None
+    every = [
+        {
+            "game": game.name if (game := games.get(r.game_id or 0)) else None,
+            "players": list(r.players),
+            "bye": len(r.players) == 1,
+            "forfeited_by": r.forfeited_by,
+        }
+        for r in rows
+    ]
+    queue_notice(
+        session,
+        Notice(
+            "tournament_round",
+            tournament.gm_address,
+            dict(common)
+            | {"handle": None, "gm": True, "pairing": [] if common["final"] else every},
+            key=f"tournament:{tournament.id}:{tournament.current_round}:{stage}:gm",
+            label="tournament",
+            reply_to=gm_reply_to(ctx, tournament),
+        ),
+        ctx=ctx,
+        now=now,
+    )

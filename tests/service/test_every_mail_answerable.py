@@ -58,6 +58,8 @@ NOT_A_SEATS = {
     "and he answers with the APPROVE or DECLINE line the mail holds "
     "(tests/service/test_tournament_changes.py)",
     "tournament_decided": "to an address that asked to join a tournament, which has no seat yet",
+    "tournament_change": "to a tournament's players when its game master withdraws or replaces "
+    "one (tests/service/test_tournament_gm_mail.py)",
     "tournament_round": "to a tournament's player, about the tournament, not one game: each of "
     "his games mails him its own welcome, and a reply to that reaches his seat",
 }
