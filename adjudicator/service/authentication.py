@@ -50,7 +50,7 @@ from adjudicator.service.handling import SectionHandling
 from adjudicator.service.handover import answer_passed_on, former_seat, passed_on_from
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, LoginFailure, Seat
-from adjudicator.storage.tournaments import Tournament
+from adjudicator.storage.tournaments import Tournament, tournament_named
 
 MAX_FAILED_LOGINS = 5
 LOCKOUT = timedelta(hours=1)
@@ -173,10 +173,16 @@ def find_game(
     handling: SectionHandling, section: MailSection, token_seat: Seat | None
 ) -> Game | None:
     """The game a section is about: named in it, the reply token's, the game master's reply
-    address's, or the only running game the sender has a seat in."""
+    address's, or the only running game the sender has a seat in. A section that names a
+    tournament is the reply token's game."""
     session = handling.session
     if section.game:
-        return queries.game_named(session, section.game)
+        game = queries.game_named(session, section.game)
+        if game is None and token_seat is not None and tournament_named(session, section.game):
+            # A reply to a tournament's mail (its tag in the subject) that went to the reply
+            # address of one seat of his: that seat's game (``tournament_news.py``).
+            return session.get(Game, token_seat.game_id)
+        return game
     if token_seat is not None:
         return session.get(Game, token_seat.game_id)
     if handling.gm_game is not None:
