@@ -11,10 +11,12 @@ from fractions import Fraction
 
 from sqlmodel import Session, col, select
 
+from adjudicator.core.game import Placed
 from adjudicator.core.standings import (
     Result,
     Standing,
     cross_table,
+    placed_points,
     placing_points,
     standings,
     two_player_points,
@@ -60,13 +62,21 @@ def result_of(tournament: Tournament, row: TournamentGame, game: Game | None) ->
         return Result(row.round, points, forfeit=True, winners=others)
     if game is None or game.status != GameStatus.FINISHED:
         return None
-    outcome = get_rules(game.kind).outcome(game_state(game))
+    rules = get_rules(game.kind)
+    state = game_state(game)
+    outcome = rules.outcome(state)
     if outcome is None:
         return None
     winners = tuple(outcome.winners)
+    points = _points(tournament, row.players, winners, draw=outcome.draw)
+    if isinstance(rules, Placed) and not two_sided(tournament.kind):
+        groups = [[p for p in group if p in row.players] for group in rules.placings(state)]
+        placed = placed_points(groups)
+        if set(placed) == set(row.players):  # every player placed: the finer placings
+            points = placed
     return Result(
         row.round,
-        _points(tournament, row.players, winners, draw=outcome.draw),
+        points,
         forfeit=outcome.termination == "forfeit",
         winners=winners,
     )
