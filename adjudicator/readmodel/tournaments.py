@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from fractions import Fraction
 
 from sqlmodel import Session, col, select
@@ -109,6 +110,16 @@ class TournamentGameView:
 
 
 @dataclass(frozen=True)
+class TournamentRoundView:
+    """When a round was paired (its first game made) and when it ended (the next round paired,
+    or the tournament over; ``None`` while under way): the feed's times."""
+
+    number: int
+    paired_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
 class TournamentView:
     """A tournament's page: its standings, its cross-table and every game by round."""
 
@@ -122,6 +133,29 @@ class TournamentView:
     cross: dict[tuple[str, str], list[Fraction]]
     games: tuple[TournamentGameView, ...]
     two_sided: bool
+    created_at: datetime | None = None
+    finished_at: datetime | None = None
+    rounds_played: tuple[TournamentRoundView, ...] = ()
+
+
+def _round_times(
+    tournament: Tournament, rows: Sequence[TournamentGame], games: dict[int, Game]
+) -> tuple[TournamentRoundView, ...]:
+    """Each round paired so far: paired when its first game was made (a round of byes and
+    forfeits alone: when the round before it was), over when the next one was paired."""
+    paired: list[datetime] = []
+    for number in range(1, tournament.current_round + 1):
+        made = [
+            games[r.game_id].created_at
+            for r in rows
+            if r.round == number and r.game_id is not None and r.game_id in games
+        ]
+        paired.append(min(made) if made else (paired[-1] if paired else tournament.created_at))
+    views = []
+    for index, at in enumerate(paired):
+        ended = paired[index + 1] if index + 1 < len(paired) else tournament.finished_at
+        views.append(TournamentRoundView(index + 1, at, ended))
+    return tuple(views)
 
 
 def tournament_view(session: Session, tournament: Tournament) -> TournamentView:
@@ -151,6 +185,9 @@ def tournament_view(session: Session, tournament: Tournament) -> TournamentView:
         cross=cross_table(results_of(session, tournament)),
         games=tuple(views),
         two_sided=two_sided(tournament.kind),
+        created_at=tournament.created_at,
+        finished_at=tournament.finished_at,
+        rounds_played=_round_times(tournament, rows, games),
     )
 
 
