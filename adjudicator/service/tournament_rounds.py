@@ -331,7 +331,8 @@ def game_ended(
     session: Session, game: Game, *, ctx: ServiceContext, now: datetime, begin: Begin
 ) -> None:
     """A game ended: where it is a tournament's and the last of its round, the next round is
-    paired (or the tournament ends).
+    paired (or the tournament ends); a game of an earlier round (rolled back, and ended again)
+    may be the last the tournament's end waited for.
 
     The tournament's row is locked first (PostgreSQL): of two games of a round ending at once,
     the second to take the lock sees the first one's end, so one of them pairs the round. The
@@ -343,7 +344,7 @@ def game_ended(
     tournament = session.exec(
         select(Tournament).where(Tournament.id == row.tournament_id).with_for_update()
     ).first()
-    if tournament is None or row.round != tournament.current_round:
+    if tournament is None or row.round > tournament.current_round:
         return
     try:
         with session.begin_nested():
@@ -355,8 +356,9 @@ def game_ended(
 def advance(
     session: Session, tournament: Tournament, *, ctx: ServiceContext, now: datetime, begin: Begin
 ) -> bool:
-    """Pair the next round, or end the tournament, once every game of the round is decided;
-    False while one is under way (or it is over)."""
+    """Pair the next round, or end the tournament, once every game of the round is decided
+    (its end waits for every game of every round: one rolled back is under way again); False
+    while one is under way (or it is over)."""
     if tournament.finished_at is not None or not tournament.current_round:
         return False
     rows = [r for r in games_of(session, tournament) if r.round == tournament.current_round]
@@ -365,6 +367,8 @@ def advance(
         return False
     playing = [p for p in players_of(session, tournament) if p.withdrawn_round is None]
     if tournament.current_round >= tournament.rounds or len(playing) < 2:
+        if not _all_decided(session, tournament):
+            return False  # a game of an earlier round rolled back: the end waits for it
         tournament.finished_at = now
         session.add(tournament)
         session.flush()
@@ -372,6 +376,13 @@ def advance(
         return True
     _pair_round(session, tournament, ctx=ctx, now=now, begin=begin)
     return True
+
+
+def _all_decided(session: Session, tournament: Tournament) -> bool:
+    """Whether every game of every round is decided (none rolled back and under way again)."""
+    rows = games_of(session, tournament)
+    games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
+    return all(result_of(tournament, r, games.get(r.game_id or 0)) is not None for r in rows)
 
 
 def replace_player(
