@@ -24,7 +24,7 @@ from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.queue import queue_notice
 from adjudicator.storage import queries
-from adjudicator.storage.models import GameStatus
+from adjudicator.storage.models import Game, GameStatus, Seat
 from adjudicator.storage.tournaments import (
     Tournament,
     TournamentPlayer,
@@ -34,27 +34,36 @@ from adjudicator.storage.tournaments import (
 )
 
 
-def seat_reply_to(
-    session: Session, ctx: ServiceContext, tournament: Tournament, handle: str
-) -> str | None:
-    """The reply addresses of ``handle``'s seats in the games of the round under way that are
-    not over, as one Reply-To (None: he has none, and a reply goes to the service's address)."""
+def seats_under_way(
+    session: Session, tournament: Tournament, handle: str
+) -> list[tuple[Game, Seat]]:
+    """``handle``'s seats, active, in the games of the round under way that are not over."""
     rows = [
         r
         for r in games_of(session, tournament)
         if r.round == tournament.current_round and handle in r.players and r.game_id
     ]
     games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
-    addresses = []
+    found = []
     for row in rows:
         game = games.get(row.game_id or 0)
         if game is None or game.id is None or game.status == GameStatus.FINISHED:
             continue
         seat = next((s for s in queries.seats_of(session, game.id) if s.handle == handle), None)
         if seat is not None and seat.id is not None and seat.active:
-            addresses.append(
-                seat_reply_address(ctx.receipt_key, ctx.identity.address, seat.id, seat.reply_token)
-            )
+            found.append((game, seat))
+    return found
+
+
+def seat_reply_to(
+    session: Session, ctx: ServiceContext, tournament: Tournament, handle: str
+) -> str | None:
+    """The reply addresses of ``handle``'s seats in the games of the round under way that are
+    not over, as one Reply-To (None: he has none, and a reply goes to the service's address)."""
+    addresses = [
+        seat_reply_address(ctx.receipt_key, ctx.identity.address, seat.id or 0, seat.reply_token)
+        for _, seat in seats_under_way(session, tournament, handle)
+    ]
     return ", ".join(addresses) or None
 
 
@@ -130,6 +139,7 @@ def _tell(
 ) -> int:
     stamp = f"{context['change']}:{context['who']}:{now.isoformat()}"
     reply_to = seat_reply_to(session, ctx, tournament, handle) if reply else None
+    replies = [g.name for g, _ in seats_under_way(session, tournament, handle)] if reply else []
     return int(
         queue_notice(
             session,
@@ -140,7 +150,7 @@ def _tell(
                     "tournament": tournament.name,
                     "game_title": game_title(tournament.kind),
                     "handle": handle,
-                    "replies": reply_to is not None,
+                    "replies": replies,
                     **context,
                 },
                 key=f"tournament:{tournament.id}:{stamp}:{to.lower()}",

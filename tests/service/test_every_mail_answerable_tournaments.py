@@ -116,6 +116,8 @@ def test_a_reply_to_the_news_of_a_withdrawal_reaches_the_seats(app: App) -> None
         withdraw(session, find_tournament(session, "news"), "a", ctx=app.ctx, now=app.clock())
     told = [m for m in queued(app, "tournament_change") if m["To"] == _address("c")][-1]
     assert str(told["Reply-To"]).count("+r") == 2
+    (mine,) = [g for g, p in _round_games(app, "news", 1) if p[0] == "c"]
+    assert f"(e.g. GAME {mine})" in " ".join(plain(told).split())
     assert "status sent" in _reply(app, "c", "STATUS", kind="tournament_change")
     status = [m for m in queued(app, "answer") if m["To"] == _address("c")][-1]
     for game, players in _round_games(app, "news", 1):
