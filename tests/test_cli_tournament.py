@@ -74,3 +74,24 @@ def test_a_swiss_without_rounds_is_refused(env: Path) -> None:
     )  # fmt: skip
     assert result.exit_code != 0
     assert "say how many rounds it plays (--rounds N)" in result.output
+
+
+def test_a_tournament_made_for_sign_up_starts_by_command(env: Path) -> None:
+    """``create --signup`` with two players named opens it to JOIN by mail and starts
+    nothing; ``start`` pairs round 1 (a round-robin of two: one round, both sides) and says
+    so, as ``create`` does for a tournament it starts at once."""
+    del env
+    players = [f"--player={h}={h}@example.org" for h in "ab"]
+    made = runner.invoke(
+        app,
+        ["tournament", "create", "duo", "--kind", "three-musketeers", "--format",
+         "round-robin", "--signup", *players],
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert "tournament duo created, open to JOIN by mail" in made.output
+    started = runner.invoke(app, ["tournament", "start", "duo"])
+    assert started.exit_code == 0, started.output
+    assert "tournament duo started (1 round); round 1: duor1g1, duor1g2" in started.output
+    again = runner.invoke(app, ["tournament", "start", "duo"])
+    assert again.exit_code != 0
+    assert "tournament duo has started already" in again.output

@@ -60,7 +60,7 @@ def _build(
     pages = archive_renderer.archive(archive, tournaments=len(views))
     # The players' page and the rating lists change with every game: written each time.
     pages += archive_renderer.club(read_club(engine, now=now or datetime.now(UTC)))
-    pages += tournament_pages(archive_renderer.renderer, views, site_name=site.name)
+    pages += tournament_pages(archive_renderer.renderer, views, site=site)
     return _write(out_dir, pages, tuple(g.name for g in archive.games))
 
 

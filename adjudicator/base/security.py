@@ -254,5 +254,35 @@ def _gm_mac(key: bytes, game_id: int, gm_token: str | None) -> str:
 _GM_REPLY = re.compile(r"^[^+@]+\+g(\d{1,12})-([0-9a-f]{20})@")
 
 
+def tournament_gm_reply_address(
+    key: bytes, service_address: str, tournament_id: int, gm_address: str
+) -> str:
+    """The game master's own address for a tournament, ``local+t<tournament>-<mac>@domain``,
+    the Reply-To of the tournament's mails to him: only a mail to it may withdraw or replace
+    its players (``WITHDRAW``, ``REPLACE``), as a game's (:func:`gm_reply_address`) runs the
+    game. The MAC covers the game master's address: another game master voids it."""
+    local, _, domain = service_address.partition("@")
+    mac = _tournament_gm_mac(key, tournament_id, gm_address)
+    return f"{local}+t{tournament_id}-{mac}@{domain}"
+
+
+def replied_tournament_gm(address: str) -> tuple[int, str] | None:
+    """The tournament id and MAC a tournament game master's reply address carries, or None."""
+    match = _TOURNAMENT_GM_REPLY.match(address.strip().strip("<>").lower())
+    return (int(match.group(1)), match.group(2)) if match else None
+
+
+def tournament_gm_mac_matches(key: bytes, tournament_id: int, gm_address: str, mac: str) -> bool:
+    return hmac.compare_digest(mac, _tournament_gm_mac(key, tournament_id, gm_address))
+
+
+def _tournament_gm_mac(key: bytes, tournament_id: int, gm_address: str) -> str:
+    message = f"tournament-gm:{tournament_id}:{gm_address.strip().lower()}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:20]
+
+
+_TOURNAMENT_GM_REPLY = re.compile(r"^[^+@]+\+t(\d{1,12})-([0-9a-f]{20})@")
+
+
 def _bounce_mac(key: bytes, seat_id: int) -> str:
     return hmac.new(key, f"bounce:{seat_id}".encode(), hashlib.sha256).hexdigest()[:10]

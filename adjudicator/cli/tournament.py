@@ -4,15 +4,18 @@ what happened."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 import typer
+from sqlmodel import Session
 
 from adjudicator.cli.support import app_from_config, fail, pairs, settings_from_text
 from adjudicator.core.standings import figure
 from adjudicator.games import GAME_NAMES
 from adjudicator.readmodel.tournaments import standings_of
 from adjudicator.service import ServiceError
+from adjudicator.service.app import App
 from adjudicator.service.games import PlayerSpec
 from adjudicator.service.tournament_signup import decide_join
 from adjudicator.service.tournaments import (
@@ -25,7 +28,7 @@ from adjudicator.service.tournaments import (
     withdraw,
 )
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.tournaments import entrants_of, games_of, players_of
+from adjudicator.storage.tournaments import Tournament, entrants_of, games_of, players_of
 
 app = typer.Typer(help="Run tournaments: round-robin or Swiss, each pairing a game.")
 Name = Annotated[str, typer.Argument(help="The tournament's name (its games are NAMErNgM).")]
@@ -88,18 +91,8 @@ def create(  # noqa: PLR0917 - Typer maps function parameters to options
             if signup:
                 typer.echo(f"tournament {tournament.name} created, open to JOIN by mail")
                 return
-            games = start_tournament(
-                session,
-                tournament,
-                ctx=application.ctx,
-                now=now,
-                ratings=club_ratings(session),
-            )
-            typer.echo(
-                f"tournament {tournament.name} created ({tournament.kind}, {tournament.format},"
-                f" {len(players)} players, {tournament.rounds} rounds); round 1: "
-                + ", ".join(g.name for g in games)
-            )
+            facts = [tournament.kind, tournament.format, f"{len(players)} players"]
+            _start(session, tournament, application, now=now, verb="created", facts=facts)
     except ServiceError as error:
         fail(error)
     application.report()
@@ -113,20 +106,32 @@ def start(name: Name) -> None:
     try:
         with session_scope(application.engine) as session:
             tournament = find_tournament(session, name)
-            games = start_tournament(
-                session,
-                tournament,
-                ctx=application.ctx,
-                now=now,
-                ratings=club_ratings(session),
-            )
-            typer.echo(
-                f"tournament {tournament.name} started ({tournament.rounds} rounds); round 1: "
-                + ", ".join(g.name for g in games)
-            )
+            _start(session, tournament, application, now=now, verb="started", facts=[])
     except ServiceError as error:
         fail(error)
     application.report()
+
+
+def _start(
+    session: Session,
+    tournament: Tournament,
+    application: App,
+    *,
+    now: datetime,
+    verb: str,
+    facts: list[str],
+) -> None:
+    """Start round 1, the players seeded by the club's ratings, and say so: what was done
+    (``verb``), the ``facts`` and the number of rounds (known once started), round 1's games."""
+    games = start_tournament(
+        session, tournament, ctx=application.ctx, now=now, ratings=club_ratings(session)
+    )
+    rounds = f"{tournament.rounds} round" + ("" if tournament.rounds == 1 else "s")
+    said = ", ".join([*facts, rounds])
+    typer.echo(
+        f"tournament {tournament.name} {verb} ({said}); round 1: "
+        + ", ".join(g.name for g in games)
+    )
 
 
 @app.command("advance")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from adjudicator.core.errors import Problem
 
@@ -125,6 +125,17 @@ class Resolution(Generic[S]):
 
     state: S
     report: Report
+
+
+@runtime_checkable
+class Placed(Protocol):
+    """Rules that place every player of a finished game, not only its winners (a series of
+    multiplayer games scores by placing: docs/tournaments.md). Optional: a game without it is
+    placed by its outcome (the winners first, the others after them, tied)."""
+
+    def placings(self, state: Any) -> tuple[tuple[str, ...], ...]:
+        """The players from first place down, a group per place (players tied share one)."""
+        ...
 
 
 class Rules(Protocol[S, O]):

@@ -7,7 +7,8 @@
   per round (a pairing that plays both sides is one meeting). A bye adds nothing.
 - **Sonneborn-Berger**: the sum, over the games played, of the points scored in the game times
   that opponent's final score (a win against a strong player counts most). A bye adds nothing.
-- **Multiplayer games**: points per placing, :func:`placing_points`.
+- **Multiplayer games**: points per placing, :func:`placing_points` (winners, then the
+  others), or :func:`placed_points` where the game places every player.
 - Order: score, then Buchholz, then Sonneborn-Berger, then games won, then seed. Players equal
   on score and every tie-break share a rank.
 """
@@ -73,6 +74,24 @@ def placing_points(
     rest = n - first
     low = Fraction(sum(n - k for k in range(first + 1, n + 1)), rest) if rest else Fraction(0)
     return {p: top if p in winners else low for p in players}
+
+
+def placed_points(groups: Sequence[Sequence[str]]) -> dict[str, Fraction]:
+    """The placing table over a game's finer placings (``Placed.placings``: a group of tied
+    players per place, first place first): of ``n`` players place ``k`` is worth ``n - k``,
+    and the players of a group share the points of the places they fill evenly (two sharing
+    places 2 and 3 of 4: (2 + 1) / 2 = 1½ each)."""
+    n = sum(len(group) for group in groups)
+    points: dict[str, Fraction] = {}
+    place = 1
+    for group in groups:
+        if not group:
+            continue
+        filled = range(place, place + len(group))
+        share = Fraction(sum(n - k for k in filled), len(group))
+        points |= dict.fromkeys(group, share)
+        place += len(group)
+    return points
 
 
 def standings(

@@ -59,6 +59,7 @@ from adjudicator.mail.command_types import (
     Take,
     Unknown,
     WhoIs,
+    Withdraw,
 )
 from adjudicator.mail.lines import SectionLine
 
@@ -311,6 +312,14 @@ SPECS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(ReplacePlayer, gm_readers.read_replace, needs_seat=False, answers=_GM_ANSWERS),
     CommandSpec(RemovePlayer, gm_readers.read_remove, needs_seat=False, answers=_GM_ANSWERS),
+    # A tournament's game master (``service/tournament_gm.py``): REPLACE too, there. No
+    # command word: "Withdraw my last order" is a player's prose.
+    CommandSpec(
+        Withdraw,
+        gm_readers.read_withdraw,
+        needs_seat=False,
+        answers=("answer/tournament_gm", "answer/gm_refused", "tournament_change"),
+    ),
     CommandSpec(StandIn, gm_readers.read_stand_in, needs_seat=False, answers=_GM_ANSWERS),
     CommandSpec(
         Announce,

@@ -277,6 +277,15 @@ class ReplacePlayer(GmCommand):
 
 
 @dataclass(frozen=True)
+class Withdraw(GmCommand):
+    """``WITHDRAW cat``: a tournament's game master takes player cat out of the tournament
+    (``service/tournament_gm.py``)."""
+
+    handle: str
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class RemovePlayer(GmCommand):
     """``REMOVE cat``: the seat is out of the game from now on."""
 

@@ -16,8 +16,9 @@ mistyped command (``HLEP``, ``STAUTS``) is a :class:`CommandProblem` of :class:`
 answered with the list of commands and the closest one. Pure: lines in, values out.
 
 The game master's commands (:class:`GmCommand`: PAUSE, RESUME, EXTEND, REPLACE, REMOVE,
-STAND-IN, ANNOUNCE, COPY) need no seat but the game master's proof, which their handler
-checks (``service/gm_mail.py``). ``ANNOUNCE`` spans lines as ``PRESS`` does, up to
+STAND-IN, ANNOUNCE, COPY; WITHDRAW and REPLACE of a tournament's game master) need no seat but
+the game master's proof, which their handler checks (``service/gm_mail.py``,
+``service/tournament_gm.py``). ``ANNOUNCE`` spans lines as ``PRESS`` does, up to
 ``ENDANNOUNCE``.
 """
 
@@ -68,6 +69,7 @@ from adjudicator.mail.command_types import (
     Take,
     Unknown,
     WhoIs,
+    Withdraw,
 )
 from adjudicator.mail.orderlike import reads_as_order
 from adjudicator.mail.parse import InboundMail, Section, SectionLine, split_sections
@@ -112,6 +114,7 @@ __all__ = [
     "Take",
     "Unknown",
     "WhoIs",
+    "Withdraw",
     "press_targets",
     "read_commands",
     "read_section",

@@ -1,8 +1,8 @@
 """The readers of the game master's command lines (PAUSE, RESUME, EXTEND, REPLACE, REMOVE,
-STAND-IN, COPY; ANNOUNCE spans lines and is read with the section, in ``commands.py``). Each
-takes a normalised line and gives the command it stands for, a :class:`CommandProblem` when
-its arguments are wrong, or None when the line is not this command; ``command_specs.py`` names
-each command's reader. Pure."""
+STAND-IN, COPY, and a tournament's WITHDRAW; ANNOUNCE spans lines and is read with the
+section, in ``commands.py``). Each takes a normalised line and gives the command it stands
+for, a :class:`CommandProblem` when its arguments are wrong, or None when the line is not this
+command; ``command_specs.py`` names each command's reader. Pure."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from adjudicator.mail.command_types import (
     ReplacePlayer,
     Resume,
     StandIn,
+    Withdraw,
 )
 from adjudicator.mail.lines import SectionLine
 
@@ -33,6 +34,7 @@ _REPLACE = re.compile(
     r"replace\b(?:\s+(?:player\s+)?(\S+))?(?:\s+(?:with\s+|by\s+)?(\S+))?(.*)", re.I
 )
 _REMOVE = re.compile(r"remove\b(?:\s+(?:player\s+)?(\S+))?(.*)", re.I)
+_WITHDRAW = re.compile(r"withdraw\b(?:\s+(?:player\s+)?(\S+))?(.*)", re.I)
 _STAND_IN = re.compile(r"stand[\s-]?in\b(?:\s+(?:for\s+)?(\S+))?(?:\s+(on|off))?(.*)", re.I)
 _RECORD = re.compile(r"record\b(?:\s+(?:of\s+)?(\S+))?(.*)", re.I)
 _COPY = re.compile(r"copy\b(?:\s+(\S+))?(.*)", re.I)
@@ -109,6 +111,17 @@ def read_remove(text: str, line: SectionLine) -> list[Command | CommandProblem] 
         usage = "write REMOVE and the player's handle: REMOVE cat"
         return _wrong_gm(RemovePlayer, text, line, usage)
     return [RemovePlayer(handle.lower(), line)]
+
+
+def read_withdraw(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    match = _WITHDRAW.fullmatch(text)
+    if match is None:
+        return None
+    handle, rest = match.group(1), match.group(2).strip()
+    if handle is None or not _HANDLE.fullmatch(handle) or rest:
+        usage = "write WITHDRAW and the player's handle: WITHDRAW cat"
+        return _wrong_gm(Withdraw, text, line, usage)
+    return [Withdraw(handle.lower(), line)]
 
 
 def read_stand_in(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:

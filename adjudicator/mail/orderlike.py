@@ -31,6 +31,11 @@ MAX_COMMAND_WORDS = 6
 _CODED = re.compile(r"(?i)(?:take|approve|decline)\s+\S+\s+[0-9a-f]{8}")
 """``TAKE gw42 8963B1C3``: a coded answer to an offer or a join request is a command, never a
 signature's phone number, though "Take care," alone may well be a sign-off."""
+_REPLACE = re.compile(
+    r"(?i)replace\s+(?:player\s+)?[a-z][a-z0-9_-]{0,31}\s+(?:(?:with|by)\s+)?<?[^@\s<>]+@[^@\s<>]+>?"
+)
+"""``REPLACE cat WITH new@example.org``: the game master's command (a game's or a tournament's)
+is one, never a signature's contact line for the address it ends with."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -42,7 +47,7 @@ def reads_as_order(line: str) -> bool:
     text = normalise_line(line)
     if not text or len(text) > MAX_ORDER:
         return False
-    if any(p.fullmatch(text) for p in (GAME_LINE, SECRET_LINE, _REQUEST, _CODED)):
+    if any(p.fullmatch(text) for p in (GAME_LINE, SECRET_LINE, _REQUEST, _CODED, _REPLACE)):
         return True
     words = text.split()
     # A command word in front (``command_specs.command_words``: a line that starts with one

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from fractions import Fraction
 
 from sqlmodel import Session, col, select
 
+from adjudicator.core.game import Placed
 from adjudicator.core.standings import (
     Result,
     Standing,
     cross_table,
+    placed_points,
     placing_points,
     standings,
     two_player_points,
@@ -60,13 +63,21 @@ def result_of(tournament: Tournament, row: TournamentGame, game: Game | None) ->
         return Result(row.round, points, forfeit=True, winners=others)
     if game is None or game.status != GameStatus.FINISHED:
         return None
-    outcome = get_rules(game.kind).outcome(game_state(game))
+    rules = get_rules(game.kind)
+    state = game_state(game)
+    outcome = rules.outcome(state)
     if outcome is None:
         return None
     winners = tuple(outcome.winners)
+    points = _points(tournament, row.players, winners, draw=outcome.draw)
+    if isinstance(rules, Placed) and not two_sided(tournament.kind):
+        groups = [[p for p in group if p in row.players] for group in rules.placings(state)]
+        placed = placed_points(groups)
+        if set(placed) == set(row.players):  # every player placed: the finer placings
+            points = placed
     return Result(
         row.round,
-        _points(tournament, row.players, winners, draw=outcome.draw),
+        points,
         forfeit=outcome.termination == "forfeit",
         winners=winners,
     )
@@ -99,6 +110,16 @@ class TournamentGameView:
 
 
 @dataclass(frozen=True)
+class TournamentRoundView:
+    """When a round was paired (its first game made) and when it ended (the next round paired,
+    or the tournament over; ``None`` while under way): the feed's times."""
+
+    number: int
+    paired_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
 class TournamentView:
     """A tournament's page: its standings, its cross-table and every game by round."""
 
@@ -112,6 +133,29 @@ class TournamentView:
     cross: dict[tuple[str, str], list[Fraction]]
     games: tuple[TournamentGameView, ...]
     two_sided: bool
+    created_at: datetime | None = None
+    finished_at: datetime | None = None
+    rounds_played: tuple[TournamentRoundView, ...] = ()
+
+
+def _round_times(
+    tournament: Tournament, rows: Sequence[TournamentGame], games: dict[int, Game]
+) -> tuple[TournamentRoundView, ...]:
+    """Each round paired so far: paired when its first game was made (a round of byes and
+    forfeits alone: when the round before it was), over when the next one was paired."""
+    paired: list[datetime] = []
+    for number in range(1, tournament.current_round + 1):
+        made = [
+            games[r.game_id].created_at
+            for r in rows
+            if r.round == number and r.game_id is not None and r.game_id in games
+        ]
+        paired.append(min(made) if made else (paired[-1] if paired else tournament.created_at))
+    views = []
+    for index, at in enumerate(paired):
+        ended = paired[index + 1] if index + 1 < len(paired) else tournament.finished_at
+        views.append(TournamentRoundView(index + 1, at, ended))
+    return tuple(views)
 
 
 def tournament_view(session: Session, tournament: Tournament) -> TournamentView:
@@ -141,6 +185,9 @@ def tournament_view(session: Session, tournament: Tournament) -> TournamentView:
         cross=cross_table(results_of(session, tournament)),
         games=tuple(views),
         two_sided=two_sided(tournament.kind),
+        created_at=tournament.created_at,
+        finished_at=tournament.finished_at,
+        rounds_played=_round_times(tournament, rows, games),
     )
 
 

@@ -38,8 +38,10 @@ from adjudicator.base.security import (
     gm_mac_matches,
     replied_gm,
     replied_seat,
+    replied_tournament_gm,
     reply_mac_matches,
     token_digest,
+    tournament_gm_mac_matches,
     verify_secret,
 )
 from adjudicator.mail.commands import MailSection
@@ -48,6 +50,7 @@ from adjudicator.service.handling import SectionHandling
 from adjudicator.service.handover import answer_passed_on, former_seat, passed_on_from
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, LoginFailure, Seat
+from adjudicator.storage.tournaments import Tournament, tournament_named
 
 MAX_FAILED_LOGINS = 5
 LOCKOUT = timedelta(hours=1)
@@ -117,16 +120,39 @@ def game_from_gm_address(session: Session, recipients: Iterable[str], *, key: by
     return None
 
 
+def tournament_from_gm_address(
+    session: Session, recipients: Iterable[str], *, key: bytes
+) -> Tournament | None:
+    """The tournament whose game master's reply address
+    (``security.tournament_gm_reply_address``) is among ``recipients``: the proof that the mail
+    is its game master's (``tournament_gm.py``)."""
+    for address in recipients:
+        replied = replied_tournament_gm(address)
+        if replied is None:
+            continue
+        tournament = session.get(Tournament, replied[0])
+        if (
+            tournament is not None
+            and tournament.gm_address
+            and tournament_gm_mac_matches(key, replied[0], tournament.gm_address, replied[1])
+        ):
+            return tournament
+    return None
+
+
 @dataclass(frozen=True)
 class Addressing:
     """What the addresses a mail went to prove, read once for all its sections: the seats
     whose personal reply addresses they are (:func:`seats_from_tokens`), the game whose game
     master's reply address is among them (:func:`game_from_gm_address`), and, when no seat's
-    is, the seat whose old reply address one is (``handover.former_seat``: it passed on)."""
+    is, the seat whose old reply address one is (``handover.former_seat``: it passed on); and
+    the tournament whose game master's reply address is among them
+    (:func:`tournament_from_gm_address`)."""
 
     token_seats: tuple[Seat, ...] = ()
     gm_game: Game | None = None
     former: Seat | None = None
+    gm_tournament: Tournament | None = None
 
     @classmethod
     def of(cls, session: Session, mail: InboundMail, *, key: bytes) -> Addressing:
@@ -135,7 +161,8 @@ class Addressing:
         gm_game = game_from_gm_address(session, recipients, key=key)
         # An old reply address of a seat that passed on?
         former = None if token_seats else former_seat(session, recipients, key=key)
-        return cls(tuple(token_seats), gm_game, former)
+        gm_tournament = tournament_from_gm_address(session, recipients, key=key)
+        return cls(tuple(token_seats), gm_game, former, gm_tournament)
 
     def token_seat(self, session: Session, section: MailSection) -> Seat | None:
         """The seat ``section`` speaks for by its reply address (:func:`token_seat_of_section`)."""
@@ -146,10 +173,16 @@ def find_game(
     handling: SectionHandling, section: MailSection, token_seat: Seat | None
 ) -> Game | None:
     """The game a section is about: named in it, the reply token's, the game master's reply
-    address's, or the only running game the sender has a seat in."""
+    address's, or the only running game the sender has a seat in. A section that names a
+    tournament is the reply token's game."""
     session = handling.session
     if section.game:
-        return queries.game_named(session, section.game)
+        game = queries.game_named(session, section.game)
+        if game is None and token_seat is not None and tournament_named(session, section.game):
+            # A reply to a tournament's mail (its tag in the subject) that went to the reply
+            # address of one seat of his: that seat's game (``tournament_news.py``).
+            return session.get(Game, token_seat.game_id)
+        return game
     if token_seat is not None:
         return session.get(Game, token_seat.game_id)
     if handling.gm_game is not None:

@@ -56,6 +56,7 @@ from adjudicator.mail.commands import (
     Take,
     Unknown,
     WhoIs,
+    Withdraw,
 )
 from adjudicator.service import (
     absence_mail,
@@ -73,6 +74,7 @@ from adjudicator.service.handling import PersonHandling, SeatedHandling, Section
 from adjudicator.service.orders import take_orders
 from adjudicator.service.press import send_press
 from adjudicator.service.report_requests import Asker, answer_requests
+from adjudicator.service.tournament_gm import run_tournament_commands
 
 Given = TypeVar("Given", bound=SectionHandling)
 
@@ -115,6 +117,16 @@ def _answer_requests(
     return not problems
 
 
+def _gm_commands(
+    handling: SectionHandling, commands: Sequence[Command], problems: Sequence[CommandProblem]
+) -> bool:
+    """A game master's commands: a tournament's, where the mail went to a tournament's game
+    master's reply address (``tournament_gm.py``), else a game's (``gm_mail.py``)."""
+    if handling.gm_tournament is not None and handling.gm_game is None:
+        return run_tournament_commands(handling, handling.gm_tournament, commands, problems)
+    return run_gm_commands(handling, commands, problems)
+
+
 def _take_orders(
     handling: SeatedHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
@@ -148,13 +160,14 @@ HANDLERS: tuple[Handles[Any], ...] = (
             Extend,
             ReplacePlayer,
             RemovePlayer,
+            Withdraw,
             StandIn,
             Announce,
             CopyResults,
             RecordOf,
         ),
         SectionHandling,
-        run_gm_commands,
+        _gm_commands,
     ),
     Handles((Unknown,), SectionHandling, conversation.answer_problems),
 )

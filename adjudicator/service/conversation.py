@@ -44,6 +44,7 @@ from adjudicator.service.stand_ins import STAND_IN, stand_in_seats
 from adjudicator.service.teaching import NO_POSITION, rules_reference, seat_position
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat, Submission
+from adjudicator.storage.tournaments import games_of, tournament_named
 
 EXAMPLE_TRIES = 8
 
@@ -341,9 +342,15 @@ def answer_status(
     handling: SectionHandling, _commands: Sequence[Command], _problems: Sequence[CommandProblem]
 ) -> bool:
     """Each game of the sender's, to that seat's registered address only. In a game section,
-    that game only."""
+    that game only; in a tournament's (a reply to its round's mail), its games of the round."""
     seats = [s for s in _sender_seats(handling) if s.active]
-    if handling.named:
+    tournament = tournament_named(handling.session, handling.named or "")
+    if handling.named and handling.game is None and tournament is not None:
+        # A reply to a tournament's mail about several games: his games of its round.
+        rows = games_of(handling.session, tournament)
+        ids = {r.game_id for r in rows if r.round == tournament.current_round}
+        seats = [s for s in seats if s.game_id in ids]
+    elif handling.named:
         seats = [s for s in seats if handling.game is not None and s.game_id == handling.game.id]
     if not seats:
         handling.answer_sender("status_none", {"named": handling.named})

@@ -42,6 +42,7 @@ from adjudicator.mail.commands import (
     ReplacePlayer,
     Resume,
     StandIn,
+    Withdraw,
 )
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.times import local_time
@@ -65,6 +66,10 @@ def run_gm_commands(
     written = [c.line for c in commands if hasattr(c, "line")] + [p.line for p in problems]
     words = sorted({line.text.split()[0].upper() for line in written if line.text.split()})
     cause = _refusal(handling, game)
+    if any(isinstance(c, Withdraw) for c in commands) or any(
+        p.command is Withdraw for p in problems
+    ):
+        cause = "tournament"  # a tournament's, from mail not to its game master's address
     if cause is not None or game is None or not game.gm_address:
         handling.answer_sender(
             "gm_refused",

@@ -29,6 +29,7 @@ from adjudicator.mail.parse import InboundMail
 from adjudicator.notify.context import ServiceContext
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat, Submission
+from adjudicator.storage.tournaments import Tournament
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class SectionHandling:
     named: str | None = None  # the game the section names (not the one guessed for it)
     token_seat: Seat | None = None  # the seat whose personal reply address the mail went to
     gm_game: Game | None = None  # the game whose game master's reply address the mail went to
+    gm_tournament: Tournament | None = None  # the same for a tournament's game master
     for_person: bool = False  # a section with no game proven for its person (his settings)
     notes: list[str] = field(default_factory=list)
     answer: MailAnswer = field(default_factory=MailAnswer)

@@ -189,6 +189,7 @@ def _answer(
     for index, section in enumerate(sections[:MAX_SECTIONS]):
         handling = SectionHandling(session, ctx, mail, submission, now, index, answer=answer)
         handling.gm_game = addressing.gm_game
+        handling.gm_tournament = addressing.gm_tournament
         former = addressing.former
         if former is not None and _passed_on(handling, section, former):
             continue

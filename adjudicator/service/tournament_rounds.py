@@ -45,6 +45,7 @@ from adjudicator.service import ServiceError
 from adjudicator.service.games import PlayerSpec, checked_address, create_game
 from adjudicator.service.handover import find_seat, hand_over
 from adjudicator.service.settings import read_settings
+from adjudicator.service.tournament_news import gm_reply_to, seat_reply_to
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.models import Game, GameStatus, Round
 from adjudicator.storage.tournaments import (
@@ -330,7 +331,8 @@ def game_ended(
     session: Session, game: Game, *, ctx: ServiceContext, now: datetime, begin: Begin
 ) -> None:
     """A game ended: where it is a tournament's and the last of its round, the next round is
-    paired (or the tournament ends).
+    paired (or the tournament ends); a game of an earlier round (rolled back, and ended again)
+    may be the last the tournament's end waited for.
 
     The tournament's row is locked first (PostgreSQL): of two games of a round ending at once,
     the second to take the lock sees the first one's end, so one of them pairs the round. The
@@ -342,7 +344,7 @@ def game_ended(
     tournament = session.exec(
         select(Tournament).where(Tournament.id == row.tournament_id).with_for_update()
     ).first()
-    if tournament is None or row.round != tournament.current_round:
+    if tournament is None or row.round > tournament.current_round:
         return
     try:
         with session.begin_nested():
@@ -354,8 +356,9 @@ def game_ended(
 def advance(
     session: Session, tournament: Tournament, *, ctx: ServiceContext, now: datetime, begin: Begin
 ) -> bool:
-    """Pair the next round, or end the tournament, once every game of the round is decided;
-    False while one is under way (or it is over)."""
+    """Pair the next round, or end the tournament, once every game of the round is decided
+    (its end waits for every game of every round: one rolled back is under way again); False
+    while one is under way (or it is over)."""
     if tournament.finished_at is not None or not tournament.current_round:
         return False
     rows = [r for r in games_of(session, tournament) if r.round == tournament.current_round]
@@ -364,6 +367,8 @@ def advance(
         return False
     playing = [p for p in players_of(session, tournament) if p.withdrawn_round is None]
     if tournament.current_round >= tournament.rounds or len(playing) < 2:
+        if not _all_decided(session, tournament):
+            return False  # a game of an earlier round rolled back: the end waits for it
         tournament.finished_at = now
         session.add(tournament)
         session.flush()
@@ -371,6 +376,13 @@ def advance(
         return True
     _pair_round(session, tournament, ctx=ctx, now=now, begin=begin)
     return True
+
+
+def _all_decided(session: Session, tournament: Tournament) -> bool:
+    """Whether every game of every round is decided (none rolled back and under way again)."""
+    rows = games_of(session, tournament)
+    games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
+    return all(result_of(tournament, r, games.get(r.game_id or 0)) is not None for r in rows)
 
 
 def replace_player(
@@ -432,6 +444,17 @@ def _tell_round(
         for s in standings_of(session, tournament)
     ]
     stage = "final" if final else "round"
+    common = {
+        "tournament": tournament.name,
+        "game_title": game_title(tournament.kind),
+        "format": tournament.format,
+        "round": tournament.current_round,
+        "rounds": tournament.rounds,
+        "final": final,
+        "standings": table,
+        "tie_breaks": two_sided(tournament.kind),
+        "gm": False,
+    }
     for player in players:
         if player.withdrawn_round is not None and not final:
             continue
@@ -448,26 +471,65 @@ def _tell_round(
             }
             for r in mine
         ]
+        # A reply reaches his seats in the round's games (``tournament_news.py``).
+        reply_to = None if final else seat_reply_to(session, ctx, tournament, player.handle)
         queue_notice(
             session,
             Notice(
                 "tournament_round",
                 player.address,
-                {
+                common
+                | {
                     "handle": player.handle,
-                    "tournament": tournament.name,
-                    "game_title": game_title(tournament.kind),
-                    "format": tournament.format,
-                    "round": tournament.current_round,
-                    "rounds": tournament.rounds,
-                    "final": final,
                     "pairing": [] if final else pairing,
-                    "standings": table,
-                    "tie_breaks": two_sided(tournament.kind),
+                    "replies": reply_to is not None,
+                    "several": sum(1 for p in pairing if p["game"]) > 1,
                 },
                 key=f"tournament:{tournament.id}:{tournament.current_round}:{stage}:{player.handle}",
                 label="tournament",
+                reply_to=reply_to,
             ),
             ctx=ctx,
             now=now,
         )
+    if tournament.gm_address:
+        _tell_game_master(session, tournament, rows, games, common, ctx=ctx, now=now, stage=stage)
+
+
+def _tell_game_master(
+    session: Session,
+    tournament: Tournament,
+    rows: Sequence[TournamentGame],
+    games: Mapping[int, Game],
+    common: Mapping[str, Any],
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+    stage: str,
+) -> None:
+    """The game master's mail of the round: every game of it and the standings, with the
+    tournament's game master's reply address, which takes his WITHDRAW and REPLACE."""
+    assert tournament.gm_address is not None
+    every = [
+        {
+            "game": game.name if (game := games.get(r.game_id or 0)) else None,
+            "players": list(r.players),
+            "bye": len(r.players) == 1,
+            "forfeited_by": r.forfeited_by,
+        }
+        for r in rows
+    ]
+    queue_notice(
+        session,
+        Notice(
+            "tournament_round",
+            tournament.gm_address,
+            dict(common)
+            | {"handle": None, "gm": True, "pairing": [] if common["final"] else every},
+            key=f"tournament:{tournament.id}:{tournament.current_round}:{stage}:gm",
+            label="tournament",
+            reply_to=gm_reply_to(ctx, tournament),
+        ),
+        ctx=ctx,
+        now=now,
+    )

@@ -21,6 +21,7 @@ from adjudicator.notify.queue import queue_notice
 from adjudicator.service import ServiceError, club  # signup and approval call here
 from adjudicator.service.handling import SectionHandling
 from adjudicator.service.settings import read_settings
+from adjudicator.service.tournament_news import gm_reply_to
 from adjudicator.storage.tournaments import Tournament, TournamentPlayer, entrants_of
 
 
@@ -89,6 +90,7 @@ def join_tournament(handling: SectionHandling, command: Join, tournament: Tourna
                     "code": _code(handling.ctx.receipt_key, tournament, entrant),
                 },
                 key=f"tournament:{tournament.id}:join:{handle}",
+                reply_to=gm_reply_to(handling.ctx, tournament),
             ),
             ctx=handling.ctx,
             now=handling.now,

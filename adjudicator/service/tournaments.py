@@ -13,12 +13,12 @@ from adjudicator.notify.context import ServiceContext
 from adjudicator.readmodel.tournaments import result_of
 from adjudicator.service import ServiceError, gm, tournament_rounds
 from adjudicator.service.closing import begin_game
+from adjudicator.service.tournament_news import tell_change
 from adjudicator.service.tournament_rounds import (
     Ratings,
     club_ratings,
     create_tournament,
     find_tournament,
-    replace_player,
 )
 from adjudicator.storage.models import Game, GameStatus
 from adjudicator.storage.tournaments import Tournament, games_by_id, games_of, players_of
@@ -60,10 +60,10 @@ def advance(
 
 def withdraw(
     session: Session, tournament: Tournament, handle: str, *, ctx: ServiceContext, now: datetime
-) -> None:
+) -> list[str]:
     """``handle`` leaves the tournament: his games of the round under way are forfeited (his
     opponents win them) and paused, so that no deadline runs in them any more, and he is paired
-    no more (docs/tournaments.md)."""
+    no more (docs/tournaments.md). Every player is told, he too; the games forfeited."""
     player = next((p for p in players_of(session, tournament) if p.handle == handle.lower()), None)
     if player is None:
         raise ServiceError(f"{handle!r} is not a player of tournament {tournament.name}")
@@ -74,13 +74,51 @@ def withdraw(
     session.add(player)
     rows = [r for r in games_of(session, tournament) if r.round == tournament.current_round]
     games = games_by_id(session, [r.game_id for r in rows if r.game_id is not None])
+    forfeited = []
     for row in rows:
         under_way = result_of(tournament, row, games.get(row.game_id or 0)) is None
         if player.handle in row.players and len(row.players) > 1 and under_way:
             row.forfeited_by = player.handle
             session.add(row)
             game = games.get(row.game_id or 0)
+            if game is not None:
+                forfeited.append(game.name)
             if game is not None and game.status == GameStatus.RUNNING:
                 gm.pause(session, game, ctx=ctx, now=now)  # decided: no more deadlines
     session.flush()
+    tell_change(
+        session, tournament, change="withdrawn", player=player, games=forfeited, ctx=ctx, now=now
+    )
     advance(session, tournament, ctx=ctx, now=now)
+    return forfeited
+
+
+def replace_player(
+    session: Session,
+    tournament: Tournament,
+    handle: str,
+    address: str,
+    *,
+    ctx: ServiceContext,
+    now: datetime,
+) -> list[Game]:
+    """The person at ``address`` takes ``handle``'s place (``tournament_rounds.replace_player``:
+    his seed, results, handle and seats in the games under way, and the rounds to come); the
+    players are told, and so are the newcomer and the former address. The games handed over."""
+    player = next((p for p in players_of(session, tournament) if p.handle == handle.lower()), None)
+    former = player.address if player is not None else None
+    handed = tournament_rounds.replace_player(
+        session, tournament, handle, address, ctx=ctx, now=now
+    )
+    assert player is not None  # replace_player refuses a handle that is not a player's
+    tell_change(
+        session,
+        tournament,
+        change="replaced",
+        player=player,
+        games=[g.name for g in handed],
+        ctx=ctx,
+        now=now,
+        former_address=former,
+    )
+    return handed

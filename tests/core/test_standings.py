@@ -9,6 +9,7 @@ from adjudicator.core.standings import (
     Result,
     cross_table,
     figure,
+    placed_points,
     placing_points,
     standings,
     two_player_points,
@@ -114,6 +115,21 @@ def test_placing_points() -> None:
         "d": F(1, 2),
     }
     assert placing_points(list("abcd"), [], draw=True) == dict.fromkeys("abcd", F(3, 2))
+
+
+def test_placed_points_share_the_places_of_a_tie() -> None:
+    """Finer placings of four (docs/tournaments.md): a first 3; b and c share places 2 and 3,
+    (2 + 1) / 2 = 1½ each; d 0. Five with three tied after the winner: (3 + 2 + 1) / 3 = 2
+    each, the last 0. Everyone tied: the mean of every place."""
+    assert placed_points([["a"], ["b", "c"], ["d"]]) == {"a": 3, "b": F(3, 2), "c": F(3, 2), "d": 0}
+    assert placed_points([["a"], ["b", "c", "d"], ["e"]]) == {
+        "a": 4,
+        "b": 2,
+        "c": 2,
+        "d": 2,
+        "e": 0,
+    }
+    assert placed_points([list("abcd")]) == dict.fromkeys("abcd", F(3, 2))
 
 
 def test_figures() -> None:

@@ -597,3 +597,21 @@ def test_resolve_refuses_unchecked_orders() -> None:
     state = start()
     with pytest.raises(ValueError, match="not checked"):
         RULES.resolve(state, {"alice": [RULES.parse_order("GIVE 9 TO bob")]})
+
+
+def test_placings_are_the_winner_then_last_round_scores_with_ties_shared() -> None:
+    """docs/tournaments.md, finer placings: the winner, then the players still in by their
+    score of the last round (equal scores share a place), then those taken out. alice holds
+    58, bob and carol 25, dave 8: rings alice-bob and alice-carol of 25 pay 50 each way, and
+    alice-dave of 8 pays 16: alice 116 wins, bob and carol 50 tie, dave 16."""
+    state = start(PLAYERS[:4], holdings={"alice": 58, "bob": 25, "carol": 25, "dave": 8})
+    state, _ = play(
+        state,
+        {
+            "alice": ["GIVE 25 TO bob", "GIVE 25 TO carol", "GIVE 8 TO dave"],
+            "bob": ["GIVE 25 TO alice"],
+            "carol": ["GIVE 25 TO alice"],
+            "dave": ["GIVE 8 TO alice"],
+        },
+    )
+    assert RULES.placings(state) == (("alice",), ("bob", "carol"), ("dave",))

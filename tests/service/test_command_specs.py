@@ -28,6 +28,7 @@ from adjudicator.mail.command_types import (
     StandIn,
     Take,
     Unknown,
+    Withdraw,
 )
 from adjudicator.mail.commands import read_section
 from adjudicator.mail.parse import Section, SectionLine
@@ -56,9 +57,19 @@ NOT_IN_HELP = {"Orders", "Approve", "Unknown"}
 """The players' commands HELP does not list: orders are the game's (HELP gw42 tells them),
 APPROVE is the game master's answer to a JOIN, and a mistyped command is none (the game
 master's commands have their own list)."""
-WITHOUT_WORDS = {Orders, Take, Approve, ReplacePlayer, RemovePlayer, StandIn, CopyResults, Unknown}
+WITHOUT_WORDS = {
+    Orders,
+    Take,
+    Approve,
+    ReplacePlayer,
+    RemovePlayer,
+    Withdraw,
+    StandIn,
+    CopyResults,
+    Unknown,
+}
 """Commands whose first word does not make a line a command: "Take care," is a sign-off,
-"Replace my orders with these:" is prose (their lines are read by their code or their
+"Replace my orders with these:" and "Withdraw my last order" are prose (their lines are read by their code or their
 shape); orders and a mistyped command have no word of their own."""
 NOT_A_COMMAND_ANSWER = {"remark"}
 """The answer to a section that asks nothing ("Good game!"): no command's."""

@@ -32,6 +32,7 @@ from playing import clock_of, close_open_round, new_game, newest_to, plain_mail,
 from sqlmodel import Session, col, select
 from test_every_mail_answerable_deadlines import DEADLINES
 from test_every_mail_answerable_seats import SEATS, SIGN_UP
+from test_every_mail_answerable_tournaments import TOURNAMENT
 
 from adjudicator.mail.compose import TEMPLATES
 from adjudicator.service.app import App
@@ -58,8 +59,6 @@ NOT_A_SEATS = {
     "and he answers with the APPROVE or DECLINE line the mail holds "
     "(tests/service/test_tournament_changes.py)",
     "tournament_decided": "to an address that asked to join a tournament, which has no seat yet",
-    "tournament_round": "to a tournament's player, about the tournament, not one game: each of "
-    "his games mails him its own welcome, and a reply to that reaches his seat",
 }
 """Kinds that go only to someone who is not a seat of the game nor its game master, with why
 a reply to them cannot be a seat's or the game master's. (A mail to an address a seat moved
@@ -193,7 +192,7 @@ def test_a_reply_to_the_answer_about_two_games_is_read_as_the_seats(app: App) ->
 def test_every_kind_of_mail_is_answered_by_a_play_or_named() -> None:
     """The plays above answer each kind they make (each test asserts it made its family): with
     the kinds named as no seat's, that is every kind of mail the service sends."""
-    families = PLAYED | SIGN_UP | SEATS | DEADLINES
+    families = PLAYED | SIGN_UP | SEATS | DEADLINES | TOURNAMENT
     left = mail_kinds() - families - set(NOT_A_SEATS)
     assert not left, f"kinds of mail no play answers and none is named: {sorted(left)}"
     assert not families & set(NOT_A_SEATS)

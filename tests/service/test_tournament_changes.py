@@ -253,3 +253,45 @@ def test_a_pairing_that_fails_leaves_the_games_end_standing(app: App) -> None:
     with session_scope(app.engine) as session:
         assert advance(session, find_tournament(session, "jam"), ctx=app.ctx, now=app.clock())
     assert _current_round(app, "jam") == 2
+
+
+def test_a_rollback_of_a_game_of_an_earlier_round_holds_the_end(app: App) -> None:
+    """Round-robin of four (d-a, b-c; b-d, c-a; d-c, a-b). Round 1: d loses his Musketeers
+    game against a (d1-e1), wins nothing; a wins his; b-c 1-1; round 2 is paired. The game
+    master then rolls d's lost game back: it is under way again and counts for nobody (the
+    standings are read from the games: d 0, a 1). Rounds 2 and 3 are played, every pairing
+    1-1: the last round is over, but the tournament is not, while the game of round 1 is
+    under way (a 3, b 3, c 3, d 2). d then plays e4-e5 and wins it: the tournament is over,
+    d 3 too, and only then the final standings are mailed."""
+    _start(app, "rbe", "three-musketeers", "round-robin", "abcd", setup=MUSKETEERS)
+    games = _round_games(app, "rbe", 1)
+    (d_first,) = [g for g, p in games if p == ["d", "a"]]
+    (a_first,) = [g for g, p in games if p == ["a", "d"]]
+    _move(app, d_first, "d", TM_LOSE)
+    _move(app, a_first, "a", TM_WIN)
+    _play_pairing(app, games, "b", "c", 1, win=TM_WIN, lose=TM_LOSE)
+    assert _current_round(app, "rbe") == 2
+    with session_scope(app.engine) as session:
+        gm.rollback(session, find_game(session, d_first), 1, ctx=app.ctx, now=app.clock())
+    with Session(app.engine) as session:
+        table = {s.player: s.score for s in standings_of(session, find_tournament(session, "rbe"))}
+    assert table == {"a": 1, "b": 1, "c": 1, "d": 0}
+    _play_pairing(app, _round_games(app, "rbe", 2), "b", "d", 1, win=TM_WIN, lose=TM_LOSE)
+    _play_pairing(app, _round_games(app, "rbe", 2), "c", "a", 1, win=TM_WIN, lose=TM_LOSE)
+    _play_pairing(app, _round_games(app, "rbe", 3), "d", "c", 1, win=TM_WIN, lose=TM_LOSE)
+    _play_pairing(app, _round_games(app, "rbe", 3), "a", "b", 1, win=TM_WIN, lose=TM_LOSE)
+    with Session(app.engine) as session:
+        tournament = find_tournament(session, "rbe")
+        assert tournament.current_round == 3
+        assert tournament.finished_at is None, "a game of round 1 is under way again"
+        table = {s.player: s.score for s in standings_of(session, tournament)}
+    assert table == {"a": 3, "b": 3, "c": 3, "d": 2}
+    assert "over" not in str(_tournament_mails(app, "a")[-1]["Subject"])
+    _move(app, d_first, "d", TM_WIN)
+    with Session(app.engine) as session:
+        tournament = find_tournament(session, "rbe")
+        assert tournament.finished_at is not None
+        table = {s.player: s.score for s in standings_of(session, tournament)}
+    assert table == {"a": 3, "b": 3, "c": 3, "d": 3}
+    final = _tournament_mails(app, "a")[-1]
+    assert str(final["Subject"]) == "[rbe] The tournament is over: final standings"

@@ -247,6 +247,19 @@ class GiveawayRules:
             return None
         return Outcome(TERMINATION, (state.winner,))
 
+    def placings(self, state: GiveawayState) -> tuple[tuple[str, ...], ...]:
+        """The winner first; then the players still in by their score of the last round,
+        highest first, equal scores sharing a place; last, together, those taken out of the
+        game (docs/tournaments.md: a series of Giveaway games scores by these placings)."""
+        first: tuple[str, ...] = (state.winner,) if state.winner is not None else ()
+        score = dict(zip(state.players, state.scores, strict=True))
+        others = [p for p in state.active if p not in first]
+        groups: list[tuple[str, ...]] = [first] if first else []
+        for value in sorted({score[p] for p in others}, reverse=True):
+            groups.append(tuple(p for p in others if score[p] == value))
+        out = tuple(p for p in state.players if p in state.inactive and p not in first)
+        return tuple(groups + ([out] if out else []))
+
     def public_state(self, state: GiveawayState) -> dict[str, JSON]:
         return public_state(state)
 
