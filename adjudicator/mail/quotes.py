@@ -145,8 +145,9 @@ _SEPARATORS = (
         rf"-{{2,}}+\s*.{{0,200}}?\b(?:{_ATTRIBUTION_VERBS_SHORT})\s*-{{2,}}+", re.IGNORECASE
     ),
     re.compile(r".{1,80}?-{3}\d{1,4}[./-]\d{1,2}[./-]\d{1,4}.{0,40}-{3}.*"),
-    # Notes' banner over a mail from a team's inbox: "Bob via Team --- Subject [Ticket#7] ---".
-    re.compile(r"[^-]{1,80}? -{3} .{1,200} -{3}"),
+    # Notes' banner over a mail from a team's inbox: "Bob via Team --- Subject [Ticket#7] ---"
+    # (its "via": a writer's own "Round 3 --- my orders ---" is no banner).
+    re.compile(r"[^-]{1,80}? via [^-]{1,80}? -{3} .{1,200} -{3}", re.IGNORECASE),
     # The framed words and the block's first field on one line, as a client that re-wraps the
     # mail it answers joins them: "----- Original Message ----- From: "Tony" <t@x.example>".
     re.compile(
@@ -538,7 +539,8 @@ def split_reply(
             reading.own([index], "signature", "pgp-armour")
     delimiter = next((i for i in range(end) if classes[i] is Line.DELIMITER), None)
     if delimiter is not None:
-        reading.own(range(delimiter, end), "signature", "signature")
+        below = range(delimiter, end)
+        reading.own([i for i in below if not reading.guard(lines[i])], "signature", "signature")
         end = delimiter
     end = _ruled_footer(reading, end)
     _disclaimers(reading, end)

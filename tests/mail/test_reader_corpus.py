@@ -175,3 +175,56 @@ def test_an_order_in_the_shape_of_a_separator_opens_no_quote() -> None:
     body = "GIVE 2 TO bob --- GIVE 1 TO carol ---\nGIVE 3 TO dave\n"
     split = split_reply(body_lines(body), is_order=is_order)
     assert _non_blank(split.text) == ["GIVE 2 TO bob --- GIVE 1 TO carol ---", "GIVE 3 TO dave"]
+
+
+PLACES = {
+    "below the signature dash": "Hi,\n\n-- \nAlice Example\n\n{order}\n",
+    "right below the signature dash": "Hi,\n-- \n{order}\nAlice\n",
+    "below Sent from my iPhone": "Hi,\n\nSent from my iPhone\n\n{order}\n",
+    "below Envoyé de mon iPhone": "Envoyé de mon iPhone\n{order}\n",
+    "inside a list footer's block": (
+        "Hi,\n" + "_" * 47 + "\nGw1-players mailing list -- gw1-players@lists.example.org\n"
+        "{order}\nTo unsubscribe send an email to gw1-players-leave@lists.example.org\n"
+    ),
+    "inside a gateway's ruled block": (
+        "-" * 44 + "\nEnvoyé par le service de messagerie texte de Fido\n{order}\n" + "-" * 44
+    ),
+    "below a sign-off": "Thanks,\nAlice\n{order}\n",
+    "inside a disclaimer's paragraph": (
+        "Hi,\n\nCONFIDENTIAL: this message is for the intended recipient only.\n{order}\n"
+    ),
+    "below an external banner": "External email: use caution when opening links.\n{order}\n",
+    "after a header that is no quote header": "Judge said:\n{order}\n",
+    "after a colon line with a date": "My orders for 3 March:\n{order}\n",
+    "after a writer's dashed title": "Round 3 --- my orders ---\n{order}\n",
+    "after a lone From line": "From: alice\n{order}\n",
+    "after a rule of the writer's": "Hi,\n" + "-" * 30 + "\n{order}\n",
+}
+"""Places where a line could be taken for part of a signature, footer or quote header's reach
+without being inside a recognised quote."""
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_an_order_is_read_wherever_it_stands_outside_a_quote(place: str) -> None:
+    """Orders are never dropped to make an echo disappear: a line that could be an order
+    (a right one, or a wrongly written one listed as a problem) is read wherever it stands,
+    below a signature's ``-- ``, a mail program's line, inside a footer-like block, after a
+    line that is not a recognised quote header, unless it is inside a recognised quote."""
+    lost = []
+    for order in ["GIVE 2 TO bob", "A5-B5", "MOVE e5 e4", "SHIELD", "TEAM red", "GIVE 99 TO"]:
+        body = PLACES[place].format(order=order)
+        raw = f"From: alice@example.org\nTo: judge@pbem.test\nSubject: [gw1] orders\n\n{body}"
+        lines = [line.strip() for line in read_mail(raw.encode()).lines]
+        if order not in lines:
+            lost.append(order)
+    assert lost == []
+
+
+def test_an_order_inside_a_recognised_quote_is_not_read() -> None:
+    """The one place an order-like line is not read: inside a recognised quote (old orders)."""
+    body = (
+        "SHIELD\n\n-----Original Message-----\nFrom: Judge [mailto:judge@pbem.test]\n"
+        "Sent: Monday, March 02, 2026 1:05 PM\nTo: Alice\nSubject: [sc4] orders\n\nFIRE\n"
+    )
+    raw = f"From: alice@example.org\nTo: judge@pbem.test\nSubject: [sc4] orders\n\n{body}"
+    assert [line for line in read_mail(raw.encode()).lines if line.strip()] == ["SHIELD"]
