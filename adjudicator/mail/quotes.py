@@ -194,7 +194,7 @@ _OTHER_LABELS = {"to", "cc", "bcc", "subject", "an", "betreff", "à", "objet", "
                  "til", "emne", "vastaanottaja", "aihe", "címzett", "tárgy", "kime", "konu",
                  "do", "temat", "komu", "předmět", "宛先", "件名", "收件人", "主题", "收件者",
                  "主旨", "抄送", "받는 사람", "제목", "reply to", "reply-to", "assunto",
-                 "kopie", "cc-empfänger"}  # fmt: skip
+                 "kopie", "cc-empfänger", "thema"}  # fmt: skip
 _HEADER_LABELS = _FROM_LABELS | _DATE_LABELS | _OTHER_LABELS
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\[mailto:|/[A-Z][\w ]*@")
 _FOOTERS = re.compile(
@@ -376,7 +376,7 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
         return 1, Line.SEPARATOR
     if text[0] in _RULE_STARTS and _RULE.fullmatch(text) and _header_follows(lines, index + 1):
         return 1, Line.SEPARATOR
-    header = _header_block(lines, index)
+    header = _header_block(lines, index) or ("@" in text and _memo_block(lines, index))
     if header:
         return header, Line.HEADER
     alone = _attribution(text)
@@ -454,6 +454,33 @@ def _header_block(lines: Sequence[str], index: int) -> int:
     if found & _DATE_LABELS or others >= 2 or (has_address and others >= 1):
         return last - index + 1
     return 0
+
+
+MEMO_REACH = 10
+"""Lines below a Notes memo's sender within which its date and labels stand."""
+
+
+def _memo_block(lines: Sequence[str], index: int) -> int:
+    """How many lines Lotus Notes' memo header takes from ``index`` (0: none starts here).
+
+    Notes' memo (its HTML table read as text) puts the sender with an address on a line, the
+    date below it, then each label alone on its line without a colon, its value on the next:
+    ``"Bob" <bob@example.org>`` / ``02.03.2026 13:05`` / ``An`` / ``alice@example.org`` /
+    ``Kopie`` / ``Thema`` / ``Re: orders``. Taken only with the sender's address, a date and
+    two labels standing alone.
+    """
+    if len(lines[index].strip()) > MAX_CONTACT or not _ADDRESS.search(lines[index]):
+        return 0
+    labels: set[str] = set()
+    dated, last = False, index
+    for position in range(index + 1, min(index + 1 + MEMO_REACH, len(lines))):
+        text = lines[position].strip()
+        if text.rstrip(":：").lower() in _OTHER_LABELS:
+            labels.add(text.rstrip(":：").lower())
+            last = position
+        elif len(text) <= 40 and _DATE_OR_TIME.search(text):
+            dated = True
+    return last - index + 1 if dated and len(labels) >= 2 else 0
 
 
 def _label(line: str) -> str | None:

@@ -294,10 +294,12 @@ def outlook_2003_cc(game: Game, reply: Reply, variant: int) -> Shaped:
 # --- Lotus Notes: a banner, and a header block in the writer's language ----------------------
 
 
-def _notes_block(labels: tuple[str, str, str, str], colons: str, game: Game) -> list[str]:
+def _notes_block(
+    labels: tuple[str, str, str, str], colons: str, game: Game, date: str = "02.03.2026 13:05"
+) -> list[str]:
     """Notes' header table as text: a label, a tab, the value; ``colons`` says which labels
     have their colon ("1010": the first and the third)."""
-    values = ('"Judge" <judge@pbem.test>', "alice@example.org", "02.03.2026 13:05", game.subject)
+    values = ('"Judge" <judge@pbem.test>', "alice@example.org", date, game.subject)
     return [
         f"{label}{':' if colon == '1' else ''}\t{value}"
         for label, colon, value in zip(labels, colons, values, strict=True)
@@ -305,17 +307,25 @@ def _notes_block(labels: tuple[str, str, str, str], colons: str, game: Game) -> 
 
 
 def _notes(
-    client: str, labels: tuple[str, str, str, str], charset: str
+    client: str,
+    labels: tuple[str, str, str, str],
+    charset: str,
+    *,
+    date: str = "02.03.2026 13:05",
+    encoding: str = "quoted-printable",
 ) -> Callable[[Game, Reply, int], Shaped]:
+    """Notes in a language: variant 0 the banner and the block with colons, 1 some colons, 2
+    the block alone without colons, 3 the banner alone (base64)."""
+
     def notes(game: Game, reply: Reply, variant: int) -> Shaped:
         banner = [f"Judge via Team --- {game.subject} [Ticket#4711] ---"]
-        block = _notes_block(labels, ("1111", "1010", "0000", "1111")[variant], game)
+        block = _notes_block(labels, ("1111", "1010", "0000", "1111")[variant], game, date)
         header = [*(banner if variant in (0, 1, 3) else []), *(block if variant != 3 else [])]
         mail = mail_of(
             client,
             body(reply.lines, header, original(game, wrapped=True)),
             charset=charset,
-            encoding="base64" if variant == 3 else "quoted-printable",
+            encoding="base64" if variant == 3 else encoding,
             headers={"X-Mailer": "Lotus Notes Release 9.0.1FP10 SHF383 January 08, 2019"},
         )
         return Shaped(mail, reply.signature, quoted_lines(game, wrapped=True))
@@ -725,3 +735,115 @@ def html_cite_containers(game: Game, reply: Reply, variant: int) -> Shaped:
         )
     mail = mail_of("html-cite-containers", None, html_body=markup)
     return Shaped(mail, reply.signature, quoted_lines(game, wrapped=False))
+
+
+# --- Lotus Notes, HTML only (base64 UTF-8): its header as font tags or its memo table ----------
+
+
+def _notes_font(line: str, size: int = 2) -> str:
+    return f'<font size={size} face="sans-serif">{html.escape(line)}</font>'
+
+
+def _notes_label(label: str, value: str) -> str:
+    """A line of Notes 8.5's and 9's header: the label grey, spaces after it, the value."""
+    return (
+        f'<br><font size=1 color="#5F5F5F" face="sans-serif">{label} &nbsp; &nbsp; &nbsp;\n'
+        f'&nbsp;</font><font size=1 face="sans-serif">{html.escape(value)}</font>\n'
+    )
+
+
+def _notes_memo(labels: tuple[str, str, str], game: Game, date: str) -> str:
+    """Notes' memo header: the sender and the date in the left column, the labels without
+    colons right-aligned in a table on the right; Notes leaves its cells unclosed."""
+    to, cc, subject = labels
+    cell = (
+        '<tr valign=top>\n<td>\n<div align=right><font size=1 face="sans-serif">{}</font></div>\n'
+    )
+    return (
+        '<table width=100%>\n<tr valign=top>\n<td width=40%><font size=1 face="sans-serif">'
+        "<b>&quot;Judge&quot; &lt;judge@pbem.test&gt;</b> </font>\n"
+        f'<p><font size=1 face="sans-serif">{date}</font>\n<td width=59%>\n<table width=100%>\n'
+        f'{cell.format(to)}<td><font size=1 face="sans-serif">alice@example.org</font>\n'
+        f"{cell.format(cc)}<td>\n"
+        f'{cell.format(subject)}<td><font size=1 face="sans-serif">{html.escape(game.subject)}'
+        "</font></table>\n<br>\n<table>\n<tr valign=top>\n<td>\n<td></table>\n<br></td></tr>"
+        "</table>\n<br>\n<br>\n<br>\n"
+    )
+
+
+@shape("notes-html", ("Mit freundlichen Grüßen", "Alice Example"))
+def notes_html(game: Game, reply: Reply, variant: int) -> Shaped:
+    mine = "".join(f"{_notes_font(line)}<br>\n" if line else "<br>\n" for line in reply.lines)
+    original_html = "".join(
+        f"<br><tt><font size=2>{html.escape(line)}</font></tt>\n" for line in game.original
+    )
+    values = ('"Judge" <judge@pbem.test>', "alice@example.org", "02.03.2026 13:05", game.subject)
+    rule = '<hr width="100%" size="2" align="left" noshade style="color:#8091A5; ">\n'
+    if variant == 0:  # Notes 9, German: the header's lines with colons, a rule
+        labels = ("Von:", "An:", "Datum:", "Betreff:")
+        header = "<br>\n<br>\n" + "".join(map(_notes_label, labels, values)) + rule
+    elif variant == 1:  # Notes 8.5: the "sender---date---first words" line over the header
+        line = '"Judge" ---02.03.2026 13:05:00---Hello alice,'
+        header = (
+            "<br>\n<br>"
+            f'<img width=16 height=16 src="cid:1__=0ABB@acme.example" border=0 alt="Inactive '
+            f'hide details for {html.escape(line)}"><font size=2 color="#424282" '
+            f'face="sans-serif">{html.escape(line)}</font>\n<br>\n<br>\n'
+            + "".join(map(_notes_label, ("From:", "To:", "Date:", "Subject:"), values))
+            + rule
+        )
+    elif variant == 2:  # Notes 7's memo, French: labels without colons
+        header = "<br>\n<br>\n" + _notes_memo(("A", "cc", "Objet"), game, "02/03/2026 13:05")
+    else:  # the memo in Japanese
+        header = "<br>\n<br>\n" + _notes_memo(("宛先", "cc", "件名"), game, "2026/03/02 13:05")
+    markup = f"<html><body>{mine}{header}{original_html}</body></html>"
+    mail = mail_of(
+        "notes-html",
+        None,
+        html_body=markup,
+        encoding="base64",
+        headers={
+            "X-Mailer": "IBM Notes Release 9.0.1FP10 SHF383 January 08, 2019",
+            "X-MIMETrack": "Serialize by Router on MAIL01/ACME at 02.03.2026 14:00:00",
+        },
+    )
+    return Shaped(mail, reply.signature, quoted_lines(game, wrapped=False))
+
+
+# --- Lotus Notes in more languages (registered last, so that the shapes above keep their games)
+
+# The other languages Notes' users write in; Japanese in ISO-2022-JP (7bit), Chinese in
+# GB2312 (base64), Russian in KOI8-R, each with the dates its locale writes.
+shape("notes-spanish", ("Saludos,", "Alicia"))(
+    _notes("notes-spanish", ("De", "Para", "Fecha", "Asunto"), "iso8859_1", date="02/03/2026 13:05")
+)
+shape("notes-portuguese", ("Atenciosamente,", "Alice"))(
+    _notes("notes-portuguese", ("De", "Para", "Data", "Assunto"), "cp1252", date="02/03/2026 13:05")
+)
+shape("notes-swedish", ("Med vänliga hälsningar", "Alice"))(
+    _notes("notes-swedish", ("Från", "Till", "Datum", "Ämne"), "iso8859_1", date="2026-03-02 13:05")
+)
+shape("notes-polish", ("Pozdrawiam,", "Alicja"))(
+    _notes("notes-polish", ("Od", "Do", "Data", "Temat"), "iso8859_2", date="2026-03-02 13:05")
+)
+shape("notes-japanese", ("よろしくお願いします。",))(
+    _notes(
+        "notes-japanese",
+        ("差出人", "宛先", "日付", "件名"),
+        "iso2022_jp",
+        date="2026/03/02 13:05",
+        encoding="7bit",
+    )
+)
+shape("notes-chinese", ("谢谢",))(
+    _notes(
+        "notes-chinese",
+        ("发件人", "收件人", "日期", "主题"),
+        "gb2312",
+        date="2026-03-02 13:05",
+        encoding="base64",
+    )
+)
+shape("notes-russian", ("С уважением,", "Алиса"))(
+    _notes("notes-russian", ("От", "Кому", "Дата", "Тема"), "koi8_r", date="02.03.2026 13:05")
+)
