@@ -34,7 +34,7 @@ from adjudicator.mail.orderlike import reads_as_order
 MAX_ATTRIBUTION = 400  # characters: longer lines are the sender's text (and cheap to test)
 MAX_LINES = 5000
 """More body lines than any order mail needs; the rest is cut (rule ``too-long``)."""
-MAX_FOOTER = 160  # characters of a mail client's or gateway's own line
+MAX_FOOTER = 200  # characters of a mail client's or gateway's own line
 MAX_VALEDICTION = 50
 MAX_SEPARATOR = 200
 MAX_CONTACT = 100
@@ -223,17 +223,27 @@ _LIST_AND_GATEWAY_FOOTERS = re.compile(
     r"|to\s+unsubscribe\s+(?:from\s+this\s+(?:group|list)|send\s+an?\s+e-?mail\s+to)\b.*"
     r"|you\s+received\s+this\s+(?:message|e-?mail)\s+because\s+you\s+are\s+subscribed\b.*"
     r"|to\s+view\s+this\s+discussion\b.*|https?://\S+/mailman/listinfo/\S*"
-    r"|you\s+don['’]t\s+often\s+get\s+e-?mail\s+from\b.*",
+    r"|(?:some\s+people\s+who\s+received\s+this\s+message\s+|you\s+)don['’]t\s+often\s+get"
+    r"\s+e-?mail\s+from\b.*"
+    # Its first-contact tip in other languages, and any line with the tip's link.
+    r"|(?:sie\s+erhalten\s+nicht\s+(?:oft|häufig)\s+(?:eine\s+)?e-?mails?\s+von"
+    r"|vous\s+n['’]obtenez\s+pas\s+souvent\s+d['’]e-?mails?|no\s+suele\s+recibir\s+correo"
+    r"|non\s+ricevi\s+spesso|u\s+ontvangt\s+niet\s+vaak\s+e-?mail"
+    r"|você\s+não\s+costuma\s+receber\s+e-?mails?)\b.*"
+    r"|.{0,200}\baka\.ms/learnaboutsenderidentification\b.*",
     re.IGNORECASE,
 )
 _LIST_AND_GATEWAY_STEMS = ("messag", "mensajer", "mailing", "unsubscribe", "subscribed",
-                           "discussion", "listinfo", "often get")  # fmt: skip
+                           "discussion", "listinfo", "often get", "nicht oft", "nicht häufig",
+                           "souvent", "suele", "spesso", "niet vaak", "costuma",
+                           "learnaboutsender")  # fmt: skip
 """Words one of which every :data:`_LIST_AND_GATEWAY_FOOTERS` match holds."""
 _DISCLAIMER = re.compile(
     r"confidential|intended\s+(?:solely\s+)?(?:only\s+)?for\s+the|intended\s+recipient"
     r"|privileged|disclaimer|unauthori[sz]ed|please\s+(?:notify|delete|consider\s+the\s+environ)"
     r"|before\s+printing|this\s+e-?mail\s+(?:and|has|is|message|may|was)|virus"
-    r"|caution:\s+(?:this|external)|external\s+(?:e-?mail|sender)|originated\s+outside"
+    r"|caution:\s+(?:this|external)|external\s+(?:e-?mail|sender)"
+    r"|originated\s+(?:from\s+)?outside"
     r"|vertraulich|empfänger|destinataire|riservat|vertrouwelijk|confidencial|конфиденциальн"
     r"|legal\s+notice|registered\s+(?:office|in)|company\s+registration|handelsregister"
     r"|amtsgericht|geschäftsführer:",

@@ -847,3 +847,69 @@ shape("notes-chinese", ("谢谢",))(
 shape("notes-russian", ("С уважением,", "Алиса"))(
     _notes("notes-russian", ("От", "Кому", "Дата", "Тема"), "koi8_r", date="02.03.2026 13:05")
 )
+
+
+# --- Microsoft 365's banners in more wordings (registered last, as above) --------------------
+
+_M365_MORE = (
+    "This email originated from outside of the organization. Do not click links or open"
+    " attachments unless you recognize the sender and know the content is safe.",
+    "Some people who received this message don't often get email from alice@example.org."
+    " Learn why this is important<https://aka.ms/LearnAboutSenderIdentification>",
+    "Sie erhalten nicht oft eine E-Mail von alice@example.org. Erfahren Sie, warum dies"
+    " wichtig ist<https://aka.ms/LearnAboutSenderIdentification>",
+    "Vous n'obtenez pas souvent d'e-mail à partir de alice@example.org. Pourquoi c'est important",
+)
+"""What a Microsoft 365 tenant that the game's address passes through puts at the top of the
+mail: the external sender's warning, its first-contact tip (English, German, French)."""
+
+
+@shape("m365-banner-more", ("Thanks,", "Alice"))
+def m365_banner_more(game: Game, reply: Reply, variant: int) -> Shaped:
+    banner = _M365_MORE[variant]
+    if variant < 3:
+        labels = (
+            ("From: ", "Sent: ", "To: ", "Subject: ")
+            if variant < 2
+            else ("Von: ", "Gesendet: ", "An: ", "Betreff: ")
+        )
+        dates = ("Monday, March 2, 2026 1:05 PM", "Montag, 2. März 2026 13:05")
+        values = ("Judge <judge@pbem.test>", dates[variant == 2], "Alice Example", game.subject)
+        header = ["_" * 32, *(label + value for label, value in zip(labels, values, strict=True))]
+        mail = mail_of(
+            "m365-banner-more",
+            body([banner], reply.lines, header, original(game, wrapped=True)),
+            charset="cp1252" if variant < 2 else "iso8859_1",
+            headers={"X-MS-Exchange-Organization-SCL": "1", "X-Mailer": "Microsoft Outlook 16.0"},
+        )
+        return Shaped(mail, (banner, *reply.signature), quoted_lines(game, wrapped=True))
+    tip = (
+        "Vous n'obtenez pas souvent d'e-mail à partir de alice@example.org. "
+        '<a href="https://aka.ms/LearnAboutSenderIdentification">Pourquoi c\'est important</a>'
+    )
+    table = (
+        '<table border="0" cellspacing="0" cellpadding="0" align="left" width="100%"><tr>'
+        '<td style="background:#A6A6A6;padding:5.25pt 1.5pt 5.25pt 1.5pt"></td>'
+        '<td width="100%" style="background:#EAEAEA;padding:5.25pt 3.75pt 5.25pt 11.25pt">'
+        f'<div><p class="MsoNormal"><span style="font-size:9.0pt;color:#212121">{tip}</span>'
+        "</p></div></td></tr></table>"
+    )
+    mine = "".join(
+        f"<p class=MsoNormal>{html.escape(line) if line else '&nbsp;'}</p>" for line in reply.lines
+    )
+    header = _html_header(("De :", "Envoyé :", "À :", "Objet :"), game)
+    markup = (
+        f"<html><body lang=FR>{table}<div class=WordSection1>{mine}"
+        "<p class=MsoNormal>&nbsp;</p>"
+        "<div style='border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0cm 0cm 0cm'>"
+        f"<p class=MsoNormal>{header}</p></div><p class=MsoNormal>&nbsp;</p>"
+        f"{_html_original(game)}</div></body></html>"
+    )
+    mail = mail_of(
+        "m365-banner-more",
+        None,
+        html_body=markup,
+        encoding="base64",
+        headers={"X-MS-Exchange-Organization-SCL": "1"},
+    )
+    return Shaped(mail, (banner, *reply.signature), quoted_lines(game, wrapped=False))
