@@ -170,6 +170,10 @@ _WHIMSICAL = re.compile(
 _RULE = re.compile(r"[_\u2014\u2500]{10,}|-{10,}")
 """Outlook's rule above its quoted header block; alone it is the writer's divider."""
 _RULE_STARTS = "_\u2014\u2500-"
+_FOOTER_RULE = re.compile(r"-{4,}|_{4,}|={4,}|[\u2014\u2500]{4,}")
+"""A rule above a footer or a disclaimer: shorter ones too (``-----`` over ``Sent from my
+T-Mobile 5G Device``), and ``=`` rules (a gateway's block between two ``=====``)."""
+_FOOTER_RULE_STARTS = "_\u2014\u2500-="
 _ATTRIBUTION = re.compile(
     rf".*(?:\b|\s|^)(?:{_ATTRIBUTION_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
 )
@@ -657,9 +661,9 @@ def _ruled_footer(reading: _Reading, end: int) -> int:
     found = end
     for index in range(end - 1, -1, -1):
         text = reading.lines[index].strip()
-        if not text or text[0] not in _RULE_STARTS or reading.owner[index] != "text":
+        if not text or text[0] not in _FOOTER_RULE_STARTS or reading.owner[index] != "text":
             continue
-        if not _RULE.fullmatch(text):
+        if not _FOOTER_RULE.fullmatch(text):
             continue
         block = [i for i in range(index, end) if reading.owner[i] == "text"]
         if len(block) > 2 * MAX_SIGNATURE or reading.any_order(block):

@@ -253,3 +253,22 @@ def test_an_order_inside_a_recognised_quote_is_not_read() -> None:
     )
     raw = f"From: alice@example.org\nTo: judge@pbem.test\nSubject: [sc4] orders\n\n{body}"
     assert [line for line in read_mail(raw.encode()).lines if line.strip()] == ["SHIELD"]
+
+
+RULED_FOOTERS = [
+    "-----\nSent from my T-Mobile 5G Device",
+    "=" * 30 + "\nThis message was sent via Verizon text messaging.\n" + "=" * 30,
+    "----\nCONFIDENTIAL: this message is for the intended recipient only.",
+]
+
+
+@pytest.mark.parametrize("footer", RULED_FOOTERS)
+def test_a_footer_below_a_short_or_an_equals_rule_is_no_text(footer: str) -> None:
+    """Carrier and company notices below a rule: a short one (four dashes or more) or one of
+    ``=`` is the footer's too, and is not echoed; the order above is read, and an order below
+    the rule keeps it all the player's."""
+    split = split_reply(body_lines(f"GIVE 2 TO bob\n\n{footer}\n"), is_order=is_order)
+    assert _non_blank(split.text) == ["GIVE 2 TO bob"]
+    mixed = footer.replace("\n", "\nGIVE 1 TO carol\n", 1)
+    split = split_reply(body_lines(f"GIVE 2 TO bob\n\n{mixed}\n"), is_order=is_order)
+    assert "GIVE 1 TO carol" in _non_blank(split.text)
