@@ -200,6 +200,9 @@ _OTHER_LABELS = {"to", "cc", "bcc", "subject", "an", "betreff", "à", "objet", "
                  "主旨", "抄送", "받는 사람", "제목", "reply to", "reply-to", "assunto",
                  "kopie", "cc-empfänger", "thema"}  # fmt: skip
 _HEADER_LABELS = _FROM_LABELS | _DATE_LABELS | _OTHER_LABELS
+_SUBJECT_LABELS = {"subject", "betreff", "thema", "objet", "oggetto", "onderwerp", "asunto",
+                   "assunto", "ämne", "emne", "temat", "тема", "件名", "主题", "主旨", "aihe",
+                   "tárgy", "konu", "předmět", "제목"}  # fmt: skip
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\[mailto:|/[A-Z][\w ]*@")
 _FOOTERS = re.compile(
     r"(?:sent|envoyé|enviado|inviato|verzonden|gesendet|skickat|sendt|wysłano|отправлено)"
@@ -390,7 +393,7 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
         return 1, Line.SEPARATOR
     if text[0] in _RULE_STARTS and _RULE.fullmatch(text) and _header_follows(lines, index + 1):
         return 1, Line.SEPARATOR
-    header = _header_block(lines, index) or ("@" in text and _memo_block(lines, index))
+    header = _header_block(lines, index) or _memo_block(lines, index)
     if header:
         return header, Line.HEADER
     alone = _attribution(text)
@@ -477,14 +480,22 @@ MEMO_REACH = 10
 def _memo_block(lines: Sequence[str], index: int) -> int:
     """How many lines Lotus Notes' memo header takes from ``index`` (0: none starts here).
 
-    Notes' memo (its HTML table read as text) puts the sender with an address on a line, the
-    date below it, then each label alone on its line without a colon, its value on the next:
-    ``"Bob" <bob@example.org>`` / ``02.03.2026 13:05`` / ``An`` / ``alice@example.org`` /
-    ``Kopie`` / ``Thema`` / ``Re: orders``. Taken only with the sender's address, a date and
-    two labels standing alone.
+    Notes' memo (its table, as HTML reads or as Notes writes it in plain text, in columns)
+    puts the sender on a line with an address or right above one, the date below, then each
+    label alone on its line without a colon, its value near it: ``"Bob" <bob@example.org>`` /
+    ``02.03.2026 13:05`` / ``An`` / ``alice@example.org`` / ``Kopie`` / ``Thema`` / ``Re:
+    orders``. Taken only with the sender's address, a date and two labels standing alone, one
+    of them the subject's.
     """
-    if len(lines[index].strip()) > MAX_CONTACT or not _ADDRESS.search(lines[index]):
+    text = lines[index].strip()
+    if len(text) > MAX_CONTACT or text.endswith((":", "：")):
         return 0
+    if not ("@" in text and _ADDRESS.search(text)):  # "@": a cheap test first
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        if len(text) > 60 or len(following) > MAX_CONTACT or "@" not in following:
+            return 0
+        if not _ADDRESS.search(following):
+            return 0
     labels: set[str] = set()
     dated, last = False, index
     for position in range(index + 1, min(index + 1 + MEMO_REACH, len(lines))):
@@ -492,9 +503,11 @@ def _memo_block(lines: Sequence[str], index: int) -> int:
         if text.rstrip(":：").lower() in _OTHER_LABELS:
             labels.add(text.rstrip(":：").lower())
             last = position
-        elif len(text) <= 40 and _DATE_OR_TIME.search(text):
+        elif len(text) <= MAX_CONTACT and _DATE_OR_TIME.search(text):
             dated = True
-    return last - index + 1 if dated and len(labels) >= 2 else 0
+    if dated and len(labels) >= 2 and labels & _SUBJECT_LABELS:
+        return last - index + 1
+    return 0
 
 
 def _label(line: str) -> str | None:

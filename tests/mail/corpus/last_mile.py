@@ -913,3 +913,67 @@ def m365_banner_more(game: Game, reply: Reply, variant: int) -> Shaped:
         headers={"X-MS-Exchange-Organization-SCL": "1"},
     )
     return Shaped(mail, (banner, *reply.signature), quoted_lines(game, wrapped=False))
+
+
+# --- Lotus Notes' memo header as Notes writes it in plain text (registered last, as above) ----
+
+
+def _memo_text(labels: tuple[str, str, str], game: Game, date: str) -> list[str]:
+    """Notes' memo table in its plain-text part: columns of 75 characters, the sender and
+    the date on the left, each label alone at the right edge, its value in the middle."""
+    to, cc, subject = labels
+
+    def at(column: int, *cells: tuple[int, str]) -> str:
+        line = ""
+        for start, cell in ((column, ""), *cells):
+            line = line.ljust(start) + cell
+        return line.ljust(75)
+
+    return [
+        at(0),
+        at(13, (13, '"Judge"')),
+        at(13, (13, "<judge@pbem.test>")),
+        at(0, (75 - len(to) - 1, to)),
+        at(13, (13, date), (39, "alice@example.org")),
+        at(0, (75 - len(cc) - 1, cc)),
+        at(0),
+        at(0, (75 - len(subject) - 1, subject)),
+        at(39, (39, game.subject[:35])),
+        at(0),
+        at(0),
+    ]
+
+
+_MEMOS = (
+    (("To", "cc", "Subject"), "03/02/2026 01:05 PM"),
+    (("An", "Kopie", "Thema"), "02.03.2026 13:05"),
+    (("A", "cc", "Objet"), "02/03/2026 13:05"),
+    (("A", "cc", "Oggetto"), "02/03/2026 13.05"),
+)
+
+
+@shape("notes-memo-text", REGARDS)
+def notes_memo_text(game: Game, reply: Reply, variant: int) -> Shaped:
+    labels, date = _MEMOS[variant]
+    memo = _memo_text(labels, game, date)
+    plain = body(reply.lines, ["", ""], memo, ["", ""], original(game, wrapped=True))
+    markup = None
+    if variant == 1:  # Notes sends the memo as HTML too; the plain part is read
+        mine = "".join(f"{_notes_font(line)}<br>\n" if line else "<br>\n" for line in reply.lines)
+        original_html = "".join(
+            f"<br><tt><font size=2>{html.escape(line)}</font></tt>\n" for line in game.original
+        )
+        markup = (
+            f"<html><body>{mine}<br>\n<br>\n{_notes_memo(labels, game, date)}{original_html}"
+            "</body></html>"
+        )
+    mail = mail_of(
+        "notes-memo-text",
+        plain,
+        html_body=markup,
+        charset="iso8859_1",
+        encoding=("7bit", "quoted-printable", "base64", "quoted-printable")[variant],
+        declared=("US-ASCII", None, None, None)[variant],
+        headers={"X-Mailer": "Lotus Notes Release 7.0.3 September 26, 2007"},
+    )
+    return Shaped(mail, reply.signature, quoted_lines(game, wrapped=True))
