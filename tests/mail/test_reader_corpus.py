@@ -224,6 +224,8 @@ PLACES = {
     "after a writer's dashed title": "Round 3 --- my orders ---\n{order}\n",
     "after a lone From line": "From: alice\n{order}\n",
     "after a rule of the writer's": "Hi,\n" + "-" * 30 + "\n{order}\n",
+    "below a name and an address": "Alice\n<alice@example.org>\n02.03.2026\nTo\n{order}\n",
+    "below a short rule": "Hi,\n----\n{order}\nSent from my iPhone\n",
 }
 """Places where a line could be taken for part of a signature, footer or quote header's reach
 without being inside a recognised quote."""
