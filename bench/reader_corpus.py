@@ -62,13 +62,14 @@ class Read(Protocol):
 
 def best_seconds(*functions: Callable[[], object]) -> list[float]:
     """The shortest of :data:`REPEATS` runs of each function, the runs taken in turn, so that
-    a busy machine slows each of them alike."""
+    a busy machine slows each of them alike; in the process's CPU time, so that the time
+    other processes take the cores from it does not count."""
     best = [float("inf")] * len(functions)
     for _ in range(REPEATS):
         for index, function in enumerate(functions):
-            start = time.perf_counter()
+            start = time.process_time()
             function()
-            best[index] = min(best[index], time.perf_counter() - start)
+            best[index] = min(best[index], time.process_time() - start)
     return best
 
 

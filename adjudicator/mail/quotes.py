@@ -393,7 +393,9 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
         return 1, Line.SEPARATOR
     if text[0] in _RULE_STARTS and _RULE.fullmatch(text) and _header_follows(lines, index + 1):
         return 1, Line.SEPARATOR
-    header = _header_block(lines, index) or _memo_block(lines, index)
+    header = _header_block(lines, index)
+    if not header and ("@" in text or (index + 1 < len(lines) and "@" in lines[index + 1])):
+        header = _memo_block(lines, index)  # its sender's address on this line or the next
     if header:
         return header, Line.HEADER
     alone = _attribution(text)
