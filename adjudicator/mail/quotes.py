@@ -218,13 +218,16 @@ _FOOTERS = re.compile(
     r"|enviado\s+do\s+meu\s+.{2,40}|wysłan[eo]\s+z\s+.{2,40}|odesláno\s+z\s+.{2,40}"
     r"|lähetetty\s+\S.{1,40}|.{2,30}(?:['’]\w{1,4}dan|den|dan)\s+gönderildi|.{2,30}에서\s*보냄"
     r"|gesendet\s+mit\s+.{2,50}|von\s+meine[mr]?(?:/meine[mr]?)?\s+.{2,40}\s+gesendet"
-    r"|envoyé\s+depuis\s+.{2,40}",
+    r"|envoyé\s+depuis\s+.{2,40}|inviato\s+dal(?:la|lo|l['’])?\s*.{2,40}"
+    # Outlook's mobile apps, in any language: "Obter o Outlook para Android", "iOS版Outlookを入手".
+    r"|.{0,40}outlook.{0,40}(?:android|ios).{0,40}|.{0,40}(?:android|ios).{0,40}outlook.{0,40}",
     re.IGNORECASE,
 )
 _LIST_AND_GATEWAY_FOOTERS = re.compile(
     # A text-message gateway's line: "Envoyé par le service de messagerie texte de Fido".
     r".{0,40}\b(?:service\s+de\s+messagerie\s+texte|text\s+messaging\s+service"
     r"|servicio\s+de\s+mensajer[íi]a\s+de\s+texto)\b.*"
+    r"|this\s+mobile\s+text\s+message\s+is\s+brought\s+to\s+you\s+by\s+.*"
     # Mailing lists' footers (Mailman 2 and 3, Google Groups) and Microsoft 365's banner.
     r"|\S.{0,60}\smailing\s+list(?:\s+--\s+\S+@\S+)?"
     r"|to\s+unsubscribe\s+(?:from\s+this\s+(?:group|list)|send\s+an?\s+e-?mail\s+to)\b.*"

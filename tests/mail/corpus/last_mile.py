@@ -977,3 +977,52 @@ def notes_memo_text(game: Game, reply: Reply, variant: int) -> Shaped:
         headers={"X-Mailer": "Lotus Notes Release 7.0.3 September 26, 2007"},
     )
     return Shaped(mail, reply.signature, quoted_lines(game, wrapped=True))
+
+
+# --- More device and gateway lines (registered last, as above) --------------------------------
+
+
+@shape("device-lines-more", REGARDS)
+def device_lines_more(game: Game, reply: Reply, variant: int) -> Shaped:
+    if variant == 0:  # AT&T's e-mail gateway for a phone's text message: no quote, its line
+        footer = ("This mobile text message is brought to you by AT&T",)
+        mail = mail_of(
+            "device-lines-more", body(reply.lines, footer), encoding="7bit", charset="utf-8"
+        )
+        return Shaped(mail, (*reply.signature, *footer), ())
+    if variant == 1:  # Outlook for Android in Portuguese, its header block below a rule
+        footer = ("Obter o Outlook para Android<https://aka.ms/AAb9ysg>",)
+        header = [
+            "_" * 32,
+            "De: Judge <judge@pbem.test>",
+            "Enviado: segunda-feira, 2 de março de 2026 13:05",
+            "Para: Alice Example <alice@example.org>",
+            f"Assunto: {game.subject}",
+        ]
+        plain = body(reply.lines, footer, header, original(game, wrapped=True))
+        mail = mail_of("device-lines-more", plain, charset="iso8859_1")
+        return Shaped(mail, (*reply.signature, *footer), quoted_lines(game, wrapped=True))
+    if variant == 2:  # Samsung Email in Italian: its separator and header block
+        footer = ("Inviato dal mio dispositivo Samsung",)
+        header = [
+            "-------- Messaggio originale --------",
+            "Da: Judge <judge@pbem.test> ",
+            "Data: 02/03/26 13:05 (GMT+01:00) ",
+            "A: alice@example.org ",
+            f"Oggetto: {game.subject} ",
+        ]
+        plain = body(reply.lines, ["", ""], footer, ["", ""], header, original(game, wrapped=True))
+        mail = mail_of("device-lines-more", plain, encoding="base64")
+        return Shaped(mail, (*reply.signature, *footer), quoted_lines(game, wrapped=True))
+    # Outlook for iOS in Dutch, the quote with ">"
+    footer = ("Outlook voor iOS downloaden<https://aka.ms/o0ukef>",)
+    header = [
+        "_" * 32,
+        "Van: Judge <judge@pbem.test>",
+        "Verzonden: Monday, March 2, 2026 1:05:00 PM",
+        "Aan: Alice Example <alice@example.org>",
+        f"Onderwerp: {game.subject}",
+    ]
+    plain = body(reply.lines, footer, header, original(game, wrapped=False))
+    mail = mail_of("device-lines-more", plain, charset="iso8859_1")
+    return Shaped(mail, (*reply.signature, *footer), quoted_lines(game, wrapped=False))
