@@ -218,11 +218,15 @@ _FOOTERS = re.compile(
     r"|enviado\s+do\s+meu\s+.{2,40}|wysłan[eo]\s+z\s+.{2,40}|odesláno\s+z\s+.{2,40}"
     r"|lähetetty\s+\S.{1,40}|.{2,30}(?:['’]\w{1,4}dan|den|dan)\s+gönderildi|.{2,30}에서\s*보냄"
     r"|gesendet\s+mit\s+.{2,50}|von\s+meine[mr]?(?:/meine[mr]?)?\s+.{2,40}\s+gesendet"
-    r"|envoyé\s+depuis\s+.{2,40}|inviato\s+dal(?:la|lo|l['’])?\s*.{2,40}"
-    # Outlook's mobile apps, in any language: "Obter o Outlook para Android", "iOS版Outlookを入手".
-    r"|.{0,40}outlook.{0,40}(?:android|ios).{0,40}|.{0,40}(?:android|ios).{0,40}outlook.{0,40}",
+    r"|envoyé\s+depuis\s+.{2,40}|inviato\s+dal(?:la|lo|l['’])?\s*.{2,40}",
     re.IGNORECASE,
 )
+_OUTLOOK_APP = re.compile(
+    r".{0,40}outlook.{0,40}(?:android|ios).{0,40}|.{0,40}(?:android|ios).{0,40}outlook.{0,40}",
+    re.IGNORECASE,
+)
+"""Outlook's mobile apps' line in any language: "Obter o Outlook para Android", "iOS版Outlookを
+入手"; looked for only on a line that names Outlook."""
 _LIST_AND_GATEWAY_FOOTERS = re.compile(
     # A text-message gateway's line: "Envoyé par le service de messagerie texte de Fido".
     r".{0,40}\b(?:service\s+de\s+messagerie\s+texte|text\s+messaging\s+service"
@@ -376,6 +380,7 @@ def _alone(line: str) -> Line:
             any(stem in lowered for stem in _LIST_AND_GATEWAY_STEMS)
             and _LIST_AND_GATEWAY_FOOTERS.fullmatch(text)
         )
+        or ("outlook" in lowered and _OUTLOOK_APP.fullmatch(text))
     ):
         return Line.FOOTER
     if len(text) <= MAX_VALEDICTION and _VALEDICTION.fullmatch(text):
