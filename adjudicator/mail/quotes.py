@@ -34,7 +34,7 @@ from adjudicator.mail.orderlike import reads_as_order
 MAX_ATTRIBUTION = 400  # characters: longer lines are the sender's text (and cheap to test)
 MAX_LINES = 5000
 """More body lines than any order mail needs; the rest is cut (rule ``too-long``)."""
-MAX_FOOTER = 160  # characters of a mail client's or gateway's own line
+MAX_FOOTER = 200  # characters of a mail client's or gateway's own line
 MAX_VALEDICTION = 50
 MAX_SEPARATOR = 200
 MAX_CONTACT = 100
@@ -145,8 +145,9 @@ _SEPARATORS = (
         rf"-{{2,}}+\s*.{{0,200}}?\b(?:{_ATTRIBUTION_VERBS_SHORT})\s*-{{2,}}+", re.IGNORECASE
     ),
     re.compile(r".{1,80}?-{3}\d{1,4}[./-]\d{1,2}[./-]\d{1,4}.{0,40}-{3}.*"),
-    # Notes' banner over a mail from a team's inbox: "Bob via Team --- Subject [Ticket#7] ---".
-    re.compile(r"[^-]{1,80}? -{3} .{1,200} -{3}"),
+    # Notes' banner over a mail from a team's inbox: "Bob via Team --- Subject [Ticket#7] ---"
+    # (its "via": a writer's own "Round 3 --- my orders ---" is no banner).
+    re.compile(r"[^-]{1,80}? via [^-]{1,80}? -{3} .{1,200} -{3}", re.IGNORECASE),
     # The framed words and the block's first field on one line, as a client that re-wraps the
     # mail it answers joins them: "----- Original Message ----- From: "Tony" <t@x.example>".
     re.compile(
@@ -169,6 +170,10 @@ _WHIMSICAL = re.compile(
 _RULE = re.compile(r"[_\u2014\u2500]{10,}|-{10,}")
 """Outlook's rule above its quoted header block; alone it is the writer's divider."""
 _RULE_STARTS = "_\u2014\u2500-"
+_FOOTER_RULE = re.compile(r"-{4,}|_{4,}|={4,}|[\u2014\u2500]{4,}")
+"""A rule above a footer or a disclaimer: shorter ones too (``-----`` over ``Sent from my
+T-Mobile 5G Device``), and ``=`` rules (a gateway's block between two ``=====``)."""
+_FOOTER_RULE_STARTS = "_\u2014\u2500-="
 _ATTRIBUTION = re.compile(
     rf".*(?:\b|\s|^)(?:{_ATTRIBUTION_VERBS})(?:\s.{{0,100}})?\s*[:：]\s*\Z", re.IGNORECASE
 )
@@ -193,8 +198,11 @@ _OTHER_LABELS = {"to", "cc", "bcc", "subject", "an", "betreff", "à", "objet", "
                  "til", "emne", "vastaanottaja", "aihe", "címzett", "tárgy", "kime", "konu",
                  "do", "temat", "komu", "předmět", "宛先", "件名", "收件人", "主题", "收件者",
                  "主旨", "抄送", "받는 사람", "제목", "reply to", "reply-to", "assunto",
-                 "kopie", "cc-empfänger"}  # fmt: skip
+                 "kopie", "cc-empfänger", "thema"}  # fmt: skip
 _HEADER_LABELS = _FROM_LABELS | _DATE_LABELS | _OTHER_LABELS
+_SUBJECT_LABELS = {"subject", "betreff", "thema", "objet", "oggetto", "onderwerp", "asunto",
+                   "assunto", "ämne", "emne", "temat", "тема", "件名", "主题", "主旨", "aihe",
+                   "tárgy", "konu", "předmět", "제목"}  # fmt: skip
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\[mailto:|/[A-Z][\w ]*@")
 _FOOTERS = re.compile(
     r"(?:sent|envoyé|enviado|inviato|verzonden|gesendet|skickat|sendt|wysłano|отправлено)"
@@ -210,29 +218,46 @@ _FOOTERS = re.compile(
     r"|enviado\s+do\s+meu\s+.{2,40}|wysłan[eo]\s+z\s+.{2,40}|odesláno\s+z\s+.{2,40}"
     r"|lähetetty\s+\S.{1,40}|.{2,30}(?:['’]\w{1,4}dan|den|dan)\s+gönderildi|.{2,30}에서\s*보냄"
     r"|gesendet\s+mit\s+.{2,50}|von\s+meine[mr]?(?:/meine[mr]?)?\s+.{2,40}\s+gesendet"
-    r"|envoyé\s+depuis\s+.{2,40}",
+    r"|envoyé\s+depuis\s+.{2,40}|inviato\s+dal(?:la|lo|l['’])?\s*.{2,40}",
     re.IGNORECASE,
 )
+_OUTLOOK_APP = re.compile(
+    r".{0,40}outlook.{0,40}(?:android|ios).{0,40}|.{0,40}(?:android|ios).{0,40}outlook.{0,40}",
+    re.IGNORECASE,
+)
+"""Outlook's mobile apps' line in any language: "Obter o Outlook para Android", "iOS版Outlookを
+入手"; looked for only on a line that names Outlook."""
 _LIST_AND_GATEWAY_FOOTERS = re.compile(
     # A text-message gateway's line: "Envoyé par le service de messagerie texte de Fido".
     r".{0,40}\b(?:service\s+de\s+messagerie\s+texte|text\s+messaging\s+service"
     r"|servicio\s+de\s+mensajer[íi]a\s+de\s+texto)\b.*"
+    r"|this\s+mobile\s+text\s+message\s+is\s+brought\s+to\s+you\s+by\s+.*"
     # Mailing lists' footers (Mailman 2 and 3, Google Groups) and Microsoft 365's banner.
     r"|\S.{0,60}\smailing\s+list(?:\s+--\s+\S+@\S+)?"
     r"|to\s+unsubscribe\s+(?:from\s+this\s+(?:group|list)|send\s+an?\s+e-?mail\s+to)\b.*"
     r"|you\s+received\s+this\s+(?:message|e-?mail)\s+because\s+you\s+are\s+subscribed\b.*"
     r"|to\s+view\s+this\s+discussion\b.*|https?://\S+/mailman/listinfo/\S*"
-    r"|you\s+don['’]t\s+often\s+get\s+e-?mail\s+from\b.*",
+    r"|(?:some\s+people\s+who\s+received\s+this\s+message\s+|you\s+)don['’]t\s+often\s+get"
+    r"\s+e-?mail\s+from\b.*"
+    # Its first-contact tip in other languages, and any line with the tip's link.
+    r"|(?:sie\s+erhalten\s+nicht\s+(?:oft|häufig)\s+(?:eine\s+)?e-?mails?\s+von"
+    r"|vous\s+n['’]obtenez\s+pas\s+souvent\s+d['’]e-?mails?|no\s+suele\s+recibir\s+correo"
+    r"|non\s+ricevi\s+spesso|u\s+ontvangt\s+niet\s+vaak\s+e-?mail"
+    r"|você\s+não\s+costuma\s+receber\s+e-?mails?)\b.*"
+    r"|.{0,200}\baka\.ms/learnaboutsenderidentification\b.*",
     re.IGNORECASE,
 )
 _LIST_AND_GATEWAY_STEMS = ("messag", "mensajer", "mailing", "unsubscribe", "subscribed",
-                           "discussion", "listinfo", "often get")  # fmt: skip
+                           "discussion", "listinfo", "often get", "nicht oft", "nicht häufig",
+                           "souvent", "suele", "spesso", "niet vaak", "costuma",
+                           "learnaboutsender")  # fmt: skip
 """Words one of which every :data:`_LIST_AND_GATEWAY_FOOTERS` match holds."""
 _DISCLAIMER = re.compile(
     r"confidential|intended\s+(?:solely\s+)?(?:only\s+)?for\s+the|intended\s+recipient"
     r"|privileged|disclaimer|unauthori[sz]ed|please\s+(?:notify|delete|consider\s+the\s+environ)"
     r"|before\s+printing|this\s+e-?mail\s+(?:and|has|is|message|may|was)|virus"
-    r"|caution:\s+(?:this|external)|external\s+(?:e-?mail|sender)|originated\s+outside"
+    r"|caution:\s+(?:this|external)|external\s+(?:e-?mail|sender)"
+    r"|originated\s+(?:from\s+)?outside"
     r"|vertraulich|empfänger|destinataire|riservat|vertrouwelijk|confidencial|конфиденциальн"
     r"|legal\s+notice|registered\s+(?:office|in)|company\s+registration|handelsregister"
     r"|amtsgericht|geschäftsführer:",
@@ -355,6 +380,7 @@ def _alone(line: str) -> Line:
             any(stem in lowered for stem in _LIST_AND_GATEWAY_STEMS)
             and _LIST_AND_GATEWAY_FOOTERS.fullmatch(text)
         )
+        or ("outlook" in lowered and _OUTLOOK_APP.fullmatch(text))
     ):
         return Line.FOOTER
     if len(text) <= MAX_VALEDICTION and _VALEDICTION.fullmatch(text):
@@ -376,6 +402,8 @@ def _opener(lines: Sequence[str], index: int) -> tuple[int, Line]:
     if text[0] in _RULE_STARTS and _RULE.fullmatch(text) and _header_follows(lines, index + 1):
         return 1, Line.SEPARATOR
     header = _header_block(lines, index)
+    if not header and ("@" in text or (index + 1 < len(lines) and "@" in lines[index + 1])):
+        header = _memo_block(lines, index)  # its sender's address on this line or the next
     if header:
         return header, Line.HEADER
     alone = _attribution(text)
@@ -451,6 +479,43 @@ def _header_block(lines: Sequence[str], index: int) -> int:
     if bare:  # labels without colons: only a whole block, a sender's address in it
         return last - index + 1 if has_address and found & _DATE_LABELS and others else 0
     if found & _DATE_LABELS or others >= 2 or (has_address and others >= 1):
+        return last - index + 1
+    return 0
+
+
+MEMO_REACH = 10
+"""Lines below a Notes memo's sender within which its date and labels stand."""
+
+
+def _memo_block(lines: Sequence[str], index: int) -> int:
+    """How many lines Lotus Notes' memo header takes from ``index`` (0: none starts here).
+
+    Notes' memo (its table, as HTML reads or as Notes writes it in plain text, in columns)
+    puts the sender on a line with an address or right above one, the date below, then each
+    label alone on its line without a colon, its value near it: ``"Bob" <bob@example.org>`` /
+    ``02.03.2026 13:05`` / ``An`` / ``alice@example.org`` / ``Kopie`` / ``Thema`` / ``Re:
+    orders``. Taken only with the sender's address, a date and two labels standing alone, one
+    of them the subject's.
+    """
+    text = lines[index].strip()
+    if len(text) > MAX_CONTACT or text.endswith((":", "：")):
+        return 0
+    if not ("@" in text and _ADDRESS.search(text)):  # "@": a cheap test first
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        if len(text) > 60 or len(following) > MAX_CONTACT or "@" not in following:
+            return 0
+        if not _ADDRESS.search(following):
+            return 0
+    labels: set[str] = set()
+    dated, last = False, index
+    for position in range(index + 1, min(index + 1 + MEMO_REACH, len(lines))):
+        text = lines[position].strip()
+        if text.rstrip(":：").lower() in _OTHER_LABELS:
+            labels.add(text.rstrip(":：").lower())
+            last = position
+        elif len(text) <= MAX_CONTACT and _DATE_OR_TIME.search(text):
+            dated = True
+    if dated and len(labels) >= 2 and labels & _SUBJECT_LABELS:
         return last - index + 1
     return 0
 
@@ -538,7 +603,8 @@ def split_reply(
             reading.own([index], "signature", "pgp-armour")
     delimiter = next((i for i in range(end) if classes[i] is Line.DELIMITER), None)
     if delimiter is not None:
-        reading.own(range(delimiter, end), "signature", "signature")
+        below = range(delimiter, end)
+        reading.own([i for i in below if not reading.guard(lines[i])], "signature", "signature")
         end = delimiter
     end = _ruled_footer(reading, end)
     _disclaimers(reading, end)
@@ -618,9 +684,9 @@ def _ruled_footer(reading: _Reading, end: int) -> int:
     found = end
     for index in range(end - 1, -1, -1):
         text = reading.lines[index].strip()
-        if not text or text[0] not in _RULE_STARTS or reading.owner[index] != "text":
+        if not text or text[0] not in _FOOTER_RULE_STARTS or reading.owner[index] != "text":
             continue
-        if not _RULE.fullmatch(text):
+        if not _FOOTER_RULE.fullmatch(text):
             continue
         block = [i for i in range(index, end) if reading.owner[i] == "text"]
         if len(block) > 2 * MAX_SIGNATURE or reading.any_order(block):

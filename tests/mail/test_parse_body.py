@@ -310,8 +310,11 @@ def test_quoted_lines_are_dropped_and_positions_kept() -> None:
 
 @pytest.mark.parametrize("separator", ["-- ", "--", "--\t", "-- \u00a0"])
 def test_signature_separator_cuts_the_rest(separator: str) -> None:
-    """Cut at an exact ``-- `` (or ``--``) line."""
-    assert _cut(f"GIVE 3 TO bob\n{separator}\nBob\nGIVE 9 TO x") == ["GIVE 3 TO bob"]
+    """Cut at an exact ``-- `` (or ``--``) line: the signature's lines are not the sender's
+    text, but a line below it that reads as an order is read (orders are never dropped to
+    make an echo disappear; only a quote takes them)."""
+    assert _cut(f"GIVE 3 TO bob\n{separator}\nBob\nBob's Pizza, Main St.") == ["GIVE 3 TO bob"]
+    assert _cut(f"GIVE 3 TO bob\n{separator}\nBob\nGIVE 9 TO x") == ["GIVE 3 TO bob", "GIVE 9 TO x"]
 
 
 @pytest.mark.parametrize(

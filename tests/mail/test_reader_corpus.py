@@ -37,11 +37,36 @@ def _non_blank(lines: list[str]) -> list[str]:
 
 
 def test_the_corpus_is_large_and_varied() -> None:
-    """Some sixty common clients three times each, and the last mile (``last_mile.py``): a
-    hundred more mails, four of each shape."""
+    """Some sixty common clients three times each, and the last mile (``last_mile.py``): 144
+    more mails, four of each shape."""
     assert len(EXPECTED) >= 300
     assert len({case["client"] for case in EXPECTED.values()}) >= 90
     assert {path.stem for path in CORPUS.glob("*.eml")} == set(EXPECTED)
+
+
+LAST_MILE = {
+    # Quote headers that are not "On ... wrote:"
+    "outlook-express", "outlook-express-joined", "webmail-dashed-from", "outlook-2003-cc",
+    "notes-german", "notes-french", "notes-italian", "notes-dutch", "notes-spanish",
+    "notes-portuguese", "notes-swedish", "notes-polish", "notes-japanese", "notes-chinese",
+    "notes-russian", "notes-html", "notes-memo-text", "outlook-spanish", "outlook-portuguese",
+    "outlook-swedish", "outlook-polish", "outlook-japanese", "foxmail-chinese",
+    "outlook-russian", "html-quote-containers", "html-cite-containers",
+    # Mailing-list footers and banners
+    "mailman-3", "mailman-2", "google-groups", "m365-external-banner", "m365-banner-more",
+    # Gateway and device signatures
+    "sms-gateway-dashed", "ios-languages", "ios-languages-more", "carrier-notice",
+    "device-lines-more",
+}  # fmt: skip
+"""The last mile's client shapes (issue 45's three classes), four mails each."""
+
+
+def test_the_last_mile_has_every_class_four_times() -> None:
+    """At least sixty mails of the project's own for the last mile, each class of quote
+    header, list footer and gateway signature among them, four mails of each."""
+    clients = [case["client"] for case in EXPECTED.values() if case["client"] in LAST_MILE]
+    assert {client: clients.count(client) for client in LAST_MILE} == dict.fromkeys(LAST_MILE, 4)
+    assert len(clients) >= 60
 
 
 def _accepts(kind: GameKind, order: str) -> bool:
@@ -70,8 +95,9 @@ def test_each_reply_splits_into_text_quote_and_signature(name: str) -> None:
     quote = _non_blank(split.quote)
     for line in case["quoted"]:
         assert any(line in quoted for quoted in quote), (line, split.classes)
-    lines = read_mail(raw).lines
-    assert [line.strip() for line in lines if line.strip()] == case["text"]
+    kept = [line.strip() for line in read_mail(raw).lines if line.strip()]
+    assert kept == case["text"]
+    assert [line for line in kept if is_order(line)] == case["orders"]
 
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -157,6 +183,9 @@ DEVICE_LINES = [
     "Lähetetty iPhonesta", "Wysłane z iPhone'a", "Odesláno z iPhonu", "iPhone'umdan gönderildi",
     "Отправлено с iPhone", "iPhoneから送信", "发自我的iPhone", "iPhone에서 보냄",
     "Get Outlook for iOS", "Sent via the Samsung Galaxy S24 Ultra, an AT&T 5G smartphone",
+    "Inviato dal mio dispositivo Samsung", "Obter o Outlook para Android",
+    "Pobierz aplikację Outlook dla systemu Android", "iOS版Outlookを入手",
+    "This mobile text message is brought to you by AT&T",
 ]  # fmt: skip
 
 
@@ -175,3 +204,77 @@ def test_an_order_in_the_shape_of_a_separator_opens_no_quote() -> None:
     body = "GIVE 2 TO bob --- GIVE 1 TO carol ---\nGIVE 3 TO dave\n"
     split = split_reply(body_lines(body), is_order=is_order)
     assert _non_blank(split.text) == ["GIVE 2 TO bob --- GIVE 1 TO carol ---", "GIVE 3 TO dave"]
+
+
+PLACES = {
+    "below the signature dash": "Hi,\n\n-- \nAlice Example\n\n{order}\n",
+    "right below the signature dash": "Hi,\n-- \n{order}\nAlice\n",
+    "below Sent from my iPhone": "Hi,\n\nSent from my iPhone\n\n{order}\n",
+    "below Envoyé de mon iPhone": "Envoyé de mon iPhone\n{order}\n",
+    "inside a list footer's block": (
+        "Hi,\n" + "_" * 47 + "\nGw1-players mailing list -- gw1-players@lists.example.org\n"
+        "{order}\nTo unsubscribe send an email to gw1-players-leave@lists.example.org\n"
+    ),
+    "inside a gateway's ruled block": (
+        "-" * 44 + "\nEnvoyé par le service de messagerie texte de Fido\n{order}\n" + "-" * 44
+    ),
+    "below a sign-off": "Thanks,\nAlice\n{order}\n",
+    "inside a disclaimer's paragraph": (
+        "Hi,\n\nCONFIDENTIAL: this message is for the intended recipient only.\n{order}\n"
+    ),
+    "below an external banner": "External email: use caution when opening links.\n{order}\n",
+    "after a header that is no quote header": "Judge said:\n{order}\n",
+    "after a colon line with a date": "My orders for 3 March:\n{order}\n",
+    "after a writer's dashed title": "Round 3 --- my orders ---\n{order}\n",
+    "after a lone From line": "From: alice\n{order}\n",
+    "after a rule of the writer's": "Hi,\n" + "-" * 30 + "\n{order}\n",
+    "below a name and an address": "Alice\n<alice@example.org>\n02.03.2026\nTo\n{order}\n",
+    "below a short rule": "Hi,\n----\n{order}\nSent from my iPhone\n",
+}
+"""Places where a line could be taken for part of a signature, footer or quote header's reach
+without being inside a recognised quote."""
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_an_order_is_read_wherever_it_stands_outside_a_quote(place: str) -> None:
+    """Orders are never dropped to make an echo disappear: a line that could be an order
+    (a right one, or a wrongly written one listed as a problem) is read wherever it stands,
+    below a signature's ``-- ``, a mail program's line, inside a footer-like block, after a
+    line that is not a recognised quote header, unless it is inside a recognised quote."""
+    lost = []
+    for order in ["GIVE 2 TO bob", "A5-B5", "MOVE e5 e4", "SHIELD", "TEAM red", "GIVE 99 TO"]:
+        body = PLACES[place].format(order=order)
+        raw = f"From: alice@example.org\nTo: judge@pbem.test\nSubject: [gw1] orders\n\n{body}"
+        lines = [line.strip() for line in read_mail(raw.encode()).lines]
+        if order not in lines:
+            lost.append(order)
+    assert lost == []
+
+
+def test_an_order_inside_a_recognised_quote_is_not_read() -> None:
+    """The one place an order-like line is not read: inside a recognised quote (old orders)."""
+    body = (
+        "SHIELD\n\n-----Original Message-----\nFrom: Judge [mailto:judge@pbem.test]\n"
+        "Sent: Monday, March 02, 2026 1:05 PM\nTo: Alice\nSubject: [sc4] orders\n\nFIRE\n"
+    )
+    raw = f"From: alice@example.org\nTo: judge@pbem.test\nSubject: [sc4] orders\n\n{body}"
+    assert [line for line in read_mail(raw.encode()).lines if line.strip()] == ["SHIELD"]
+
+
+RULED_FOOTERS = [
+    "-----\nSent from my T-Mobile 5G Device",
+    "=" * 30 + "\nThis message was sent via Verizon text messaging.\n" + "=" * 30,
+    "----\nCONFIDENTIAL: this message is for the intended recipient only.",
+]
+
+
+@pytest.mark.parametrize("footer", RULED_FOOTERS)
+def test_a_footer_below_a_short_or_an_equals_rule_is_no_text(footer: str) -> None:
+    """Carrier and company notices below a rule: a short one (four dashes or more) or one of
+    ``=`` is the footer's too, and is not echoed; the order above is read, and an order below
+    the rule keeps it all the player's."""
+    split = split_reply(body_lines(f"GIVE 2 TO bob\n\n{footer}\n"), is_order=is_order)
+    assert _non_blank(split.text) == ["GIVE 2 TO bob"]
+    mixed = footer.replace("\n", "\nGIVE 1 TO carol\n", 1)
+    split = split_reply(body_lines(f"GIVE 2 TO bob\n\n{mixed}\n"), is_order=is_order)
+    assert "GIVE 1 TO carol" in _non_blank(split.text)

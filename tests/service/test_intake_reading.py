@@ -76,6 +76,24 @@ def test_a_mail_in_its_declared_charset_gets_no_such_note(
     assert "says its text is in" not in text
 
 
+def test_orders_below_a_signature_dash_are_stored_and_the_signature_not_echoed(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """Orders are never dropped to make an echo disappear: an order typed below the
+    signature's ``-- `` is stored with the others; the signature's other lines are not listed
+    back as ignored."""
+    body = (
+        f"PASSWORD {creds['alice'].secret}\nGIVE 1 TO carol\n\n-- \nAlice Example\n"
+        "Sent from my iPhone\n\nGIVE 2 TO bob\n"
+    ).encode()
+    status = app.ingest(raw_mail(body, "text/plain; charset=utf-8"), channel="pipe")
+    assert status == SubmissionStatus.ACCEPTED
+    assert stored(app) == [["GIVE 1 TO carol", "GIVE 2 TO bob"]]
+    [(kind, text)] = answers(app)
+    assert kind == "confirmation"
+    assert "Alice Example" not in text
+
+
 CORPUS = Path(__file__).resolve().parents[1] / "mail" / "corpus"
 EXPECTED: dict[str, dict[str, list[str]]] = json.loads(
     (CORPUS / "expected.json").read_text(encoding="utf-8")

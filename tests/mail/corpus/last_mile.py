@@ -294,10 +294,12 @@ def outlook_2003_cc(game: Game, reply: Reply, variant: int) -> Shaped:
 # --- Lotus Notes: a banner, and a header block in the writer's language ----------------------
 
 
-def _notes_block(labels: tuple[str, str, str, str], colons: str, game: Game) -> list[str]:
+def _notes_block(
+    labels: tuple[str, str, str, str], colons: str, game: Game, date: str = "02.03.2026 13:05"
+) -> list[str]:
     """Notes' header table as text: a label, a tab, the value; ``colons`` says which labels
     have their colon ("1010": the first and the third)."""
-    values = ('"Judge" <judge@pbem.test>', "alice@example.org", "02.03.2026 13:05", game.subject)
+    values = ('"Judge" <judge@pbem.test>', "alice@example.org", date, game.subject)
     return [
         f"{label}{':' if colon == '1' else ''}\t{value}"
         for label, colon, value in zip(labels, colons, values, strict=True)
@@ -305,17 +307,25 @@ def _notes_block(labels: tuple[str, str, str, str], colons: str, game: Game) -> 
 
 
 def _notes(
-    client: str, labels: tuple[str, str, str, str], charset: str
+    client: str,
+    labels: tuple[str, str, str, str],
+    charset: str,
+    *,
+    date: str = "02.03.2026 13:05",
+    encoding: str = "quoted-printable",
 ) -> Callable[[Game, Reply, int], Shaped]:
+    """Notes in a language: variant 0 the banner and the block with colons, 1 some colons, 2
+    the block alone without colons, 3 the banner alone (base64)."""
+
     def notes(game: Game, reply: Reply, variant: int) -> Shaped:
         banner = [f"Judge via Team --- {game.subject} [Ticket#4711] ---"]
-        block = _notes_block(labels, ("1111", "1010", "0000", "1111")[variant], game)
+        block = _notes_block(labels, ("1111", "1010", "0000", "1111")[variant], game, date)
         header = [*(banner if variant in (0, 1, 3) else []), *(block if variant != 3 else [])]
         mail = mail_of(
             client,
             body(reply.lines, header, original(game, wrapped=True)),
             charset=charset,
-            encoding="base64" if variant == 3 else "quoted-printable",
+            encoding="base64" if variant == 3 else encoding,
             headers={"X-Mailer": "Lotus Notes Release 9.0.1FP10 SHF383 January 08, 2019"},
         )
         return Shaped(mail, reply.signature, quoted_lines(game, wrapped=True))
@@ -725,3 +735,294 @@ def html_cite_containers(game: Game, reply: Reply, variant: int) -> Shaped:
         )
     mail = mail_of("html-cite-containers", None, html_body=markup)
     return Shaped(mail, reply.signature, quoted_lines(game, wrapped=False))
+
+
+# --- Lotus Notes, HTML only (base64 UTF-8): its header as font tags or its memo table ----------
+
+
+def _notes_font(line: str, size: int = 2) -> str:
+    return f'<font size={size} face="sans-serif">{html.escape(line)}</font>'
+
+
+def _notes_label(label: str, value: str) -> str:
+    """A line of Notes 8.5's and 9's header: the label grey, spaces after it, the value."""
+    return (
+        f'<br><font size=1 color="#5F5F5F" face="sans-serif">{label} &nbsp; &nbsp; &nbsp;\n'
+        f'&nbsp;</font><font size=1 face="sans-serif">{html.escape(value)}</font>\n'
+    )
+
+
+def _notes_memo(labels: tuple[str, str, str], game: Game, date: str) -> str:
+    """Notes' memo header: the sender and the date in the left column, the labels without
+    colons right-aligned in a table on the right; Notes leaves its cells unclosed."""
+    to, cc, subject = labels
+    cell = (
+        '<tr valign=top>\n<td>\n<div align=right><font size=1 face="sans-serif">{}</font></div>\n'
+    )
+    return (
+        '<table width=100%>\n<tr valign=top>\n<td width=40%><font size=1 face="sans-serif">'
+        "<b>&quot;Judge&quot; &lt;judge@pbem.test&gt;</b> </font>\n"
+        f'<p><font size=1 face="sans-serif">{date}</font>\n<td width=59%>\n<table width=100%>\n'
+        f'{cell.format(to)}<td><font size=1 face="sans-serif">alice@example.org</font>\n'
+        f"{cell.format(cc)}<td>\n"
+        f'{cell.format(subject)}<td><font size=1 face="sans-serif">{html.escape(game.subject)}'
+        "</font></table>\n<br>\n<table>\n<tr valign=top>\n<td>\n<td></table>\n<br></td></tr>"
+        "</table>\n<br>\n<br>\n<br>\n"
+    )
+
+
+@shape("notes-html", ("Mit freundlichen Grüßen", "Alice Example"))
+def notes_html(game: Game, reply: Reply, variant: int) -> Shaped:
+    mine = "".join(f"{_notes_font(line)}<br>\n" if line else "<br>\n" for line in reply.lines)
+    original_html = "".join(
+        f"<br><tt><font size=2>{html.escape(line)}</font></tt>\n" for line in game.original
+    )
+    values = ('"Judge" <judge@pbem.test>', "alice@example.org", "02.03.2026 13:05", game.subject)
+    rule = '<hr width="100%" size="2" align="left" noshade style="color:#8091A5; ">\n'
+    if variant == 0:  # Notes 9, German: the header's lines with colons, a rule
+        labels = ("Von:", "An:", "Datum:", "Betreff:")
+        header = "<br>\n<br>\n" + "".join(map(_notes_label, labels, values)) + rule
+    elif variant == 1:  # Notes 8.5: the "sender---date---first words" line over the header
+        line = '"Judge" ---02.03.2026 13:05:00---Hello alice,'
+        header = (
+            "<br>\n<br>"
+            f'<img width=16 height=16 src="cid:1__=0ABB@acme.example" border=0 alt="Inactive '
+            f'hide details for {html.escape(line)}"><font size=2 color="#424282" '
+            f'face="sans-serif">{html.escape(line)}</font>\n<br>\n<br>\n'
+            + "".join(map(_notes_label, ("From:", "To:", "Date:", "Subject:"), values))
+            + rule
+        )
+    elif variant == 2:  # Notes 7's memo, French: labels without colons
+        header = "<br>\n<br>\n" + _notes_memo(("A", "cc", "Objet"), game, "02/03/2026 13:05")
+    else:  # the memo in Japanese
+        header = "<br>\n<br>\n" + _notes_memo(("宛先", "cc", "件名"), game, "2026/03/02 13:05")
+    markup = f"<html><body>{mine}{header}{original_html}</body></html>"
+    mail = mail_of(
+        "notes-html",
+        None,
+        html_body=markup,
+        encoding="base64",
+        headers={
+            "X-Mailer": "IBM Notes Release 9.0.1FP10 SHF383 January 08, 2019",
+            "X-MIMETrack": "Serialize by Router on MAIL01/ACME at 02.03.2026 14:00:00",
+        },
+    )
+    return Shaped(mail, reply.signature, quoted_lines(game, wrapped=False))
+
+
+# --- Lotus Notes in more languages (registered last, so that the shapes above keep their games)
+
+# The other languages Notes' users write in; Japanese in ISO-2022-JP (7bit), Chinese in
+# GB2312 (base64), Russian in KOI8-R, each with the dates its locale writes.
+shape("notes-spanish", ("Saludos,", "Alicia"))(
+    _notes("notes-spanish", ("De", "Para", "Fecha", "Asunto"), "iso8859_1", date="02/03/2026 13:05")
+)
+shape("notes-portuguese", ("Atenciosamente,", "Alice"))(
+    _notes("notes-portuguese", ("De", "Para", "Data", "Assunto"), "cp1252", date="02/03/2026 13:05")
+)
+shape("notes-swedish", ("Med vänliga hälsningar", "Alice"))(
+    _notes("notes-swedish", ("Från", "Till", "Datum", "Ämne"), "iso8859_1", date="2026-03-02 13:05")
+)
+shape("notes-polish", ("Pozdrawiam,", "Alicja"))(
+    _notes("notes-polish", ("Od", "Do", "Data", "Temat"), "iso8859_2", date="2026-03-02 13:05")
+)
+shape("notes-japanese", ("よろしくお願いします。",))(
+    _notes(
+        "notes-japanese",
+        ("差出人", "宛先", "日付", "件名"),
+        "iso2022_jp",
+        date="2026/03/02 13:05",
+        encoding="7bit",
+    )
+)
+shape("notes-chinese", ("谢谢",))(
+    _notes(
+        "notes-chinese",
+        ("发件人", "收件人", "日期", "主题"),
+        "gb2312",
+        date="2026-03-02 13:05",
+        encoding="base64",
+    )
+)
+shape("notes-russian", ("С уважением,", "Алиса"))(
+    _notes("notes-russian", ("От", "Кому", "Дата", "Тема"), "koi8_r", date="02.03.2026 13:05")
+)
+
+
+# --- Microsoft 365's banners in more wordings (registered last, as above) --------------------
+
+_M365_MORE = (
+    "This email originated from outside of the organization. Do not click links or open"
+    " attachments unless you recognize the sender and know the content is safe.",
+    "Some people who received this message don't often get email from alice@example.org."
+    " Learn why this is important<https://aka.ms/LearnAboutSenderIdentification>",
+    "Sie erhalten nicht oft eine E-Mail von alice@example.org. Erfahren Sie, warum dies"
+    " wichtig ist<https://aka.ms/LearnAboutSenderIdentification>",
+    "Vous n'obtenez pas souvent d'e-mail à partir de alice@example.org. Pourquoi c'est important",
+)
+"""What a Microsoft 365 tenant that the game's address passes through puts at the top of the
+mail: the external sender's warning, its first-contact tip (English, German, French)."""
+
+
+@shape("m365-banner-more", ("Thanks,", "Alice"))
+def m365_banner_more(game: Game, reply: Reply, variant: int) -> Shaped:
+    banner = _M365_MORE[variant]
+    if variant < 3:
+        labels = (
+            ("From: ", "Sent: ", "To: ", "Subject: ")
+            if variant < 2
+            else ("Von: ", "Gesendet: ", "An: ", "Betreff: ")
+        )
+        dates = ("Monday, March 2, 2026 1:05 PM", "Montag, 2. März 2026 13:05")
+        values = ("Judge <judge@pbem.test>", dates[variant == 2], "Alice Example", game.subject)
+        header = ["_" * 32, *(label + value for label, value in zip(labels, values, strict=True))]
+        mail = mail_of(
+            "m365-banner-more",
+            body([banner], reply.lines, header, original(game, wrapped=True)),
+            charset="cp1252" if variant < 2 else "iso8859_1",
+            headers={"X-MS-Exchange-Organization-SCL": "1", "X-Mailer": "Microsoft Outlook 16.0"},
+        )
+        return Shaped(mail, (banner, *reply.signature), quoted_lines(game, wrapped=True))
+    tip = (
+        "Vous n'obtenez pas souvent d'e-mail à partir de alice@example.org. "
+        '<a href="https://aka.ms/LearnAboutSenderIdentification">Pourquoi c\'est important</a>'
+    )
+    table = (
+        '<table border="0" cellspacing="0" cellpadding="0" align="left" width="100%"><tr>'
+        '<td style="background:#A6A6A6;padding:5.25pt 1.5pt 5.25pt 1.5pt"></td>'
+        '<td width="100%" style="background:#EAEAEA;padding:5.25pt 3.75pt 5.25pt 11.25pt">'
+        f'<div><p class="MsoNormal"><span style="font-size:9.0pt;color:#212121">{tip}</span>'
+        "</p></div></td></tr></table>"
+    )
+    mine = "".join(
+        f"<p class=MsoNormal>{html.escape(line) if line else '&nbsp;'}</p>" for line in reply.lines
+    )
+    header = _html_header(("De :", "Envoyé :", "À :", "Objet :"), game)
+    markup = (
+        f"<html><body lang=FR>{table}<div class=WordSection1>{mine}"
+        "<p class=MsoNormal>&nbsp;</p>"
+        "<div style='border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0cm 0cm 0cm'>"
+        f"<p class=MsoNormal>{header}</p></div><p class=MsoNormal>&nbsp;</p>"
+        f"{_html_original(game)}</div></body></html>"
+    )
+    mail = mail_of(
+        "m365-banner-more",
+        None,
+        html_body=markup,
+        encoding="base64",
+        headers={"X-MS-Exchange-Organization-SCL": "1"},
+    )
+    return Shaped(mail, (banner, *reply.signature), quoted_lines(game, wrapped=False))
+
+
+# --- Lotus Notes' memo header as Notes writes it in plain text (registered last, as above) ----
+
+
+def _memo_text(labels: tuple[str, str, str], game: Game, date: str) -> list[str]:
+    """Notes' memo table in its plain-text part: columns of 75 characters, the sender and
+    the date on the left, each label alone at the right edge, its value in the middle."""
+    to, cc, subject = labels
+
+    def at(column: int, *cells: tuple[int, str]) -> str:
+        line = ""
+        for start, cell in ((column, ""), *cells):
+            line = line.ljust(start) + cell
+        return line.ljust(75)
+
+    return [
+        at(0),
+        at(13, (13, '"Judge"')),
+        at(13, (13, "<judge@pbem.test>")),
+        at(0, (75 - len(to) - 1, to)),
+        at(13, (13, date), (39, "alice@example.org")),
+        at(0, (75 - len(cc) - 1, cc)),
+        at(0),
+        at(0, (75 - len(subject) - 1, subject)),
+        at(39, (39, game.subject[:35])),
+        at(0),
+        at(0),
+    ]
+
+
+_MEMOS = (
+    (("To", "cc", "Subject"), "03/02/2026 01:05 PM"),
+    (("An", "Kopie", "Thema"), "02.03.2026 13:05"),
+    (("A", "cc", "Objet"), "02/03/2026 13:05"),
+    (("A", "cc", "Oggetto"), "02/03/2026 13.05"),
+)
+
+
+@shape("notes-memo-text", REGARDS)
+def notes_memo_text(game: Game, reply: Reply, variant: int) -> Shaped:
+    labels, date = _MEMOS[variant]
+    memo = _memo_text(labels, game, date)
+    plain = body(reply.lines, ["", ""], memo, ["", ""], original(game, wrapped=True))
+    markup = None
+    if variant == 1:  # Notes sends the memo as HTML too; the plain part is read
+        mine = "".join(f"{_notes_font(line)}<br>\n" if line else "<br>\n" for line in reply.lines)
+        original_html = "".join(
+            f"<br><tt><font size=2>{html.escape(line)}</font></tt>\n" for line in game.original
+        )
+        markup = (
+            f"<html><body>{mine}<br>\n<br>\n{_notes_memo(labels, game, date)}{original_html}"
+            "</body></html>"
+        )
+    mail = mail_of(
+        "notes-memo-text",
+        plain,
+        html_body=markup,
+        charset="iso8859_1",
+        encoding=("7bit", "quoted-printable", "base64", "quoted-printable")[variant],
+        declared=("US-ASCII", None, None, None)[variant],
+        headers={"X-Mailer": "Lotus Notes Release 7.0.3 September 26, 2007"},
+    )
+    return Shaped(mail, reply.signature, quoted_lines(game, wrapped=True))
+
+
+# --- More device and gateway lines (registered last, as above) --------------------------------
+
+
+@shape("device-lines-more", REGARDS)
+def device_lines_more(game: Game, reply: Reply, variant: int) -> Shaped:
+    if variant == 0:  # AT&T's e-mail gateway for a phone's text message: no quote, its line
+        footer = ("This mobile text message is brought to you by AT&T",)
+        mail = mail_of(
+            "device-lines-more", body(reply.lines, footer), encoding="7bit", charset="utf-8"
+        )
+        return Shaped(mail, (*reply.signature, *footer), ())
+    if variant == 1:  # Outlook for Android in Portuguese, its header block below a rule
+        footer = ("Obter o Outlook para Android<https://aka.ms/AAb9ysg>",)
+        header = [
+            "_" * 32,
+            "De: Judge <judge@pbem.test>",
+            "Enviado: segunda-feira, 2 de março de 2026 13:05",
+            "Para: Alice Example <alice@example.org>",
+            f"Assunto: {game.subject}",
+        ]
+        plain = body(reply.lines, footer, header, original(game, wrapped=True))
+        mail = mail_of("device-lines-more", plain, charset="iso8859_1")
+        return Shaped(mail, (*reply.signature, *footer), quoted_lines(game, wrapped=True))
+    if variant == 2:  # Samsung Email in Italian: its separator and header block
+        footer = ("Inviato dal mio dispositivo Samsung",)
+        header = [
+            "-------- Messaggio originale --------",
+            "Da: Judge <judge@pbem.test> ",
+            "Data: 02/03/26 13:05 (GMT+01:00) ",
+            "A: alice@example.org ",
+            f"Oggetto: {game.subject} ",
+        ]
+        plain = body(reply.lines, ["", ""], footer, ["", ""], header, original(game, wrapped=True))
+        mail = mail_of("device-lines-more", plain, encoding="base64")
+        return Shaped(mail, (*reply.signature, *footer), quoted_lines(game, wrapped=True))
+    # Outlook for iOS in Dutch, the quote with ">"
+    footer = ("Outlook voor iOS downloaden<https://aka.ms/o0ukef>",)
+    header = [
+        "_" * 32,
+        "Van: Judge <judge@pbem.test>",
+        "Verzonden: Monday, March 2, 2026 1:05:00 PM",
+        "Aan: Alice Example <alice@example.org>",
+        f"Onderwerp: {game.subject}",
+    ]
+    plain = body(reply.lines, footer, header, original(game, wrapped=False))
+    mail = mail_of("device-lines-more", plain, charset="iso8859_1")
+    return Shaped(mail, (*reply.signature, *footer), quoted_lines(game, wrapped=False))
