@@ -18,11 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from archivesite import Played, chromium_or_skip
-from axe import axe_source, run_expression
-from devtools import Browser, browser
-from headless import BrowserError
-from needs import unavailable
+from archivesite import Played
+from axe import axe_browser, problems_of
+from devtools import Browser
 
 WIDTHS = (320, 400, 1280)
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -35,9 +33,6 @@ EVERY_KIND = {
     "rock-scissors-paper": "two-flags-custom",
 }
 """The playthrough of each game whose every kind of mail has a golden file."""
-MEASURE = """({width: document.documentElement.scrollWidth, window: window.innerWidth,
-  images: Array.prototype.filter.call(document.images,
-    function (i) { return !i.getAttribute("alt"); }).length})"""
 
 
 def mail_pages() -> dict[str, Path]:
@@ -53,37 +48,8 @@ def mail_pages() -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Browser]:
-    chromium_or_skip()
-    source = axe_source()
-    try:
-        with browser() as driven:
-            driven.add_script(source)
-            yield driven
-    except BrowserError as error:
-        unavailable(f"chromium could not be driven: {error}")
-
-
-def problems_of(
-    driven: Browser, pages: dict[str, Path], *, widths: tuple[int, ...], dark: bool = False
-) -> list[str]:
-    """What is wrong with each page at each width: wider than the window, an image without a
-    text equivalent, or a violation that axe finds."""
-    found = []
-    scheme = " (dark)" if dark else ""
-    for width in widths:
-        driven.window(width, dark=dark)
-        for name, page in pages.items():
-            driven.load(page)
-            where = f"{name} at {width} px{scheme}"
-            measured = driven.evaluate(MEASURE)
-            if measured["width"] > measured["window"]:
-                found.append(f"{where}: {measured['width']} px wide, wider than the window")
-            if measured["images"]:
-                found.append(f"{where}: {measured['images']} image(s) without alt text")
-            for violation in driven.evaluate(run_expression()):
-                targets = ", ".join(node["target"] for node in violation["nodes"][:4])
-                found.append(f"{where}: {violation['id']}: {violation['help']} ({targets})")
-    return found
+    with axe_browser() as driven:
+        yield driven
 
 
 def test_every_kind_of_html_mail_fits_a_phone_and_passes_axe(chromium: Browser) -> None:
