@@ -91,9 +91,23 @@ def run_expression(tags: tuple[str, ...] = WCAG_AA) -> str:
     return RUN % ("[" + ", ".join(f'"{tag}"' for tag in tags) + "]")
 
 
-MEASURE = """({width: document.documentElement.scrollWidth, window: window.innerWidth,
-  images: Array.prototype.filter.call(document.images,
-    function (i) { return !i.getAttribute("alt"); }).length})"""
+MEASURE = """(function () {
+  function named(e) { return e.tagName.toLowerCase() + (e.className ? "." + e.className : ""); }
+  var all = Array.prototype.slice.call(document.querySelectorAll("body *"));
+  return {width: document.documentElement.scrollWidth, window: window.innerWidth,
+    images: Array.prototype.filter.call(document.images,
+      function (i) { return !i.getAttribute("alt"); }).length,
+    scrollers: all.filter(function (e) {
+      var x = getComputedStyle(e).overflowX;
+      return (x === "auto" || x === "scroll") && e.tabIndex < 0; }).map(named),
+    headers: all.filter(function (e) {
+      return e.tagName === "TH" && !e.textContent.trim() && !e.getAttribute("aria-label"); }
+      ).map(named)};
+})()"""
+"""The page's width and its window's; how many images have no alt text; the boxes that
+scroll sideways when their content is wider (``overflow-x``) but that the keyboard cannot
+reach (WCAG 2.1.1: axe finds only those that scroll at this width); the header cells with no
+text (axe's rule for them is no WCAG rule)."""
 
 
 @contextmanager
@@ -115,7 +129,8 @@ def problems_of(
     driven: Browser, pages: Mapping[str, Path], *, widths: tuple[int, ...], dark: bool = False
 ) -> list[str]:
     """What is wrong with each page at each width: wider than the window, an image without a
-    text equivalent, or a violation of WCAG 2.1 A/AA (and 2.2's target size) that axe finds."""
+    text equivalent, a sideways scrolling box the keyboard cannot reach, an empty header cell,
+    or a violation of WCAG 2.1 A/AA (and 2.2's target size) that axe finds."""
     found = []
     scheme = " (dark)" if dark else ""
     for width in widths:
@@ -128,6 +143,10 @@ def problems_of(
                 found.append(f"{where}: {measured['width']} px wide, wider than the window")
             if measured["images"]:
                 found.append(f"{where}: {measured['images']} image(s) without alt text")
+            for box in measured["scrollers"]:
+                found.append(f"{where}: {box} scrolls sideways but the keyboard cannot reach it")
+            for cell in measured["headers"]:
+                found.append(f"{where}: {cell} is an empty header cell")
             for violation in driven.evaluate(run_expression()):
                 targets = ", ".join(node["target"] for node in violation["nodes"][:4])
                 found.append(f"{where}: {violation['id']}: {violation['help']} ({targets})")

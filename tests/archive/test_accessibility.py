@@ -77,13 +77,17 @@ def test_every_archive_page_fits_a_phone_and_passes_axe(chromium: Browser, playe
 
 
 def test_axe_finds_what_it_is_asked_to_find(chromium: Browser, tmp_path: Path) -> None:
-    """The check itself works: a page with a picture without alt text, grey on grey text and
-    a line wider than a phone fails it."""
+    """The check itself works: a page with a picture without alt text, grey on grey text, a
+    line wider than a phone, a box that scrolls out of the keyboard's reach and an empty
+    header cell fails it."""
     page = tmp_path / "bad.html"
     page.write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bad</title></head>'
         '<body><main><p style="color:#bbb;background:#ccc">faint</p><img src="x.png">'
-        f'<p style="white-space:nowrap">{"wide " * 200}</p></main></body></html>',
+        f'<p style="white-space:nowrap">{"wide " * 200}</p>'
+        '<div style="overflow-x:auto">short</div>'
+        "<table><tr><th></th><th>a</th></tr><tr><th>b</th><td>1</td></tr></table>"
+        "</main></body></html>",
         encoding="utf-8",
     )
     problems = problems_of(chromium, {"bad": page}, widths=(320,))
@@ -91,6 +95,8 @@ def test_axe_finds_what_it_is_asked_to_find(chromium: Browser, tmp_path: Path) -
     assert "wider than the window" in text
     assert "color-contrast" in text
     assert "image-alt" in text
+    assert "div scrolls sideways but the keyboard cannot reach it" in text
+    assert "th is an empty header cell" in text
 
 
 def test_pictures_and_charts_of_the_archive_have_their_text_equivalents(played: Played) -> None:
