@@ -102,12 +102,25 @@ MEASURE = """(function () {
       return (x === "auto" || x === "scroll") && e.tabIndex < 0; }).map(named),
     headers: all.filter(function (e) {
       return e.tagName === "TH" && !e.textContent.trim() && !e.getAttribute("aria-label"); }
-      ).map(named)};
+      ).map(named),
+    landmarks: (function () {
+      var seen = {}, twice = [];
+      all.filter(function (e) {
+        return e.tagName === "NAV" || e.getAttribute("role") === "region"; }
+      ).forEach(function (e) {
+        var by = e.getAttribute("aria-labelledby"), label = by && document.getElementById(by);
+        var name = (e.getAttribute("role") || "nav") + " named '" +
+          (e.getAttribute("aria-label") || (label ? label.textContent.trim() : "")) + "'";
+        if (seen[name] === 1) { twice.push(name); }
+        seen[name] = (seen[name] || 0) + 1;
+      });
+      return twice; })()};
 })()"""
 """The page's width and its window's; how many images have no alt text; the boxes that
 scroll sideways when their content is wider (``overflow-x``) but that the keyboard cannot
 reach (WCAG 2.1.1: axe finds only those that scroll at this width); the header cells with no
-text (axe's rule for them is no WCAG rule)."""
+text; the navigation landmarks and regions that share a name with another of their kind (axe's
+rules for these two are no WCAG rules)."""
 
 
 @contextmanager
@@ -130,7 +143,7 @@ def problems_of(
 ) -> list[str]:
     """What is wrong with each page at each width: wider than the window, an image without a
     text equivalent, a sideways scrolling box the keyboard cannot reach, an empty header cell,
-    or a violation of WCAG 2.1 A/AA (and 2.2's target size) that axe finds."""
+    two landmarks of a kind with one name, or a violation of WCAG 2.1 A/AA (and 2.2's target size) that axe finds."""
     found = []
     scheme = " (dark)" if dark else ""
     for width in widths:
@@ -147,6 +160,8 @@ def problems_of(
                 found.append(f"{where}: {box} scrolls sideways but the keyboard cannot reach it")
             for cell in measured["headers"]:
                 found.append(f"{where}: {cell} is an empty header cell")
+            for landmark in measured["landmarks"]:
+                found.append(f"{where}: more than one {landmark}")
             for violation in driven.evaluate(run_expression()):
                 targets = ", ".join(node["target"] for node in violation["nodes"][:4])
                 found.append(f"{where}: {violation['id']}: {violation['help']} ({targets})")

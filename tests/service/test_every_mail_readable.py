@@ -160,7 +160,11 @@ def test_every_kind_of_html_mail_the_service_sends_fits_a_phone_and_passes_axe(
         for path in sorted(built.glob(pattern))
     }
     assert len(archive) == 4, sorted(archive)  # the list, the tournament, players, ratings
-    assert "<svg" in archive["page ratings/three-musketeers.html"].read_text()
+    ratings = archive["page ratings/three-musketeers.html"].read_text()
+    charts = ratings.count('<svg class="chart"')
+    assert charts == 4  # a rating history for each player, each with its table: its text version
+    assert ratings.count("<summary>The same as a table</summary>") == charts
+    assert ratings.count('<th scope="col" class="num">Rating after it</th>') == charts
     with axe_browser() as chromium:
         problems = problems_of(chromium, pages | archive, widths=WIDTHS)
         problems += problems_of(chromium, archive, widths=(400,), dark=True)
