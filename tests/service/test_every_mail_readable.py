@@ -160,6 +160,10 @@ def test_every_kind_of_html_mail_the_service_sends_fits_a_phone_and_passes_axe(
         for path in sorted(built.glob(pattern))
     }
     assert len(archive) == 4, sorted(archive)  # the list, the tournament, players, ratings
+    for name, path in archive.items():  # the trail's separators are not read out
+        crumbs = path.read_text().split('<nav class="crumbs"', 1)[1].split("</nav>", 1)[0]
+        assert crumbs.count("›") == crumbs.count('<span aria-hidden="true">›</span>'), name
+        assert crumbs.count('aria-current="page"') == 1, name
     ratings = archive["page ratings/three-musketeers.html"].read_text()
     charts = ratings.count('<svg class="chart"')
     assert charts == 4  # a rating history for each player, each with its table: its text version
