@@ -4,10 +4,11 @@ HTML mail ... in headless Chromium at 320 px and at 1280 px"); so do the archive
 tournament, the players' page and the rating lists with their charts.
 
 The kinds of mail are taken from the code, as tests/service/test_every_mail_answerable.py takes
-them: every mail template, the game master's notices one by one. The plays that make them are
+them: every mail template, the game master's notices one by one; and each game's own wording
+of a kind (its result). The plays that make them are
 the plays of the answerable tests (a game played, a sign-up, seats changing hands, deadlines
-and what goes wrong) and of the tests of tournaments, former players, the loop guard and the
-intake, each on a service of its own; every mail they render is recorded as the service
+and what goes wrong) and of the tests of tournaments, former players, the loop guard, the
+intake and REMOVE in SiSSYFiGHT, and a round of each game, each on a service of its own; every mail they render is recorded as the service
 renders it (``Renderer.mail``), and the first and the longest HTML part of each kind is opened
 in Chromium. A new kind of mail fails
 :func:`test_every_kind_of_html_mail_the_service_sends_fits_a_phone_and_passes_axe` until a play
@@ -28,12 +29,24 @@ import test_every_mail_answerable_deadlines as deadlines
 import test_every_mail_answerable_seats as seats
 import test_former_players as former
 import test_loop_guard as loop_guard
+import test_removed_from_the_fight as removed_fight
 import test_tournament_changes as tournament_changes
 import test_tournaments as tournaments
 from axe import axe_browser, problems_of
-from playing import Clock, new_game, newest_to, plain, plain_mail, player_mail, queued
+from playing import (
+    Clock,
+    close_open_round,
+    new_game,
+    newest_to,
+    plain,
+    plain_mail,
+    player_mail,
+    queued,
+)
 
 from adjudicator.base.config import Config, ServiceConfig
+from adjudicator.base.shipped import GAME_TEMPLATES
+from adjudicator.games import GAME_NAMES
 from adjudicator.mail.compose import RenderedMail, Renderer
 from adjudicator.service.app import App, make_app
 from adjudicator.service.intake import MAX_SECTIONS
@@ -48,6 +61,8 @@ class Rendered:
 
     html: dict[str, list[str]] = field(default_factory=dict)
     plain: set[str] = field(default_factory=set)
+    templates: set[str] = field(default_factory=set)
+    """The templates rendered with an HTML part (``giveaway/result``, ``welcome``)."""
 
     def kinds(self) -> set[str]:
         return set(self.html) | self.plain
@@ -76,6 +91,7 @@ def rendered(monkeypatch: pytest.MonkeyPatch) -> Rendered:
             seen.plain.add(kind)
         else:
             seen.html.setdefault(kind, []).append(made.html)
+            seen.templates.add(name)
         return made
 
     monkeypatch.setattr(Renderer, "mail", recording)
@@ -102,6 +118,29 @@ def services(tmp_path: Path) -> Iterator[Callable[[], App]]:
     yield new
     for app in made:
         app.engine.dispose()
+
+
+def games_own_mails() -> set[str]:
+    """The kinds of mail a game words in a template of its own (``giveaway/result``): the
+    service takes ``mail/<game>/<kind>.txt.j2`` for that kind of mail to a game of that kind
+    (``notify.mail.mail_template``)."""
+    kinds = answerable.mail_kinds()
+    return {
+        f"{path.parent.name}/{path.name.removesuffix('.txt.j2')}"
+        for folder in GAME_TEMPLATES
+        for path in (folder / "mail").glob("*/*.txt.j2")
+        if path.name.removesuffix(".txt.j2") in kinds
+    }
+
+
+def _a_round_of_each_game(app: App) -> None:
+    """A game of each kind, its players welcomed, its first round closed: each game's own
+    result mail."""
+    players = {"giveaway": 3, "sissyfight": 3}
+    for number, kind in enumerate(GAME_NAMES):
+        handles = ["alice", "bob", "carol"][: players.get(kind, 2)]
+        new_game(app, handles, name=f"g{number}", kind=kind, welcome=True)
+        close_open_round(app, f"g{number}")
 
 
 def _no_game_and_too_many_sections(app: App) -> None:
@@ -139,9 +178,17 @@ def test_every_kind_of_html_mail_the_service_sends_fits_a_phone_and_passes_axe(
         services()
     )
     _no_game_and_too_many_sections(services())
+    _a_round_of_each_game(services())
+    removed_fight.test_a_player_taken_out_is_out_at_the_end_of_the_turn_and_the_fight_can_end(
+        services()
+    )
 
     missing = answerable.mail_kinds() - rendered.kinds()
     assert not missing, f"kinds of mail no play here makes: {sorted(missing)}"
+    own = games_own_mails()
+    assert "giveaway/result" in own
+    left = sorted(own - rendered.templates)
+    assert not left, f"games' own mails no play here makes: {left}"
     folder = tmp_path / "mails"
     folder.mkdir()
     pages = {}
