@@ -7,8 +7,11 @@ scheme.
 The mails are the reviewed golden HTML parts of tests/golden/mail/ and tests/golden/deadline-mail/
 (tests/mail/test_templates.py and test_templates_turns.py check that the service renders exactly
 those): one playthrough per game with every kind of mail, the game master's notices, the
-reminders and the grace period's mails. The archive is the site that tests/archive/conftest.py
-builds from the sample games. One browser opens every page in turn.
+reminders and the grace period's mails. Every kind of mail the service sends, taken from its
+templates, is checked the same way in tests/service/test_every_mail_readable.py, as the
+service renders it in plays, with the archive's tournament, players' and rating pages. The
+archive here is the site that tests/archive/conftest.py builds from the sample games. One
+browser opens every page in turn.
 """
 
 from __future__ import annotations
@@ -18,11 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from archivesite import Played, chromium_or_skip
-from axe import axe_source, run_expression
-from devtools import Browser, browser
-from headless import BrowserError
-from needs import unavailable
+from archivesite import Played
+from axe import axe_browser, problems_of
+from devtools import Browser
 
 WIDTHS = (320, 400, 1280)
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -35,9 +36,6 @@ EVERY_KIND = {
     "rock-scissors-paper": "two-flags-custom",
 }
 """The playthrough of each game whose every kind of mail has a golden file."""
-MEASURE = """({width: document.documentElement.scrollWidth, window: window.innerWidth,
-  images: Array.prototype.filter.call(document.images,
-    function (i) { return !i.getAttribute("alt"); }).length})"""
 
 
 def mail_pages() -> dict[str, Path]:
@@ -53,37 +51,8 @@ def mail_pages() -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Browser]:
-    chromium_or_skip()
-    source = axe_source()
-    try:
-        with browser() as driven:
-            driven.add_script(source)
-            yield driven
-    except BrowserError as error:
-        unavailable(f"chromium could not be driven: {error}")
-
-
-def problems_of(
-    driven: Browser, pages: dict[str, Path], *, widths: tuple[int, ...], dark: bool = False
-) -> list[str]:
-    """What is wrong with each page at each width: wider than the window, an image without a
-    text equivalent, or a violation that axe finds."""
-    found = []
-    scheme = " (dark)" if dark else ""
-    for width in widths:
-        driven.window(width, dark=dark)
-        for name, page in pages.items():
-            driven.load(page)
-            where = f"{name} at {width} px{scheme}"
-            measured = driven.evaluate(MEASURE)
-            if measured["width"] > measured["window"]:
-                found.append(f"{where}: {measured['width']} px wide, wider than the window")
-            if measured["images"]:
-                found.append(f"{where}: {measured['images']} image(s) without alt text")
-            for violation in driven.evaluate(run_expression()):
-                targets = ", ".join(node["target"] for node in violation["nodes"][:4])
-                found.append(f"{where}: {violation['id']}: {violation['help']} ({targets})")
-    return found
+    with axe_browser() as driven:
+        yield driven
 
 
 def test_every_kind_of_html_mail_fits_a_phone_and_passes_axe(chromium: Browser) -> None:
@@ -111,13 +80,18 @@ def test_every_archive_page_fits_a_phone_and_passes_axe(chromium: Browser, playe
 
 
 def test_axe_finds_what_it_is_asked_to_find(chromium: Browser, tmp_path: Path) -> None:
-    """The check itself works: a page with a picture without alt text, grey on grey text and
-    a line wider than a phone fails it."""
+    """The check itself works: a page with a picture without alt text, grey on grey text, a
+    line wider than a phone, a box that scrolls out of the keyboard's reach, an empty header
+    cell and two navigation landmarks of one name fails it."""
     page = tmp_path / "bad.html"
     page.write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bad</title></head>'
         '<body><main><p style="color:#bbb;background:#ccc">faint</p><img src="x.png">'
-        f'<p style="white-space:nowrap">{"wide " * 200}</p></main></body></html>',
+        f'<p style="white-space:nowrap">{"wide " * 200}</p>'
+        '<div style="overflow-x:auto">short</div>'
+        "<table><tr><th></th><th>a</th></tr><tr><th>b</th><td>1</td></tr></table>"
+        '<nav><a href="#a">a</a></nav><nav><a href="#b">b</a></nav>'
+        "</main></body></html>",
         encoding="utf-8",
     )
     problems = problems_of(chromium, {"bad": page}, widths=(320,))
@@ -125,6 +99,9 @@ def test_axe_finds_what_it_is_asked_to_find(chromium: Browser, tmp_path: Path) -
     assert "wider than the window" in text
     assert "color-contrast" in text
     assert "image-alt" in text
+    assert "div scrolls sideways but the keyboard cannot reach it" in text
+    assert "th is an empty header cell" in text
+    assert "more than one nav named ''" in text
 
 
 def test_pictures_and_charts_of_the_archive_have_their_text_equivalents(played: Played) -> None:
@@ -136,12 +113,17 @@ def test_pictures_and_charts_of_the_archive_have_their_text_equivalents(played: 
     chart_table = game.split('<table class="chart-table">', 1)[1].split("</table>", 1)[0]
     assert '<th scope="row">alice</th>' in chart_table
     assert '<th scope="col" class="num">Round 1</th>' in chart_table
-    for page in ("gw1/round-1.html", "paris/round-1.html", "hexes/round-2.html"):
+    rounds = sorted(
+        path.relative_to(played.out).as_posix() for path in played.out.glob("*/round-*.html")
+    )
+    assert len(rounds) >= 10, rounds
+    for page in rounds:
         text = played.text(page)
         figures = re.findall(
             r'<img src="([^"]+)" alt="([^"]*)">\s*<figcaption>(.*?)</figcaption>', text
         )
         assert figures, page
+        assert len(figures) == text.count("<img "), f"{page}: a picture outside a figure"
         for file, alt, caption in figures:
             assert alt, f"{page}: {file} has no alt text"
             assert alt not in caption, f"{page}: {file}'s alt text repeats its caption"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import stat
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
@@ -213,3 +214,31 @@ def test_a_rating_chart_spans_its_values_and_has_room_for_four_digits() -> None:
     ]
     assert all(x >= 4 * 8 for x in xs)  # four digits of about 8 px left of the axis fit
     assert "rated game (0 = start)" in svg
+
+
+def _luminance(colour: str) -> float:
+    def linear(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+
+
+def _contrast(one: str, other: str) -> float:
+    light, dark = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_every_chart_line_has_3_to_1_contrast_with_its_card_in_both_schemes() -> None:
+    """Issue 47, WCAG 1.4.11: the lines of the archive's charts (the standings over time, each
+    player's rating history) are graphics needed to read them: each of the eight series
+    colours has at least 3:1 against the card the chart is drawn on, light and dark."""
+    css = (Path(__file__).resolve().parents[2] / "templates" / "archive" / "style.css").read_text()
+    assert ".chart-figure { background: var(--card);" in css
+    light, _, dark = css.partition("@media (prefers-color-scheme: dark)")
+    for scheme in (light, dark):
+        values = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-f]{6})", scheme))
+        series = [values[f"s{i}"] for i in range(8)]
+        for colour in series:
+            assert _contrast(colour, values["card"]) >= 3, (colour, values["card"])

@@ -84,3 +84,25 @@ def test_a_player_taken_out_is_out_at_the_end_of_the_turn_and_the_fight_can_end(
     assert "GAME OVER: alice and bob win." in text
     assert "Taken out of the game by the game master, and out from now on: carol." in text
     assert not [m for m in queued(app, "result") if m["To"] == "carol@example.org"]
+
+
+def test_a_player_taken_out_who_writes_in_is_told_he_is_out(app: App) -> None:
+    """The mail that tells a removed seat its mail was not applied is the shared ``removed``
+    mail in SiSSYFiGHT too: the game's own wording of a removal is a part of the game master's
+    news to the others (``game_change``), not a mail of its own. It was taken for one, failed
+    to render, and the player's mail stayed unanswered and unprocessed."""
+    credentials = new_game(
+        app,
+        ["alice", "bob", "carol", "dave"],
+        name="sf",
+        kind="sissyfight",
+        settings={"reminders": []},
+        gm_address="gm@example.org",
+    )
+    with Session(app.engine) as session:
+        gm_address = gm_reply_to(app.ctx, find_game(session, "sf"))
+    _mail(app, "gm@example.org", "REMOVE carol", to=gm_address)
+    _mail(app, "carol@example.org", f"PASSWORD {credentials['carol'].secret}\nSOLO alice")
+    (told,) = [m for m in queued(app, "removed") if m["To"] == "carol@example.org"]
+    assert str(told["Subject"]) == "[sf] You are no longer in this game"
+    assert "the game master has taken you out of game sf" in " ".join(plain(told).split())
