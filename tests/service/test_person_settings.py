@@ -177,6 +177,40 @@ def test_quiet_hours_hold_in_a_game_joined_later(app: App) -> None:
     assert "This holds in all your games (ga, gb), and in those you join later" in answer
 
 
+def test_quiet_hours_and_weekend_days_set_with_no_game_hold_in_every_game(app: App) -> None:
+    """docs/commands.md: SET QUIET and SET WEEKEND are hers, in all her games and those she
+    joins later, and need no game. Each 72 h round closes Thursday 12:00 UTC; its reminders
+    are due Wednesday 12:00 (24 h) and Thursday 10:00 (2 h). Her quiet hours, 11:00-13:00,
+    bring the first to 10:59; her weekend day, Thursday, brings the second to Wednesday
+    23:59, the last minute before it: in ga and gb, where she wrote no such line, and in gc,
+    made afterwards. The other players get theirs at the usual times."""
+    _in_a, in_b = _two_games(app)
+    assert _global(app, f"PASSWORD {in_b.secret}\nSET QUIET 11:00-13:00\nSET WEEKEND thu") == (
+        SubmissionStatus.ACCEPTED
+    )
+    answer = _last_to(app, ANN)
+    assert "need their game" not in answer
+    assert "No reminders reach you between 11:00 and 13:00, nor on Thursdays (UTC)" in answer
+    new_game(app, ["ann", "fay", "gus"], name="gc")
+    clock = clock_of(app)
+
+    def reminded_at(hours: int, minutes: int = 0) -> dict[str, list[str]]:
+        before = len(queued(app, "reminder"))
+        sweep(app.engine, ctx=app.ctx, now=clock.at(hours=hours, minutes=minutes))
+        got: dict[str, list[str]] = {}
+        for mail in queued(app, "reminder")[before:]:
+            got.setdefault(str(mail["To"]), []).append(str(mail["Subject"]).split("]")[0][1:])
+        return {to: sorted(games) for to, games in got.items()}
+
+    everyone_else = {f"{p}@example.org" for p in ("bob", "cy", "dan", "eve", "fay", "gus")}
+    assert reminded_at(46, 58) == {}
+    assert reminded_at(46, 59) == {ANN: ["ga", "gb", "gc"]}  # before her quiet hours
+    assert set(reminded_at(48)) == everyone_else  # Wednesday 12:00, not ann again
+    assert reminded_at(59, 58) == {}
+    assert reminded_at(59, 59) == {ANN: ["ga", "gb", "gc"]}  # before her Thursday
+    assert set(reminded_at(70)) == everyone_else  # Thursday 10:00, not ann again
+
+
 def test_her_settings_follow_her_to_a_new_address(app: App) -> None:
     """SET ADDRESS moves her person: a game made later for her new address welcomes her in
     her time zone. The game master's move of one of her seats takes her settings along too."""
