@@ -11,6 +11,7 @@ from __future__ import annotations
 from itertools import count
 
 from playing import clock_of, new_game, plain, plain_mail, player_mail, queued
+from sqlmodel import Session, select
 
 from adjudicator.base.security import address_code
 from adjudicator.service.app import App
@@ -19,7 +20,7 @@ from adjudicator.service.games import Credentials, PlayerSpec, create_game, find
 from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import SubmissionStatus
+from adjudicator.storage.models import Person, SubmissionStatus
 
 _numbers = count()
 ANN = "ann@example.org"
@@ -209,6 +210,18 @@ def test_quiet_hours_and_weekend_days_set_with_no_game_hold_in_every_game(app: A
     assert reminded_at(59, 58) == {}
     assert reminded_at(59, 59) == {ANN: ["ga", "gb", "gc"]}  # before her Thursday
     assert set(reminded_at(70)) == everyone_else  # Thursday 10:00, not ann again
+
+
+def test_set_public_needs_no_game_either(app: App) -> None:
+    """docs/commands.md: SET PUBLIC is hers too, for all her games (docs/club.md), and a mail
+    with no game may hold it among her settings."""
+    _in_a, in_b = _two_games(app)
+    assert _global(app, f"PASSWORD {in_b.secret}\nSET PUBLIC OFF") == SubmissionStatus.ACCEPTED
+    answer = _last_to(app, ANN)
+    assert "need their game" not in answer
+    assert "SET PUBLIC OFF: you are left off the players' page" in answer
+    with Session(app.engine) as session:
+        assert session.exec(select(Person).where(Person.address == ANN)).one().public is False
 
 
 def test_her_settings_follow_her_to_a_new_address(app: App) -> None:
