@@ -37,6 +37,7 @@ SLOW_MODULES = frozenset(
         # headless Chromium
         "archive/test_accessibility.py",
         "archive/test_archive_chromium.py",
+        "service/test_every_mail_fits_a_phone.py",
     }
 )
 """Test modules (relative to tests/) whose tests are ``slow`` for what they start."""
