@@ -3,8 +3,8 @@ Chromium, as the archive is"). tests/archive/test_accessibility.py looks at the 
 which hold some kinds; here the plays of the property test of finding 5
 (tests/service/test_every_mail_answerable*.py), which make every kind of mail a game sends to
 its seats and its game master, are played again, and the HTML part of the first mail of each
-kind is laid out in headless Chromium at 400 px: nothing is wider than the window, and every
-picture has a text equivalent."""
+kind, and of the answer to ``HELP game`` in every game, is laid out in headless Chromium at
+400 px: nothing is wider than the window, and every picture has a text equivalent."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from answering import KIND_OF_ROW
-from playing import Clock
+from playing import Clock, new_game, newest_to, player_mail
 from sqlmodel import Session, col, select
 from test_every_mail_answerable import NOT_A_SEATS, _play, mail_kinds
 from test_every_mail_answerable_deadlines import (
@@ -90,11 +90,45 @@ def _html_of_each_kind(tmp_path: Path) -> dict[str, Path]:
     return pages
 
 
+SEATS = {
+    "giveaway": ["alice", "bob", "carol"],
+    "sissyfight": ["alice", "bob", "carol"],
+    "starship-combat": ["kirk", "kang"],
+    "three-musketeers": ["athos", "richelieu"],
+    "rock-scissors-paper": ["wanda", "boris"],
+}
+
+
+def _help_of_every_game(tmp_path: Path) -> dict[str, Path]:
+    """The answer to ``HELP game`` in a game of each kind, on a service without an archive:
+    it carries the game's rules, headings and tables, the longest of the answers."""
+    config = ServiceConfig(data_dir=str(tmp_path / "help"), address="judge@pbem.test")
+    app = make_app(Config(service=config))
+    app.clock = Clock()
+    pages: dict[str, Path] = {}
+    try:
+        for number, (kind, seats) in enumerate(SEATS.items()):
+            name = f"g{number}"
+            new_game(app, seats, name=name, kind=kind)
+            app.ingest(player_mail(name, seats[0], f"HELP {name}\n", number=number), channel="t")
+            answer = newest_to(app, f"{seats[0]}@example.org", kind="answer")
+            part = answer.get_body(preferencelist=("html",))
+            assert part is not None
+            page = tmp_path / "pages" / f"help-{kind}.html"
+            page.parent.mkdir(exist_ok=True)
+            page.write_text(str(part.get_content()), encoding="utf-8")
+            pages[f"answer to HELP in {kind}"] = page
+    finally:
+        app.engine.dispose()
+    return pages
+
+
 def test_the_html_part_of_every_kind_of_mail_fits_400_px(chromium: Browser, tmp_path: Path) -> None:
     pages = _html_of_each_kind(tmp_path)
     # Every kind a game's seats or its game master get, less those that go to neither.
     wanted = mail_kinds() - set(NOT_A_SEATS)
     assert wanted - set(pages) == set(), "kinds without an HTML part in the plays"
+    pages |= _help_of_every_game(tmp_path)
     chromium.window(WIDTH)
     problems = []
     for kind, page in sorted(pages.items()):
