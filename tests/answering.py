@@ -19,9 +19,10 @@ from adjudicator.storage.models import Game, OutboxMail, Submission
 GM = "gm@example.org"
 ALICE, BOB, CAROL = (f"{p}@example.org" for p in ("alice", "bob", "carol"))
 
-KIND_OF_ROW = {"gm:copy": "observed"}
+KIND_OF_ROW = {"gm:copy": "observed", "tournament": "tournament_round"}
 """Outbox kinds that are another template's mail: the game master's copy of the observers'
-result (``COPY ON``) is the ``observed`` mail."""
+result (``COPY ON``) is the ``observed`` mail, a tournament's mail of a round its
+``tournament_round``."""
 
 
 _ids = count(1)

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from adjudicator.cli.main import app
 from adjudicator.storage.db import make_engine
 from adjudicator.storage.models import Game, OutboxMail
+from adjudicator.storage.tournaments import Tournament
 
 runner = CliRunner()
 
@@ -95,3 +96,24 @@ def test_a_tournament_made_for_sign_up_starts_by_command(env: Path) -> None:
     again = runner.invoke(app, ["tournament", "start", "duo"])
     assert again.exit_code != 0
     assert "tournament duo has started already" in again.output
+
+
+def test_absent_stand_in_is_refused_for_a_tournament_of_a_game_played_in_turns(
+    env: Path,
+) -> None:
+    """Issue 40, finding 7: a game played in turns refuses absent=stand-in (its forfeit comes
+    before a stand-in could play). A tournament open for sign-up makes its games only when it
+    starts: it is refused at its creation, with the reason, not when its players have joined."""
+    result = runner.invoke(
+        app,
+        ["tournament", "create", "cup", "--kind", "three-musketeers", "--format", "round-robin",
+         "--signup", "--schedule", "72h", "--setting", "absent=stand-in"],
+    )  # fmt: skip
+    assert result.exit_code != 0
+    said = " ".join(result.output.split())
+    assert "absent=stand-in does not work in" in said
+    assert "forfeits a player who misses his move deadline" in said
+    engine = make_engine(f"sqlite:///{env / 'data' / 'adjudicator.db'}")
+    with Session(engine) as session:
+        assert session.exec(select(Tournament)).all() == []
+    engine.dispose()

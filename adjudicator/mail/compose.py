@@ -278,8 +278,33 @@ def _run(lines: list[str]) -> str:
     return _paragraph(lines)
 
 
+_RULE = re.compile(r"[=_-]{3,}")
+"""A line of ``=``, ``-`` or ``_`` alone: a heading's underline in plain text (the rules'
+``Players`` over ``-------``), or a rule between parts."""
+_HEADING = "margin:0 0 14px;font-weight:bold"
+_RULER = "border:0;border-top:1px solid #eadfc8;margin:0 0 14px"
+
+
 def _paragraph(lines: list[str]) -> str:
-    return f'<p style="{_PARAGRAPH}">{_lines(lines)}</p>'
+    """Prose; a line underlined in the plain part is a heading in bold, and a rule alone a
+    rule: their marks are not text, which a phone could not wrap."""
+    shown: list[str] = []
+    prose: list[str] = []
+    for line in lines:
+        if not _RULE.fullmatch(line.strip()):
+            prose.append(line)
+            continue
+        heading = prose.pop() if prose else None
+        if prose:
+            shown.append(f'<p style="{_PARAGRAPH}">{_lines(prose)}</p>')
+            prose = []
+        if heading is None:
+            shown.append(f'<hr style="{_RULER}">')
+        else:
+            shown.append(f'<p style="{_HEADING}">{_linked(heading.strip())}</p>')
+    if prose:
+        shown.append(f'<p style="{_PARAGRAPH}">{_lines(prose)}</p>')
+    return "\n".join(shown)
 
 
 def _lines(lines: list[str]) -> str:

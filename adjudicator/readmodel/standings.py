@@ -70,21 +70,22 @@ TABLE_ROUNDS = 36
 """More rounds than this, and a table shows every n-th round (and always the last)."""
 
 
-def measure_table(measure: Measure) -> tuple[str, bool]:
+def measure_table(measure: Measure, *, word: str = "round") -> tuple[str, bool]:
     """The measure as plain-text tables for mail: a row per player, a column per round (round 0
     is ``start``), in blocks of :data:`TABLE_COLUMNS`. Also whether rounds were left out (a
-    long game shows every n-th round and the last, so that the table stays readable)."""
+    long game shows every n-th round and the last, so that the table stays readable). ``word``
+    heads the column of rounds: a game's own word for them (SiSSYFiGHT's turns)."""
     rounds = list(measure.rounds)
     shown = shown_rounds(measure)
     players = list(measure.values)
-    name_width = max([len("round"), *map(len, players)]) + 2
+    name_width = max([len(word), *map(len, players)]) + 2
     blocks = []
     for start in range(0, len(shown), TABLE_COLUMNS):
         block = shown[start : start + TABLE_COLUMNS]
         cells = {p: [_cell(measure.at(p, r)) for r in block] for p in players}
         heads = ["start" if r == 0 else str(r) for r in block]
         width = max(len(text) for text in [*heads, *(c for row in cells.values() for c in row)])
-        lines = ["round".ljust(name_width) + " ".join(h.rjust(width) for h in heads)]
+        lines = [word.ljust(name_width) + " ".join(h.rjust(width) for h in heads)]
         lines += [p.ljust(name_width) + " ".join(c.rjust(width) for c in cells[p]) for p in players]
         blocks.append("\n".join(line.rstrip() for line in lines))
     return "\n\n".join(blocks), len(shown) < len(rounds)
@@ -103,11 +104,11 @@ def shown_rounds(measure: Measure) -> list[int]:
     return shown
 
 
-def measure_rows(measure: Measure) -> list[list[str]]:
+def measure_rows(measure: Measure, *, word: str = "round") -> list[list[str]]:
     """The same table as rows of cells, for an HTML table: a head row (``Player``, ``Start``,
     ``Round 1`` ...), then a row per player."""
     shown = shown_rounds(measure)
-    head = ["Player", *("Start" if r == 0 else f"Round {r}" for r in shown)]
+    head = ["Player", *("Start" if r == 0 else f"{word.capitalize()} {r}" for r in shown)]
     return [head] + [[p, *(_cell(measure.at(p, r)) for r in shown)] for p in measure.values]
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from adjudicator.core.away import AwayError, Window, absence_window, days_used, weekend_text
 from adjudicator.core.schedule import DAYS
 from adjudicator.core.text import counted
+from adjudicator.games import kind_of
 from adjudicator.mail.commands import Command, CommandProblem, SetAbsence, SetQuiet, SetWeekend
 from adjudicator.notify.times import local_time
 from adjudicator.service import conversation
@@ -118,7 +119,11 @@ def _take(handling: SectionHandling, game: Game, seat: Seat, command: SetAbsence
     )
     shown = details | {"starts": local_time(window.starts_at, zone)}
     shown["ends"] = local_time(window.ends_at, zone)
-    handling.answer_seat(seat, "set_absence", shown | {"game": game.name, "off": False})
+    handling.answer_seat(
+        seat,
+        "set_absence",
+        shown | {"game": game.name, "off": False, "round_word": kind_of(game.kind).round_word},
+    )
     handling.notes.append(f"absence of {window.days} day(s) taken")
     return None
 

@@ -260,6 +260,7 @@ def _game_help(handling: SectionHandling, game: Game) -> dict[str, Any]:
         "example": example,
         "syntax": syntax if handling.ctx.renderer.exists(syntax) else None,
         "sequential": kind_of(kind).rules.sequential,
+        "round_word": kind_of(kind).round_word,
         **position,
         **rules_reference(handling.ctx, kind),
     }

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from adjudicator.games import kind_of
 from adjudicator.mail.commands import CommandProblem, History, Report
 from adjudicator.mail.compose import Attachment
 from adjudicator.mail.parse import InboundMail, SectionLine
@@ -239,14 +240,15 @@ def _queue_history(
             session, ctx, game, last.public_state, last.report, next_round=None, now=now
         )
     tables = []
+    word = kind_of(game.kind).round_word
     for measure in measures_of(view):
-        text, sampled = measure_table(measure)
+        text, sampled = measure_table(measure, word=word)
         tables.append(
             {
                 "name": measure.key,
                 "label": measure.label,
                 "text": text,
-                "rows": measure_rows(measure),
+                "rows": measure_rows(measure, word=word),
                 "sampled": sampled,
             }
         )

@@ -42,7 +42,12 @@ from adjudicator.readmodel.ratings import ratings_of_kind
 from adjudicator.readmodel.stored import setup_from_json, setup_to_json
 from adjudicator.readmodel.tournaments import result_of, standings_of, two_sided
 from adjudicator.service import ServiceError
-from adjudicator.service.games import PlayerSpec, checked_address, create_game
+from adjudicator.service.games import (
+    PlayerSpec,
+    checked_address,
+    create_game,
+    refuse_absent_stand_in,
+)
 from adjudicator.service.handover import find_seat, hand_over
 from adjudicator.service.settings import read_settings
 from adjudicator.service.tournament_news import gm_reply_to, seat_reply_to
@@ -145,7 +150,8 @@ def create_tournament(
     handles = [p.handle.lower() for p in players]
     if len(set(handles)) != len(handles) or (len(handles) < 2 and not signup):
         raise ServiceError("a tournament needs two players or more, each with a handle of his own")
-    read_settings(kind, schedule, "UTC", dict(settings or {}))  # its games' settings checked
+    # Its games' settings are checked now, not when a round makes its games.
+    refuse_absent_stand_in(kind, read_settings(kind, schedule, "UTC", dict(settings or {})))
     if format == "round-robin" and two_sided(kind):
         rounds = round_robin_rounds(len(handles)) if len(handles) > 1 else 0  # set at the start
     elif not rounds or rounds < 1:

@@ -336,7 +336,7 @@ def test_join_takes_a_seat_with_the_code_and_a_full_game_starts(app: App) -> Non
         "carol@example.org",
         "jane.doe@elsewhere.example",
     ]
-    assert "Round 1 is open" in plain_text(started[0])
+    assert "Turn 1 is open" in plain_text(started[0])  # SiSSYFiGHT says turn
     with Session(app.engine) as session:
         game = session.exec(select(Game).where(Game.name == "sf9")).one()
     assert game.status == "running"

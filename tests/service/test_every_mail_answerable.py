@@ -14,6 +14,7 @@ reply is read right, or it is named below with why its reply cannot be a seat's.
 
 from __future__ import annotations
 
+import re
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -23,6 +24,7 @@ from answering import (
     BOB,
     CAROL,
     GM,
+    KIND_OF_ROW,
     Replies,
     new_message_id,
     reply,
@@ -34,6 +36,7 @@ from test_every_mail_answerable_deadlines import DEADLINES
 from test_every_mail_answerable_seats import SEATS, SIGN_UP
 from test_every_mail_answerable_tournaments import TOURNAMENT
 
+import adjudicator
 from adjudicator.mail.compose import TEMPLATES
 from adjudicator.service.app import App
 from adjudicator.service.deadlines import queue_reminders
@@ -66,13 +69,26 @@ from, ``address_changed`` at the old address, is another: its reply is refused, 
 ``test_replies_to_the_mails_of_seats_changing_hands``.)"""
 
 
+PACKAGE = Path(adjudicator.__file__).resolve().parent
+LABEL = re.compile(r'\blabel="([a-z_:]+)"')
+
+
 def mail_kinds() -> set[str]:
     """Every kind of mail the service sends: one per template; the game master's notices,
-    one template for all, by notice; a game's own result template is ``result``."""
+    one template for all, by notice; a game's own result template is ``result``. A notice
+    filed under a label of its own (``Notice.label``, e.g. ``report``, the answer to REPORT,
+    made with the result's template) is a kind too, unless it is another kind's mail
+    (``answering.KIND_OF_ROW``)."""
     folder = Path(str(TEMPLATES)) / "mail"
     kinds = {p.name.removesuffix(".txt.j2") for p in folder.glob("*.txt.j2")}
     kinds = {k for k in kinds if not k.startswith("_")} - {"gm_notice"}
-    return kinds | {f"gm:{notice}" for notice in NOTICES}
+    labels = {
+        label
+        for module in PACKAGE.rglob("*.py")
+        for label in LABEL.findall(module.read_text(encoding="utf-8"))
+    }
+    assert "report" in labels, "the labels are no longer written as label=..."
+    return kinds | {f"gm:{notice}" for notice in NOTICES} | (labels - set(KIND_OF_ROW))
 
 
 # --- a game played -----------------------------------------------------------------------------
@@ -94,6 +110,7 @@ PLAYED = {
     "reminder",
     "resigned",
     "result",
+    "report",
     "gm:created",
     "gm:resigned",
 }
@@ -125,6 +142,7 @@ def _play(app: App) -> None:
     reply(app, newest_to(app, CAROL), "RESIGN", sender=CAROL)
     reply(app, newest_to(app, CAROL), f"RESIGN {_resign_code(app)}", sender=CAROL)
     close_open_round(app, "gw1")
+    reply(app, newest_to(app, ALICE), "REPORT 1", sender=ALICE)  # round 1's result again
 
 
 def _resign_code(app: App) -> str:

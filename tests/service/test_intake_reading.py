@@ -153,3 +153,40 @@ def test_a_sample_of_the_reader_corpus_through_the_real_intake(
             wrong.append((name, ignored_lines(text)))
     assert len(SAMPLE) >= 60
     assert wrong == []
+
+
+def test_the_icloud_case_of_reading_mail_is_read_from_its_html_part(
+    app: App, creds: dict[str, Credentials]
+) -> None:
+    """Issue 40, finding 10: docs/reading-mail.md's own iCloud case. iCloud's web mail writes
+    the plain part as one line (``Hi, GIVE 2 TO bob GIVE 1 TO carol``) and the HTML part as
+    lines; the orders are read from the HTML, and alice, replying with no password to her
+    seat's reply address, is told her orders were received, not that none were found."""
+    token = creds["alice"].reply_token
+    raw = f"""\
+From: Alice Example <alice@example.org>
+To: judge+{token}@pbem.test
+Subject: Re: [gw1] Orders received for round 1
+Message-ID: <icloud-case@mail.example.org>
+MIME-Version: 1.0
+Content-Type: multipart/alternative; boundary="=_alt"
+
+--=_alt
+Content-Type: text/plain; charset="utf-8"
+
+Hi, GIVE 2 TO bob GIVE 1 TO carol
+--=_alt
+Content-Type: text/html; charset="utf-8"
+
+<html><body><div>Hi,</div><div><br></div><div>GIVE 2 TO bob</div><div>GIVE 1 TO carol</div>
+</body></html>
+--=_alt--
+""".encode()
+    assert app.ingest(raw, channel="pipe") == SubmissionStatus.ACCEPTED
+    assert stored(app) == [["GIVE 2 TO bob", "GIVE 1 TO carol"]]
+    [(kind, text)] = answers(app)
+    assert kind == "confirmation"
+    flat = " ".join(text.split())
+    assert "GIVE 2 TO bob" in flat
+    assert "GIVE 1 TO carol" in flat
+    assert "no orders" not in flat.lower()

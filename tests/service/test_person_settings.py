@@ -11,6 +11,7 @@ from __future__ import annotations
 from itertools import count
 
 from playing import clock_of, new_game, plain, plain_mail, player_mail, queued
+from sqlmodel import Session, select
 
 from adjudicator.base.security import address_code
 from adjudicator.service.app import App
@@ -19,7 +20,7 @@ from adjudicator.service.games import Credentials, PlayerSpec, create_game, find
 from adjudicator.service.gm import change_address, replace_player
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage.db import session_scope
-from adjudicator.storage.models import SubmissionStatus
+from adjudicator.storage.models import Person, SubmissionStatus
 
 _numbers = count()
 ANN = "ann@example.org"
@@ -175,6 +176,52 @@ def test_quiet_hours_hold_in_a_game_joined_later(app: App) -> None:
     reminded = [m for m in queued(app, "reminder")[before:] if m["To"] == ANN]
     assert sorted(str(m["Subject"]).split("]")[0] for m in reminded) == ["[ga", "[gb", "[gc"]
     assert "This holds in all your games (ga, gb), and in those you join later" in answer
+
+
+def test_quiet_hours_and_weekend_days_set_with_no_game_hold_in_every_game(app: App) -> None:
+    """docs/commands.md: SET QUIET and SET WEEKEND are hers, in all her games and those she
+    joins later, and need no game. Each 72 h round closes Thursday 12:00 UTC; its reminders
+    are due Wednesday 12:00 (24 h) and Thursday 10:00 (2 h). Her quiet hours, 11:00-13:00,
+    bring the first to 10:59; her weekend day, Thursday, brings the second to Wednesday
+    23:59, the last minute before it: in ga and gb, where she wrote no such line, and in gc,
+    made afterwards. The other players get theirs at the usual times."""
+    _in_a, in_b = _two_games(app)
+    assert _global(app, f"PASSWORD {in_b.secret}\nSET QUIET 11:00-13:00\nSET WEEKEND thu") == (
+        SubmissionStatus.ACCEPTED
+    )
+    answer = _last_to(app, ANN)
+    assert "need their game" not in answer
+    assert "No reminders reach you between 11:00 and 13:00, nor on Thursdays (UTC)" in answer
+    new_game(app, ["ann", "fay", "gus"], name="gc")
+    clock = clock_of(app)
+
+    def reminded_at(hours: int, minutes: int = 0) -> dict[str, list[str]]:
+        before = len(queued(app, "reminder"))
+        sweep(app.engine, ctx=app.ctx, now=clock.at(hours=hours, minutes=minutes))
+        got: dict[str, list[str]] = {}
+        for mail in queued(app, "reminder")[before:]:
+            got.setdefault(str(mail["To"]), []).append(str(mail["Subject"]).split("]")[0][1:])
+        return {to: sorted(games) for to, games in got.items()}
+
+    everyone_else = {f"{p}@example.org" for p in ("bob", "cy", "dan", "eve", "fay", "gus")}
+    assert reminded_at(46, 58) == {}
+    assert reminded_at(46, 59) == {ANN: ["ga", "gb", "gc"]}  # before her quiet hours
+    assert set(reminded_at(48)) == everyone_else  # Wednesday 12:00, not ann again
+    assert reminded_at(59, 58) == {}
+    assert reminded_at(59, 59) == {ANN: ["ga", "gb", "gc"]}  # before her Thursday
+    assert set(reminded_at(70)) == everyone_else  # Thursday 10:00, not ann again
+
+
+def test_set_public_needs_no_game_either(app: App) -> None:
+    """docs/commands.md: SET PUBLIC is hers too, for all her games (docs/club.md), and a mail
+    with no game may hold it among her settings."""
+    _in_a, in_b = _two_games(app)
+    assert _global(app, f"PASSWORD {in_b.secret}\nSET PUBLIC OFF") == SubmissionStatus.ACCEPTED
+    answer = _last_to(app, ANN)
+    assert "need their game" not in answer
+    assert "SET PUBLIC OFF: you are left off the players' page" in answer
+    with Session(app.engine) as session:
+        assert session.exec(select(Person).where(Person.address == ANN)).one().public is False
 
 
 def test_her_settings_follow_her_to_a_new_address(app: App) -> None:

@@ -212,3 +212,51 @@ def test_a_stand_in_put_in_when_the_player_had_ordered_leaves_his_orders_standin
     assert _result(app, 1).orders["carol"] == ["GIVE 3 TO alice"]
     result = plain(_last_to(app, "alice@example.org", "result"))
     assert "Played by a stand-in" not in result
+
+
+def _sf_turn(app: App, number: int) -> tuple[Round, RoundResult | None]:
+    with Session(app.engine) as session:
+        game = find_game(session, "sf")
+        turn = session.exec(
+            select(Round).where(Round.game_id == game.id, Round.number == number)
+        ).one()
+        result = session.exec(select(RoundResult).where(RoundResult.round_id == turn.id)).first()
+        return turn, result
+
+
+def test_a_sissyfight_player_back_from_the_stand_in_fights_with_his_own_orders(app: App) -> None:
+    """The play-test's third case: a SiSSYFiGHT player the computer stood in for orders again.
+    His DEFEND stands in the open turn, not the stand-in's action; the next turn waits for
+    him, and the computer no longer acts for him (docs/rules/sissyfight.md)."""
+    credentials = new_game(
+        app,
+        ["alice", "bob", "carol"],
+        name="sf",
+        kind="sissyfight",
+        settings={"reminders": []},  # early close: the default
+        gm_address="gm@example.org",
+    )
+    secrets = {handle: c.secret for handle, c in credentials.items()}
+    with session_scope(app.engine) as session:
+        game = find_game(session, "sf")
+        assert put_stand_in(session, game, "carol", on=True, ctx=app.ctx, now=app.clock()) == [
+            "carol"
+        ]
+    _mail(app, "carol", f"PASSWORD {secrets['carol']}\nDEFEND\n", game="sf")
+    _mail(app, "alice", f"PASSWORD {secrets['alice']}\nSOLO carol\n", game="sf")
+    assert _sf_turn(app, 1)[0].state == RoundState.OPEN  # bob's action is still to come
+    _mail(app, "bob", f"PASSWORD {secrets['bob']}\nSOLO carol\n", game="sf")
+    first, result = _sf_turn(app, 1)
+    assert first.state != RoundState.OPEN
+    assert result is not None
+    assert result.orders["carol"] == ["DEFEND"]
+    mine = " ".join(plain(_last_to(app, "carol@example.org", "result")).split())
+    assert "Played by a stand-in" not in mine
+
+    _mail(app, "alice", f"PASSWORD {secrets['alice']}\nDEFEND\n", game="sf")
+    _mail(app, "bob", f"PASSWORD {secrets['bob']}\nDEFEND\n", game="sf")
+    second, _ = _sf_turn(app, 2)
+    assert second.state == RoundState.OPEN  # turn 2 waits for carol, not for the computer
+    with Session(app.engine) as session:
+        receipts = session.exec(select(OrderSet.receipt).where(OrderSet.round_id == second.id))
+        assert STAND_IN not in set(receipts)

@@ -3,6 +3,7 @@ turns, so do its mails, subjects and bodies alike."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from playing import add_orders, close_open_round, new_game, plain, player_mail, queued
@@ -72,3 +73,31 @@ def test_a_player_knocked_out_is_not_told_of_a_new_deadline(app: App) -> None:
         )
     told = sorted(str(m["To"]) for m in queued(app, "deadline_changed"))
     assert told == ["bob@example.org", "carol@example.org", "dave@example.org"]
+
+
+def test_a_sissyfight_player_reads_turn_in_every_mail_of_a_turn(app: App) -> None:
+    """The welcome, STATUS, HELP, HISTORY, press, an absence and every mail's footer speak of
+    turns in SiSSYFiGHT, as its subjects do: no "Round 1 waits for your orders" under a
+    subject of turn 1."""
+    creds = new_game(
+        app,
+        ["alice", "bob", "carol"],
+        name="sf",
+        kind="sissyfight",
+        settings={"reminders": [], "absence_days": 3},
+        welcome=True,
+    )
+    password = f"PASSWORD {creds['alice'].secret}\n"
+    for number, body in enumerate(
+        ("STATUS", "HELP sf", "HISTORY", "SET ABSENCE 1d", "PRESS\nHello all\nENDPRESS"), 1
+    ):
+        app.ingest(player_mail("sf", "alice", password + body, number=number), channel="pipe")
+    mails = queued(app)
+    kinds = {str(m["Subject"]).split("] ", 1)[1].split(" ")[0] for m in mails}
+    assert {"Welcome", "Answer", "History", "alice", "Press"} <= kinds, kinds
+    for mail in mails:
+        text = " ".join(plain(mail).split())
+        # (the calendar file's name, sf-round-1.ics, is a name, not a word)
+        said = re.findall(r"\b[Rr]ounds?\b(?!-\d)[^.]{0,30}", text)
+        assert not said, (str(mail["Subject"]), said)
+        assert "round" not in str(mail["Subject"]).lower()

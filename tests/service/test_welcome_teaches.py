@@ -190,7 +190,7 @@ def test_a_game_started_later_tells_each_player_what_the_welcome_could_not(app: 
     mails = {str(m["To"]).split("@")[0]: plain(m) for m in queued(app, "started")}
     carol = mails["carol"]
     assert "Your colour is blue, and you have 10 chips." in carol  # the third seat
-    assert "Round 1 waits for your orders. For example, orders valid now:" in carol
+    assert "Turn 1 waits for your orders. For example, orders valid now:" in carol  # its word
     assert "https://pbem.example.org/games/rules/sissyfight.html" in carol
     with session_scope(app.engine) as session:
         game = find_game(session, "sf1")
