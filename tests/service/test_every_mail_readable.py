@@ -31,6 +31,7 @@ import test_former_players as former
 import test_loop_guard as loop_guard
 import test_removed_from_the_fight as removed_fight
 import test_tournament_changes as tournament_changes
+import test_tournament_gm_mail as tournament_gm
 import test_tournaments as tournaments
 from axe import axe_browser, problems_of
 from playing import (
@@ -170,6 +171,7 @@ def test_every_kind_of_html_mail_the_service_sends_fits_a_phone_and_passes_axe(
     seats.test_replies_to_the_mails_of_seats_changing_hands(services())
     deadlines.test_replies_to_the_mails_of_deadlines_and_what_goes_wrong(services())
     tournament_changes.test_players_sign_up_by_mail_and_the_game_master_decides(services())
+    tournament_gm.test_withdraw_and_replace_by_mail(services())
     site = tmp_path / "tournament"
     site.mkdir()
     tournaments.test_a_round_robin_of_four_three_musketeers_on_both_sides(services(), site)
