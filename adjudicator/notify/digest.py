@@ -195,7 +195,7 @@ class _Shown:
 
     heading: str
     text: str
-    pictures: tuple[Attachment, ...]
+    pictures: tuple[Attachment, ...]  # and the other attachments: a calendar entry
 
 
 def _digest_mail(
@@ -207,8 +207,8 @@ def _digest_mail(
     ctx: ServiceContext,
     now: datetime,
 ) -> PendingMail:
-    """One mail holding ``rows``, game by game (in the order their first notice was held),
-    each picture attached once; its reply address is each game's seat's."""
+    """One mail holding ``rows``, game by game (by name; in each, in the order held), each
+    picture attached once; its reply address is each game's seat's."""
     person = persons.person_at(session, address)
     zone = zone_of(session, person) if person is not None else "UTC"
     by_game: dict[int | None, list[_Shown]] = {}
@@ -226,10 +226,11 @@ def _digest_mail(
         pictures = []
         for item in shown:
             for picture in item.pictures:
-                digest = hashlib.sha256(picture.content).hexdigest()
-                if digest not in attached:
-                    attached[digest] = _named(picture, name, attached.values())
-                pictures.append(attached[digest].filename)
+                # The same picture in several of a game's mails is attached once.
+                same = f"{name}:{hashlib.sha256(picture.content).hexdigest()}"
+                if same not in attached:
+                    attached[same] = _named(picture, name, attached.values())
+                pictures.append(attached[same].filename)
         games.append(
             {
                 "name": name,
@@ -239,6 +240,7 @@ def _digest_mail(
                 "pictures": list(dict.fromkeys(pictures)),
             }
         )
+    games.sort(key=lambda g: (g["name"] is None, g["name"] or ""))
     handles = {g["handle"] for g in games if g["handle"]}
     context = {
         "games": games,
@@ -280,7 +282,8 @@ def _digest_mail(
 
 def _shown(message: bytes) -> _Shown:
     """A held mail as the digest shows it: its subject as the heading, its plain part without
-    the greeting and the footer (the digest has its own), its pictures."""
+    the greeting and the footer (the digest has its own), its pictures and other attachments
+    (a deadline's calendar entry)."""
     parsed = message_from_bytes(message, policy=policy.default)
     assert isinstance(parsed, EmailMessage)
     body = parsed.get_body(preferencelist=("plain",))
@@ -291,18 +294,23 @@ def _shown(message: bytes) -> _Shown:
         text = rest
     pictures = []
     for part in parsed.walk():
-        if part.get_content_maintype() == "image" and not part.is_multipart():
-            content = part.get_content()
-            if isinstance(content, bytes):
-                name = part.get_filename() or "picture.png"
-                pictures.append(Attachment(name, content, "image", part.get_content_subtype()))
+        name = part.get_filename()
+        if part.is_multipart() or not name:
+            continue  # the text and HTML parts have no file name
+        content = part.get_content()
+        raw = content.encode() if isinstance(content, str) else content
+        maintype, subtype = part.get_content_maintype(), part.get_content_subtype()
+        method = part.get_param("method")
+        params = f"method={method}" if isinstance(method, str) else ""
+        pictures.append(Attachment(name, raw, maintype, subtype, params))
     return _Shown(str(parsed["Subject"] or ""), text, tuple(pictures))
 
 
 def _named(picture: Attachment, game: str | None, taken: Any) -> Attachment:
     """``picture`` named after its game, and numbered when the name is taken already."""
     names = {a.filename for a in taken}
-    base = picture.filename if game is None else f"{game}-{picture.filename}"
+    own = game is None or picture.filename.startswith(f"{game}-")
+    base = picture.filename if own else f"{game}-{picture.filename}"
     stem, dot, ext = base.rpartition(".")
     name, number = base, 2
     while name in names:
