@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from answering import new_message_id, note_of
+from playing import client_reply as reply_to
 from playing import (
     clock_of,
     close_open_round,
@@ -24,7 +25,6 @@ from playing import (
     player_mail,
     queued,
 )
-from playing import client_reply as reply_to
 from sqlmodel import Session, select
 from test_stand_in_seats import _a_legal_move
 
@@ -117,6 +117,35 @@ def _move(app: App, game: str, handle: str, secret: str | None) -> SubmissionSta
     return _send(app, game, handle, f"PASSWORD {secret}\n{move}")
 
 
+def _a_monday(app: App, games: dict[str, dict[str, Credentials]], before: int) -> None:
+    """Press, an announcement, a round's result, an observed game's result; her turn in gc
+    (at once), her own move (answered at once), and press from dan, whose turn it is then
+    (that can wait); her orders in ga (confirmed at once), then ga's result (that waits)."""
+    clock = clock_of(app)
+    clock.advance(hours=1)
+    bob = games["ga"]["bob"].secret
+    assert _send(app, "ga", "bob", f"PASSWORD {bob}\nPRESS\nHello all\nENDPRESS") == (
+        SubmissionStatus.ACCEPTED
+    )
+    assert [m["To"] for m in queued(app, "press")] == ["cy@example.org"]  # not Ann's, yet
+    _announce(app, "gb", "The server moves tonight.")
+    close_open_round(app, "gd")
+    assert _move(app, "gc", "dan", games["gc"]["dan"].secret) == SubmissionStatus.ACCEPTED
+    app.report()
+    her_turn = _to_ann(app)[before:]
+    assert _kinds(her_turn) == ["result"], _kinds(her_turn)
+    assert "[gc]" in str(her_turn[0]["Subject"])
+    assert _move(app, "gc", "ann", games["gc"]["ann"].secret) == SubmissionStatus.ACCEPTED
+    app.report()
+    dan = games["gc"]["dan"].secret
+    _send(app, "gc", "dan", f"PASSWORD {dan}\nPRESS\nNice move, Cardinal.\nENDPRESS")
+    ann_a = games["ga"]["ann"].secret
+    assert _send(app, "ga", "ann", f"PASSWORD {ann_a}\nGIVE 3 TO bob") == (
+        SubmissionStatus.ACCEPTED
+    )
+    close_open_round(app, "ga")
+
+
 def test_a_player_in_three_games_gets_one_digest_a_day_and_what_is_urgent_at_once(
     app: App,
 ) -> None:
@@ -127,33 +156,7 @@ def test_a_player_in_three_games_gets_one_digest_a_day_and_what_is_urgent_at_onc
     assert "This holds in all your games (ga, gb, gc), and in those you join later" in answer
     before = len(_to_ann(app))
 
-    # Monday: press, an announcement, a round's result, an observed game's result...
-    clock = clock_of(app)
-    clock.advance(hours=1)
-    bob = games["ga"]["bob"].secret
-    assert _send(app, "ga", "bob", f"PASSWORD {bob}\nPRESS\nHello all\nENDPRESS") == (
-        SubmissionStatus.ACCEPTED
-    )
-    assert [m["To"] for m in queued(app, "press")] == ["cy@example.org"]  # not Ann's, yet
-    _announce(app, "gb", "The server moves tonight.")
-    close_open_round(app, "gd")
-    # ... her turn in gc: at once; then her own move (answered at once), and press from dan,
-    # whose turn it is now: that can wait.
-    assert _move(app, "gc", "dan", games["gc"]["dan"].secret) == SubmissionStatus.ACCEPTED
-    app.report()
-    her_turn = _to_ann(app)[before:]
-    assert _kinds(her_turn) == ["result"], _kinds(her_turn)
-    assert "[gc]" in str(her_turn[0]["Subject"])
-    assert _move(app, "gc", "ann", games["gc"]["ann"].secret) == SubmissionStatus.ACCEPTED
-    app.report()
-    dan = games["gc"]["dan"].secret
-    _send(app, "gc", "dan", f"PASSWORD {dan}\nPRESS\nNice move, Cardinal.\nENDPRESS")
-    # ... and her orders in ga, confirmed at once; then ga's round closes: its result waits.
-    ann_a = games["ga"]["ann"].secret
-    assert _send(app, "ga", "ann", f"PASSWORD {ann_a}\nGIVE 3 TO bob") == (
-        SubmissionStatus.ACCEPTED
-    )
-    close_open_round(app, "ga")
+    _a_monday(app, games, before)
     monday = _to_ann(app)[before:]
     assert not set(_kinds(monday[1:])) & WAITING - {"result"}, _kinds(monday)
     assert [k for k in _kinds(monday) if k == "result"] == ["result"]  # her turn only
