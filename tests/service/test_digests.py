@@ -323,3 +323,22 @@ def test_a_crash_before_the_digest_commits_loses_nothing_and_sends_it_once(
     assert _digests(app, at={"hours": 20, "minutes": 2}) == 0
     assert _kinds(_to_ann(app)).count("digest") == 1
     assert "Kept" in plain(_to_ann(app)[-1])
+
+
+def test_a_picture_in_two_of_a_games_held_mails_is_attached_once(app: App) -> None:
+    """Two rounds of ga close on one day: both results show the gifts picture, drawn alike
+    here (the tests' quick converter makes a picture of a size the same each time): the digest
+    attaches it once, and each round's calendar entry (they differ) once each."""
+    games = _games(app)
+    _digest_on(app, games)
+    clock_of(app).advance(hours=1)
+    close_open_round(app, "ga")
+    clock_of(app).advance(hours=1)
+    close_open_round(app, "ga")
+    assert _digests(app, at=TUESDAY_8) == 1
+    mail = _to_ann(app)[-1]
+    attached = sorted(str(p.get_filename()) for p in mail.iter_attachments())
+    assert attached == ["ga-gifts.png", "ga-round-2.ics", "ga-round-3.ics"], attached
+    text = _flat(mail)
+    assert text.count("== [ga] Round") == 2
+    assert "Attached for ga: ga-gifts.png, ga-round-2.ics, ga-round-3.ics." in text
