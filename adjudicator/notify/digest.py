@@ -55,12 +55,22 @@ _TAKERS = "adjudicator.digest.takers"
 def takes_digest(session: Session, address: str) -> bool:
     """Whether the person at ``address`` takes a digest: read once a transaction for all the
     notices it queues (a round's results to hundreds of seats ask it of each)."""
+    return address.strip().lower() in _takers(session)
+
+
+def anyone_takes_digest(session: Session) -> bool:
+    """Whether anybody takes a digest (else what can wait need not be weighed at all)."""
+    return bool(_takers(session))
+
+
+def _takers(session: Session) -> frozenset[str]:
     transaction = session.get_transaction()
     cached = session.info.get(_TAKERS)
     if cached is None or cached[0] is not transaction:
         query = select(Person.address).where(col(Person.digest).is_not(None))
         cached = session.info[_TAKERS] = (transaction, frozenset(session.exec(query)))
-    return address.strip().lower() in cached[1]
+    found: frozenset[str] = cached[1]
+    return found
 
 
 def forget_takers(session: Session) -> None:

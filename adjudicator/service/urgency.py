@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
+from adjudicator.notify import digest
 from adjudicator.readmodel.stored import rules_of
 from adjudicator.service.deadlines import missing_seats
 from adjudicator.service.rounds import open_round_of
@@ -25,9 +26,10 @@ PRESSING = timedelta(hours=24)
 
 def pressing_seats(session: Session, game: Game, *, now: datetime) -> frozenset[int]:
     """The seats of ``game`` whose mail about it cannot wait now: the game waits for their
-    orders, and it is their turn in a game played in turns, or the deadline is near."""
-    if game.status != GameStatus.RUNNING:
-        return frozenset()
+    orders, and it is their turn in a game played in turns, or the deadline is near. None
+    while nobody takes a digest (the answer would change nothing)."""
+    if game.status != GameStatus.RUNNING or not digest.anyone_takes_digest(session):
+        return frozenset()  # nobody's mail is held: nothing to weigh
     round_ = open_round_of(session, game)
     if round_ is None:
         return frozenset()
