@@ -30,6 +30,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from adjudicator.base.faults import crash_point
 from adjudicator.base.security import seat_reply_address
 from adjudicator.core.away import last_daily, next_daily, parse_time_of_day
 from adjudicator.mail.compose import Attachment
@@ -181,6 +182,7 @@ def queue_held_now(session: Session, address: str, *, ctx: ServiceContext, now: 
         .values(message=b"")
         .execution_options(synchronize_session=False)
     )
+    crash_point("digest")  # queued and marked, not committed: all of it held still on restart
     return 1
 
 

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from sqlalchemy.engine import Engine
 
+from adjudicator.base.faults import crash_point
 from adjudicator.mail.commands import Command, CommandProblem, SetDigest
 from adjudicator.notify import digest
 from adjudicator.notify.context import ServiceContext
@@ -69,4 +70,6 @@ def send_due_digests(engine: Engine, *, ctx: ServiceContext, now: datetime) -> i
     """Queue every daily digest due at ``now``, in one transaction (``adjudicate serve`` runs
     it every ``digest.DIGEST_SECONDS``); how many were queued."""
     with sqlite_write_lock(engine), session_scope(engine) as session:
-        return digest.queue_due_digests(session, ctx=ctx, now=now)
+        queued = digest.queue_due_digests(session, ctx=ctx, now=now)
+    crash_point("digested")  # committed, not sent: the outbox sends it after a restart
+    return queued
