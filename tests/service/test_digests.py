@@ -28,6 +28,7 @@ from playing import (
 from sqlmodel import Session, select
 from test_stand_in_seats import _a_legal_move
 
+from adjudicator.base.security import address_code
 from adjudicator.notify import digest
 from adjudicator.service import gm_news
 from adjudicator.service.app import App
@@ -342,3 +343,22 @@ def test_a_picture_in_two_of_a_games_held_mails_is_attached_once(app: App) -> No
     text = _flat(mail)
     assert text.count("== [ga] Round") == 2
     assert "Attached for ga: ga-gifts.png, ga-round-2.ics, ga-round-3.ics." in text
+
+
+def test_what_is_held_follows_her_to_a_new_address(app: App) -> None:
+    """SET ADDRESS moves her games, her digest and what it holds: the old mailbox is told
+    nothing more of her games."""
+    games = _games(app)
+    _digest_on(app, games)
+    bob = games["ga"]["bob"].secret
+    _send(app, "ga", "bob", f"PASSWORD {bob}\nPRESS\nFor Ann only\nENDPRESS")
+    new = "ann@new.example"
+    code = address_code(app.ctx.receipt_key, ANN, new)
+    secret = games["ga"]["ann"].secret
+    assert _send(app, "ga", "ann", f"PASSWORD {secret}\nSET ADDRESS {new} {code}") == (
+        SubmissionStatus.ACCEPTED
+    )
+    assert _digests(app, at=TUESDAY_8) == 1
+    (mail,) = queued(app, "digest")
+    assert mail["To"] == new
+    assert "For Ann only" in plain(mail)
