@@ -83,6 +83,37 @@ def parse_weekend(text: str) -> frozenset[int]:
     return days
 
 
+def parse_time_of_day(text: str) -> time:
+    """``08:00`` (or ``8:00``, ``0800``) -> the time of day (``SET DIGEST DAILY 08:00``)."""
+    match = re.fullmatch(_CLOCK, text.strip().replace(".", ":"))
+    if match is None:
+        raise AwayError(f"{text!r} is not a time of day: write e.g. 08:00 or 19:30")
+    return time(int(match.group(1)), int(match.group(2)))
+
+
+def last_daily(at: time, zone: str, now: datetime) -> datetime:
+    """The last moment, not after ``now``, that the wall clock of ``zone`` showed ``at`` (in
+    UTC). A time a clock change skipped that day counts as passed once the clock is past it."""
+    tz = zone_info(zone)
+    day = now.astimezone(tz).date()
+    for back in range(3):
+        moment = datetime.combine(day - timedelta(days=back), at, tzinfo=tz).astimezone(UTC)
+        if moment <= now:
+            return moment
+    raise AssertionError("every day has its time of day")
+
+
+def next_daily(at: time, zone: str, now: datetime) -> datetime:
+    """The next moment after ``now`` that the wall clock of ``zone`` shows ``at`` (in UTC)."""
+    tz = zone_info(zone)
+    day = last_daily(at, zone, now).astimezone(tz).date()
+    for ahead in range(1, 4):
+        moment = datetime.combine(day + timedelta(days=ahead), at, tzinfo=tz).astimezone(UTC)
+        if moment > now:
+            return moment
+    raise AssertionError("every day has its time of day")
+
+
 def weekend_text(days: frozenset[int]) -> str:
     return ",".join(DAYS[d] for d in sorted(days))
 

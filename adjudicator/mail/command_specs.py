@@ -47,6 +47,7 @@ from adjudicator.mail.command_types import (
     Resume,
     SetAbsence,
     SetAddress,
+    SetDigest,
     SetPassword,
     SetPublic,
     SetQuiet,
@@ -218,6 +219,18 @@ SPECS: tuple[CommandSpec, ...] = (
         help=(("SET WEEKEND sat,sun", "no reminders on those days (OFF: any day)"),),
         personal=True,
         answers=("answer/set_quiet",),
+    ),
+    CommandSpec(
+        SetDigest,
+        player_readers.read_set_digest,
+        words=("set",),
+        help=(
+            ("SET DIGEST DAILY 08:00", "what can wait (results, press, news) in one mail"),
+            ("", "a day at that time; what cannot still comes at once"),
+            ("", "(OFF: every mail at once)"),
+        ),
+        personal=True,
+        answers=("answer/set_digest",),
     ),
     # The club (docs/club.md): a player's record, his ratings, and whether the archive shows him.
     CommandSpec(

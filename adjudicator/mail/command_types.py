@@ -196,6 +196,16 @@ class SetPublic(Command):
 
 
 @dataclass(frozen=True)
+class SetDigest(Command):
+    """``SET DIGEST DAILY 08:00``: the player's mail that can wait comes as one mail a day at
+    that time of his own zone (``at``, ``HH:MM``); ``SET DIGEST OFF``: every mail at once
+    (``at`` None)."""
+
+    at: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class WhoIs(Command):
     """``WHOIS cat``: the club record of the player known as cat (never an address)."""
 

@@ -13,6 +13,7 @@ from adjudicator.core.away import (
     AwayError,
     parse_absence,
     parse_quiet,
+    parse_time_of_day,
     parse_weekend,
 )
 from adjudicator.core.text import is_handle
@@ -32,6 +33,7 @@ from adjudicator.mail.command_types import (
     Resign,
     SetAbsence,
     SetAddress,
+    SetDigest,
     SetPassword,
     SetPublic,
     SetQuiet,
@@ -72,6 +74,7 @@ SETTINGS_WORDS = (
     "quiet",
     "weekend",
     "public",
+    "digest",
 )
 
 _HELP = re.compile(r"help(?:\s+(?:on\s+|for\s+|game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?", re.I)
@@ -124,11 +127,14 @@ def read_forgot(text: str, line: SectionLine) -> list[Command | CommandProblem] 
 
 def read_set(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
     """SET TIMEZONE, SET PASSWORD, SET ADDRESS, SET WAIT and SET NOWAIT; any other SET but
-    those :func:`read_set_away` and :func:`read_set_public` read is an unknown setting."""
+    those :func:`read_set_away`, :func:`read_set_public` and :func:`read_set_digest` read is
+    an unknown setting."""
     match = _SET.fullmatch(text)
     if match is None:
         other = _SET_OTHER.fullmatch(text)
-        if other is None or _SET_AWAY.fullmatch(text) or _SET_PUBLIC.fullmatch(text):
+        if other is None or any(
+            own.fullmatch(text) for own in (_SET_AWAY, _SET_PUBLIC, _SET_DIGEST)
+        ):
             return None
         return [CommandProblem(SetTimeZone, line, _unknown_setting(other.group(1)))]
     what, value = match.group(1).lower(), match.group(2).strip()
@@ -167,7 +173,8 @@ def _unknown_setting(word: str) -> str:
     hint = f" (did you mean SET {close[0].upper()}?)" if close else ""
     return (
         f"there is no setting {word!r}{hint}: the settings are SET TIMEZONE, SET PASSWORD, "
-        "SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, SET QUIET, SET WEEKEND and SET PUBLIC"
+        "SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, SET QUIET, SET WEEKEND, SET PUBLIC "
+        "and SET DIGEST"
     )
 
 
@@ -300,3 +307,32 @@ def read_set_public(text: str, line: SectionLine) -> list[Command | CommandProbl
     if value not in ("on", "off"):
         return [CommandProblem(SetPublic, line, "write SET PUBLIC ON or SET PUBLIC OFF")]
     return [SetPublic(value == "on", line)]
+
+
+_SET_DIGEST = re.compile(r"set\s+digests?\b\s*(.*)", re.I)
+_DAILY = re.compile(r"(?:daily\s+|every\s+day\s+)?(?:at\s+)?(\S+)", re.I)
+
+
+def read_set_digest(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    """``SET DIGEST DAILY 08:00`` (``DAILY`` may be left out) and ``SET DIGEST OFF``."""
+    match = _SET_DIGEST.fullmatch(text)
+    if match is None:
+        return None
+    value = match.group(1).strip()
+    if _OFF.fullmatch(value):
+        return [SetDigest(None, line)]
+    daily = _DAILY.fullmatch(value)
+    try:
+        if daily is None:
+            raise AwayError(value)
+        at = parse_time_of_day(daily.group(1))
+    except AwayError:
+        return [
+            CommandProblem(
+                SetDigest,
+                line,
+                "write SET DIGEST DAILY and a time of day in your time zone, e.g. "
+                "SET DIGEST DAILY 08:00, or SET DIGEST OFF",
+            )
+        ]
+    return [SetDigest(f"{at:%H:%M}", line)]

@@ -36,6 +36,10 @@ class Notice:
     out before the other mails due. Any other notice about a game is threaded under the game;
     ``threading`` sets the thread outright instead. A notice to a seat (``seat_id``) goes out
     with the seat's bounce and reply addresses; ``reply_to`` names another reply address.
+
+    A notice that ``may_wait`` (what the use-case says can wait: a result, press, news) is
+    held for its recipient's daily digest when he takes one (``digest.py``); any other goes at
+    once.
     """
 
     kind: str
@@ -53,6 +57,7 @@ class Notice:
     attachments: Sequence[Attachment] = ()
     images: Sequence[InlineImage] = ()
     channel: str = "mail"
+    may_wait: bool = False
 
     @property
     def filed_as(self) -> str:

@@ -118,6 +118,7 @@ class PendingMail:
     envelope_sender: str | None = None
     answer: bool = False  # to a mail the recipient just sent: sent before the others due
     channel: str = "mail"  # the lane it waits in (``channels.py``)
+    may_wait: bool = False  # may be held for the recipient's daily digest (``digest.py``)
 
 
 def queue_pending(session: Session, mail: PendingMail, *, now: datetime) -> bool:
@@ -126,8 +127,10 @@ def queue_pending(session: Session, mail: PendingMail, *, now: datetime) -> bool
     A mail to no address (a seat the computer plays with nobody behind it) is not queued."""
     if not mail.recipient.strip():
         return False
+    fields = asdict(mail)
+    del fields["may_wait"]  # how it was queued, not what it is
     values = {
-        **asdict(mail),
+        **fields,
         "status": OutboxStatus.PENDING,
         "attempts": 0,
         "next_attempt_at": now,

@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from adjudicator.mail.parse import InboundMail
-from adjudicator.notify import loop_guard
+from adjudicator.notify import digest, loop_guard
 from adjudicator.notify.channels import channel_named
 from adjudicator.notify.context import ServiceContext
 from adjudicator.notify.mail import answer_threading
@@ -44,7 +44,7 @@ def queue_notice(
     address is told once. An answer to a player of the game (``context["handle"]``) goes out
     with the seat's bounce address."""
     if isinstance(notice, PendingMail):
-        return queue_pending(session, notice, now=now)
+        return _queue_or_hold(session, notice, now=now)
     if notice.answers is not None:
         if not notice.recipient:
             return False
@@ -53,7 +53,15 @@ def queue_notice(
         notice = _as_answer(session, notice, notice.answers)
     pending = _render(session, notice, ctx=ctx, now=now)
     # An answer to a mail its recipient just sent goes out before the other mails due.
-    return queue_pending(session, replace(pending, answer=notice.answers is not None), now=now)
+    return _queue_or_hold(session, replace(pending, answer=notice.answers is not None), now=now)
+
+
+def _queue_or_hold(session: Session, mail: PendingMail, *, now: datetime) -> bool:
+    """Queue ``mail``; or, when it can wait and its recipient takes a daily digest, hold it
+    for that (``digest.py``). An answer to his own mail is never held."""
+    if mail.may_wait and not mail.answer and digest.takes_digest(session, mail.recipient):
+        return digest.hold(session, mail, now=now)
+    return queue_pending(session, mail, now=now)
 
 
 def prepare_notice(
@@ -67,7 +75,10 @@ def prepare_notice(
 
 
 def _render(session: Session, notice: Notice, *, ctx: ServiceContext, now: datetime) -> PendingMail:
-    return channel_named(ctx, notice.channel).prepare(session, notice, ctx=ctx, now=now)
+    pending = channel_named(ctx, notice.channel).prepare(session, notice, ctx=ctx, now=now)
+    # Only mail is gathered into a digest; another channel tells each notice as it comes.
+    may_wait = notice.may_wait and notice.answers is None and pending.channel == "mail"
+    return replace(pending, may_wait=may_wait) if may_wait else pending
 
 
 def _may_answer(

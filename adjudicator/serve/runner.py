@@ -40,6 +40,7 @@ from adjudicator.serve.systemd import Notifier
 from adjudicator.serve.workers import RoundWorkers, worker_count
 from adjudicator.service.app import App
 from adjudicator.service.closing import sweep
+from adjudicator.service.digests import send_due_digests
 from adjudicator.storage.cursors import DatabaseCursorStore
 from adjudicator.storage.db import unavailable
 
@@ -463,7 +464,10 @@ class Service:
         if not once:
             self.app.report_later = lambda: self._report_soon(loop)
         scheduler = DeadlineScheduler(
-            self.app, on_closed=lambda _: self._wake_from(loop), workers=workers
+            self.app,
+            on_closed=lambda _: self._wake_from(loop),
+            workers=workers,
+            on_digests=lambda: self._wake_from(loop),
         )
         imap_thread = None
         poller = None
@@ -479,6 +483,9 @@ class Service:
                     await asyncio.to_thread(source.run_once)
                 await asyncio.to_thread(
                     sweep, self.app.engine, ctx=self.app.ctx, now=self.app.clock()
+                )
+                await asyncio.to_thread(
+                    send_due_digests, self.app.engine, ctx=self.app.ctx, now=self.app.clock()
                 )
                 await self._drain(lanes)
                 await asyncio.to_thread(self.archive.run_once)

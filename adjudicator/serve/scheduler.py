@@ -12,7 +12,8 @@ compare-and-set that holds only while its game runs, reminders and grace periods
 same way, so a job that fires twice, or late, or races with the sweeper, another instance or a
 game master's command, does nothing twice and closes no round of a paused game.
 Under ``adjudicate serve`` the jobs and the sweeper hand their rounds to worker processes
-(``workers.py``).
+(``workers.py``). Every ``DIGEST_SECONDS`` the daily digests due are queued
+(``notify/digest.py``), each in the transaction that marks the notices it carries.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.exc import OperationalError
 
+from adjudicator.notify.digest import DIGEST_SECONDS
 from adjudicator.serve.workers import Closed, RoundWorkers, round_is_due, sweep_rounds
 from adjudicator.service.app import App
 from adjudicator.service.closing import wake_plan
+from adjudicator.service.digests import send_due_digests
 from adjudicator.storage import queries
 from adjudicator.storage.db import session_scope, unavailable
 
@@ -57,9 +60,11 @@ class DeadlineScheduler:
         *,
         on_closed: Callable[[list[Closed]], object] | None = None,
         workers: RoundWorkers | None = None,
+        on_digests: Callable[[], object] | None = None,
     ):
         self.app = app
         self.on_closed = on_closed
+        self.on_digests = on_digests  # digests queued: the outbox has mail to send
         self.workers = workers
         # Threads of the scheduler's own: APScheduler would run the jobs in the event loop's
         # default executor, which the service's own thread work (reading the Maildir, the
@@ -73,10 +78,11 @@ class DeadlineScheduler:
         self._past_planned = False  # the first plan, which also plans the times gone by
 
     def start(self) -> None:
-        # The two periodic jobs: one run at a time each, a late run made once, however late.
+        # The periodic jobs: one run at a time each, a late run made once, however late.
         for job, seconds, name in (
             (self.sweep, SWEEP_SECONDS, "sweeper"),
             (self.follow, FOLLOW_SECONDS, "follower"),
+            (self.digests, DIGEST_SECONDS, "digests"),
         ):
             self.scheduler.add_job(
                 job,
@@ -207,6 +213,18 @@ class DeadlineScheduler:
             self.plan_all()  # as ``follow`` does, and reminders moved by quiet hours too
         except OperationalError as error:  # one line, not a traceback every 30 s
             log.warning("sweep skipped, database unavailable: %s", unavailable(error))
+
+    def digests(self) -> None:
+        """Queue the daily digests due (``notify/digest.py``); the outbox sends them."""
+        try:
+            queued = send_due_digests(self.app.engine, ctx=self.app.ctx, now=self.app.clock())
+        except OperationalError as error:  # held notices stay held: the next pass sends them
+            log.warning("digests wait, database unavailable: %s", unavailable(error))
+            return
+        if queued:
+            log.info("%d daily digest(s) queued", queued)
+            if self.on_digests is not None:
+                self.on_digests()
 
     def _closed(self, closed: list[Closed]) -> None:
         for item in closed:

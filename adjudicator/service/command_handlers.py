@@ -44,6 +44,7 @@ from adjudicator.mail.commands import (
     Resume,
     SetAbsence,
     SetAddress,
+    SetDigest,
     SetPassword,
     SetPublic,
     SetQuiet,
@@ -64,6 +65,7 @@ from adjudicator.service import (
     approval,
     club,
     conversation,
+    digests,
     observers,
     offers,
     signup,
@@ -153,6 +155,7 @@ HANDLERS: tuple[Handles[Any], ...] = (
     Handles((WhoIs,), SectionHandling, club.whois),
     Handles((RatingAsked,), SectionHandling, club.rating),
     Handles((SetPublic,), PersonHandling, club.set_public),
+    Handles((SetDigest,), PersonHandling, digests.set_digest),
     Handles(
         (
             Pause,

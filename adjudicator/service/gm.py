@@ -43,11 +43,13 @@ from adjudicator.service.handover import hand_over
 from adjudicator.service.rerun import find_round, state_before
 from adjudicator.service.rounds import closes_at, open_round, open_round_of
 from adjudicator.service.stand_ins import play_stand_ins, set_stand_in, take_back
+from adjudicator.service.urgency import pressing_seats
 from adjudicator.service.welcome import queue_welcome
 from adjudicator.storage import persons, queries
 from adjudicator.storage.models import (
     Game,
     GameStatus,
+    HeldNotice,
     OrderSet,
     OutboxMail,
     OutboxStatus,
@@ -166,6 +168,7 @@ def _move_deadline(
     session.add(round_)
     session.flush()
     event = deadline_attachment(ctx, game, round_, now=now)  # replaces the calendar entry
+    pressing = pressing_seats(session, game, now=now)
     for seat in _concerned_by_deadline(session, game):
         zone = seat.time_zone or game.time_zone
         queue_notice(
@@ -185,6 +188,7 @@ def _move_deadline(
                 round_id=round_.id,
                 seat_id=seat.id,
                 attachments=[event] if event else [],
+                may_wait=seat.id not in pressing,
             ),
             ctx=ctx,
             now=now,
@@ -201,7 +205,8 @@ def _concerned_by_deadline(session: Session, game: Game) -> list[Seat]:
 
 
 def _withdraw_pause_notices(session: Session, game: Game, *, paused_at: datetime) -> None:
-    """The "paused" notices of a pause that lasted no time, still queued, are never sent."""
+    """The "paused" notices of a pause that lasted no time, still queued (or held for a
+    digest), are never sent."""
     keys = [
         _notice_key("paused", game, seat, str(int(paused_at.timestamp())))
         for seat in seats_of(session, game)
@@ -209,6 +214,11 @@ def _withdraw_pause_notices(session: Session, game: Game, *, paused_at: datetime
     session.execute(
         delete(OutboxMail).where(
             col(OutboxMail.key).in_(keys), col(OutboxMail.status) == OutboxStatus.PENDING
+        )
+    )
+    session.execute(
+        delete(HeldNotice).where(
+            col(HeldNotice.key).in_(keys), col(HeldNotice.digest_key).is_(None)
         )
     )
 
@@ -229,6 +239,7 @@ def _tell_players(
 ) -> None:
     # A paused game has no deadline: the calendar entry is withdrawn until it resumes.
     event = deadline_attachment(ctx, game, round_, now=now, cancelled=True)
+    pressing = pressing_seats(session, game, now=now)
     for seat in active_seats(session, game):
         queue_notice(
             session,
@@ -240,6 +251,7 @@ def _tell_players(
                 game_id=game.id,
                 seat_id=seat.id,
                 attachments=[event] if event else [],
+                may_wait=seat.id not in pressing,
             ),
             ctx=ctx,
             now=now,

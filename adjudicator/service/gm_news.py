@@ -20,6 +20,7 @@ from adjudicator.notify.queue import queue_notice
 from adjudicator.service.game_context import base_context
 from adjudicator.service.games import NO_ADDRESS, active_seats, seats_of
 from adjudicator.service.rounds import open_round_of
+from adjudicator.service.urgency import pressing_seats
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, Seat
 
@@ -79,6 +80,7 @@ def announce(
                 {**base_context(game, None, round_), "text": text, "observer": True},
                 key=f"announce:{key}:o{observer.id}",
                 game_id=game.id,
+                may_wait=True,
             ),
             ctx=ctx,
             now=now,
@@ -106,6 +108,7 @@ def tell_every_seat(
     seats = [*active_seats(session, game), *also]
     if but is not None:
         seats = [s for s in seats if s.id != but.id]
+    pressing = pressing_seats(session, game, now=now)
     for seat in seats:
         queue_notice(
             session,
@@ -116,6 +119,7 @@ def tell_every_seat(
                 key=key(seat),
                 game_id=game.id,
                 seat_id=seat.id,
+                may_wait=seat.id not in pressing,
             ),
             ctx=ctx,
             now=now,

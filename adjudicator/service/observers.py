@@ -135,6 +135,7 @@ def observer_result_mails(
                 game_id=game.id,
                 round_id=round_.id,
                 images=extras.images,
+                may_wait=True,
             ),
             ctx=ctx,
             now=now,

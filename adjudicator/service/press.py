@@ -34,6 +34,7 @@ from adjudicator.service.games import active_seats
 from adjudicator.service.handling import SeatedHandling, SectionHandling
 from adjudicator.service.rounds import open_round_of
 from adjudicator.service.settings import settings_of
+from adjudicator.service.urgency import pressing_seats
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus, Seat
 from adjudicator.storage.models import Press as PressRow
@@ -196,6 +197,7 @@ def _relay(
     readers = [s for s in active_seats(session, game) if s.id != seat.id]
     if targets:
         readers = [s for s in readers if s.handle in targets]
+    pressing = pressing_seats(session, game, now=handling.now)
     for reader in readers:
         context = base_context(game, reader, round_) | {
             "sender": None if anonymous else seat.handle,
@@ -215,6 +217,7 @@ def _relay(
                 key=f"press:{row.id}:{reader.id}",
                 game_id=game.id,
                 seat_id=reader.id,
+                may_wait=reader.id not in pressing,
             ),
             ctx=ctx,
             now=handling.now,

@@ -39,6 +39,7 @@ from adjudicator.service.stand_ins import (
     own_move,
     stand_ins_of_round,
 )
+from adjudicator.service.urgency import pressing_seats
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, OrderSet, Round, RoundResult, Seat, Submission
 
@@ -188,6 +189,7 @@ def round_result_mails(
     stand_ins = stand_ins_of_round(session, round_, seats=seats)
     given_back = given_back_in_round(session, round_, result.orders, seats=seats)
     hint = finished_game_hint(session, game) if result.finished else None
+    pressing = pressing_seats(session, game, now=now)  # the others' can wait for a digest
     # A move the computer answered at once is told to its mover in one mail, the answer's
     # result (``stand_ins.answered_by_stand_ins``): not this round's result, then the next's.
     answered_next = answered_by_stand_ins(session, adjudicated.next_round)
@@ -244,6 +246,8 @@ def round_result_mails(
             threading=threading,
             attachments=calendar,
             images=extras.images,
+            # The answer to his own move's mail never waits; nor his turn, nor a near deadline.
+            may_wait=threading is None and seat.id not in pressing,
         )
         mail = prepare_notice(session, notice, ctx=ctx, now=now)
         mails.append(mail)

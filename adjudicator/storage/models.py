@@ -121,6 +121,11 @@ class Person(SQLModel, table=True):
     public: bool = Field(
         default=True, description="shown on the archive's pages by his handle (SET PUBLIC OFF)"
     )
+    digest: str | None = Field(
+        default=None,
+        description="SET DIGEST DAILY: the time of day ('08:00', his own zone) his mail that "
+        "can wait comes as one digest (``notify/digest.py``); None: every mail at once",
+    )
     changed_at: datetime = Field(description="when a setting of his last changed")
 
 
@@ -344,6 +349,29 @@ class OutboxMail(SQLModel, table=True):
     sent_at: datetime | None = None
     last_error: str | None = None
     created_at: datetime
+
+
+class HeldNotice(SQLModel, table=True):
+    """A notice that can wait, held for its recipient's daily digest (``notify/digest.py``):
+    rendered as it would have been sent, kept until the digest that carries it is queued, in
+    the transaction that marks it (``digest_key``)."""
+
+    __table_args__ = (Index("ix_heldnotice_address_digest", "address", "digest_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, description="the outbox key it would have had: held once")
+    address: str = Field(description="the recipient, in lower case")
+    kind: str
+    game_id: int | None = Field(default=None, foreign_key="game.id")
+    round_id: int | None = Field(default=None, foreign_key="round.id")
+    message: bytes = Field(
+        sa_column=Column(LargeBinary, nullable=False),
+        description="the whole mail it would have been; emptied once its digest is queued",
+    )
+    held_at: datetime
+    digest_key: str | None = Field(
+        default=None, description="the outbox key of the digest that carried it; None: held"
+    )
 
 
 class PicturePng(SQLModel, table=True):

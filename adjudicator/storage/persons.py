@@ -1,7 +1,8 @@
 """A player as one person across games (:class:`Person`), known by his registered address.
 
 Whether he shows on the archive's pages (``public``, SET PUBLIC) is his too, set here by
-:func:`set_public`; it stays on the person (no seat carries it).
+:func:`set_public`, and so is the time of day his daily digest comes (``digest``, SET DIGEST,
+:func:`set_digest`); they stay on the person (no seat carries them).
 
 His own settings (time zone, chosen password, quiet hours, weekend days) are the person's: set
 once, they hold in every game he plays, now and later. Each seat carries a copy of them
@@ -15,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from adjudicator.storage import queries
 from adjudicator.storage.db import insert_new
-from adjudicator.storage.models import Person, Seat
+from adjudicator.storage.models import HeldNotice, Person, Seat
 
 SETTINGS = ("time_zone", "password_hash", "quiet_hours", "weekend")
 """A person's settings, as :class:`Person` holds them."""
@@ -113,6 +115,15 @@ def set_public(session: Session, address: str, *, public: bool, now: datetime) -
     return person
 
 
+def set_digest(session: Session, address: str, *, at: str | None, now: datetime) -> Person:
+    """SET DIGEST DAILY ``at`` (``08:00``, his own zone) or OFF (``at`` None) for the person at
+    ``address`` (made if new)."""
+    person = person_for(session, address, now=now)
+    person.digest, person.changed_at = at, now
+    session.add(person)
+    return person
+
+
 def follow(session: Session, old: str, new: str, *, now: datetime, whole: bool) -> None:
     """Seats moved from ``old`` to ``new``: their player's settings go with him. ``whole``:
     the person moved himself (SET ADDRESS, proven at both addresses), so his settings are
@@ -125,13 +136,30 @@ def follow(session: Session, old: str, new: str, *, now: datetime, whole: bool) 
     if after is None or (whole and before is not None):
         after = person_for(session, new, now=now)
         if before is not None:
-            for name in (*SETTINGS, "public"):
+            for name in (*SETTINGS, "public", "digest"):
                 setattr(after, name, getattr(before, name))
             after.changed_at = now
         session.add(after)
     session.flush()
+    _held_follow(session, old, new, whole=whole)
     if before is not None and not queries.seats_at_address(session, old):
         session.delete(before)
     for seat in queries.seats_at_address(session, new):
         give_settings(seat, after)
         session.add(seat)
+
+
+def _held_follow(session: Session, old: str, new: str, *, whole: bool) -> None:
+    """The notices held for the digest at ``old`` about the games that moved go to ``new``
+    (all of them when the person moved himself): whoever reads the old mailbox next is told
+    nothing of a seat that left it."""
+    moved = {s.game_id for s in queries.seats_at_address(session, new)}
+    moved -= {s.game_id for s in queries.seats_at_address(session, old)}
+    query = update(HeldNotice).where(
+        col(HeldNotice.address) == old.strip().lower(), col(HeldNotice.digest_key).is_(None)
+    )
+    if not whole:
+        query = query.where(col(HeldNotice.game_id).in_(moved))
+    session.execute(
+        query.values(address=new.strip().lower()).execution_options(synchronize_session=False)
+    )

@@ -18,8 +18,11 @@ from adjudicator.core.away import (
     Window,
     absence_window,
     days_used,
+    last_daily,
+    next_daily,
     parse_absence,
     parse_quiet,
+    parse_time_of_day,
     parse_weekend,
     quiet_span,
     reminder_moment,
@@ -224,3 +227,38 @@ def test_arbitrary_text_raises_nothing_but_the_readers_own_error(text: str) -> N
     for reader in (parse_absence, parse_quiet, parse_weekend):
         with contextlib.suppress(AwayError):
             reader(text)
+
+
+# --- the daily digest's time of day (SET DIGEST DAILY) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("08:00", time(8)), ("8:00", time(8)), ("0730", time(7, 30))]
+)
+def test_a_time_of_day_is_read_as_players_write_it(text: str, expected: time) -> None:
+    assert parse_time_of_day(text) == expected
+
+
+@pytest.mark.parametrize("text", ["24:00", "8", "eight", "08:60", ""])
+def test_what_is_no_time_of_day_is_refused(text: str) -> None:
+    with pytest.raises(AwayError):
+        parse_time_of_day(text)
+
+
+def test_the_daily_moment_is_the_wall_clock_of_the_players_zone() -> None:
+    """08:00 in Paris is 07:00 UTC in winter and 06:00 UTC in summer (the clocks went forward
+    on Sunday 29 March 2026)."""
+    eight = time(8)
+    assert last_daily(eight, "Europe/Paris", utc(2026, 3, 28, 7, 0)) == utc(2026, 3, 28, 7, 0)
+    assert last_daily(eight, "Europe/Paris", utc(2026, 3, 28, 6, 59)) == utc(2026, 3, 27, 7, 0)
+    assert next_daily(eight, "Europe/Paris", utc(2026, 3, 28, 7, 0)) == utc(2026, 3, 29, 6, 0)
+    assert next_daily(eight, "UTC", utc(2026, 3, 2, 12, 0)) == utc(2026, 3, 3, 8, 0)
+
+
+def test_a_time_of_day_the_clock_skips_comes_once_that_day() -> None:
+    """02:30 does not exist in Paris on 29 March 2026 (02:00 became 03:00): that day it
+    counts as 03:30, and it comes once."""
+    skipped = time(2, 30)
+    moment = next_daily(skipped, "Europe/Paris", utc(2026, 3, 28, 12, 0))
+    assert moment == utc(2026, 3, 29, 1, 30)
+    assert next_daily(skipped, "Europe/Paris", moment) == utc(2026, 3, 30, 0, 30)

@@ -149,8 +149,10 @@ def test_prose_and_orders_are_left_for_the_game(text: str) -> None:
         (
             "SET COLOUR red",
             "SET TIMEZONE, SET PASSWORD, SET ADDRESS, SET WAIT, SET NOWAIT, SET ABSENCE, "
-            "SET QUIET, SET WEEKEND and SET PUBLIC",
+            "SET QUIET, SET WEEKEND, SET PUBLIC and SET DIGEST",
         ),
+        ("SET DIGEST WEEKLY", "write SET DIGEST DAILY and a time of day"),
+        ("SET DIGEST DAILY 24:00", "write SET DIGEST DAILY and a time of day"),
         ("SET ADDRESS nowhere", "write the new address"),
         ("SET WAIT please", "SET WAIT or SET NOWAIT alone"),
         ("SET TIMZONE UTC", "did you mean SET TIMEZONE?"),

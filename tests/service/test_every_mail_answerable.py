@@ -8,7 +8,7 @@ The kinds of mail are taken from the code: every mail template (``templates/mail
 the game master's notices one by one). A play makes each family of them and replies to the
 first mail of each kind to a seat and to the game master (``answering.Replies``): a game
 played (here), a sign-up and seats changing hands (``..._seats.py``), deadlines and what goes
-wrong (``..._deadlines.py``). A new kind of mail fails
+wrong (``..._deadlines.py``), a daily digest (here). A new kind of mail fails
 :func:`test_every_kind_of_mail_is_answered_by_a_play_or_named` until a play makes it and its
 reply is read right, or it is named below with why its reply cannot be a seat's."""
 
@@ -40,6 +40,7 @@ import adjudicator
 from adjudicator.mail.compose import TEMPLATES
 from adjudicator.service.app import App
 from adjudicator.service.deadlines import queue_reminders
+from adjudicator.service.digests import send_due_digests
 from adjudicator.service.games import find_game
 from adjudicator.service.notices import NOTICES
 from adjudicator.service.rounds import open_round_of
@@ -207,10 +208,32 @@ def test_a_reply_to_the_answer_about_two_games_is_read_as_the_seats(app: App) ->
     assert "history sent" in note, note
 
 
+# --- a daily digest ---------------------------------------------------------------------------
+
+DIGEST = {"digest"}
+
+
+def test_a_reply_to_the_daily_digest_is_read_as_the_seats(app: App) -> None:
+    """Alice takes a daily digest (SET DIGEST DAILY, in a reply to her welcome); bob's press
+    waits for it, and the digest, replied to, is read as her seat's (issue 42). A digest
+    about several games carries each seat's reply address: tests/service/test_digests.py."""
+    welcomed_game(app, "gw1")
+    note = reply(app, newest_to(app, ALICE), "SET DIGEST DAILY 08:00", sender=ALICE)
+    assert "digest 08:00" in note, note
+    reply(app, newest_to(app, BOB), "PRESS\nHello all\nENDPRESS", sender=BOB)
+    replies = Replies(app)
+    with Session(app.engine) as session:
+        replies.seen = max(row.id or 0 for row in session.exec(select(OutboxMail)))
+    now = clock_of(app).advance(days=1)
+    assert send_due_digests(app.engine, ctx=app.ctx, now=now) == 1
+    replies.answer_new()
+    assert replies.kinds() >= DIGEST
+
+
 def test_every_kind_of_mail_is_answered_by_a_play_or_named() -> None:
     """The plays above answer each kind they make (each test asserts it made its family): with
     the kinds named as no seat's, that is every kind of mail the service sends."""
-    families = PLAYED | SIGN_UP | SEATS | DEADLINES | TOURNAMENT
+    families = PLAYED | SIGN_UP | SEATS | DEADLINES | TOURNAMENT | DIGEST
     left = mail_kinds() - families - set(NOT_A_SEATS)
     assert not left, f"kinds of mail no play answers and none is named: {sorted(left)}"
     assert not families & set(NOT_A_SEATS)
