@@ -48,7 +48,7 @@ from playing import (
 from adjudicator.base.config import Config, ServiceConfig
 from adjudicator.base.shipped import GAME_TEMPLATES
 from adjudicator.games import GAME_NAMES
-from adjudicator.mail.compose import RenderedMail, Renderer
+from adjudicator.mail.compose import TEMPLATES, RenderedMail, Renderer
 from adjudicator.service.app import App, make_app
 from adjudicator.service.intake import MAX_SECTIONS
 
@@ -75,6 +75,18 @@ def kind_of(name: str, context: Mapping[str, Any]) -> str:
     if name == "gm_notice":
         return f"gm:{context['notice']}"
     return name.rpartition("/")[2]
+
+
+def made_with_anothers_template() -> set[str]:
+    """The kinds filed under a label of their own but made with another kind's template (the
+    answer to REPORT, ``report``, is a round's result): their HTML is that kind's, read here
+    as it."""
+    folder = Path(str(TEMPLATES)) / "mail"
+    return {
+        kind
+        for kind in answerable.mail_kinds()
+        if not kind.startswith("gm:") and not (folder / f"{kind}.txt.j2").exists()
+    }
 
 
 @pytest.fixture
@@ -167,6 +179,7 @@ def test_every_kind_of_html_mail_the_service_sends_fits_a_phone_and_passes_axe(
     play builds the archive: its tournament pages, the players' page and the rating lists
     (each player's rating history a chart) are checked the same way, light and dark."""
     answerable.test_replies_to_the_mails_of_a_game_played(services())
+    answerable.test_a_reply_to_the_daily_digest_is_read_as_the_seats(services())
     seats.test_replies_to_the_mails_of_a_sign_up(services())
     seats.test_replies_to_the_mails_of_seats_changing_hands(services())
     deadlines.test_replies_to_the_mails_of_deadlines_and_what_goes_wrong(services())
@@ -185,7 +198,7 @@ def test_every_kind_of_html_mail_the_service_sends_fits_a_phone_and_passes_axe(
         services()
     )
 
-    missing = answerable.mail_kinds() - rendered.kinds()
+    missing = answerable.mail_kinds() - rendered.kinds() - made_with_anothers_template()
     assert not missing, f"kinds of mail no play here makes: {sorted(missing)}"
     own = games_own_mails()
     assert "giveaway/result" in own
