@@ -39,6 +39,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from math import comb
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -254,23 +255,34 @@ class _Layering:
         sets]``, from the table's next layer."""
         claimer = self._claimer_codes(masks, group, table_next)
         least = np.full(claimer.shape, NONE, dtype=np.int8)
+        # Each thread's two buffers of rows, made once a group: fresh memory for every step
+        # would cost a page fault a page.
+        # Every step of a layer moves as many sets: those that hold one slot and not another.
+        size, slots = int(self.sets.size_of[int(masks[0])]), self.game.slots
+        widest = comb(slots - 2, size - 1) if 0 < size < slots else 0
+        buffers = [
+            (np.empty(b - a, dtype=np.int8), np.empty(b - a, dtype=np.int8))
+            for a, b in (
+                (part.start * group.size, part.stop * group.size) for part in _parts(widest)
+            )
+        ]
         applying: list[Future[None]] = []
         for (j, p), having in self.steps.items():
             present = having[group]
             if not present.any():
                 continue
             source = np.flatnonzero((masks >> j & 1 == 1) & (masks >> p & 1 == 0))
-            target = self.sets.rank[masks[source] ^ (1 << j | 1 << p)]
-            ignored = np.where(present, -128, NONE).astype(np.int8)
+            target = self.sets.rank[masks[source] ^ (1 << j | 1 << p)].astype(np.intp)
+            ignored = None if present.all() else np.where(present, -128, NONE).astype(np.int8)
             for done in applying:  # a step's sets overlap the last step's: one at a time
                 done.result()
             applying = [
-                _POOL.submit(_step, claimer, least, source[part], target[part], ignored)
-                for part in _parts(source.size)
+                _POOL.submit(_step, claimer, least, source[part], target[part], ignored, buffer)
+                for part, buffer in zip(_parts(source.size), buffers, strict=True)
             ]
         for done in applying:
             done.result()
-        del claimer
+        del claimer, buffers
         values = _looked_up(self.stepper_value, least.T)
         del least
         values[self.over[group]] = TOP  # the claimer has lost: the stepper has won
@@ -280,9 +292,11 @@ class _Layering:
         """The claimer's values (as codes) of the classes ``group`` for the sets ``masks``,
         ``[sets, classes]``, from the table's next layer."""
         least = np.full((group.size, masks.size), NONE, dtype=np.int8)
+        # The threads share the sets, not the classes: each renumbering's index array is
+        # made once a group.
         for done in [
-            _POOL.submit(self._claims, masks, group[part], least[part], table_next.fresh())
-            for part in _parts(group.size)
+            _POOL.submit(self._claims, masks[part], group, least[:, part], table_next.fresh())
+            for part in _parts(masks.size)
         ]:
             done.result()
         codes = _looked_up(self.claimer_code, least.T)
@@ -297,6 +311,8 @@ class _Layering:
         ``group`` of the table's next values."""
         first, count = int(group[0]), group.size
         slot, rows, free = -1, masks[:0], masks[:0]
+        index = np.empty(masks.size, dtype=np.intp)
+        moved = np.empty(masks.size, dtype=np.int8)
         for claim_map in self.maps:
             inside = (claim_map.sources >= first) & (claim_map.sources < first + count)
             if not inside.any():
@@ -305,25 +321,41 @@ class _Layering:
                 slot = claim_map.slot
                 rows = np.flatnonzero(masks >> slot & 1 == 0)
                 free = masks[rows]
+                # A set that holds the slot has no such claim: it reads the row's last value,
+                # NONE, which no minimum takes.
+                index.fill(table_next.sets)
             if rows.size == 0:
                 continue
-            index = self.sets.rank[claim_map.image(free)]
+            index[rows] = self.sets.rank[claim_map.image(free)]
             for column, target in zip(
                 claim_map.sources[inside] - first, claim_map.targets[inside], strict=True
             ):
-                row = least[column]
-                row[rows] = np.minimum(row[rows], table_next.row(int(target)).take(index))
+                np.take(table_next.row(int(target)), index, out=moved, mode="clip")
+                np.minimum(least[column], moved, out=least[column])
 
 
-def _step(claimer: Array, least: Array, source: Array, target: Array, ignored: Array) -> None:
+def _step(  # noqa: PLR0917 - the arguments of one task of the pool
+    claimer: Array,
+    least: Array,
+    source: Array,
+    target: Array,
+    ignored: Array | None,
+    buffer: tuple[Array, Array],
+) -> None:
     """One step of the classes of a group: into ``least`` at the sets ``source``, the least of
     it and the claimer's values at the sets ``target`` (those of the classes that have the step;
-    ``ignored`` is :data:`NONE` for the others)."""
-    moved = claimer.take(target, axis=0)
-    np.maximum(moved, ignored, out=moved)
-    current = least.take(source, axis=0)
+    ``ignored`` is :data:`NONE` for the others, None when every class has it)."""
+    shape = (source.size, least.shape[1])
+    moved = buffer[0][: source.size * shape[1]].reshape(shape)
+    current = buffer[1][: source.size * shape[1]].reshape(shape)
+    np.take(claimer, target, axis=0, out=moved, mode="clip")
+    if ignored is not None:
+        np.maximum(moved, ignored, out=moved)
+    np.take(least, source, axis=0, out=current, mode="clip")
     np.minimum(current, moved, out=current)
-    least[source] = current
+    # Whole rows put back as one item each (a row of the group's classes as one void).
+    row = np.dtype((np.void, shape[1]))
+    np.put(least.view(row).reshape(-1), source, current.view(row).reshape(-1), mode="clip")
 
 
 def _parts(size: int) -> list[slice]:
@@ -352,9 +384,11 @@ class _Rows:
         )
 
     def row(self, k: int) -> Array:
+        """The values of class ``k``, then :data:`NONE`."""
         found = self.kept.pop(k, None)
         if found is None:
-            found = _read(self.descriptor, self.sets * k, self.sets)
+            found = _read(self.descriptor, self.sets * k, self.sets, extra=1)
+            found[self.sets] = NONE
             while self.kept and (len(self.kept) + 1) * self.sets > ROWS_KEPT_BYTES:
                 del self.kept[next(iter(self.kept))]
         self.kept[k] = found  # the most recent last
@@ -368,9 +402,9 @@ def _write(descriptor: int, values: Array, at: int) -> None:
         view, at = view[written:], at + written
 
 
-def _read(descriptor: int, at: int, size: int) -> Array:
-    data = np.empty(size, dtype=np.int8)
-    view, done = memoryview(data.data).cast("B"), 0
+def _read(descriptor: int, at: int, size: int, *, extra: int = 0) -> Array:
+    data = np.empty(size + extra, dtype=np.int8)
+    view, done = memoryview(data.data).cast("B")[:size], 0
     while done < size:
         got = os.preadv(descriptor, [view[done:]], at + done)
         if got == 0:
