@@ -62,7 +62,7 @@ if len(sys.argv) > 2:
 os.environ["ADJUDICATOR_SOLUTIONS_DIR"] = sys.argv[1]
 sys.argv[1:] = ["solve"]
 start, cpu = time.perf_counter(), time.process_time()
-from adjudicator.entry import main  # the whole ``adjudicate solve``, its imports too
+from adjudicator.cli.entry import main  # the whole ``adjudicate solve``, its imports too
 try:
     main()
 except SystemExit as end:
