@@ -153,7 +153,9 @@ def old_maker(revision: str, memory_limit: int | None, ours: Path) -> dict[str, 
         tree = Path(folder) / "tree"
         tree.mkdir()
         archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", revision, "adjudicator"],
+            # the package and the folders it ships (templates/, docs/rules/), which it finds
+            # beside itself in a checkout
+            ["git", "-C", str(ROOT), "archive", revision, "adjudicator", "templates", "docs/rules"],
             capture_output=True,
             check=True,
         )
