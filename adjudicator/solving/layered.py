@@ -292,11 +292,9 @@ class _Layering:
         """The claimer's values (as codes) of the classes ``group`` for the sets ``masks``,
         ``[sets, classes]``, from the table's next layer."""
         least = np.full((group.size, masks.size), NONE, dtype=np.int8)
-        # The threads share the sets, not the classes: each renumbering's index array is
-        # made once a group.
         for done in [
-            _POOL.submit(self._claims, masks[part], group, least[:, part], table_next.fresh())
-            for part in _parts(masks.size)
+            _POOL.submit(self._claims, masks, group[part], least[part], table_next.fresh())
+            for part in _parts(group.size)
         ]:
             done.result()
         codes = _looked_up(self.claimer_code, least.T)
@@ -311,8 +309,6 @@ class _Layering:
         ``group`` of the table's next values."""
         first, count = int(group[0]), group.size
         slot, rows, free = -1, masks[:0], masks[:0]
-        index = np.empty(masks.size, dtype=np.intp)
-        moved = np.empty(masks.size, dtype=np.int8)
         for claim_map in self.maps:
             inside = (claim_map.sources >= first) & (claim_map.sources < first + count)
             if not inside.any():
@@ -321,17 +317,14 @@ class _Layering:
                 slot = claim_map.slot
                 rows = np.flatnonzero(masks >> slot & 1 == 0)
                 free = masks[rows]
-                # A set that holds the slot has no such claim: it reads the row's last value,
-                # NONE, which no minimum takes.
-                index.fill(table_next.sets)
             if rows.size == 0:
                 continue
-            index[rows] = self.sets.rank[claim_map.image(free)]
+            index = self.sets.rank[claim_map.image(free)]
             for column, target in zip(
                 claim_map.sources[inside] - first, claim_map.targets[inside], strict=True
             ):
-                np.take(table_next.row(int(target)), index, out=moved, mode="clip")
-                np.minimum(least[column], moved, out=least[column])
+                row = least[column]
+                row[rows] = np.minimum(row[rows], table_next.row(int(target)).take(index))
 
 
 def _step(  # noqa: PLR0917 - the arguments of one task of the pool
@@ -384,11 +377,9 @@ class _Rows:
         )
 
     def row(self, k: int) -> Array:
-        """The values of class ``k``, then :data:`NONE`."""
         found = self.kept.pop(k, None)
         if found is None:
-            found = _read(self.descriptor, self.sets * k, self.sets, extra=1)
-            found[self.sets] = NONE
+            found = _read(self.descriptor, self.sets * k, self.sets)
             while self.kept and (len(self.kept) + 1) * self.sets > ROWS_KEPT_BYTES:
                 del self.kept[next(iter(self.kept))]
         self.kept[k] = found  # the most recent last
@@ -402,9 +393,9 @@ def _write(descriptor: int, values: Array, at: int) -> None:
         view, at = view[written:], at + written
 
 
-def _read(descriptor: int, at: int, size: int, *, extra: int = 0) -> Array:
-    data = np.empty(size + extra, dtype=np.int8)
-    view, done = memoryview(data.data).cast("B")[:size], 0
+def _read(descriptor: int, at: int, size: int) -> Array:
+    data = np.empty(size, dtype=np.int8)
+    view, done = memoryview(data.data).cast("B"), 0
     while done < size:
         got = os.preadv(descriptor, [view[done:]], at + done)
         if got == 0:
