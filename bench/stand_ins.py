@@ -21,6 +21,7 @@ figures.
 from __future__ import annotations
 
 import argparse
+import filecmp
 import json
 import os
 import random
@@ -60,14 +61,18 @@ if len(sys.argv) > 2:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 os.environ["ADJUDICATOR_SOLUTIONS_DIR"] = sys.argv[1]
 sys.argv[1:] = ["solve"]
-start = time.perf_counter()
-from adjudicator.entry import main  # the whole ``adjudicate solve``, its imports too
+start, cpu = time.perf_counter(), time.process_time()
+from adjudicator.cli.entry import main  # the whole ``adjudicate solve``, its imports too
 try:
     main()
 except SystemExit as end:
     if end.code:
         raise
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+# this process's peak and its children's (none today: a maker that forks is counted too)
+own, children = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+print("made-cpu", cpu + children.ru_utime + children.ru_stime)
+print("made-peak-kb", max(own.ru_maxrss, children.ru_maxrss))
 import random
 from adjudicator.games.three_musketeers import legal_moves, outcome, play, standin
 from adjudicator.games.three_musketeers.board import State
@@ -79,15 +84,6 @@ while outcome(state) is None:  # a game against the computer, under the same lim
         state = play(state, rng.choice(legal_moves(state)))
 print("game-won-by", outcome(state).winners)
 print("made-in", seconds)
-"""
-OLD_MAKE = """
-import sys, time
-from pathlib import Path
-from adjudicator.games.three_musketeers.kind import KIND
-from adjudicator.service import solutions
-start = time.perf_counter()
-assert solutions.make(Path(sys.argv[1]), KIND)
-print("made-in", time.perf_counter() - start)
 """
 FLOOR = """
 import time
@@ -107,8 +103,12 @@ machine the making had."""
 
 
 def make_in_child(code: str, args: list[str], path: str | None = None) -> dict[str, Any]:
-    """Run ``code`` (which prints ``made-in SECONDS``) in a child process: its wall-clock time
-    and its peak resident memory, read from the children's resource usage."""
+    """Run ``code`` (which prints ``made-in SECONDS``, and ``made-cpu SECONDS`` and
+    ``made-peak-kb KB`` when it measures itself) in a child process: its wall-clock time, its
+    CPU time (every thread's, and its children's) and its peak resident memory (its own or
+    its children's, whichever is larger). A child that does not measure itself is measured
+    from outside (the CPU of all this process's children during it; the peak only when it
+    is above every earlier child's)."""
     env = None if path is None else {"PYTHONPATH": path, "PATH": "/usr/bin:/bin"}
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     before, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
@@ -127,39 +127,49 @@ def make_in_child(code: str, args: list[str], path: str | None = None) -> dict[s
     peak, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime - cpu
     if done.returncode != 0:
         return {"failed": done.stderr[-2000:]}
-    seconds = float(done.stdout.split("made-in")[-1])
-    won = (
-        done.stdout.split("game-won-by")[-1].split("\n")[0].strip()
-        if "game-won-by" in done.stdout
-        else None
-    )
+
+    def said(word: str) -> str | None:
+        return done.stdout.split(word)[-1].split("\n")[0].strip() if word in done.stdout else None
+
+    own_cpu, own_peak = said("made-cpu"), said("made-peak-kb")
     return {
-        "made_s": round(seconds, 1),
-        "cpu_s": round(cpu, 1),
-        # other work on the machine: the load average (runnable processes, 2 cores) before
+        "made_s": round(float(said("made-in") or "nan"), 1),
+        "cpu_s": round(float(own_cpu) if own_cpu else cpu, 1),
+        # other work on the machine: the load average (runnable processes) before, and after
         "load_before": round(load, 1),
-        "game_won_by": won,
-        # ru_maxrss of the children is the largest of any child so far: measured first, the
-        # new maker's figure is its own.
-        "peak_rss_mb": round(peak / 1024) if peak > before else None,
+        "load_after": round(os.getloadavg()[0], 1),
+        "game_won_by": said("game-won-by"),
+        "peak_rss_mb": round(int(own_peak) / 1024)
+        if own_peak
+        else (round(peak / 1024) if peak > before else None),
     }
 
 
-def old_maker(revision: str) -> dict[str, Any]:
-    """The table of the solver at ``revision``, made side by side with the new one."""
+def old_maker(revision: str, memory_limit: int | None, ours: Path) -> dict[str, Any]:
+    """The table of the solver at ``revision`` (its own ``adjudicate solve`` from a temporary
+    tree, under the same limit, then a game), made side by side with the new one; and whether
+    the two files are the same, byte for byte."""
     with tempfile.TemporaryDirectory() as folder:
         tree = Path(folder) / "tree"
         tree.mkdir()
         archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", revision, "adjudicator"],
+            # the package and the folders it ships (templates/, docs/rules/), which it finds
+            # beside itself in a checkout
+            ["git", "-C", str(ROOT), "archive", revision, "adjudicator", "templates", "docs/rules"],
             capture_output=True,
             check=True,
         )
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
         site = next(p for p in sys.path if p.endswith("site-packages"))
         made = Path(folder) / "made"
-        figures = make_in_child(OLD_MAKE, [str(made)], f"{tree}:{site}")
-        figures["bytes"] = sum(f.stat().st_size for f in made.glob("*.table"))
+        limit = [str(memory_limit)] if memory_limit else []
+        figures = make_in_child(MAKE, [str(made), *limit], f"{tree}:{site}")
+        tables = sorted(made.glob("*.table"))
+        figures["bytes"] = sum(f.stat().st_size for f in tables)
+        figures["same_file_as_new"] = bool(tables) and all(
+            (ours / table.name).is_file() and filecmp.cmp(table, ours / table.name, shallow=False)
+            for table in tables
+        )
         return figures
 
 
@@ -284,13 +294,22 @@ def three_musketeers_figures(args: argparse.Namespace) -> dict[str, Any]:
     result["tm_solution_peak_rss_mb"] = making.get("peak_rss_mb")
     result["tm_solution_made_cpu_s"] = making.get("cpu_s")
     result["tm_solution_made_load_before"] = making.get("load_before")
+    result["tm_solution_made_load_after"] = making.get("load_after")
+    result["tm_cores"] = os.cpu_count()
     result["tm_solution_game_won_by"] = making.get("game_won_by")
     if "failed" in making:
         result["tm_solution_failed"] = making["failed"]
     result["tm_solution_memory_limit_mb"] = args.memory_limit
     if args.old_maker:
-        result["tm_old_solution"] = old_maker(args.old_maker)
-        print(f"Three Musketeers: the old solution ({args.old_maker}): {result['tm_old_solution']}")
+        old = result["tm_old_solution"] = old_maker(args.old_maker, args.memory_limit, folder)
+        print(f"Three Musketeers: the old solution ({args.old_maker}): {old}")
+        result["tm_side_by_side"] = {
+            "cores": os.cpu_count(),
+            "new": {k: making.get(k) for k in ("made_s", "cpu_s", "peak_rss_mb", "load_before")},
+            "old": {k: old.get(k) for k in ("made_s", "cpu_s", "peak_rss_mb", "load_before")},
+            "old_revision": args.old_maker,
+        }
+        print(f"Three Musketeers: side by side: {result['tm_side_by_side']}")
     opening = State(("m", "c"))
     worth = musketeers.exact_value(musketeers.position_of(opening), [0])
     result["tm_start_value"] = {"musketeers_win": worth > 0, "plies": musketeers.WIN - abs(worth)}

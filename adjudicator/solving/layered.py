@@ -39,6 +39,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from math import comb
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -254,23 +255,34 @@ class _Layering:
         sets]``, from the table's next layer."""
         claimer = self._claimer_codes(masks, group, table_next)
         least = np.full(claimer.shape, NONE, dtype=np.int8)
+        # Each thread's two buffers of rows, made once a group: fresh memory for every step
+        # would cost a page fault a page.
+        # Every step of a layer moves as many sets: those that hold one slot and not another.
+        size, slots = int(self.sets.size_of[int(masks[0])]), self.game.slots
+        widest = comb(slots - 2, size - 1) if 0 < size < slots else 0
+        buffers = [
+            (np.empty(b - a, dtype=np.int8), np.empty(b - a, dtype=np.int8))
+            for a, b in (
+                (part.start * group.size, part.stop * group.size) for part in _parts(widest)
+            )
+        ]
         applying: list[Future[None]] = []
         for (j, p), having in self.steps.items():
             present = having[group]
             if not present.any():
                 continue
             source = np.flatnonzero((masks >> j & 1 == 1) & (masks >> p & 1 == 0))
-            target = self.sets.rank[masks[source] ^ (1 << j | 1 << p)]
-            ignored = np.where(present, -128, NONE).astype(np.int8)
+            target = self.sets.rank[masks[source] ^ (1 << j | 1 << p)].astype(np.intp)
+            ignored = None if present.all() else np.where(present, -128, NONE).astype(np.int8)
             for done in applying:  # a step's sets overlap the last step's: one at a time
                 done.result()
             applying = [
-                _POOL.submit(_step, claimer, least, source[part], target[part], ignored)
-                for part in _parts(source.size)
+                _POOL.submit(_step, claimer, least, source[part], target[part], ignored, buffer)
+                for part, buffer in zip(_parts(source.size), buffers, strict=True)
             ]
         for done in applying:
             done.result()
-        del claimer
+        del claimer, buffers
         values = _looked_up(self.stepper_value, least.T)
         del least
         values[self.over[group]] = TOP  # the claimer has lost: the stepper has won
@@ -315,15 +327,28 @@ class _Layering:
                 row[rows] = np.minimum(row[rows], table_next.row(int(target)).take(index))
 
 
-def _step(claimer: Array, least: Array, source: Array, target: Array, ignored: Array) -> None:
+def _step(  # noqa: PLR0917 - the arguments of one task of the pool
+    claimer: Array,
+    least: Array,
+    source: Array,
+    target: Array,
+    ignored: Array | None,
+    buffer: tuple[Array, Array],
+) -> None:
     """One step of the classes of a group: into ``least`` at the sets ``source``, the least of
     it and the claimer's values at the sets ``target`` (those of the classes that have the step;
-    ``ignored`` is :data:`NONE` for the others)."""
-    moved = claimer.take(target, axis=0)
-    np.maximum(moved, ignored, out=moved)
-    current = least.take(source, axis=0)
+    ``ignored`` is :data:`NONE` for the others, None when every class has it)."""
+    shape = (source.size, least.shape[1])
+    moved = buffer[0][: source.size * shape[1]].reshape(shape)
+    current = buffer[1][: source.size * shape[1]].reshape(shape)
+    np.take(claimer, target, axis=0, out=moved, mode="clip")
+    if ignored is not None:
+        np.maximum(moved, ignored, out=moved)
+    np.take(least, source, axis=0, out=current, mode="clip")
     np.minimum(current, moved, out=current)
-    least[source] = current
+    # Whole rows put back as one item each (a row of the group's classes as one void).
+    row = np.dtype((np.void, shape[1]))
+    np.put(least.view(row).reshape(-1), source, current.view(row).reshape(-1), mode="clip")
 
 
 def _parts(size: int) -> list[slice]:
