@@ -1,0 +1,214 @@
+"""A game with a webhook (issue 42, webhooks), played by mail to its end, its notices posted
+to a real HTTP server on loopback (allowed only by the operator's ``[webhooks] allow_hosts``):
+every event arrives, each signed as docs/webhooks.md says and checked with its recipe, a post
+retried after a 500 carries the same delivery id, a receiver down for a round gets everything
+once it is back, and a receiver that refuses for good is given up with the game master told
+by mail once."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from playing import Clock, new_game, player_mail, queued
+from sqlmodel import Session, col, select
+from webhook_receiver import Post, Receiver, receiving
+
+from adjudicator.base.config import Config, ServiceConfig, WebhooksConfig
+from adjudicator.core.game import Setup
+from adjudicator.notify.outbox import retry_delay, send_due
+from adjudicator.notify.webhook import WebhookChannel
+from adjudicator.service.app import App, make_app
+from adjudicator.service.games import Credentials
+from adjudicator.storage.models import Game, OutboxMail, OutboxStatus, RoundResult
+
+SECRET = "s3cret-of-the-gm"
+TRIO = ("alice", "bob", "carol")
+START = {"alice": 90, "bob": 3, "carol": 3}
+
+
+def verify(secret: str, header: str, body: bytes, tolerance: int = 300) -> bool:
+    """The recipe of docs/webhooks.md, as a receiver writes it."""
+    parts = dict(part.split("=", 1) for part in header.split(","))
+    stamp, given = parts["t"], parts["v1"]
+    if abs(time.time() - int(stamp)) > tolerance:
+        return False
+    expected = hmac.new(secret.encode(), stamp.encode() + b"." + body, hashlib.sha256)
+    return hmac.compare_digest(expected.hexdigest(), given)
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[App]:
+    config = Config(
+        service=ServiceConfig(data_dir=str(tmp_path / "data"), address="judge@pbem.test"),
+        webhooks=WebhooksConfig(allow_hosts=("127.0.0.1",), allow_http=True, give_up_hours=24),
+    )
+    application = make_app(config)
+    application.clock = Clock()
+    yield application
+    application.engine.dispose()
+
+
+def deliver(app: App) -> int:
+    """One pass of ``serve`` over the webhook lane."""
+    (channel,) = app.ctx.channels
+    assert isinstance(channel, WebhookChannel)
+
+    async def run() -> int:
+        sender = channel.sender()
+        try:
+            return await send_due(
+                app.engine,
+                sender,
+                bounce_address="judge@pbem.test",
+                now=app.clock,
+                channel="webhook",
+                give_up=channel.give_up_after,
+                on_refused=app.tell_refused,
+            )
+        finally:
+            await sender.close()
+
+    return asyncio.run(run())
+
+
+def holdings(app: App) -> dict[str, int]:
+    """What each player holds for the open round."""
+    with Session(app.engine) as session:
+        last = session.exec(select(RoundResult).order_by(col(RoundResult.id).desc())).first()
+        return dict(last.public_state["holdings"]) if last else START
+
+
+def play_round(app: App, creds: dict[str, Credentials], number: int) -> None:
+    """Every player gives all he holds to the next, by mail; the round closes once all are
+    in."""
+    held = holdings(app)
+    for i, handle in enumerate(TRIO):
+        to = TRIO[(i + 1) % 3]
+        body = f"PASSWORD {creds[handle].secret}\nGIVE {held[handle]} TO {to}\n"
+        app.ingest(player_mail("gw1", handle, body, number=number * 10 + i), channel="t")
+    app.report()
+
+
+def finished(app: App) -> bool:
+    with Session(app.engine) as session:
+        game = session.exec(select(Game)).one()
+        return game.finished_at is not None
+
+
+def events(posts: list[Post]) -> list[tuple[str, int]]:
+    """(event, round) of each delivery, once per delivery id."""
+    seen: dict[str, tuple[str, int]] = {}
+    for post in posts:
+        seen.setdefault(
+            post.headers["X-Adjudicator-Delivery"], (post.json["event"], post.json["round"])
+        )
+    return list(seen.values())
+
+
+def test_a_game_played_by_mail_to_its_end_posts_every_event_signed_and_once(app: App) -> None:
+    with receiving(Receiver(answers=[500])) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={"webhook": receiver.url, "webhook_secret": SECRET, "early_close": True},
+            setup=Setup(start={"holdings": START}),
+            welcome=True,
+        )
+        assert deliver(app) == 0  # the receiver's 500: tried again after the backoff
+        (first,) = receiver.posts
+        app.clock.advance(seconds=retry_delay(1).total_seconds())
+        assert deliver(app) == 1
+        again = receiver.posts[1]
+        assert again.headers["X-Adjudicator-Delivery"] == first.headers["X-Adjudicator-Delivery"]
+        assert again.body == first.body
+        number = 1
+        play_round(app, creds, number)
+        assert deliver(app) == 2  # round 1's result, round 2 opened
+    # The receiver is down for a whole round: nothing is lost.
+    while not finished(app) and number < 8:
+        number += 1
+        play_round(app, creds, number)
+        assert deliver(app) == 0
+    assert finished(app)
+    app.clock.advance(hours=1)
+    with receiving(Receiver(port=receiver.port, posts=receiver.posts)):
+        assert deliver(app) > 0
+    got = events(receiver.posts)
+    expected = [("round.opened", 1)]
+    for n in range(1, number + 1):
+        expected.append(("round.result", n))
+        expected.append(("round.opened", n + 1) if n < number else ("game.over", n))
+    assert sorted(got) == sorted(expected)
+    assert len(got) == len(set(got))  # no event twice but through a retry of its delivery
+    for post in receiver.posts:
+        assert post.path == "/hook"
+        assert post.headers["X-Adjudicator-Event"] == post.json["event"]
+        assert post.json["schema"] == "adjudicator.webhook/1"
+        assert post.json["game"]["name"] == "gw1"
+        assert verify(SECRET, post.headers["X-Adjudicator-Signature"], post.body)
+        assert not verify("another secret", post.headers["X-Adjudicator-Signature"], post.body)
+    result = next(p.json for p in receiver.posts if p.json["event"] == "round.result")
+    (points,) = result["payload"]["standings"]
+    assert {line["player"] for line in points["lines"]} == set(TRIO)
+    opened = next(p.json for p in receiver.posts if p.json["event"] == "round.opened")
+    assert opened["payload"]["deadline"] is not None
+    with Session(app.engine) as session:
+        rows = session.exec(select(OutboxMail).where(OutboxMail.channel == "webhook")).all()
+        assert {row.status for row in rows} == {OutboxStatus.SENT}
+
+
+def test_a_receiver_that_refuses_for_good_is_given_up_and_the_game_master_told_once(
+    app: App,
+) -> None:
+    with receiving(Receiver(answers=[404] * 10)) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={"webhook": receiver.url, "early_close": True},
+            setup=Setup(start={"holdings": START}),
+            gm_address="gm@example.org",
+            welcome=True,
+        )
+        deliver(app)
+        play_round(app, creds, 1)
+        deliver(app)
+        assert len(receiver.posts) == 3
+        assert "X-Adjudicator-Signature" not in receiver.posts[0].headers  # no secret set
+    with Session(app.engine) as session:
+        rows = session.exec(select(OutboxMail).where(OutboxMail.channel == "webhook")).all()
+        assert {row.status for row in rows} == {OutboxStatus.FAILED}
+    told = queued(app, "gm:webhook_gave_up")
+    assert len(told) == 1
+    assert told[0]["To"] == "gm@example.org"
+
+
+def test_a_receiver_down_past_the_give_up_time_is_given_up(app: App) -> None:
+    receiver = Receiver()
+    with receiving(receiver):
+        pass  # its port, now closed: nothing listens
+    new_game(
+        app,
+        TRIO,
+        settings={"webhook": receiver.url},
+        gm_address="gm@example.org",
+        welcome=True,
+    )
+    assert deliver(app) == 0
+    app.clock.advance(hours=23)
+    assert deliver(app) == 0
+    with Session(app.engine) as session:
+        (row,) = session.exec(select(OutboxMail).where(OutboxMail.channel == "webhook")).all()
+        assert row.status == OutboxStatus.PENDING  # down for 23 hours: still tried
+    app.clock.advance(hours=1, seconds=1)
+    deliver(app)
+    with Session(app.engine) as session:
+        (row,) = session.exec(select(OutboxMail).where(OutboxMail.channel == "webhook")).all()
+        assert row.status == OutboxStatus.FAILED
+    assert timedelta(hours=24) == WebhookChannel(WebhooksConfig()).give_up_after
