@@ -43,7 +43,8 @@ def test_discord_gets_a_readable_message_that_mentions_nobody() -> None:
 def test_slack_gets_a_readable_message_with_its_markup_escaped() -> None:
     event = {**EVENT, "game": {**EVENT["game"], "name": "<!channel> <https://x.example|y>"}}
     text = json.loads(body_of(event, chat="slack", delivery="d"))["text"]
-    assert "<!channel>" not in text and "<https://" not in text
+    assert "<!channel>" not in text
+    assert "<https://" not in text
     assert "&lt;!channel&gt;" in text
 
 
@@ -51,9 +52,11 @@ def test_player_text_cannot_mention_or_link() -> None:
     for chat in ("discord", "slack"):
         for text in ("@everyone", "@here", "<@123456>", "<@&42>", "https://evil.example"):
             shown = neutral(text, chat)
-            assert "@everyone" not in shown and "@here" not in shown
+            assert "@everyone" not in shown
+            assert "@here" not in shown
             assert not re.search(r"(?<!\\)<@", shown)  # Discord shows "\<" as "<"
-            assert "@1" not in shown and "@&" not in shown  # a zero-width space after "@"
+            assert "@1" not in shown
+            assert "@&" not in shown
             assert "https://" not in shown
 
 
