@@ -52,6 +52,7 @@ from adjudicator.mail.command_types import (
     SetQuiet,
     SetTimeZone,
     SetWait,
+    SetWebhook,
     SetWeekend,
     Standby,
     StandIn,
@@ -229,6 +230,17 @@ SPECS: tuple[CommandSpec, ...] = (
         ),
         personal=True,
         answers=("answer/set_public",),
+    ),
+    CommandSpec(
+        SetWebhook,
+        player_readers.read_set_webhook,
+        words=("set",),
+        help=(
+            ("SET WEBHOOK https://...", "your own notices posted there too, signed"),
+            ("", "(OFF: no more); docs/webhooks.md"),
+        ),
+        personal=True,
+        answers=("answer/set_webhook",),
     ),
     CommandSpec(
         WhoIs,

@@ -196,6 +196,15 @@ class SetPublic(Command):
 
 
 @dataclass(frozen=True)
+class SetWebhook(Command):
+    """``SET WEBHOOK https://...``: the player's own notices are posted there too, signed
+    with a secret the answer gives him; ``SET WEBHOOK OFF`` (``url`` None): no more."""
+
+    url: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class WhoIs(Command):
     """``WHOIS cat``: the club record of the player known as cat (never an address)."""
 

@@ -46,8 +46,8 @@ from adjudicator.notify.webhook_address import (
 from adjudicator.notify.webhook_formats import body_of, guess_format
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import game_state, rules_of
-from adjudicator.storage import queries
-from adjudicator.storage.models import Game, OrderSet, Round
+from adjudicator.storage import persons, queries
+from adjudicator.storage.models import Game, OrderSet, Round, RoundResult
 
 log = logging.getLogger(__name__)
 
@@ -134,18 +134,22 @@ class WebhookChannel:
         self, session: Session, told: Notice | PendingMail, *, ctx: ServiceContext, now: datetime
     ) -> list[Notice]:
         """The webhook notices that go with a mail notice just queued: the events of its game
-        that it tells (:func:`game_events`), to the game's webhook."""
-        kind = told.kind
-        if told.channel != "mail" or told.game_id is None or kind not in FOLLOWED:
-            return []
-        if isinstance(told, Notice) and told.answers is not None:
+        that it tells (:func:`game_events`), to the game's webhook; and, when it is one of a
+        player's own notices, the same to the player's own webhook (SET WEBHOOK,
+        :func:`personal_event`)."""
+        if told.channel != "mail" or told.game_id is None:
             return []
         game = session.get(Game, told.game_id)
-        hook = webhook_of(game) if game is not None else None
-        if game is None or hook is None:
+        if game is None:
             return []
+        found = self._personal(session, game, told, ctx=ctx, now=now)
+        if told.kind not in FOLLOWED or (isinstance(told, Notice) and told.answers is not None):
+            return found
+        hook = webhook_of(game)
+        if hook is None:
+            return found
         url, secret, chat = hook
-        return [
+        return found + [
             Notice(
                 "webhook",
                 url,
@@ -157,13 +161,95 @@ class WebhookChannel:
                 channel=self.name,
             )
             for event, suffix in game_events(
-                session, game, kind, told.round_id, now=now, archive=ctx.archive_link
+                session, game, told.kind, told.round_id, now=now, archive=ctx.archive_link
+            )
+        ]
+
+    def _personal(
+        self,
+        session: Session,
+        game: Game,
+        told: Notice | PendingMail,
+        *,
+        ctx: ServiceContext,
+        now: datetime,
+    ) -> list[Notice]:
+        if told.kind not in PERSONAL or not told.recipient:
+            return []
+        person = persons.person_at(session, told.recipient)
+        if person is None or not person.webhook_url:
+            return []
+        seat = queries.seat_at_address(session, game.id, told.recipient)
+        if seat is None:
+            return []
+        event = personal_event(
+            session, game, told.kind, told.round_id, seat.handle, now=now, archive=ctx.archive_link
+        )
+        if event is None:
+            return []
+        return [
+            Notice(
+                "webhook",
+                person.webhook_url,
+                {
+                    "event": event,
+                    "format": guess_format(person.webhook_url),
+                    "secret": person.webhook_secret or "",
+                },
+                key=f"webhook:p{person.id}:{told.key}",
+                label=f"webhook:{event['event']}",
+                game_id=game.id,
+                round_id=told.round_id,
+                channel=self.name,
             )
         ]
 
 
 FOLLOWED = frozenset({"welcome", "started", "result", "reminder", "deadline_changed"})
 """The kinds of mail whose queuing tells a game's webhook something."""
+
+PERSONAL = {
+    "confirmation": "orders.confirmed",
+    "result": "round.result",
+    "reminder": "round.reminder",
+    "nudge": "turn.nudge",
+    "started": "round.opened",
+    "deadline_changed": "round.deadline",
+}
+"""A player's own mails that his own webhook is told of, and the event each is."""
+
+
+def personal_event(
+    session: Session,
+    game: Game,
+    kind: str,
+    round_id: int | None,
+    handle: str,
+    *,
+    now: datetime,
+    archive: Callable[[str, str], str | None],
+) -> dict[str, Any] | None:
+    """The event a player's own mail of ``kind`` is for his webhook: whose (his handle), the
+    game, the round, the deadline; a result's public standings. Never his orders, his
+    password, nor anything of another player's but what the game's webhook may tell."""
+    round_ = session.get(Round, round_id) if round_id is not None else None
+    if round_ is None:
+        return None
+    name = PERSONAL[kind]
+    if name == "round.result":
+        result = queries.result_of(session, round_.id)
+        if result is None:
+            return None
+        return _event(
+            game,
+            name,
+            round_.number,
+            now,
+            player=handle,
+            standings=_standings(session, game, result),
+            link=archive(game.name, round_file(round_.number)),
+        )
+    return _opened(game, name, round_, now, player=handle)
 
 
 def game_events(
@@ -184,20 +270,7 @@ def game_events(
         result = queries.result_of(session, round_id) if round_ is not None else None
         if round_ is None or result is None:
             return []
-        players = [s.handle for s in queries.seats_of(session, game.id)]
-        standings = [
-            {
-                "measure": m.key,
-                "label": m.label,
-                "lines": [
-                    {"player": p, "value": v}
-                    for p, v in sorted(
-                        m.read(result.public_state, players).items(), key=lambda pv: -pv[1]
-                    )
-                ],
-            }
-            for m in kind_of(game.kind).measures
-        ]
+        standings = _standings(session, game, result)
         link = archive(game.name, round_file(round_.number))
         found.append(
             (
@@ -228,6 +301,24 @@ def game_events(
         stamp = f":{opened.deadline:%Y%m%dT%H%M}" if opened.deadline else ":none"
         found.append((_opened(game, "round.deadline", opened, now), stamp))
     return found
+
+
+def _standings(session: Session, game: Game, result: RoundResult) -> list[dict[str, Any]]:
+    """The game's measures of who is ahead after ``result``, highest first."""
+    players = [s.handle for s in queries.seats_of(session, game.id)]
+    return [
+        {
+            "measure": m.key,
+            "label": m.label,
+            "lines": [
+                {"player": p, "value": v}
+                for p, v in sorted(
+                    m.read(result.public_state, players).items(), key=lambda pv: -pv[1]
+                )
+            ],
+        }
+        for m in kind_of(game.kind).measures
+    ]
 
 
 def _event(game: Game, name: str, number: int, now: datetime, **payload: Any) -> dict[str, Any]:

@@ -28,6 +28,9 @@ EVENTS = (
     "round.deadline",
     "turn",
     "game.over",
+    "orders.confirmed",
+    "round.reminder",
+    "turn.nudge",
 )
 """The events a webhook is told of (docs/webhooks.md)."""
 
@@ -112,6 +115,15 @@ def words(event: Mapping[str, Any], chat: str) -> str:
         link = payload.get("link")
         if link:
             text += f" <{link}|The game>" if chat == "slack" else f" The game: <{link}>"
+    elif what == "orders.confirmed":
+        player = _names([payload.get("player", "")], chat)
+        text = f"{head}: {player}'s orders for round {number} are in.{due}"
+    elif what == "round.reminder":
+        player = _names([payload.get("player", "")], chat)
+        text = f"{head}: {player}, round {number} still waits for your orders.{due}"
+    elif what == "turn.nudge":
+        player = _names([payload.get("player", "")], chat)
+        text = f"{head}: {player}, it is your turn (round {number}).{due}"
     else:
         text = f"{head}: {what}."
     return text

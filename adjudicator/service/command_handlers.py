@@ -49,6 +49,7 @@ from adjudicator.mail.commands import (
     SetQuiet,
     SetTimeZone,
     SetWait,
+    SetWebhook,
     SetWeekend,
     Standby,
     StandIn,
@@ -141,6 +142,7 @@ HANDLERS: tuple[Handles[Any], ...] = (
     Handles((WhoIs,), SectionHandling, club.whois),
     Handles((RatingAsked,), SectionHandling, club.rating),
     Handles((SetPublic,), PersonHandling, club.set_public),
+    Handles((SetWebhook,), PersonHandling, club.set_webhook),
     Handles(
         (
             Pause,

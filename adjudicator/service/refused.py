@@ -21,8 +21,10 @@ from sqlmodel import Session, func, select
 
 from adjudicator.mail.smtp import SendResult, SendStatus
 from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.notice import Notice
+from adjudicator.notify.queue import queue_notice
 from adjudicator.service.notices import queue_gm_notice
-from adjudicator.storage.models import Game, OutboxMail, Round, Seat
+from adjudicator.storage.models import Game, OutboxMail, Person, Round, Seat
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +91,29 @@ def tell_webhook_gave_up(
         return False
     digest = hashlib.sha256(mail.recipient.encode()).hexdigest()[:16]
     round_ = session.get(Round, mail.round_id) if mail.round_id is not None else None
+    reply = f"{result.code} {result.text}".strip() if result.code else result.text
+    if mail.key.startswith("webhook:p"):  # a player's own (SET WEBHOOK): he is told
+        person = session.exec(select(Person).where(Person.webhook_url == mail.recipient)).first()
+        if person is None:
+            return False
+        return queue_notice(
+            session,
+            Notice(
+                "webhook_gave_up",
+                person.address,
+                {
+                    "address": mail.recipient,
+                    "event": mail.kind.removeprefix("webhook:"),
+                    "round": round_.number if round_ else None,
+                    "reply": reply,
+                    "game": game.name,
+                },
+                key=f"webhook_gave_up:p{person.id}:{digest}",
+                game_id=game.id,
+            ),
+            ctx=ctx,
+            now=now,
+        )
     return queue_gm_notice(
         session,
         ctx=ctx,
@@ -99,7 +124,7 @@ def tell_webhook_gave_up(
         round_=round_,
         address=mail.recipient,
         event=mail.kind.removeprefix("webhook:"),
-        reply=f"{result.code} {result.text}".strip() if result.code else result.text,
+        reply=reply,
     )
 
 

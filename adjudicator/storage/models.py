@@ -121,6 +121,12 @@ class Person(SQLModel, table=True):
     public: bool = Field(
         default=True, description="shown on the archive's pages by his handle (SET PUBLIC OFF)"
     )
+    webhook_url: str | None = Field(
+        default=None, description="SET WEBHOOK: his own notices are posted there too"
+    )
+    webhook_secret: str | None = Field(
+        default=None, description="the key his webhook's posts are signed with (docs/webhooks.md)"
+    )
     changed_at: datetime = Field(description="when a setting of his last changed")
 
 

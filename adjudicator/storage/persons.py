@@ -1,7 +1,8 @@
 """A player as one person across games (:class:`Person`), known by his registered address.
 
 Whether he shows on the archive's pages (``public``, SET PUBLIC) is his too, set here by
-:func:`set_public`; it stays on the person (no seat carries it).
+:func:`set_public`; so is his webhook (SET WEBHOOK, :func:`set_webhook`); they stay on the
+person (no seat carries them).
 
 His own settings (time zone, chosen password, quiet hours, weekend days) are the person's: set
 once, they hold in every game he plays, now and later. Each seat carries a copy of them
@@ -113,6 +114,17 @@ def set_public(session: Session, address: str, *, public: bool, now: datetime) -
     return person
 
 
+def set_webhook(
+    session: Session, address: str, *, url: str | None, secret: str | None, now: datetime
+) -> Person:
+    """SET WEBHOOK URL (with the secret its posts are signed with) or SET WEBHOOK OFF (None)
+    for the person at ``address`` (made if new)."""
+    person = person_for(session, address, now=now)
+    person.webhook_url, person.webhook_secret, person.changed_at = url, secret, now
+    session.add(person)
+    return person
+
+
 def follow(session: Session, old: str, new: str, *, now: datetime, whole: bool) -> None:
     """Seats moved from ``old`` to ``new``: their player's settings go with him. ``whole``:
     the person moved himself (SET ADDRESS, proven at both addresses), so his settings are
@@ -125,7 +137,7 @@ def follow(session: Session, old: str, new: str, *, now: datetime, whole: bool) 
     if after is None or (whole and before is not None):
         after = person_for(session, new, now=now)
         if before is not None:
-            for name in (*SETTINGS, "public"):
+            for name in (*SETTINGS, "public", "webhook_url", "webhook_secret"):
                 setattr(after, name, getattr(before, name))
             after.changed_at = now
         session.add(after)

@@ -16,7 +16,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from playing import Clock, new_game, player_mail, queued
+from playing import Clock, new_game, newest_to, plain, player_mail, queued
 from sqlmodel import Session, col, select
 from webhook_receiver import Post, Receiver, receiving
 
@@ -212,3 +212,58 @@ def test_a_receiver_down_past_the_give_up_time_is_given_up(app: App) -> None:
         (row,) = session.exec(select(OutboxMail).where(OutboxMail.channel == "webhook")).all()
         assert row.status == OutboxStatus.FAILED
     assert timedelta(hours=24) == WebhookChannel(WebhooksConfig()).give_up_after
+
+
+def secret_in(app: App, address: str) -> str:
+    """The secret the newest answer to ``address`` gives (SET WEBHOOK)."""
+    text = plain(newest_to(app, address))
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if "signed with this secret" in line)
+    return lines[at + 2].strip()
+
+
+def test_a_player_sets_his_own_webhook_by_mail_and_gets_his_own_notices_signed(
+    app: App,
+) -> None:
+    with receiving(Receiver()) as game_hook, receiving(Receiver()) as own:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={"webhook": game_hook.url, "webhook_secret": SECRET, "early_close": True},
+            setup=Setup(start={"holdings": START}),
+        )
+        body = f"PASSWORD {creds['alice'].secret}\nSET WEBHOOK {own.url}\n"
+        app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
+        secret = secret_in(app, "alice@example.org")
+        assert len(secret) >= 24
+        play_round(app, creds, 1)
+        deliver(app)
+        got = [(p.json["event"], p.json["round"], p.json["payload"]["player"]) for p in own.posts]
+        assert sorted(got) == [("orders.confirmed", 1, "alice"), ("round.result", 1, "alice")]
+        for post in own.posts:
+            assert verify(secret, post.headers["X-Adjudicator-Signature"], post.body)
+            assert not verify(SECRET, post.headers["X-Adjudicator-Signature"], post.body)
+            assert "GIVE" not in post.body.decode()  # never the orders themselves
+        assert {p.json["event"] for p in game_hook.posts} == {"round.result", "round.opened"}
+        body = f"PASSWORD {creds['alice'].secret}\nSET WEBHOOK OFF\n"
+        app.ingest(player_mail("gw1", "alice", body, number=2), channel="t")
+        assert "SET WEBHOOK OFF" in plain(newest_to(app, "alice@example.org"))
+        before = len(own.posts)
+        play_round(app, creds, 2)
+        deliver(app)
+        assert len(own.posts) == before
+
+
+def test_a_players_webhook_given_up_is_told_to_him_once(app: App) -> None:
+    with receiving(Receiver(answers=[410] * 10)) as own:
+        creds = new_game(
+            app, TRIO, settings={"early_close": True}, setup=Setup(start={"holdings": START})
+        )
+        body = f"PASSWORD {creds['alice'].secret}\nSET WEBHOOK {own.url}\n"
+        app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
+        play_round(app, creds, 1)
+        deliver(app)
+        assert len(own.posts) == 2
+    (told,) = queued(app, "webhook_gave_up")
+    assert told["To"] == "alice@example.org"
+    assert own.url in plain(told)
