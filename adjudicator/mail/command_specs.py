@@ -29,6 +29,7 @@ from adjudicator.mail.command_types import (
     CopyResults,
     Extend,
     Forgot,
+    GameWebhook,
     Help,
     History,
     Join,
@@ -332,6 +333,13 @@ SPECS: tuple[CommandSpec, ...] = (
         answers=(*_GM_ANSWERS, "announcement"),
     ),
     CommandSpec(CopyResults, gm_readers.read_copy, needs_seat=False, answers=_GM_ANSWERS),
+    CommandSpec(
+        GameWebhook,
+        gm_readers.read_webhook,
+        words=("webhook",),
+        needs_seat=False,
+        answers=_GM_ANSWERS,
+    ),
     CommandSpec(
         RecordOf, gm_readers.read_record, words=("record",), needs_seat=False, answers=_GM_ANSWERS
     ),

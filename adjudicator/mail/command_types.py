@@ -319,6 +319,18 @@ class CopyResults(GmCommand):
 
 
 @dataclass(frozen=True)
+class GameWebhook(GmCommand):
+    """``WEBHOOK https://...``: the game's public notices are posted there too (the setting
+    ``webhook``); ``WEBHOOK SECRET text``: they are signed with it; ``WEBHOOK FORMAT
+    discord``: in that format; ``WEBHOOK OFF``: no more (docs/webhooks.md). ``what`` is
+    ``url``, ``secret``, ``format`` or ``off``."""
+
+    what: str
+    value: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class Unknown(Command):
     """Stands for a line that looks like a mistyped command (only ever in a problem)."""
 

@@ -13,6 +13,7 @@ import hmac
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,9 @@ from adjudicator.core.game import Setup
 from adjudicator.notify.outbox import retry_delay, send_due
 from adjudicator.notify.webhook import WebhookChannel
 from adjudicator.service.app import App, make_app
-from adjudicator.service.games import Credentials
+from adjudicator.service.games import Credentials, find_game
+from adjudicator.service.gm_mail import renew_game_master
+from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, OutboxMail, OutboxStatus, RoundResult
 
 SECRET = "s3cret-of-the-gm"
@@ -267,3 +270,50 @@ def test_a_players_webhook_given_up_is_told_to_him_once(app: App) -> None:
     (told,) = queued(app, "webhook_gave_up")
     assert told["To"] == "alice@example.org"
     assert own.url in plain(told)
+
+
+def gm_mail(to: str, body: str, number: int) -> bytes:
+    message = EmailMessage()
+    message["From"] = "gm@example.org"
+    message["To"] = to
+    message["Subject"] = "Re: [gw1] the game"
+    message["Message-ID"] = f"<gm-{number}@example.org>"
+    message.set_content(body)
+    return message.as_bytes()
+
+
+def test_the_game_master_sets_the_games_webhook_by_mail(app: App) -> None:
+    with receiving(Receiver()) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={"early_close": True},
+            setup=Setup(start={"holdings": START}),
+            gm_address="gm@example.org",
+        )
+        with session_scope(app.engine) as session:
+            renew_game_master(
+                session, find_game(session, "gw1"), address=None, ctx=app.ctx, now=app.clock()
+            )
+        reply_to = str(queued(app, "gm:game_master")[0]["Reply-To"])
+        body = f"WEBHOOK {receiver.url}\nWEBHOOK SECRET {SECRET}\nWEBHOOK FORMAT slack\n"
+        app.ingest(gm_mail(reply_to, body, 1), channel="t")
+        answer = " ".join(plain(queued(app, "answer")[-1]).split())
+        assert f"the game's public notices are posted to {receiver.url} too" in answer
+        assert SECRET not in answer.replace(f"WEBHOOK SECRET {SECRET}", "")
+        play_round(app, creds, 1)
+        deliver(app)
+        assert {p.headers["X-Adjudicator-Event"] for p in receiver.posts} == {
+            "round.result",
+            "round.opened",
+        }
+        for post in receiver.posts:
+            assert verify(SECRET, post.headers["X-Adjudicator-Signature"], post.body)
+            assert "gw1" in post.json["text"]  # Slack's format
+        app.ingest(gm_mail(reply_to, "WEBHOOK ftp://nowhere\nWEBHOOK OFF\n", 2), channel="t")
+        answer = " ".join(plain(queued(app, "answer")[-1]).split())
+        assert "nothing more is posted to a webhook for this game" in answer
+        before = len(receiver.posts)
+        play_round(app, creds, 2)
+        deliver(app)
+        assert len(receiver.posts) == before
