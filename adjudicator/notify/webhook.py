@@ -17,6 +17,7 @@ The configuration is the ``[webhooks]`` table (``base/config.py``, ``WebhooksCon
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -55,6 +56,9 @@ EVENT_HEADER = "X-Adjudicator-Event"
 DELIVERY_HEADER = "X-Adjudicator-Delivery"
 SIGNATURE_HEADER = "X-Adjudicator-Signature"
 USER_AGENT = "Adjudicator-Webhook/1"
+
+RECEIVERS_AT_ONCE = 8
+"""Receivers posted to at once by one batch."""
 
 TEMPORARY_CODES = frozenset({408, 425, 429})
 """Answers besides the 5xx that mean "later": timed out, too early, too many."""
@@ -383,7 +387,22 @@ class WebhookSender:
         )
 
     async def send_batch(self, envelopes: Sequence[Envelope]) -> list[SendResult]:
-        return [await self.post(message, url) for message, _sender, url in envelopes]
+        """The posts to one receiver one after another, in the batch's order (a receiver
+        gets a game's events in the order they happened); several receivers at once."""
+        by_url: dict[str, list[int]] = {}
+        for index, (_message, _sender, url) in enumerate(envelopes):
+            by_url.setdefault(url, []).append(index)
+        results: list[SendResult | None] = [None] * len(envelopes)
+        gate = asyncio.Semaphore(RECEIVERS_AT_ONCE)
+
+        async def one_receiver(indexes: list[int]) -> None:
+            async with gate:
+                for index in indexes:
+                    message, _sender, url = envelopes[index]
+                    results[index] = await self.post(message, url)
+
+        await asyncio.gather(*(one_receiver(indexes) for indexes in by_url.values()))
+        return [result for result in results if result is not None]
 
     async def post(self, message: bytes, url: str) -> SendResult:
         post: Mapping[str, Any] = json.loads(message)
