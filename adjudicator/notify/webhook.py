@@ -299,7 +299,7 @@ def game_events(
             found.append((_opened(game, "round.opened", opened, now), ""))
     elif kind == "reminder" and opened.id == round_id:
         waiting = _waiting(session, game, opened)
-        step = f":{opened.reminded_for}" if opened.reminded_for else f":{now:%Y%m%dT%H%M}"
+        step = f":{now:%Y%m%dT%H%M}"  # one a pass of the reminders, whoever is reminded
         found.append((_opened(game, "round.waiting", opened, now, waiting=waiting), step))
     elif kind == "deadline_changed" and opened.id == round_id:
         stamp = f":{opened.deadline:%Y%m%dT%H%M}" if opened.deadline else ":none"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import random
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -23,11 +24,15 @@ from webhook_receiver import Post, Receiver, receiving
 
 from adjudicator.base.config import Config, ServiceConfig, WebhooksConfig
 from adjudicator.core.game import Setup
+from adjudicator.games import kind_of
 from adjudicator.notify.outbox import retry_delay, send_due
 from adjudicator.notify.webhook import WebhookChannel
+from adjudicator.readmodel.stored import game_state
 from adjudicator.service.app import App, make_app
+from adjudicator.service.deadlines import queue_reminders
 from adjudicator.service.games import Credentials, find_game
 from adjudicator.service.gm_mail import renew_game_master
+from adjudicator.service.rounds import open_round_of
 from adjudicator.storage.db import session_scope
 from adjudicator.storage.models import Game, OutboxMail, OutboxStatus, RoundResult
 
@@ -317,3 +322,56 @@ def test_the_game_master_sets_the_games_webhook_by_mail(app: App) -> None:
         play_round(app, creds, 2)
         deliver(app)
         assert len(receiver.posts) == before
+
+
+def test_a_reminder_tells_the_webhook_who_the_round_still_waits_for_once(app: App) -> None:
+    with receiving(Receiver()) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={"webhook": receiver.url, "webhook_format": "discord", "reminders": ["24h"]},
+            setup=Setup(start={"holdings": START}),
+        )
+        body = f"PASSWORD {creds['alice'].secret}\nGIVE 90 TO bob\n"
+        app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
+        app.clock.advance(hours=48, minutes=1)  # 24 hours before the deadline of 72h
+        with session_scope(app.engine) as session:
+            round_ = open_round_of(session, find_game(session, "gw1"))
+            assert round_ is not None
+            assert queue_reminders(session, round_, ctx=app.ctx, now=app.clock()) == 2
+        deliver(app)
+        (post,) = receiver.posts
+        assert post.headers["X-Adjudicator-Event"] == "round.waiting"
+        text = post.json["content"]
+        assert "round 1 still waits for bob and carol" in text
+        assert "Thursday 05 March 2026, 12:00 UTC" in text
+        assert post.json["allowed_mentions"] == {"parse": []}
+
+
+def test_a_game_played_in_turns_tells_whose_turn_it_is(app: App) -> None:
+    with receiving(Receiver()) as receiver:
+        creds = new_game(
+            app,
+            ["ann", "ben"],
+            kind="three-musketeers",
+            settings={"webhook": receiver.url},
+            welcome=True,
+        )
+        deliver(app)
+        (first,) = receiver.posts
+        assert (first.json["event"], first.json["round"]) == ("turn", 1)
+        mover = first.json["payload"]["to_move"]
+        assert len(mover) == 1
+        with Session(app.engine) as session:
+            game = find_game(session, "gw1")
+            stand_in = kind_of(game.kind).stand_in
+            assert stand_in is not None
+            move = stand_in(game_state(game), mover[0], random.Random(7))
+        body = f"PASSWORD {creds[mover[0]].secret}\n" + "\n".join(move) + "\n"
+        app.ingest(player_mail("gw1", mover[0], body, number=1), channel="t")
+        app.report()
+        deliver(app)
+        got = [(p.json["event"], p.json["round"]) for p in receiver.posts[1:]]
+        assert sorted(got) == [("round.result", 1), ("turn", 2)]
+        (turn,) = [p.json for p in receiver.posts[1:] if p.json["event"] == "turn"]
+        assert turn["payload"]["to_move"] == [h for h in ("ann", "ben") if h != mover[0]]
