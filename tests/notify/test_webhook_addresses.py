@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from webhook_receiver import Receiver, receiving
 
-from adjudicator.base.config import WebhooksConfig
+from adjudicator.base.config import ConfigError, WebhooksConfig, load_config
 from adjudicator.mail.smtp import SendStatus
 from adjudicator.notify.webhook import WebhookSender
 from adjudicator.notify.webhook_address import RefusedAddress, resolve_target
@@ -135,3 +136,17 @@ def test_a_refused_address_is_given_up_and_a_redirect_not_followed() -> None:
         status, text = post(WebhookSender(config), receiver.url)
         assert (status, text) == (SendStatus.PERMANENT, "a redirect (not followed)")
         assert len(receiver.posts) == 1
+
+
+def test_the_operators_table_is_read_from_the_file_and_the_environment(tmp_path: Path) -> None:
+    path = tmp_path / "a.toml"
+    path.write_text('[webhooks]\nallow_hosts = ["127.0.0.1", "hooks.lan"]\n', encoding="utf-8")
+    config = load_config(path, env={})
+    assert config.webhooks.allow_hosts == ("127.0.0.1", "hooks.lan")
+    assert not config.webhooks.allow_http
+    config = load_config(path, env={"ADJUDICATOR_WEBHOOKS_ALLOW_HOSTS": "10.0.0.5, ::1"})
+    assert config.webhooks.allow_hosts == ("10.0.0.5", "::1")
+    assert load_config(None, env={}).webhooks.allow_hosts == ()  # nothing trusted by default
+    path.write_text("[webhooks]\nallow_hosts = [1]\n", encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load_config(path, env={})
