@@ -64,9 +64,11 @@ TEMPORARY_CODES = frozenset({408, 425, 429})
 """Answers besides the 5xx that mean "later": timed out, too early, too many."""
 
 
-def delivery_id(key: str) -> str:
-    """The delivery's id: made from the outbox key, the same on every retry."""
-    return str(uuid.UUID(bytes=hashlib.sha256(key.encode()).digest()[:16], version=4))
+def delivery_id(key: str, *, service_key: bytes = b"") -> str:
+    """The delivery's id: made from the outbox key (the same on every retry) and the
+    service's own key (two services never give the same id)."""
+    digest = hmac.new(service_key, key.encode(), hashlib.sha256).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
 def signature(secret: str, body: bytes, *, at: int) -> str:
@@ -116,7 +118,7 @@ class WebhookChannel:
         """The post of ``notice`` (whose context is ``{"event": ..., "format": ...,
         "secret": ...}``, as :meth:`follow` makes it); reads nothing."""
         event = notice.context["event"]
-        delivery = delivery_id(notice.key)
+        delivery = delivery_id(notice.key, service_key=ctx.receipt_key)
         chat = notice.context.get("format") or guess_format(notice.recipient)
         post = {
             "event": event["event"],
