@@ -375,3 +375,23 @@ def test_a_game_played_in_turns_tells_whose_turn_it_is(app: App) -> None:
         assert sorted(got) == [("round.result", 1), ("turn", 2)]
         (turn,) = [p.json for p in receiver.posts[1:] if p.json["event"] == "turn"]
         assert turn["payload"]["to_move"] == [h for h in ("ann", "ben") if h != mover[0]]
+
+
+def test_a_deadline_moved_by_the_game_master_is_posted_with_the_new_deadline(app: App) -> None:
+    with receiving(Receiver()) as receiver:
+        new_game(
+            app,
+            TRIO,
+            settings={"webhook": receiver.url},
+            gm_address="gm@example.org",
+        )
+        with session_scope(app.engine) as session:
+            renew_game_master(
+                session, find_game(session, "gw1"), address=None, ctx=app.ctx, now=app.clock()
+            )
+        reply_to = str(queued(app, "gm:game_master")[0]["Reply-To"])
+        app.ingest(gm_mail(reply_to, "EXTEND 24h\n", 1), channel="t")
+        deliver(app)
+        (post,) = receiver.posts
+        assert post.headers["X-Adjudicator-Event"] == "round.deadline"
+        assert post.json["payload"]["deadline"] == "2026-03-06T12:00:00+00:00"  # 72h + 24h
