@@ -155,6 +155,10 @@ class WebhookChannel:
         if hook is None:
             return found
         url, secret, chat = hook
+        round_id = told.round_id
+        if round_id is None:  # a welcome: about the round open now
+            opened = queries.open_round(session, game.id)
+            round_id = opened.id if opened is not None else None
         return found + [
             Notice(
                 "webhook",
@@ -163,7 +167,7 @@ class WebhookChannel:
                 key=f"webhook:{game.id}:{event['event']}:{event['round']}{suffix}",
                 label=f"webhook:{event['event']}",
                 game_id=game.id,
-                round_id=told.round_id,
+                round_id=round_id,
                 channel=self.name,
             )
             for event, suffix in game_events(
