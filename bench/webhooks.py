@@ -232,7 +232,9 @@ def main() -> None:
         config = Config(
             service=ServiceConfig(data_dir=str(Path(folder) / "data"), address="judge@pbem.test"),
             smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, connections=2),
-            webhooks=WebhooksConfig(allow_hosts=("127.0.0.1",), allow_http=True),
+            webhooks=WebhooksConfig(
+                allow_hosts=("127.0.0.1",), allow_http=True, per_host_per_minute=0
+            ),
         )
         app = make_app(config)
         app.clock = lambda: NOW

@@ -120,6 +120,7 @@ class WebhooksConfig:
     timeout_seconds: int = 10  # to connect, and for each read of the answer
     give_up_hours: int = 24  # a notice no receiver took within this long is given up
     max_response_bytes: int = 65536  # the most of a receiver's answer that is read
+    per_host_per_minute: int = 120  # posts to one host in a minute at most (0: no limit)
 
 
 @dataclass(frozen=True)

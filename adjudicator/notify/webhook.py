@@ -18,6 +18,7 @@ The configuration is the ``[webhooks]`` table (``base/config.py``, ``WebhooksCon
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
 import hmac
 import json
@@ -27,6 +28,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from sqlmodel import Session, select
@@ -386,6 +388,7 @@ class WebhookSender:
         self.config = config
         self.resolver = resolver
         self.clock = clock
+        self._recent: dict[str, collections.deque[float]] = {}  # posts of the last minute
         self._client = httpx.AsyncClient(
             follow_redirects=False,
             timeout=httpx.Timeout(float(config.timeout_seconds)),
@@ -410,8 +413,26 @@ class WebhookSender:
         await asyncio.gather(*(one_receiver(indexes) for indexes in by_url.values()))
         return [result for result in results if result is not None]
 
+    def _over_limit(self, url: str) -> bool:
+        """Whether ``url``'s host had ``per_host_per_minute`` posts in the last minute (the
+        post waits for its retry); else the post is counted."""
+        limit = self.config.per_host_per_minute
+        if limit <= 0:
+            return False
+        host = urlsplit(url).hostname or url
+        now = time.monotonic()
+        recent = self._recent.setdefault(host, collections.deque())
+        while recent and now - recent[0] >= 60.0:
+            recent.popleft()
+        if len(recent) >= limit:
+            return True
+        recent.append(now)
+        return False
+
     async def post(self, message: bytes, url: str) -> SendResult:
         post: Mapping[str, Any] = json.loads(message)
+        if self._over_limit(url):
+            return SendResult(SendStatus.TEMPORARY, None, "held back: too many posts", "post")
         try:
             target = await resolve_target(
                 url,

@@ -150,3 +150,21 @@ def test_the_operators_table_is_read_from_the_file_and_the_environment(tmp_path:
     path.write_text("[webhooks]\nallow_hosts = [1]\n", encoding="utf-8")
     with pytest.raises(ConfigError):
         load_config(path, env={})
+
+
+def test_posts_to_one_host_beyond_the_limit_wait_for_their_retry() -> None:
+    message = json.dumps({"event": "round.opened", "delivery": "d-1", "body": "{}"}).encode()
+    with receiving(Receiver()) as receiver:
+        config = WebhooksConfig(allow_hosts=("127.0.0.1",), allow_http=True, per_host_per_minute=2)
+
+        async def run() -> list[SendStatus]:
+            sender = WebhookSender(config)
+            try:
+                envelopes = [(message, "", receiver.url)] * 3
+                return [r.status for r in await sender.send_batch(envelopes)]
+            finally:
+                await sender.close()
+
+        statuses = asyncio.run(run())
+        assert statuses == [SendStatus.SENT, SendStatus.SENT, SendStatus.TEMPORARY]
+        assert len(receiver.posts) == 2
