@@ -69,7 +69,10 @@ def _follow(
         return
     for channel in ctx.channels:
         if isinstance(channel, Follower):
-            for follower in channel.follow(session, told, ctx=ctx, now=now):
+            # What it reads never flushes the writes the batch makes together (one insert).
+            with session.no_autoflush:
+                followers = channel.follow(session, told, ctx=ctx, now=now)
+            for follower in followers:
                 queue_pending(session, _render(session, follower, ctx=ctx, now=now), now=now)
 
 

@@ -188,7 +188,7 @@ class WebhookChannel:
     ) -> list[Notice]:
         if told.kind not in PERSONAL or not told.recipient:
             return []
-        person = persons.person_at(session, told.recipient)
+        person = persons.with_webhooks(session).get(told.recipient.strip().lower())
         if person is None or not person.webhook_url:
             return []
         seat = queries.seat_at_address(session, game.id, told.recipient)

@@ -114,6 +114,21 @@ def set_public(session: Session, address: str, *, public: bool, now: datetime) -
     return person
 
 
+_WEBHOOKS = "persons.webhooks"
+
+
+def with_webhooks(session: Session) -> dict[str, Person]:
+    """Every person with a webhook (SET WEBHOOK), by address: asked once in a session, so that
+    a batch of mail asks the same questions whatever its number of mails (each mail queued is
+    looked up here); :func:`set_webhook` forgets it."""
+    found: dict[str, Person] | None = session.info.get(_WEBHOOKS)
+    if found is None:
+        query = select(Person).where(col(Person.webhook_url).is_not(None))
+        found = {person.address: person for person in session.exec(query)}
+        session.info[_WEBHOOKS] = found
+    return found
+
+
 def set_webhook(
     session: Session, address: str, *, url: str | None, secret: str | None, now: datetime
 ) -> Person:
@@ -122,6 +137,7 @@ def set_webhook(
     person = person_for(session, address, now=now)
     person.webhook_url, person.webhook_secret, person.changed_at = url, secret, now
     session.add(person)
+    session.info.pop(_WEBHOOKS, None)
     return person
 
 
