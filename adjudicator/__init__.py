@@ -1,3 +1,3 @@
 """adjudicator: a play-by-email game service."""
 
-__version__ = "0.17.0"
+__version__ = "0.19.0"

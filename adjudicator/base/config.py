@@ -109,6 +109,21 @@ class HealthConfig:
 
 
 @dataclass(frozen=True)
+class WebhooksConfig:
+    """Webhooks (``notify/webhook.py``, docs/webhooks.md): what the operator lets through. A
+    webhook's address is chosen by a game master or a player, so by default only ``https`` to a
+    public address is posted to; ``allow_hosts`` lists the host names or addresses (``127.0.0.1``,
+    ``hooks.lan``) the operator trusts besides, loopback and private ones included."""
+
+    allow_hosts: tuple[str, ...] = ()
+    allow_http: bool = False  # plain http too (to any host; meant for a local receiver)
+    timeout_seconds: int = 10  # to connect, and for each read of the answer
+    give_up_hours: int = 24  # a notice no receiver took within this long is given up
+    max_response_bytes: int = 65536  # the most of a receiver's answer that is read
+    per_host_per_minute: int = 120  # posts to one host in a minute at most (0: no limit)
+
+
+@dataclass(frozen=True)
 class Config:
     service: ServiceConfig = field(default_factory=ServiceConfig)
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
@@ -116,6 +131,7 @@ class Config:
     maildir: MaildirConfig = field(default_factory=MaildirConfig)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
     health: HealthConfig = field(default_factory=HealthConfig)
+    webhooks: WebhooksConfig = field(default_factory=WebhooksConfig)
 
     @property
     def data_path(self) -> Path:
@@ -153,6 +169,11 @@ class Config:
 
 def _coerce(value: Any, target: Any, *, key: str) -> Any:
     kind = type(target)
+    if kind is tuple:
+        parts = value.split(",") if isinstance(value, str) else value
+        if not isinstance(parts, list | tuple) or not all(isinstance(p, str) for p in parts):
+            raise ConfigError(f"{key}: expected a list of strings, got {value!r}")
+        return tuple(p.strip() for p in parts if p.strip())
     if kind is bool:
         if isinstance(value, bool):
             return value

@@ -29,6 +29,7 @@ from adjudicator.mail.command_types import (
     CopyResults,
     Extend,
     Forgot,
+    GameWebhook,
     Help,
     History,
     Join,
@@ -53,6 +54,7 @@ from adjudicator.mail.command_types import (
     SetQuiet,
     SetTimeZone,
     SetWait,
+    SetWebhook,
     SetWeekend,
     Standby,
     StandIn,
@@ -245,6 +247,17 @@ SPECS: tuple[CommandSpec, ...] = (
         answers=("answer/set_public",),
     ),
     CommandSpec(
+        SetWebhook,
+        player_readers.read_set_webhook,
+        words=("set",),
+        help=(
+            ("SET WEBHOOK https://...", "your own notices posted there too, signed"),
+            ("", "(OFF: no more); docs/webhooks.md"),
+        ),
+        personal=True,
+        answers=("answer/set_webhook",),
+    ),
+    CommandSpec(
         WhoIs,
         player_readers.read_whois,
         words=("whois",),
@@ -342,6 +355,13 @@ SPECS: tuple[CommandSpec, ...] = (
         answers=(*_GM_ANSWERS, "announcement"),
     ),
     CommandSpec(CopyResults, gm_readers.read_copy, needs_seat=False, answers=_GM_ANSWERS),
+    CommandSpec(
+        GameWebhook,
+        gm_readers.read_webhook,
+        words=("webhook",),
+        needs_seat=False,
+        answers=_GM_ANSWERS,
+    ),
     CommandSpec(
         RecordOf, gm_readers.read_record, words=("record",), needs_seat=False, answers=_GM_ANSWERS
     ),

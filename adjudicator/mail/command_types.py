@@ -206,6 +206,15 @@ class SetDigest(Command):
 
 
 @dataclass(frozen=True)
+class SetWebhook(Command):
+    """``SET WEBHOOK https://...``: the player's own notices are posted there too, signed
+    with a secret the answer gives him; ``SET WEBHOOK OFF`` (``url`` None): no more."""
+
+    url: str | None
+    line: SectionLine
+
+
+@dataclass(frozen=True)
 class WhoIs(Command):
     """``WHOIS cat``: the club record of the player known as cat (never an address)."""
 
@@ -325,6 +334,18 @@ class CopyResults(GmCommand):
     """``COPY ON``: the game master gets every round's public result; ``COPY OFF``: no more."""
 
     on: bool
+    line: SectionLine
+
+
+@dataclass(frozen=True)
+class GameWebhook(GmCommand):
+    """``WEBHOOK https://...``: the game's public notices are posted there too (the setting
+    ``webhook``); ``WEBHOOK SECRET text``: they are signed with it; ``WEBHOOK FORMAT
+    discord``: in that format; ``WEBHOOK OFF``: no more (docs/webhooks.md). ``what`` is
+    ``url``, ``secret``, ``format`` or ``off``."""
+
+    what: str
+    value: str | None
     line: SectionLine
 
 

@@ -15,6 +15,7 @@ from adjudicator.mail.command_types import (
     CommandProblem,
     CopyResults,
     Extend,
+    GameWebhook,
     Pause,
     RecordOf,
     RemovePlayer,
@@ -37,6 +38,7 @@ _REMOVE = re.compile(r"remove\b(?:\s+(?:player\s+)?(\S+))?(.*)", re.I)
 _WITHDRAW = re.compile(r"withdraw\b(?:\s+(?:player\s+)?(\S+))?(.*)", re.I)
 _STAND_IN = re.compile(r"stand[\s-]?in\b(?:\s+(?:for\s+)?(\S+))?(?:\s+(on|off))?(.*)", re.I)
 _RECORD = re.compile(r"record\b(?:\s+(?:of\s+)?(\S+))?(.*)", re.I)
+_WEBHOOK = re.compile(r"webhook\b\s*(.*)", re.I)
 _COPY = re.compile(r"copy\b(?:\s+(\S+))?(.*)", re.I)
 _HANDLE = re.compile(r"[a-z][a-z0-9_-]{0,31}", re.I)
 MAIL_ADDRESS = r"<?([^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+)>?"
@@ -154,3 +156,24 @@ def read_record(text: str, line: SectionLine) -> list[Command | CommandProblem] 
         usage = "write RECORD and the player's address, e.g. RECORD someone@example.org"
         return _wrong_gm(RecordOf, text, line, usage)
     return [RecordOf(address.group(1).lower(), line)]
+
+
+def read_webhook(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    """WEBHOOK URL, WEBHOOK SECRET text, WEBHOOK FORMAT name, WEBHOOK OFF."""
+    match = _WEBHOOK.fullmatch(text)
+    if match is None:
+        return None
+    rest = match.group(1).strip()
+    word, _, value = rest.partition(" ")
+    usage = (
+        "write WEBHOOK and the https address to post to, WEBHOOK SECRET and a text to sign "
+        "with, WEBHOOK FORMAT discord (or slack, json), or WEBHOOK OFF"
+    )
+    if word.lower() == "off" and not value:
+        return [GameWebhook("off", None, line)]
+    if word.lower() in ("secret", "format") and value.strip() and " " not in value.strip():
+        return [GameWebhook(word.lower(), value.strip(), line)]
+    url = rest.strip("<>")
+    if re.fullmatch(r"https?://\S+", url, re.I):
+        return [GameWebhook("url", url, line)]
+    return _wrong_gm(GameWebhook, text, line, usage)

@@ -39,6 +39,7 @@ from adjudicator.mail.command_types import (
     SetQuiet,
     SetTimeZone,
     SetWait,
+    SetWebhook,
     SetWeekend,
     Standby,
     Status,
@@ -75,6 +76,7 @@ SETTINGS_WORDS = (
     "weekend",
     "public",
     "digest",
+    "webhook",
 )
 
 _HELP = re.compile(r"help(?:\s+(?:on\s+|for\s+|game\s+)?([a-z0-9][a-z0-9_.-]{0,63}))?", re.I)
@@ -133,7 +135,7 @@ def read_set(text: str, line: SectionLine) -> list[Command | CommandProblem] | N
     if match is None:
         other = _SET_OTHER.fullmatch(text)
         if other is None or any(
-            own.fullmatch(text) for own in (_SET_AWAY, _SET_PUBLIC, _SET_DIGEST)
+            own.fullmatch(text) for own in (_SET_AWAY, _SET_PUBLIC, _SET_DIGEST, _SET_WEBHOOK)
         ):
             return None
         return [CommandProblem(SetTimeZone, line, _unknown_setting(other.group(1)))]
@@ -283,6 +285,7 @@ def read_resign(text: str, line: SectionLine) -> list[Command | CommandProblem] 
 _WHOIS = re.compile(r"who\s*is(?:\s+(\S+))?", re.I)
 _RATING = re.compile(r"(?:my\s+)?ratings?", re.I)
 _SET_PUBLIC = re.compile(r"set\s+public\b\s*(.*)", re.I)
+_SET_WEBHOOK = re.compile(r"set\s+webhook\b\s*(.*)", re.I)
 
 
 def read_whois(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
@@ -336,3 +339,24 @@ def read_set_digest(text: str, line: SectionLine) -> list[Command | CommandProbl
             )
         ]
     return [SetDigest(f"{at:%H:%M}", line)]
+
+
+def read_set_webhook(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
+    """``SET WEBHOOK URL`` or ``SET WEBHOOK OFF``; the URL's shape only (what it resolves to
+    is checked at each post: ``notify/webhook_address.py``)."""
+    match = _SET_WEBHOOK.fullmatch(text)
+    if match is None:
+        return None
+    value = match.group(1).strip().strip("<>").strip()
+    if value.lower() in ("off", "none"):
+        return [SetWebhook(None, line)]
+    if not re.fullmatch(r"https?://\S+", value, re.I):
+        return [
+            CommandProblem(
+                SetWebhook,
+                line,
+                "write SET WEBHOOK and the https address to post to, "
+                "e.g. SET WEBHOOK https://discord.com/api/webhooks/..., or SET WEBHOOK OFF",
+            )
+        ]
+    return [SetWebhook(value, line)]

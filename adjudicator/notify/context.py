@@ -4,8 +4,8 @@ behind receipts and the channels its notices go by besides mail; and what a chan
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Protocol
+from datetime import datetime, timedelta
+from typing import Protocol, runtime_checkable
 
 from sqlmodel import Session
 
@@ -43,6 +43,23 @@ class Channel(Protocol):
         stops. Each envelope it is handed is (what ``prepare`` rendered, the envelope sender,
         the recipient); a result per envelope says how it went (``SendResult``: sent, refused
         for now, refused for good)."""
+        ...
+
+
+@runtime_checkable
+class Follower(Protocol):
+    """A channel that tells what mail tells, its own way (webhooks): when a mail notice is
+    queued, the notices it means for this channel are queued with it, in the same transaction
+    (``queue.queue_notice``). Its lane gives a notice up after ``give_up_after``, not after a
+    number of attempts (``outbox.record_results``)."""
+
+    @property
+    def give_up_after(self) -> timedelta: ...
+
+    def follow(
+        self, session: Session, told: Notice | PendingMail, *, ctx: ServiceContext, now: datetime
+    ) -> list[Notice]:
+        """The notices of this channel that go with ``told``, a mail notice being queued."""
         ...
 
 

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
 from sqlalchemy.engine import Engine
@@ -188,12 +188,19 @@ def record_results(
     *,
     now: datetime,
     on_refused: OnRefused | None = None,
+    give_up: timedelta | None = None,
 ) -> None:
+    """``give_up``: a lane whose notices are given up after that long since they were queued
+    (webhooks: a receiver down for an hour loses nothing), not after :data:`MAX_ATTEMPTS`."""
     for mail, result in zip(mails, results, strict=True):
         mail.attempts += 1
+        if give_up is None:
+            exhausted = mail.attempts >= MAX_ATTEMPTS
+        else:
+            exhausted = now - _aware(mail.created_at) >= give_up
         if result.status == SendStatus.SENT:
             mail.status, mail.sent_at, mail.last_error = OutboxStatus.SENT, now, None
-        elif result.status == SendStatus.PERMANENT or mail.attempts >= MAX_ATTEMPTS:
+        elif result.status == SendStatus.PERMANENT or exhausted:
             mail.status, mail.last_error = OutboxStatus.FAILED, _detail(result)
             if on_refused is not None:
                 _tell(on_refused, session, mail, result, now=now)
@@ -203,6 +210,11 @@ def record_results(
         if mail.status != OutboxStatus.PENDING and mail.kind in SECRET_KINDS:
             mail.message = header_section(mail.message) + DROPPED
         session.add(mail)
+
+
+def _aware(moment: datetime) -> datetime:
+    """A time read back from the database (SQLite keeps none of its zone: UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _tell(
@@ -239,6 +251,7 @@ async def send_due(
     meanwhile: Callable[[], Awaitable[object]] | None = None,
     on_refused: OnRefused | None = None,
     channel: str = "mail",
+    give_up: timedelta | None = None,
 ) -> int:
     """Send every due mail of ``channel``'s lane (mail unless told), in batches; return how
     many were sent. Each channel has a sender of its own and a pass of its own over its lane;
@@ -301,7 +314,14 @@ async def send_due(
             in_flight = {mail.id for mail in mails}
             recording = asyncio.ensure_future(
                 asyncio.to_thread(
-                    _record, session, mails, results, now(), on_recorded, on_refused=on_refused
+                    _record,
+                    session,
+                    mails,
+                    results,
+                    now(),
+                    on_recorded,
+                    on_refused=on_refused,
+                    give_up=give_up,
                 )
             )
             sent += sum(result.sent for result in results)
@@ -322,13 +342,14 @@ def _record(
     on_recorded: Callable[[list[OutboxMail]], object] | None,
     *,
     on_refused: OnRefused | None = None,
+    give_up: timedelta | None = None,
 ) -> None:
     """Mark the batch sent (or failed, or due again later) and queue what ``on_refused``
     queues, commit, close the session; then tell ``on_recorded`` (metrics), whose failure
     never undoes the record."""
     try:
         with sqlite_write_lock(session.get_bind().engine):
-            record_results(session, mails, results, now=now, on_refused=on_refused)
+            record_results(session, mails, results, now=now, on_refused=on_refused, give_up=give_up)
             session.commit()
     finally:
         session.close()

@@ -18,7 +18,7 @@ from sqlmodel import Session
 from adjudicator.mail.parse import InboundMail
 from adjudicator.notify import digest, loop_guard
 from adjudicator.notify.channels import channel_named
-from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.context import Follower, ServiceContext
 from adjudicator.notify.mail import answer_threading
 from adjudicator.notify.notice import Notice
 from adjudicator.notify.outbox import PendingMail, queue_pending
@@ -44,7 +44,9 @@ def queue_notice(
     address is told once. An answer to a player of the game (``context["handle"]``) goes out
     with the seat's bounce address."""
     if isinstance(notice, PendingMail):
-        return _queue_or_hold(session, notice, now=now)
+        queued = _queue_or_hold(session, notice, now=now)
+        _follow(session, notice, ctx=ctx, now=now)
+        return queued
     if notice.answers is not None:
         if not notice.recipient:
             return False
@@ -53,7 +55,9 @@ def queue_notice(
         notice = _as_answer(session, notice, notice.answers)
     pending = _render(session, notice, ctx=ctx, now=now)
     # An answer to a mail its recipient just sent goes out before the other mails due.
-    return _queue_or_hold(session, replace(pending, answer=notice.answers is not None), now=now)
+    queued = _queue_or_hold(session, replace(pending, answer=notice.answers is not None), now=now)
+    _follow(session, notice, ctx=ctx, now=now)
+    return queued
 
 
 def _queue_or_hold(session: Session, mail: PendingMail, *, now: datetime) -> bool:
@@ -62,6 +66,22 @@ def _queue_or_hold(session: Session, mail: PendingMail, *, now: datetime) -> boo
     if mail.may_wait and not mail.answer and digest.takes_digest(session, mail.recipient):
         return digest.hold(session, mail, now=now)
     return queue_pending(session, mail, now=now)
+
+
+def _follow(
+    session: Session, told: Notice | PendingMail, *, ctx: ServiceContext, now: datetime
+) -> None:
+    """Queue what the channels that follow mail (webhooks: ``context.Follower``) make of a
+    mail notice, in its transaction; each keyed, so told once however often the mail is."""
+    if told.channel != "mail":
+        return
+    for channel in ctx.channels:
+        if isinstance(channel, Follower):
+            # What it reads never flushes the writes the batch makes together (one insert).
+            with session.no_autoflush:
+                followers = channel.follow(session, told, ctx=ctx, now=now)
+            for follower in followers:
+                queue_pending(session, _render(session, follower, ctx=ctx, now=now), now=now)
 
 
 def prepare_notice(

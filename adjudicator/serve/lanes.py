@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
@@ -34,6 +34,7 @@ class Lane:
 
     channel: str
     sender: BatchSender
+    give_up: timedelta | None = None  # a notice's time to be taken (else: a number of attempts)
     failures: int = 0
     retry_at: float = 0.0  # monotonic: no sending before (the lane's server is away)
 
@@ -68,6 +69,7 @@ class Lane:
                 meanwhile=meanwhile,
                 on_refused=on_refused,
                 channel=self.channel,
+                give_up=self.give_up,
             )
         except ServerUnavailable as away:
             self._away(str(away), on_away)

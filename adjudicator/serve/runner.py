@@ -26,6 +26,7 @@ from adjudicator.mail.maildir import MaildirReader, ensure_maildir
 from adjudicator.mail.maildir_watch import watch_deliveries
 from adjudicator.mail.smtp import LocalMaildirSender, SmtpSender, SmtpSettings
 from adjudicator.mail.source import BatchHandler, MailSource
+from adjudicator.notify.context import Follower
 from adjudicator.notify.mail import MailChannel
 from adjudicator.notify.outbox import BatchSender, Lanes
 from adjudicator.serve.archiving import ArchiveKeeper
@@ -314,7 +315,7 @@ class Service:
                 now=self.app.clock,
                 on_recorded=self.metrics.confirmations_sent if mail else None,
                 meanwhile=meanwhile if mail else None,
-                on_refused=self.app.tell_refused if mail else None,
+                on_refused=self.app.tell_refused,
                 on_away=self.metrics.smtp_retries.inc if mail else None,
             )
             if sent:
@@ -329,7 +330,14 @@ class Service:
         mail = MailChannel(
             senders=lambda: make_senders(self.app, own_process=not once and workers > 1)
         )
-        return [Lane(c.name, c.sender()) for c in (mail, *self.app.ctx.channels)]
+        return [
+            Lane(
+                c.name,
+                c.sender(),
+                give_up=c.give_up_after if isinstance(c, Follower) else None,
+            )
+            for c in (mail, *self.app.ctx.channels)
+        ]
 
     async def _pending(self) -> None:
         """Process mail stored but left unprocessed: after a crash between storing and

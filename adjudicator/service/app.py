@@ -21,6 +21,7 @@ from adjudicator.mail.reading import Readings
 from adjudicator.mail.smtp import SendResult
 from adjudicator.mail.vips import VipsConverter
 from adjudicator.notify.context import ServiceContext
+from adjudicator.notify.webhook import WebhookChannel
 from adjudicator.service.batch_intake import (
     PROCESS_BATCH,
     Processed,
@@ -180,6 +181,7 @@ def make_app(config: Config, *, check: bool = True) -> App:
         max_bytes=config.service.max_message_bytes,
         archive_url=config.service.archive_url,
         converter=VipsConverter(),
+        channels=(WebhookChannel(config.webhooks),),
     )
     load_all(config.solutions_path, KINDS)  # cheap: a memory map of each file already made
     return App(config=config, engine=engine, ctx=ctx)

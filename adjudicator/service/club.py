@@ -9,6 +9,7 @@ RECORD names the address he gave, and no handle.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -17,7 +18,15 @@ from sqlmodel import Session
 
 from adjudicator.core.club import PlayerRecord
 from adjudicator.games import GAME_NAMES, game_title
-from adjudicator.mail.commands import Command, CommandProblem, RatingAsked, SetPublic, WhoIs
+from adjudicator.mail.commands import (
+    Command,
+    CommandProblem,
+    RatingAsked,
+    SetPublic,
+    SetWebhook,
+    WhoIs,
+)
+from adjudicator.notify.webhook_formats import guess_format
 from adjudicator.readmodel.club import address_of_handle, handle_of, is_public, record_of
 from adjudicator.readmodel.ratings import ratings_of_kind
 from adjudicator.service.handling import PersonHandling, SectionHandling
@@ -178,4 +187,29 @@ def set_public(
         persons.set_public(handling.session, seat.address, public=command.public, now=handling.now)
         handling.answer_seat(seat, "set_public", {"public": command.public})
         handling.notes.append(f"public {'on' if command.public else 'off'}")
+    return True
+
+
+# --- SET WEBHOOK -------------------------------------------------------------------------------
+
+
+def set_webhook(
+    handling: PersonHandling, commands: Sequence[Command], _problems: Sequence[CommandProblem]
+) -> bool:
+    """SET WEBHOOK URL or OFF for the proven seat's person: a new secret each time a URL is
+    set, given in the answer (which goes to his registered address only), the posts signed
+    with it (docs/webhooks.md)."""
+    seat = handling.seat
+    for command in commands:
+        assert isinstance(command, SetWebhook)
+        secret = secrets.token_urlsafe(24) if command.url else None
+        persons.set_webhook(
+            handling.session, seat.address, url=command.url, secret=secret, now=handling.now
+        )
+        handling.answer_seat(
+            seat,
+            "set_webhook",
+            {"url": command.url, "secret": secret, "format": guess_format(command.url or "")},
+        )
+        handling.notes.append("webhook on" if command.url else "webhook off")
     return True

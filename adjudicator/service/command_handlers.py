@@ -27,6 +27,7 @@ from adjudicator.mail.commands import (
     CopyResults,
     Extend,
     Forgot,
+    GameWebhook,
     Help,
     History,
     Join,
@@ -50,6 +51,7 @@ from adjudicator.mail.commands import (
     SetQuiet,
     SetTimeZone,
     SetWait,
+    SetWebhook,
     SetWeekend,
     Standby,
     StandIn,
@@ -156,6 +158,7 @@ HANDLERS: tuple[Handles[Any], ...] = (
     Handles((RatingAsked,), SectionHandling, club.rating),
     Handles((SetPublic,), PersonHandling, club.set_public),
     Handles((SetDigest,), PersonHandling, digests.set_digest),
+    Handles((SetWebhook,), PersonHandling, club.set_webhook),
     Handles(
         (
             Pause,
@@ -167,6 +170,7 @@ HANDLERS: tuple[Handles[Any], ...] = (
             StandIn,
             Announce,
             CopyResults,
+            GameWebhook,
             RecordOf,
         ),
         SectionHandling,

@@ -36,6 +36,7 @@ from adjudicator.mail.commands import (
     CommandProblem,
     CopyResults,
     Extend,
+    GameWebhook,
     Pause,
     RecordOf,
     RemovePlayer,
@@ -53,6 +54,7 @@ from adjudicator.service.handling import AnswerPart, SectionHandling
 from adjudicator.service.notices import gm_reply_to, queue_gm_notice
 from adjudicator.service.press import MAX_CHARACTERS, clean_text
 from adjudicator.service.rounds import closes_at, open_round_of
+from adjudicator.service.settings import read_settings
 from adjudicator.storage import queries
 from adjudicator.storage.models import Game, GameStatus
 
@@ -240,6 +242,8 @@ def _apply(
             now=now,
         )
         return {"command": "announce", "told": told, "lines": text.splitlines()}
+    if isinstance(command, GameWebhook):
+        return _webhook(game, command)
     if isinstance(command, RecordOf):
         record = club.record_context(record_of(session, command.address, now=now))
         return {"command": "record", "address": command.address, "record": record}
@@ -247,6 +251,21 @@ def _apply(
     game.gm_copy = command.on
     session.add(game)
     return {"command": "copy", "on": command.on}
+
+
+def _webhook(game: Game, command: GameWebhook) -> dict[str, Any]:
+    """WEBHOOK ...: the game's webhook settings, as ``--setting webhook=...`` sets them,
+    checked the same way (``settings.read_settings``)."""
+    names = {"url": "webhook", "secret": "webhook_secret", "format": "webhook_format"}
+    settings = dict(game.settings)
+    if command.what == "off":
+        for name in names.values():
+            settings.pop(name, None)
+    else:
+        settings[names[command.what]] = command.value
+    read_settings(game.kind, game.schedule, game.time_zone, settings)  # ServiceError: refused
+    game.settings = settings
+    return {"command": "webhook", "what": command.what, "value": command.value}
 
 
 def _extend(handling: SectionHandling, game: Game, command: Extend) -> dict[str, Any]:

@@ -33,6 +33,7 @@ NOTICES = (
     "missed_rounds",
     "bounced",
     "refused",
+    "webhook_gave_up",
     "adjudication_failed",
     "closed_late",
     "resigned",

@@ -43,6 +43,10 @@ Settings live in ``Game.settings`` (JSON), all optional:
   this number, 0 to 100, is refused with his figure and this one (default none).
 - ``rating``: the rating band the game is open to, ``1400-1800`` (or ``1400-``, ``-1800``): a
   JOIN by a player whose rating in the game's kind is outside it is refused (default none).
+- ``webhook``: an https address the game's public notices are posted to besides mail (round
+  opened, result, still waiting, game over, whose turn: docs/webhooks.md); ``webhook_secret``
+  signs each post; ``webhook_format`` is ``discord``, ``slack`` or ``json`` (default: guessed
+  from the address, else ``json``). Default none.
 - ``rated``: whether the game counts for the ratings when it ends (default: yes, unless a
   seat was played by the computer, from the start or as a stand-in).
 """
@@ -65,6 +69,8 @@ from adjudicator.core.schedule import (
     zone_info,
 )
 from adjudicator.games import get_rules
+from adjudicator.notify.webhook_address import RefusedAddress, split_url
+from adjudicator.notify.webhook_formats import FORMATS
 from adjudicator.service import ServiceError
 from adjudicator.storage.models import Game
 
@@ -89,6 +95,9 @@ SETTINGS = (
     "min_reliability",
     "rating",
     "rated",
+    "webhook",
+    "webhook_secret",
+    "webhook_format",
 )
 ABSENT = ("no-orders", "stand-in", "offer")
 ABSENCE = ("wait", "nmr")
@@ -193,6 +202,7 @@ def read_settings(
             raise ServiceError(
                 "setting 'nudge' is for games played in turns; the others have reminders"
             )
+        _check_webhook(settings)
         join = settings.get("join", "open")
         if join not in JOIN:
             raise ServiceError(f"setting 'join' is one of {', '.join(JOIN)}")
@@ -219,6 +229,23 @@ def read_settings(
         )
     except ScheduleError as error:
         raise ServiceError(str(error)) from None
+
+
+def _check_webhook(settings: Mapping[str, Any]) -> None:
+    """The webhook's settings: a URL of the right shape (what it resolves to is checked at
+    each post, ``notify/webhook_address.py``), a secret, a known format."""
+    url = settings.get("webhook")
+    if url is not None and url != "":
+        try:
+            split_url(str(url), allow_http=True)
+        except RefusedAddress as refused:
+            raise ServiceError(f"setting 'webhook': {refused}") from None
+    secret = settings.get("webhook_secret")
+    if secret is not None and (not isinstance(secret, str) or len(secret) > 256):
+        raise ServiceError("setting 'webhook_secret' is a text of at most 256 characters")
+    chosen = settings.get("webhook_format")
+    if chosen and str(chosen).lower() not in FORMATS:
+        raise ServiceError(f"setting 'webhook_format' is one of {', '.join(FORMATS)}")
 
 
 def _min_reliability(value: Any) -> int | None:

@@ -44,6 +44,7 @@ SCHEMA_VERSIONS: dict[str, str] = {
     "0015": "0.15.0",
     "0016": "0.16.0",
     "0017": "0.17.0",
+    "0018": "0.18.0",
     "0019": "0.19.0",
 }
 """Each revision of ``migrations/versions``, oldest first, and the version of the package that

@@ -126,6 +126,12 @@ class Person(SQLModel, table=True):
         description="SET DIGEST DAILY: the time of day ('08:00', his own zone) his mail that "
         "can wait comes as one digest (``notify/digest.py``); None: every mail at once",
     )
+    webhook_url: str | None = Field(
+        default=None, description="SET WEBHOOK: his own notices are posted there too"
+    )
+    webhook_secret: str | None = Field(
+        default=None, description="the key his webhook's posts are signed with (docs/webhooks.md)"
+    )
     changed_at: datetime = Field(description="when a setting of his last changed")
 
 

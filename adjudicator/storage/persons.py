@@ -1,8 +1,9 @@
 """A player as one person across games (:class:`Person`), known by his registered address.
 
 Whether he shows on the archive's pages (``public``, SET PUBLIC) is his too, set here by
-:func:`set_public`, and so is the time of day his daily digest comes (``digest``, SET DIGEST,
-:func:`set_digest`); they stay on the person (no seat carries them).
+:func:`set_public`, the time of day his daily digest comes (``digest``, SET DIGEST,
+:func:`set_digest`) and his webhook (SET WEBHOOK, :func:`set_webhook`); they stay on the
+person (no seat carries them).
 
 His own settings (time zone, chosen password, quiet hours, weekend days) are the person's: set
 once, they hold in every game he plays, now and later. Each seat carries a copy of them
@@ -124,6 +125,33 @@ def set_digest(session: Session, address: str, *, at: str | None, now: datetime)
     return person
 
 
+_WEBHOOKS = "persons.webhooks"
+
+
+def with_webhooks(session: Session) -> dict[str, Person]:
+    """Every person with a webhook (SET WEBHOOK), by address: asked once in a session, so that
+    a batch of mail asks the same questions whatever its number of mails (each mail queued is
+    looked up here); :func:`set_webhook` forgets it."""
+    found: dict[str, Person] | None = session.info.get(_WEBHOOKS)
+    if found is None:
+        query = select(Person).where(col(Person.webhook_url).is_not(None))
+        found = {person.address: person for person in session.exec(query)}
+        session.info[_WEBHOOKS] = found
+    return found
+
+
+def set_webhook(
+    session: Session, address: str, *, url: str | None, secret: str | None, now: datetime
+) -> Person:
+    """SET WEBHOOK URL (with the secret its posts are signed with) or SET WEBHOOK OFF (None)
+    for the person at ``address`` (made if new)."""
+    person = person_for(session, address, now=now)
+    person.webhook_url, person.webhook_secret, person.changed_at = url, secret, now
+    session.add(person)
+    session.info.pop(_WEBHOOKS, None)
+    return person
+
+
 def follow(session: Session, old: str, new: str, *, now: datetime, whole: bool) -> None:
     """Seats moved from ``old`` to ``new``: their player's settings go with him. ``whole``:
     the person moved himself (SET ADDRESS, proven at both addresses), so his settings are
@@ -136,7 +164,7 @@ def follow(session: Session, old: str, new: str, *, now: datetime, whole: bool) 
     if after is None or (whole and before is not None):
         after = person_for(session, new, now=now)
         if before is not None:
-            for name in (*SETTINGS, "public", "digest"):
+            for name in (*SETTINGS, "public", "digest", "webhook_url", "webhook_secret"):
                 setattr(after, name, getattr(before, name))
             after.changed_at = now
         session.add(after)

@@ -35,6 +35,7 @@ from sqlmodel import Session, col, select
 from test_every_mail_answerable_deadlines import DEADLINES
 from test_every_mail_answerable_seats import SEATS, SIGN_UP
 from test_every_mail_answerable_tournaments import TOURNAMENT
+from test_every_mail_answerable_webhooks import WEBHOOKS
 
 import adjudicator
 from adjudicator.mail.compose import TEMPLATES
@@ -233,7 +234,7 @@ def test_a_reply_to_the_daily_digest_is_read_as_the_seats(app: App) -> None:
 def test_every_kind_of_mail_is_answered_by_a_play_or_named() -> None:
     """The plays above answer each kind they make (each test asserts it made its family): with
     the kinds named as no seat's, that is every kind of mail the service sends."""
-    families = PLAYED | SIGN_UP | SEATS | DEADLINES | TOURNAMENT | DIGEST
+    families = PLAYED | SIGN_UP | SEATS | DEADLINES | TOURNAMENT | DIGEST | WEBHOOKS
     left = mail_kinds() - families - set(NOT_A_SEATS)
     assert not left, f"kinds of mail no play answers and none is named: {sorted(left)}"
     assert not families & set(NOT_A_SEATS)

@@ -27,6 +27,7 @@ import pytest
 import test_every_mail_answerable as answerable
 import test_every_mail_answerable_deadlines as deadlines
 import test_every_mail_answerable_seats as seats
+import test_every_mail_answerable_webhooks as webhooks
 import test_former_players as former
 import test_loop_guard as loop_guard
 import test_removed_from_the_fight as removed_fight
@@ -180,6 +181,7 @@ def test_every_kind_of_html_mail_the_service_sends_fits_a_phone_and_passes_axe(
     (each player's rating history a chart) are checked the same way, light and dark."""
     answerable.test_replies_to_the_mails_of_a_game_played(services())
     answerable.test_a_reply_to_the_daily_digest_is_read_as_the_seats(services())
+    webhooks.test_replies_to_the_mails_of_webhooks_given_up(services())
     seats.test_replies_to_the_mails_of_a_sign_up(services())
     seats.test_replies_to_the_mails_of_seats_changing_hands(services())
     deadlines.test_replies_to_the_mails_of_deadlines_and_what_goes_wrong(services())

@@ -6,7 +6,7 @@ the mail it would have been, until the digest that carries it is queued. Going b
 run it only with no notice held (``SET DIGEST OFF`` sends what is held).
 
 Revision ID: 0019
-Revises: 0017
+Revises: 0018
 Create Date: 2026-11-28 07:30:00
 """
 
@@ -17,7 +17,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0019"
-down_revision: str | None = "0017"
+down_revision: str | None = "0018"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,140 @@
+"""What a webhook posts: one event (``webhook.py`` builds it) in the receiver's format.
+
+- ``json``: the generic format, a versioned schema (:data:`SCHEMA`, docs/webhooks.md): the
+  event's name, its game, round, time and payload, and the delivery's id.
+- ``discord``: a Discord incoming webhook's message (``content``), no mention allowed.
+- ``slack``: a Slack incoming webhook's message (``text``, in Slack's mrkdwn).
+
+The chat formats word the event for people: who, what, and the deadline in the game's time zone.
+Every text that came from a player or a game master (a handle, a game's name) is neutralised
+for the chat it goes to (:func:`neutral`): no ``@everyone``, ``@here``, ``<@id>`` or
+``<!channel>`` mention, no link, no markup. Pure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+SCHEMA = "adjudicator.webhook/1"
+FORMATS = ("json", "discord", "slack")
+
+EVENTS = (
+    "round.opened",
+    "round.result",
+    "round.waiting",
+    "round.deadline",
+    "turn",
+    "game.over",
+    "orders.confirmed",
+    "round.reminder",
+    "turn.nudge",
+)
+"""The events a webhook is told of (docs/webhooks.md)."""
+
+ZWSP = "\u200b"  # a zero-width space: breaks a mention or a link, shows nothing
+
+
+def guess_format(url: str) -> str:
+    """The format a URL plainly asks for: Discord's and Slack's incoming webhooks; else json."""
+    lowered = url.lower()
+    host = lowered.split("://", 1)[-1].split("/", 1)[0]
+    if re.fullmatch(r"(\w+\.)?(discord|discordapp)\.com(:443)?", host) and "/api/webhooks/" in (
+        lowered
+    ):
+        return "discord"
+    if host in ("hooks.slack.com", "hooks.slack.com:443"):
+        return "slack"
+    return "json"
+
+
+def neutral(text: str, chat: str) -> str:
+    """``text`` (a player's or a game master's) made harmless in ``chat``'s markup: mentions
+    broken, links not links, markup characters shown as themselves."""
+    text = re.sub(r"[\x00-\x1f\x7f]", " ", str(text))
+    text = re.sub(r"(?i)([a-z][a-z0-9+.-]*):(//)", rf"\1:{ZWSP}\2", text)  # no link
+    text = re.sub(r"(?i)\bwww\.", f"www{ZWSP}.", text)
+    if chat == "slack":
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        text = re.sub(r"([*_~`|])", rf"{ZWSP}\1", text)
+    elif chat == "discord":
+        text = re.sub(r"([\\*_~`|>#<\[\]()-])", r"\\\1", text)
+    return text.replace("@", f"@{ZWSP}")
+
+
+def body_of(event: Mapping[str, Any], *, chat: str, delivery: str) -> bytes:
+    """The body posted for ``event`` in format ``chat`` (one of :data:`FORMATS`)."""
+    if chat == "discord":
+        return _dumps({"content": words(event, chat), "allowed_mentions": {"parse": []}})
+    if chat == "slack":
+        return _dumps({"text": words(event, chat), "unfurl_links": False})
+    return _dumps({"schema": SCHEMA, "delivery": delivery, **event})
+
+
+def words(event: Mapping[str, Any], chat: str) -> str:
+    """The event as a sentence or two for a chat: who, what, the deadline."""
+    payload: Mapping[str, Any] = event.get("payload", {})
+    game = event["game"]
+    name = neutral(game["name"], chat)
+    head = f"**{name}**" if chat == "discord" else f"*{name}*"
+    number = event.get("round")
+    what = event["event"]
+    deadline = payload.get("deadline_local")
+    due = f" Deadline: {deadline}." if deadline else " No deadline set."
+    if what == "round.opened":
+        text = f"{head}: round {number} is open.{due}"
+    elif what == "turn":
+        movers = _names(payload.get("to_move", ()), chat)
+        text = f"{head}: round {number}, {movers} to move.{due}"
+    elif what == "round.waiting":
+        waiting = payload.get("waiting")
+        if waiting is None:
+            text = f"{head}: round {number} still waits for orders.{due}"
+        else:
+            text = f"{head}: round {number} still waits for {_names(waiting, chat)}.{due}"
+    elif what == "round.deadline":
+        text = f"{head}: the deadline of round {number} is now {deadline or 'not set'}."
+    elif what == "round.result":
+        text = f"{head}: the result of round {number}."
+        for measure in payload.get("standings", ()):
+            counts = ", ".join(
+                f"{neutral(line['player'], chat)} {line['value']}" for line in measure["lines"]
+            )
+            text += f" {neutral(measure['label'], chat).capitalize()}: {counts}."
+        link = payload.get("link")
+        if link:
+            text += f" <{link}|Round {number}>" if chat == "slack" else f" Round {number}: <{link}>"
+    elif what == "game.over":
+        winners = payload.get("winners") or []
+        if payload.get("draw") or not winners:
+            text = f"{head} is over: a draw after round {number}."
+        else:
+            text = f"{head} is over after round {number}: {_names(winners, chat)} won."
+        link = payload.get("link")
+        if link:
+            text += f" <{link}|The game>" if chat == "slack" else f" The game: <{link}>"
+    elif what == "orders.confirmed":
+        player = _names([payload.get("player", "")], chat)
+        text = f"{head}: {player}'s orders for round {number} are in.{due}"
+    elif what == "round.reminder":
+        player = _names([payload.get("player", "")], chat)
+        text = f"{head}: {player}, round {number} still waits for your orders.{due}"
+    elif what == "turn.nudge":
+        player = _names([payload.get("player", "")], chat)
+        text = f"{head}: {player}, it is your turn (round {number}).{due}"
+    else:
+        text = f"{head}: {what}."
+    return text
+
+
+def _names(handles: Sequence[str], chat: str) -> str:
+    shown = [neutral(h, chat) for h in handles]
+    if len(shown) <= 1:
+        return "".join(shown) or "nobody"
+    return ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
