@@ -108,6 +108,14 @@ class _Sets:
     slots: int
     size_of: Array
     rank: Array
+    low_bits: int
+    """The ranks of many masks at once are read in two halves (:meth:`ranks`): the low
+    ``low_bits`` slots, and the others."""
+    low_rank: Array
+    """For each mask of the low slots: its rank, and the count of its slots."""
+    high_rank: Array
+    """For each mask of the high slots and each count of low slots below them (``[high mask,
+    count]``, flat): what the high slots add to the rank."""
 
     @classmethod
     def of(cls, slots: int) -> _Sets:
@@ -120,7 +128,32 @@ class _Sets:
         for size in range(slots + 1):
             of_size = np.flatnonzero(size_of == size)
             rank[of_size] = np.arange(of_size.size, dtype=np.int32)
-        return cls(slots, size_of, rank)
+        # Colexicographic rank: the sum over the set's slots s, the i-th from the lowest
+        # (from 1), of C(s, i). The low slots' part is the low mask's own rank; the high
+        # slots' part depends on the high mask and the count of low slots only.
+        low_bits = (slots + 1) // 2
+        low = np.arange(1 << low_bits)
+        low_rank = np.stack([rank[low], size_of[low].astype(np.int32)])
+        high = np.arange(1 << (slots - low_bits))
+        high_rank = np.zeros((high.size, low_bits + 1), dtype=np.int64)
+        for below in range(low_bits + 1):
+            count = np.full(high.size, below)
+            for bit in range(slots - low_bits):
+                has = high >> bit & 1 == 1
+                count += has
+                high_rank[has, below] += [comb(low_bits + bit, int(i)) for i in count[has]]
+        return cls(slots, size_of, rank, low_bits, low_rank, high_rank.astype(np.int32).ravel())
+
+    def ranks(self, masks: Array) -> Array:
+        """``rank[masks]``, from two small tables rather than the large one (whose reads
+        at random miss the processor's caches)."""
+        low = masks & ((1 << self.low_bits) - 1)
+        found: Array = self.low_rank[0].take(low)
+        high = masks >> self.low_bits
+        high *= self.low_bits + 1
+        high += self.low_rank[1].take(low)
+        found += self.high_rank.take(high)
+        return found
 
     def layer(self, size: int) -> Array:
         """The masks of the sets of ``size`` slots, in the layer's order."""
@@ -319,7 +352,7 @@ class _Layering:
                 free = masks[rows]
             if rows.size == 0:
                 continue
-            index = self.sets.rank[claim_map.image(free)]
+            index = self.sets.ranks(claim_map.image(free))
             for column, target in zip(
                 claim_map.sources[inside] - first, claim_map.targets[inside], strict=True
             ):
