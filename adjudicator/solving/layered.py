@@ -299,6 +299,9 @@ class _Layering:
         ``size`` slots, made by groups of ``group`` classes: those made by the most groups
         and threads, as many as :data:`INDEX_KEPT_BYTES` holds."""
         self.indices.clear()
+        self.kept_maps = set()
+        if not self.maps:
+            return
         rows = comb(self.game.slots - 1, size)  # the sets of the layer without a given slot
         room = INDEX_KEPT_BYTES // max(1, 4 * rows)
         part_of = np.empty(self.game.classes, dtype=np.int64)  # the thread's share of a group
