@@ -21,11 +21,13 @@ worst for the other), turned back one ply at the end by a table of 256 values. T
 group is shared by two threads (NumPy lets the interpreter go while it copies and compares).
 
 Memory: one group of classes of the layer being made (at most :data:`GROUP_BYTES` values, the
-claimer's and the stepper's at once). Each group is written to a scratch file (unnamed, in the
-folder given) as soon as it is made; once the layer is complete, its classes are read back
-from there one at a time for the claims of the layer before, through the page cache, and the
-table is handed out from there a few classes at a time (:func:`build_into` writes the later
-layers as one bit a value, :attr:`LayeredGame.exact_layers`).
+claimer's and the stepper's at once), and the index arrays of the claims that the most groups
+share, kept through the layer (at most :data:`INDEX_KEPT_BYTES`). Each group is written to a
+scratch file (unnamed, in the folder given) as soon as it is made; once the layer is complete,
+its classes are read back from there one at a time for the claims of the layer before, through
+the page cache, and the table is handed out from there a few classes at a time
+(:func:`build_into` writes the later layers as one bit a value,
+:attr:`LayeredGame.exact_layers`).
 
 The game's rules stay in the game's package, which describes its graph (for Three Musketeers:
 :func:`adjudicator.games.three_musketeers.solution.layered_game`); this module knows none.
@@ -54,6 +56,9 @@ GROUP_BYTES = 48 << 20
 layer of Three Musketeers in five groups); the group's claimer's and stepper's values are held
 at once."""
 ROWS_KEPT_BYTES = 8 << 20
+INDEX_KEPT_BYTES = 24 << 20
+"""The claims' index arrays kept through a layer: those of the renumberings that the most
+groups (and threads) of the layer would otherwise each make again."""
 """The next layer's classes read for the claims and kept for the next claims (a thread)."""
 THREADS = max(1, min(2, os.cpu_count() or 1))
 """NumPy lets the interpreter go while it copies and compares: the work of a group is cut in
@@ -108,6 +113,14 @@ class _Sets:
     slots: int
     size_of: Array
     rank: Array
+    low_bits: int
+    """The ranks of many masks at once are read in two halves (:meth:`ranks`): the low
+    ``low_bits`` slots, and the others."""
+    low_rank: Array
+    """For each mask of the low slots: its rank, and the count of its slots."""
+    high_rank: Array
+    """For each mask of the high slots and each count of low slots below them (``[high mask,
+    count]``, flat): what the high slots add to the rank."""
 
     @classmethod
     def of(cls, slots: int) -> _Sets:
@@ -120,7 +133,32 @@ class _Sets:
         for size in range(slots + 1):
             of_size = np.flatnonzero(size_of == size)
             rank[of_size] = np.arange(of_size.size, dtype=np.int32)
-        return cls(slots, size_of, rank)
+        # Colexicographic rank: the sum over the set's slots s, the i-th from the lowest
+        # (from 1), of C(s, i). The low slots' part is the low mask's own rank; the high
+        # slots' part depends on the high mask and the count of low slots only.
+        low_bits = (slots + 1) // 2
+        low = np.arange(1 << low_bits)
+        low_rank = np.stack([rank[low], size_of[low].astype(np.int32)])
+        high = np.arange(1 << (slots - low_bits))
+        high_rank = np.zeros((high.size, low_bits + 1), dtype=np.int64)
+        for below in range(low_bits + 1):
+            count = np.full(high.size, below)
+            for bit in range(slots - low_bits):
+                has = high >> bit & 1 == 1
+                count += has
+                high_rank[has, below] += [comb(low_bits + bit, int(i)) for i in count[has]]
+        return cls(slots, size_of, rank, low_bits, low_rank, high_rank.astype(np.int32).ravel())
+
+    def ranks(self, masks: Array) -> Array:
+        """``rank[masks]``, from two small tables rather than the large one (whose reads
+        at random miss the processor's caches)."""
+        low = masks & ((1 << self.low_bits) - 1)
+        found: Array = self.low_rank[0].take(low)
+        high = masks >> self.low_bits
+        high *= self.low_bits + 1
+        high += self.low_rank[1].take(low)
+        found += self.high_rank.take(high)
+        return found
 
     def layer(self, size: int) -> Array:
         """The masks of the sets of ``size`` slots, in the layer's order."""
@@ -218,6 +256,10 @@ class _Layering:
         self.claimable = _claim_slots(game)
         self.over = np.array(game.over, dtype=np.bool_)
         self.scratch = scratch
+        self.kept_maps: set[int] = set()
+        """The claim maps whose index arrays are kept through the layer being made."""
+        self.indices: dict[int, Array] = {}
+        """Those index arrays, once made."""
         claimer_stuck = TOP if game.claimer_wins_when_stuck else -TOP
         stepper_stuck = TOP if game.stepper_wins_when_stuck else -TOP
         # The claimer's values as codes for the stepper's minimum, from the minimum over its
@@ -241,14 +283,39 @@ class _Layering:
             for size in range(self.game.slots, down_to - 1, -1):
                 masks = self.sets.layer(size).astype(np.int32)
                 group = max(1, min(classes, GROUP_BYTES // max(1, masks.size)))
+                self._keep_indices(size, group)
                 for first in range(0, classes, group):
                     classes_of_group = np.arange(first, min(first + group, classes))
                     values = self._group(masks, classes_of_group, table_next)
                     _write(made.fileno(), values, masks.size * first)
                     del values
+                self.indices.clear()
                 table_next = _Rows(made.fileno(), masks.size)
                 yield size, table_next.fresh()
                 made, before = before, made
+
+    def _keep_indices(self, size: int, group: int) -> None:
+        """Chooses the claim maps whose index arrays are kept through the layer of sets of
+        ``size`` slots, made by groups of ``group`` classes: those made by the most groups
+        and threads, as many as :data:`INDEX_KEPT_BYTES` holds."""
+        self.indices.clear()
+        self.kept_maps = set()
+        if not self.maps:
+            return
+        rows = comb(self.game.slots - 1, size)  # the sets of the layer without a given slot
+        room = INDEX_KEPT_BYTES // max(1, 4 * rows)
+        part_of = np.empty(self.game.classes, dtype=np.int64)  # the thread's share of a group
+        parts = 0
+        for first in range(0, self.game.classes, group):
+            for part in _parts(min(group, self.game.classes - first)):
+                part_of[first + part.start : first + part.stop] = parts
+                parts += 1
+        number = np.concatenate([np.full(m.sources.size, n) for n, m in enumerate(self.maps)])
+        sources = np.concatenate([m.sources for m in self.maps])
+        made = np.unique(number * parts + part_of[sources]) // parts
+        made_by = np.bincount(made, minlength=len(self.maps))
+        most = np.argsort(-made_by, kind="stable")[:room]
+        self.kept_maps = {int(n) for n in most if made_by[n] > 1}
 
     def _group(self, masks: Array, group: Array, table_next: _Rows) -> Array:
         """The table's values of the classes ``group`` for the sets ``masks``, ``[classes,
@@ -309,7 +376,7 @@ class _Layering:
         ``group`` of the table's next values."""
         first, count = int(group[0]), group.size
         slot, rows, free = -1, masks[:0], masks[:0]
-        for claim_map in self.maps:
+        for number, claim_map in enumerate(self.maps):
             inside = (claim_map.sources >= first) & (claim_map.sources < first + count)
             if not inside.any():
                 continue
@@ -319,7 +386,11 @@ class _Layering:
                 free = masks[rows]
             if rows.size == 0:
                 continue
-            index = self.sets.rank[claim_map.image(free)]
+            index = self.indices.get(number)
+            if index is None:
+                index = self.sets.ranks(claim_map.image(free))
+                if number in self.kept_maps:  # both threads may make it: either is kept
+                    self.indices[number] = index
             for column, target in zip(
                 claim_map.sources[inside] - first, claim_map.targets[inside], strict=True
             ):
