@@ -145,7 +145,11 @@ class WebhookChannel:
         that it tells (:func:`game_events`), to the game's webhook; and, when it is one of a
         player's own notices, the same to the player's own webhook (SET WEBHOOK,
         :func:`personal_event`)."""
-        if told.channel != "mail" or told.game_id is None:
+        if told.channel != "mail":
+            return []
+        if told.kind == "tournament_round" and isinstance(told, Notice):
+            return self._tournament(session, told, ctx=ctx, now=now)
+        if told.game_id is None:
             return []
         game = session.get(Game, told.game_id)
         if game is None:
@@ -215,6 +219,71 @@ class WebhookChannel:
                 channel=self.name,
             )
         ]
+
+    def _tournament(
+        self, session: Session, told: Notice, *, ctx: ServiceContext, now: datetime
+    ) -> list[Notice]:
+        """A player's mail of a tournament's round (his pairing, the standings), to his own
+        webhook: the event ``tournament.round`` (:func:`tournament_event`). Not the game
+        master's copy, which has no handle."""
+        handle = told.context.get("handle")
+        if not handle or told.context.get("gm"):
+            return []
+        person = persons.with_webhooks(session).get(told.recipient.strip().lower())
+        if person is None or not person.webhook_url:
+            return []
+        event = tournament_event(told.context, now=now)
+        return [
+            Notice(
+                "webhook",
+                person.webhook_url,
+                {
+                    "event": event,
+                    "format": guess_format(person.webhook_url),
+                    "secret": person.webhook_secret or "",
+                },
+                key=f"webhook:p{person.id}:{told.key}",
+                label=f"webhook:{event['event']}",
+                channel=self.name,
+            )
+        ]
+
+
+def tournament_event(context: Mapping[str, Any], *, now: datetime) -> dict[str, Any]:
+    """The event of a player's mail of a tournament's round (``tournament_rounds.py`` makes its
+    context): his handle, his pairing (his games, opponents, side, a bye), the standings; the
+    tournament stands where a game's event has its game."""
+    standings = [
+        {
+            "rank": line["rank"],
+            "player": line["handle"],
+            "score": line["score"],
+            "withdrawn": line["withdrawn"],
+        }
+        for line in context["standings"]
+    ]
+    pairing = [
+        {
+            "game": p["game"],
+            "opponents": list(p["opponents"]),
+            "side": p["side"],
+            "bye": p["bye"],
+        }
+        for p in context["pairing"]
+    ]
+    return {
+        "event": "tournament.round",
+        "game": {"name": context["tournament"], "kind": "tournament", "time_zone": None},
+        "round": context["round"],
+        "time": now.isoformat(),
+        "payload": {
+            "player": context["handle"],
+            "rounds": context["rounds"],
+            "final": context["final"],
+            "pairing": pairing,
+            "standings": standings,
+        },
+    }
 
 
 FOLLOWED = frozenset({"welcome", "started", "result", "reminder", "deadline_changed"})

@@ -31,6 +31,7 @@ EVENTS = (
     "orders.confirmed",
     "round.reminder",
     "turn.nudge",
+    "tournament.round",
 )
 """The events a webhook is told of (docs/webhooks.md)."""
 
@@ -96,25 +97,8 @@ def words(event: Mapping[str, Any], chat: str) -> str:
             text = f"{head}: round {number} still waits for {_names(waiting, chat)}.{due}"
     elif what == "round.deadline":
         text = f"{head}: the deadline of round {number} is now {deadline or 'not set'}."
-    elif what == "round.result":
-        text = f"{head}: the result of round {number}."
-        for measure in payload.get("standings", ()):
-            counts = ", ".join(
-                f"{neutral(line['player'], chat)} {line['value']}" for line in measure["lines"]
-            )
-            text += f" {neutral(measure['label'], chat).capitalize()}: {counts}."
-        link = payload.get("link")
-        if link:
-            text += f" <{link}|Round {number}>" if chat == "slack" else f" Round {number}: <{link}>"
-    elif what == "game.over":
-        winners = payload.get("winners") or []
-        if payload.get("draw") or not winners:
-            text = f"{head} is over: a draw after round {number}."
-        else:
-            text = f"{head} is over after round {number}: {_names(winners, chat)} won."
-        link = payload.get("link")
-        if link:
-            text += f" <{link}|The game>" if chat == "slack" else f" The game: <{link}>"
+    elif what in ("round.result", "game.over"):
+        text = _end_words(what, payload, head, number, chat)
     elif what == "orders.confirmed":
         player = _names([payload.get("player", "")], chat)
         text = f"{head}: {player}'s orders for round {number} are in.{due}"
@@ -124,9 +108,55 @@ def words(event: Mapping[str, Any], chat: str) -> str:
     elif what == "turn.nudge":
         player = _names([payload.get("player", "")], chat)
         text = f"{head}: {player}, it is your turn (round {number}).{due}"
+    elif what == "tournament.round":
+        text = _tournament_words(payload, head, number, chat)
     else:
         text = f"{head}: {what}."
     return text
+
+
+def _end_words(what: str, payload: Mapping[str, Any], head: str, number: Any, chat: str) -> str:
+    """A round's result (the standings, the link) or the game's end (who won, the link)."""
+    if what == "round.result":
+        text = f"{head}: the result of round {number}."
+        for measure in payload.get("standings", ()):
+            counts = ", ".join(
+                f"{neutral(line['player'], chat)} {line['value']}" for line in measure["lines"]
+            )
+            text += f" {neutral(measure['label'], chat).capitalize()}: {counts}."
+        link = payload.get("link")
+        if link:
+            text += f" <{link}|Round {number}>" if chat == "slack" else f" Round {number}: <{link}>"
+        return text
+    winners = payload.get("winners") or []
+    if payload.get("draw") or not winners:
+        text = f"{head} is over: a draw after round {number}."
+    else:
+        text = f"{head} is over after round {number}: {_names(winners, chat)} won."
+    link = payload.get("link")
+    if link:
+        text += f" <{link}|The game>" if chat == "slack" else f" The game: <{link}>"
+    return text
+
+
+def _tournament_words(payload: Mapping[str, Any], head: str, number: Any, chat: str) -> str:
+    """A player's round of a tournament: his games and opponents, the standings."""
+    player = _names([payload.get("player", "")], chat)
+    if payload.get("final"):
+        text = f"{head}: the tournament is over, {player}."
+    else:
+        text = f"{head}: round {number}, {player}:"
+        for pairing in payload.get("pairing", ()):
+            if pairing.get("bye"):
+                text += " a bye."
+            else:
+                game = neutral(pairing.get("game") or "", chat)
+                text += f" {game} against {_names(pairing.get('opponents', ()), chat)}."
+    table = ", ".join(
+        f"{line['rank']}. {neutral(line['player'], chat)} {line['score']}"
+        for line in payload.get("standings", ())
+    )
+    return text + (f" Standings: {table}." if table else "")
 
 
 def _names(handles: Sequence[str], chat: str) -> str:
