@@ -46,7 +46,7 @@ from adjudicator.notify.webhook_address import (
     resolve_target,
     system_resolver,
 )
-from adjudicator.notify.webhook_formats import body_of, guess_format
+from adjudicator.notify.webhook_formats import body_of, guess_format, parse_mentions
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.storage import persons, queries
@@ -371,17 +371,31 @@ def game_events(
     if kind in ("welcome", "started"):
         if rules_of(game).sequential:
             movers = list(rules_of(game).to_move(game_state(game)))
-            found.append((_opened(game, "turn", opened, now, to_move=movers), ""))
+            mentions = _mentions(game, movers)
+            found.append((_opened(game, "turn", opened, now, to_move=movers, **mentions), ""))
         else:
             found.append((_opened(game, "round.opened", opened, now), ""))
     elif kind == "reminder" and opened.id == round_id:
         waiting = _waiting(session, game, opened)
         step = f":{now:%Y%m%dT%H%M}"  # one a pass of the reminders, whoever is reminded
-        found.append((_opened(game, "round.waiting", opened, now, waiting=waiting), step))
+        mentions = _mentions(game, waiting or [])
+        event = _opened(game, "round.waiting", opened, now, waiting=waiting, **mentions)
+        found.append((event, step))
     elif kind == "deadline_changed" and opened.id == round_id:
         stamp = f":{opened.deadline:%Y%m%dT%H%M}" if opened.deadline else ":none"
         found.append((_opened(game, "round.deadline", opened, now), stamp))
     return found
+
+
+def _mentions(game: Game, handles: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``{"mentions": {handle: chat user id}}`` for the ``handles`` the game master mapped to
+    their chat names (``webhook_mentions``); nothing when he mapped none of them."""
+    try:
+        mapped = parse_mentions(game.settings.get("webhook_mentions") or "")
+    except ValueError:  # checked when set; an old game's odd value mentions nobody
+        return {}
+    found = {handle: mapped[handle] for handle in handles if handle in mapped}
+    return {"mentions": found} if found else {}
 
 
 def _standings(session: Session, game: Game, result: RoundResult) -> list[dict[str, Any]]:

@@ -28,6 +28,7 @@ from adjudicator.games import kind_of
 from adjudicator.notify.outbox import retry_delay, send_due
 from adjudicator.notify.webhook import WebhookChannel
 from adjudicator.readmodel.stored import game_state
+from adjudicator.service import ServiceError
 from adjudicator.service.app import App, make_app
 from adjudicator.service.deadlines import queue_reminders
 from adjudicator.service.games import Credentials, find_game
@@ -395,3 +396,75 @@ def test_a_deadline_moved_by_the_game_master_is_posted_with_the_new_deadline(app
         (post,) = receiver.posts
         assert post.headers["X-Adjudicator-Event"] == "round.deadline"
         assert post.json["payload"]["deadline"] == "2026-03-06T12:00:00+00:00"  # 72h + 24h
+
+
+@pytest.mark.parametrize(
+    ("chat", "mentions", "shown"),
+    [
+        ("discord", "bob:<@123456>,carol:<@789>", ["bob (<@123456>)", "carol (<@789>)"]),
+        ("slack", "bob:<@U0BOB>,carol:<@U0CAROL>", ["bob (<@U0BOB>)", "carol (<@U0CAROL>)"]),
+    ],
+)
+def test_the_post_of_who_the_round_waits_for_mentions_the_chat_names_the_gm_mapped(
+    app: App, chat: str, mentions: str, shown: list[str]
+) -> None:
+    """The game master maps handles to chat names (``webhook_mentions``): the post of the
+    players still to order mentions them, Discord allowing exactly those users; alice, who
+    has ordered, is mapped too and is not mentioned."""
+    with receiving(Receiver()) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={
+                "webhook": receiver.url,
+                "webhook_format": chat,
+                "reminders": ["24h"],
+                "webhook_mentions": f"alice:<@111>,{mentions}",
+            },
+            setup=Setup(start={"holdings": START}),
+        )
+        body = f"PASSWORD {creds['alice'].secret}\nGIVE 90 TO bob\n"
+        app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
+        app.clock.advance(hours=48, minutes=1)
+        with session_scope(app.engine) as session:
+            round_ = open_round_of(session, find_game(session, "gw1"))
+            assert round_ is not None
+            queue_reminders(session, round_, ctx=app.ctx, now=app.clock())
+        deliver(app)
+        (post,) = receiver.posts
+        text = post.json["content" if chat == "discord" else "text"]
+        assert f"still waits for {shown[0]} and {shown[1]}" in text
+        assert "111" not in text
+        if chat == "discord":
+            assert post.json["allowed_mentions"] == {"parse": [], "users": ["123456", "789"]}
+
+
+def test_a_game_played_in_turns_mentions_the_player_to_move(app: App) -> None:
+    with receiving(Receiver()) as receiver:
+        new_game(
+            app,
+            ["ann", "ben"],
+            kind="three-musketeers",
+            settings={
+                "webhook": receiver.url,
+                "webhook_format": "discord",
+                "webhook_mentions": "ann:<@1>,ben:<@2>",
+            },
+            welcome=True,
+        )
+        deliver(app)
+        (post,) = receiver.posts
+        (mover,) = post.json["allowed_mentions"]["users"]
+        assert mover in ("1", "2")
+        handle = {"1": "ann", "2": "ben"}[mover]
+        assert f"{handle} (<@{mover}>) to move" in post.json["content"]
+
+
+@pytest.mark.parametrize(
+    "mentions", ["bob:@everyone", "bob:<@&42>", "bob:<!channel>", "bob", "bob:<@1> x"]
+)
+def test_a_mapping_that_is_not_one_users_mention_is_refused(app: App, mentions: str) -> None:
+    with pytest.raises(ServiceError, match="webhook_mentions"):
+        new_game(
+            app, TRIO, settings={"webhook": "https://example.org/h", "webhook_mentions": mentions}
+        )
