@@ -155,12 +155,14 @@ class WebhookChannel:
         if game is None:
             return []
         found = self._personal(session, game, told, ctx=ctx, now=now)
-        if told.kind not in FOLLOWED or (isinstance(told, Notice) and told.answers is not None):
-            return found
         hook = webhook_of(game)
         if hook is None:
             return found
         url, secret, chat = hook
+        if told.kind == "press" and isinstance(told, Notice):
+            return found + self._public_press(game, told, hook, now=now)
+        if told.kind not in FOLLOWED or (isinstance(told, Notice) and told.answers is not None):
+            return found
         round_id = told.round_id
         if round_id is None:  # a welcome: about the round open now
             opened = queries.open_round(session, game.id)
@@ -178,6 +180,37 @@ class WebhookChannel:
             )
             for event, suffix in game_events(
                 session, game, told.kind, told.round_id, now=now, archive=ctx.archive_link
+            )
+        ]
+
+    def _public_press(
+        self, game: Game, told: Notice, hook: tuple[str, str, str], *, now: datetime
+    ) -> list[Notice]:
+        """A press to every player (``PRESS``, ``PRESS TO ALL``), as its readers' mails are
+        queued: the game's webhook is told once (``press.public``: the sender's handle, or
+        none when the game's press is anonymous, the round, the text). Press to some players
+        only is never posted."""
+        context = told.context
+        if context.get("to") or context.get("press_id") is None:
+            return []
+        url, secret, chat = hook
+        event = _event(
+            game,
+            "press.public",
+            int(context.get("press_round") or 0),
+            now,
+            sender=context.get("sender"),
+            text=str(context.get("text") or ""),
+        )
+        return [
+            Notice(
+                "webhook",
+                url,
+                {"event": event, "format": chat, "secret": secret},
+                key=f"webhook:{game.id}:press.public:{context['press_id']}",
+                label="webhook:press.public",
+                game_id=game.id,
+                channel=self.name,
             )
         ]
 

@@ -32,6 +32,7 @@ EVENTS = (
     "round.reminder",
     "turn.nudge",
     "tournament.round",
+    "press.public",
 )
 """The events a webhook is told of (docs/webhooks.md)."""
 
@@ -135,11 +136,27 @@ def words(event: Mapping[str, Any], chat: str) -> str:
     elif what == "turn.nudge":
         player = _names([payload.get("player", "")], chat)
         text = f"{head}: {player}, it is your turn (round {number}).{due}"
+    elif what == "press.public":
+        text = _press_words(payload, head, number, chat)
     elif what == "tournament.round":
         text = _tournament_words(payload, head, number, chat)
     else:
         text = f"{head}: {what}."
     return text
+
+
+PRESS_SHOWN = 1500
+"""The most of a press's text a chat post shows (Discord takes 2000 characters a message)."""
+
+
+def _press_words(payload: Mapping[str, Any], head: str, number: Any, chat: str) -> str:
+    """A public press: who (or nobody, anonymous), the round, the text neutralised."""
+    sender = payload.get("sender")
+    who = f"press from {_names([sender], chat)}" if sender else "anonymous press"
+    text = str(payload.get("text") or "")
+    if len(text) > PRESS_SHOWN:
+        text = text[:PRESS_SHOWN] + " ..."
+    return f"{head}: {who} (round {number}): {neutral(text, chat)}"
 
 
 def _end_words(what: str, payload: Mapping[str, Any], head: str, number: Any, chat: str) -> str:

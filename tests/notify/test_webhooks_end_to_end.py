@@ -468,3 +468,40 @@ def test_a_mapping_that_is_not_one_users_mention_is_refused(app: App, mentions: 
         new_game(
             app, TRIO, settings={"webhook": "https://example.org/h", "webhook_mentions": mentions}
         )
+
+
+@pytest.mark.parametrize("anonymous", [False, True])
+def test_press_to_every_player_is_posted_once_with_its_text_neutralised(
+    app: App, anonymous: bool
+) -> None:
+    """PRESS (to every player) is told to the game's webhook once, not once a reader, its text
+    unable to mention or link; press to some players only is never posted."""
+    with receiving(Receiver()) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={
+                "webhook": receiver.url,
+                "webhook_format": "discord",
+                "anonymous_press": anonymous,
+            },
+            setup=Setup(start={"holdings": START}),
+        )
+        body = (
+            f"PASSWORD {creds['alice'].secret}\nPRESS\n"
+            "@everyone peace, says <@123> at https://evil.example\nENDPRESS\n"
+        )
+        app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
+        body = f"PASSWORD {creds['bob'].secret}\nPRESS TO carol\nour secret plan\nENDPRESS\n"
+        app.ingest(player_mail("gw1", "bob", body, number=2), channel="t")
+        deliver(app)
+        (post,) = receiver.posts
+        assert post.headers["X-Adjudicator-Event"] == "press.public"
+        assert post.json["allowed_mentions"] == {"parse": []}
+        text = post.json["content"]
+        assert "peace, says" in text
+        assert "@everyone" not in text
+        assert "<@123>" not in text
+        assert "https://" not in text
+        assert ("alice" in text) != anonymous
+        assert "secret plan" not in post.body.decode()
