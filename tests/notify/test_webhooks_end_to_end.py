@@ -505,3 +505,38 @@ def test_press_to_every_player_is_posted_once_with_its_text_neutralised(
         assert "https://" not in text
         assert ("alice" in text) != anonymous
         assert "secret plan" not in post.body.decode()
+
+
+def test_the_game_master_maps_chat_names_by_mail(app: App) -> None:
+    with receiving(Receiver()) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={"reminders": ["24h"]},
+            setup=Setup(start={"holdings": START}),
+            gm_address="gm@example.org",
+        )
+        with session_scope(app.engine) as session:
+            renew_game_master(
+                session, find_game(session, "gw1"), address=None, ctx=app.ctx, now=app.clock()
+            )
+        reply_to = str(queued(app, "gm:game_master")[0]["Reply-To"])
+        body = (
+            f"WEBHOOK {receiver.url}\nWEBHOOK FORMAT discord\n"
+            "WEBHOOK MENTIONS bob:<@123>, carol:<@456>\nWEBHOOK MENTIONS dan:@everyone\n"
+        )
+        app.ingest(gm_mail(reply_to, body, 1), channel="t")
+        answer = " ".join(plain(queued(app, "answer")[-1]).split())
+        assert "mentions the players you mapped (bob:<@123>,carol:<@456>)" in answer
+        assert "is not handle:<@user id>" in answer  # the second is refused, with the reason
+        body = f"PASSWORD {creds['alice'].secret}\nGIVE 90 TO bob\n"
+        app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
+        app.clock.advance(hours=48, minutes=1)
+        with session_scope(app.engine) as session:
+            round_ = open_round_of(session, find_game(session, "gw1"))
+            assert round_ is not None
+            queue_reminders(session, round_, ctx=app.ctx, now=app.clock())
+        deliver(app)
+        (post,) = receiver.posts
+        assert "still waits for bob (<@123>) and carol (<@456>)" in post.json["content"]
+        assert post.json["allowed_mentions"] == {"parse": [], "users": ["123", "456"]}
