@@ -33,6 +33,7 @@ SLOW_MODULES = frozenset(
         "test_doctor_startup.py",
         "archive/test_archive_cli.py",
         "service/test_workers.py",
+        "e2e/test_crash_webhooks.py",  # `serve` killed while it posts to a loopback receiver
         "test_demo.py",  # the real service plays a game of every kind to its end
         # headless Chromium
         "archive/test_accessibility.py",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ class Receiver:
     port: int = 0
     posts: list[Post] = field(default_factory=list)
     answers: list[int] = field(default_factory=list)  # the next posts' codes, then 200
+    delay: float = 0.0  # seconds each answer waits (posts stay in flight longer)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -43,13 +45,18 @@ def receiving(receiver: Receiver) -> Iterator[Receiver]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = self.rfile.read(length)
+            if receiver.delay:
+                time.sleep(receiver.delay)
             with receiver.lock:
                 receiver.posts.append(Post(self.path, dict(self.headers.items()), body))
                 code = receiver.answers.pop(0) if receiver.answers else 200
-            self.send_response(code)
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"ok")
+            try:
+                self.send_response(code)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the poster went away (a service killed mid-post): the post is kept
 
         def log_message(self, *args: object) -> None:
             return None

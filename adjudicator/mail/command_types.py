@@ -341,8 +341,9 @@ class CopyResults(GmCommand):
 class GameWebhook(GmCommand):
     """``WEBHOOK https://...``: the game's public notices are posted there too (the setting
     ``webhook``); ``WEBHOOK SECRET text``: they are signed with it; ``WEBHOOK FORMAT
-    discord``: in that format; ``WEBHOOK OFF``: no more (docs/webhooks.md). ``what`` is
-    ``url``, ``secret``, ``format`` or ``off``."""
+    discord``: in that format; ``WEBHOOK MENTIONS alice:<@123>,bob:<@456>``: the players'
+    chat names (``webhook_mentions``; ``OFF`` for none); ``WEBHOOK OFF``: no more
+    (docs/webhooks.md). ``what`` is ``url``, ``secret``, ``format``, ``mentions`` or ``off``."""
 
     what: str
     value: str | None

@@ -159,7 +159,8 @@ def read_record(text: str, line: SectionLine) -> list[Command | CommandProblem] 
 
 
 def read_webhook(text: str, line: SectionLine) -> list[Command | CommandProblem] | None:
-    """WEBHOOK URL, WEBHOOK SECRET text, WEBHOOK FORMAT name, WEBHOOK OFF."""
+    """WEBHOOK URL, WEBHOOK SECRET text, WEBHOOK FORMAT name, WEBHOOK MENTIONS
+    handle:<@id>,..., WEBHOOK OFF."""
     match = _WEBHOOK.fullmatch(text)
     if match is None:
         return None
@@ -167,12 +168,15 @@ def read_webhook(text: str, line: SectionLine) -> list[Command | CommandProblem]
     word, _, value = rest.partition(" ")
     usage = (
         "write WEBHOOK and the https address to post to, WEBHOOK SECRET and a text to sign "
-        "with, WEBHOOK FORMAT discord (or slack, json), or WEBHOOK OFF"
+        "with, WEBHOOK FORMAT discord (or slack, json), WEBHOOK MENTIONS alice:<@123456>, "
+        "or WEBHOOK OFF"
     )
     if word.lower() == "off" and not value:
         return [GameWebhook("off", None, line)]
     if word.lower() in ("secret", "format") and value.strip() and " " not in value.strip():
         return [GameWebhook(word.lower(), value.strip(), line)]
+    if word.lower() == "mentions" and value.strip():  # alice:<@123>, bob:<@456> (or OFF)
+        return [GameWebhook("mentions", "".join(value.split()), line)]
     url = rest.strip("<>")
     if re.fullmatch(r"https?://\S+", url, re.I):
         return [GameWebhook("url", url, line)]

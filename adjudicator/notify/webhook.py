@@ -46,7 +46,7 @@ from adjudicator.notify.webhook_address import (
     resolve_target,
     system_resolver,
 )
-from adjudicator.notify.webhook_formats import body_of, guess_format
+from adjudicator.notify.webhook_formats import body_of, guess_format, parse_mentions
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.storage import persons, queries
@@ -145,18 +145,24 @@ class WebhookChannel:
         that it tells (:func:`game_events`), to the game's webhook; and, when it is one of a
         player's own notices, the same to the player's own webhook (SET WEBHOOK,
         :func:`personal_event`)."""
-        if told.channel != "mail" or told.game_id is None:
+        if told.channel != "mail":
+            return []
+        if told.kind == "tournament_round" and isinstance(told, Notice):
+            return self._tournament(session, told, ctx=ctx, now=now)
+        if told.game_id is None:
             return []
         game = session.get(Game, told.game_id)
         if game is None:
             return []
         found = self._personal(session, game, told, ctx=ctx, now=now)
-        if told.kind not in FOLLOWED or (isinstance(told, Notice) and told.answers is not None):
-            return found
         hook = webhook_of(game)
         if hook is None:
             return found
         url, secret, chat = hook
+        if told.kind == "press" and isinstance(told, Notice):
+            return found + self._public_press(game, told, hook, now=now)
+        if told.kind not in FOLLOWED or (isinstance(told, Notice) and told.answers is not None):
+            return found
         round_id = told.round_id
         if round_id is None:  # a welcome: about the round open now
             opened = queries.open_round(session, game.id)
@@ -174,6 +180,37 @@ class WebhookChannel:
             )
             for event, suffix in game_events(
                 session, game, told.kind, told.round_id, now=now, archive=ctx.archive_link
+            )
+        ]
+
+    def _public_press(
+        self, game: Game, told: Notice, hook: tuple[str, str, str], *, now: datetime
+    ) -> list[Notice]:
+        """A press to every player (``PRESS``, ``PRESS TO ALL``), as its readers' mails are
+        queued: the game's webhook is told once (``press.public``: the sender's handle, or
+        none when the game's press is anonymous, the round, the text). Press to some players
+        only is never posted."""
+        context = told.context
+        if context.get("to") or context.get("press_id") is None:
+            return []
+        url, secret, chat = hook
+        event = _event(
+            game,
+            "press.public",
+            int(context.get("press_round") or 0),
+            now,
+            sender=context.get("sender"),
+            text=str(context.get("text") or ""),
+        )
+        return [
+            Notice(
+                "webhook",
+                url,
+                {"event": event, "format": chat, "secret": secret},
+                key=f"webhook:{game.id}:press.public:{context['press_id']}",
+                label="webhook:press.public",
+                game_id=game.id,
+                channel=self.name,
             )
         ]
 
@@ -215,6 +252,71 @@ class WebhookChannel:
                 channel=self.name,
             )
         ]
+
+    def _tournament(
+        self, session: Session, told: Notice, *, ctx: ServiceContext, now: datetime
+    ) -> list[Notice]:
+        """A player's mail of a tournament's round (his pairing, the standings), to his own
+        webhook: the event ``tournament.round`` (:func:`tournament_event`). Not the game
+        master's copy, which has no handle."""
+        handle = told.context.get("handle")
+        if not handle or told.context.get("gm"):
+            return []
+        person = persons.with_webhooks(session).get(told.recipient.strip().lower())
+        if person is None or not person.webhook_url:
+            return []
+        event = tournament_event(told.context, now=now)
+        return [
+            Notice(
+                "webhook",
+                person.webhook_url,
+                {
+                    "event": event,
+                    "format": guess_format(person.webhook_url),
+                    "secret": person.webhook_secret or "",
+                },
+                key=f"webhook:p{person.id}:{told.key}",
+                label=f"webhook:{event['event']}",
+                channel=self.name,
+            )
+        ]
+
+
+def tournament_event(context: Mapping[str, Any], *, now: datetime) -> dict[str, Any]:
+    """The event of a player's mail of a tournament's round (``tournament_rounds.py`` makes its
+    context): his handle, his pairing (his games, opponents, side, a bye), the standings; the
+    tournament stands where a game's event has its game."""
+    standings = [
+        {
+            "rank": line["rank"],
+            "player": line["handle"],
+            "score": line["score"],
+            "withdrawn": line["withdrawn"],
+        }
+        for line in context["standings"]
+    ]
+    pairing = [
+        {
+            "game": p["game"],
+            "opponents": list(p["opponents"]),
+            "side": p["side"],
+            "bye": p["bye"],
+        }
+        for p in context["pairing"]
+    ]
+    return {
+        "event": "tournament.round",
+        "game": {"name": context["tournament"], "kind": "tournament", "time_zone": None},
+        "round": context["round"],
+        "time": now.isoformat(),
+        "payload": {
+            "player": context["handle"],
+            "rounds": context["rounds"],
+            "final": context["final"],
+            "pairing": pairing,
+            "standings": standings,
+        },
+    }
 
 
 FOLLOWED = frozenset({"welcome", "started", "result", "reminder", "deadline_changed"})
@@ -302,17 +404,31 @@ def game_events(
     if kind in ("welcome", "started"):
         if rules_of(game).sequential:
             movers = list(rules_of(game).to_move(game_state(game)))
-            found.append((_opened(game, "turn", opened, now, to_move=movers), ""))
+            mentions = _mentions(game, movers)
+            found.append((_opened(game, "turn", opened, now, to_move=movers, **mentions), ""))
         else:
             found.append((_opened(game, "round.opened", opened, now), ""))
     elif kind == "reminder" and opened.id == round_id:
         waiting = _waiting(session, game, opened)
         step = f":{now:%Y%m%dT%H%M}"  # one a pass of the reminders, whoever is reminded
-        found.append((_opened(game, "round.waiting", opened, now, waiting=waiting), step))
+        mentions = _mentions(game, waiting or [])
+        event = _opened(game, "round.waiting", opened, now, waiting=waiting, **mentions)
+        found.append((event, step))
     elif kind == "deadline_changed" and opened.id == round_id:
         stamp = f":{opened.deadline:%Y%m%dT%H%M}" if opened.deadline else ":none"
         found.append((_opened(game, "round.deadline", opened, now), stamp))
     return found
+
+
+def _mentions(game: Game, handles: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``{"mentions": {handle: chat user id}}`` for the ``handles`` the game master mapped to
+    their chat names (``webhook_mentions``); nothing when he mapped none of them."""
+    try:
+        mapped = parse_mentions(game.settings.get("webhook_mentions") or "")
+    except ValueError:  # checked when set; an old game's odd value mentions nobody
+        return {}
+    found = {handle: mapped[handle] for handle in handles if handle in mapped}
+    return {"mentions": found} if found else {}
 
 
 def _standings(session: Session, game: Game, result: RoundResult) -> list[dict[str, Any]]:

@@ -31,10 +31,36 @@ EVENTS = (
     "orders.confirmed",
     "round.reminder",
     "turn.nudge",
+    "tournament.round",
+    "press.public",
 )
 """The events a webhook is told of (docs/webhooks.md)."""
 
 ZWSP = "\u200b"  # a zero-width space: breaks a mention or a link, shows nothing
+
+
+MENTION = re.compile(r"<@([A-Za-z0-9]{1,32})>")
+"""A chat's mention of one user as the game master writes it: Discord's ``<@123456>``, Slack's
+``<@U0123ABC>``. Nothing else (no ``@everyone``, no role, no channel) is taken."""
+
+
+def parse_mentions(value: Any) -> dict[str, str]:
+    """The setting ``webhook_mentions`` (``alice:<@123>,bob:<@456>``, or a mapping of handle
+    to mention) as {handle: the chat's user id}; ValueError for anything else."""
+    if isinstance(value, Mapping):
+        pairs = [[str(k), str(v)] for k, v in value.items()]
+    else:
+        pairs = [part.split(":", 1) for part in str(value or "").split(",") if part.strip()]
+    found: dict[str, str] = {}
+    for pair in pairs:
+        mention = MENTION.fullmatch(pair[1].strip()) if len(pair) == 2 else None
+        handle = pair[0].strip().lower()
+        if mention is None or not handle:
+            raise ValueError(
+                f"{':'.join(pair).strip()!r} is not handle:<@user id> (such as alice:<@123456>)"
+            )
+        found[handle] = mention.group(1)
+    return found
 
 
 def guess_format(url: str) -> str:
@@ -67,7 +93,9 @@ def neutral(text: str, chat: str) -> str:
 def body_of(event: Mapping[str, Any], *, chat: str, delivery: str) -> bytes:
     """The body posted for ``event`` in format ``chat`` (one of :data:`FORMATS`)."""
     if chat == "discord":
-        return _dumps({"content": words(event, chat), "allowed_mentions": {"parse": []}})
+        users = sorted(set(_mentioned(event, chat).values()))
+        allowed: dict[str, Any] = {"parse": [], "users": users} if users else {"parse": []}
+        return _dumps({"content": words(event, chat), "allowed_mentions": allowed})
     if chat == "slack":
         return _dumps({"text": words(event, chat), "unfurl_links": False})
     return _dumps({"schema": SCHEMA, "delivery": delivery, **event})
@@ -86,35 +114,19 @@ def words(event: Mapping[str, Any], chat: str) -> str:
     if what == "round.opened":
         text = f"{head}: round {number} is open.{due}"
     elif what == "turn":
-        movers = _names(payload.get("to_move", ()), chat)
+        movers = _names(payload.get("to_move", ()), chat, _mentioned(event, chat))
         text = f"{head}: round {number}, {movers} to move.{due}"
     elif what == "round.waiting":
         waiting = payload.get("waiting")
         if waiting is None:
             text = f"{head}: round {number} still waits for orders.{due}"
         else:
-            text = f"{head}: round {number} still waits for {_names(waiting, chat)}.{due}"
+            named = _names(waiting, chat, _mentioned(event, chat))
+            text = f"{head}: round {number} still waits for {named}.{due}"
     elif what == "round.deadline":
         text = f"{head}: the deadline of round {number} is now {deadline or 'not set'}."
-    elif what == "round.result":
-        text = f"{head}: the result of round {number}."
-        for measure in payload.get("standings", ()):
-            counts = ", ".join(
-                f"{neutral(line['player'], chat)} {line['value']}" for line in measure["lines"]
-            )
-            text += f" {neutral(measure['label'], chat).capitalize()}: {counts}."
-        link = payload.get("link")
-        if link:
-            text += f" <{link}|Round {number}>" if chat == "slack" else f" Round {number}: <{link}>"
-    elif what == "game.over":
-        winners = payload.get("winners") or []
-        if payload.get("draw") or not winners:
-            text = f"{head} is over: a draw after round {number}."
-        else:
-            text = f"{head} is over after round {number}: {_names(winners, chat)} won."
-        link = payload.get("link")
-        if link:
-            text += f" <{link}|The game>" if chat == "slack" else f" The game: <{link}>"
+    elif what in ("round.result", "game.over"):
+        text = _end_words(what, payload, head, number, chat)
     elif what == "orders.confirmed":
         player = _names([payload.get("player", "")], chat)
         text = f"{head}: {player}'s orders for round {number} are in.{due}"
@@ -124,13 +136,90 @@ def words(event: Mapping[str, Any], chat: str) -> str:
     elif what == "turn.nudge":
         player = _names([payload.get("player", "")], chat)
         text = f"{head}: {player}, it is your turn (round {number}).{due}"
+    elif what == "press.public":
+        text = _press_words(payload, head, number, chat)
+    elif what == "tournament.round":
+        text = _tournament_words(payload, head, number, chat)
     else:
         text = f"{head}: {what}."
     return text
 
 
-def _names(handles: Sequence[str], chat: str) -> str:
-    shown = [neutral(h, chat) for h in handles]
+PRESS_SHOWN = 1500
+"""The most of a press's text a chat post shows (Discord takes 2000 characters a message)."""
+
+
+def _press_words(payload: Mapping[str, Any], head: str, number: Any, chat: str) -> str:
+    """A public press: who (or nobody, anonymous), the round, the text neutralised."""
+    sender = payload.get("sender")
+    who = f"press from {_names([sender], chat)}" if sender else "anonymous press"
+    text = str(payload.get("text") or "")
+    if len(text) > PRESS_SHOWN:
+        text = text[:PRESS_SHOWN] + " ..."
+    return f"{head}: {who} (round {number}): {neutral(text, chat)}"
+
+
+def _end_words(what: str, payload: Mapping[str, Any], head: str, number: Any, chat: str) -> str:
+    """A round's result (the standings, the link) or the game's end (who won, the link)."""
+    if what == "round.result":
+        text = f"{head}: the result of round {number}."
+        for measure in payload.get("standings", ()):
+            counts = ", ".join(
+                f"{neutral(line['player'], chat)} {line['value']}" for line in measure["lines"]
+            )
+            text += f" {neutral(measure['label'], chat).capitalize()}: {counts}."
+        link = payload.get("link")
+        if link:
+            text += f" <{link}|Round {number}>" if chat == "slack" else f" Round {number}: <{link}>"
+        return text
+    winners = payload.get("winners") or []
+    if payload.get("draw") or not winners:
+        text = f"{head} is over: a draw after round {number}."
+    else:
+        text = f"{head} is over after round {number}: {_names(winners, chat)} won."
+    link = payload.get("link")
+    if link:
+        text += f" <{link}|The game>" if chat == "slack" else f" The game: <{link}>"
+    return text
+
+
+def _tournament_words(payload: Mapping[str, Any], head: str, number: Any, chat: str) -> str:
+    """A player's round of a tournament: his games and opponents, the standings."""
+    player = _names([payload.get("player", "")], chat)
+    if payload.get("final"):
+        text = f"{head}: the tournament is over, {player}."
+    else:
+        text = f"{head}: round {number}, {player}:"
+        for pairing in payload.get("pairing", ()):
+            if pairing.get("bye"):
+                text += " a bye."
+            else:
+                game = neutral(pairing.get("game") or "", chat)
+                text += f" {game} against {_names(pairing.get('opponents', ()), chat)}."
+    table = ", ".join(
+        f"{line['rank']}. {neutral(line['player'], chat)} {line['score']}"
+        for line in payload.get("standings", ())
+    )
+    return text + (f" Standings: {table}." if table else "")
+
+
+def _mentioned(event: Mapping[str, Any], chat: str) -> dict[str, str]:
+    """The chat's user ids of the players an event names, where the game master mapped them
+    (``webhook_mentions``): only in the events that wait on players (``turn``,
+    ``round.waiting``), only in Discord's (numeric ids) and Slack's format."""
+    if event["event"] not in ("turn", "round.waiting") or chat not in ("discord", "slack"):
+        return {}
+    given = event.get("payload", {}).get("mentions") or {}
+    return {
+        str(handle): str(user)
+        for handle, user in given.items()
+        if MENTION.fullmatch(f"<@{user}>") and (chat == "slack" or str(user).isdigit())
+    }
+
+
+def _names(handles: Sequence[str], chat: str, mentions: Mapping[str, str] | None = None) -> str:
+    mentions = mentions or {}
+    shown = [neutral(h, chat) + (f" (<@{mentions[h]}>)" if h in mentions else "") for h in handles]
     if len(shown) <= 1:
         return "".join(shown) or "nobody"
     return ", ".join(shown[:-1]) + " and " + shown[-1]

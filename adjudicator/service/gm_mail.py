@@ -256,11 +256,18 @@ def _apply(
 def _webhook(game: Game, command: GameWebhook) -> dict[str, Any]:
     """WEBHOOK ...: the game's webhook settings, as ``--setting webhook=...`` sets them,
     checked the same way (``settings.read_settings``)."""
-    names = {"url": "webhook", "secret": "webhook_secret", "format": "webhook_format"}
+    names = {
+        "url": "webhook",
+        "secret": "webhook_secret",
+        "format": "webhook_format",
+        "mentions": "webhook_mentions",
+    }
     settings = dict(game.settings)
     if command.what == "off":
         for name in names.values():
             settings.pop(name, None)
+    elif command.what == "mentions" and (command.value or "").lower() == "off":
+        settings.pop("webhook_mentions", None)
     else:
         settings[names[command.what]] = command.value
     read_settings(game.kind, game.schedule, game.time_zone, settings)  # ServiceError: refused

@@ -204,6 +204,7 @@ def _relay(
             "to": list(targets),
             "text": text,
             "press_round": row.round_number,
+            "press_id": row.id,  # a public press is posted to the webhook once, not per reader
             "private_allowed": not targets
             and not kind_of(game.kind).public_press_only
             and settings_of(game).private_press,

@@ -46,7 +46,9 @@ Settings live in ``Game.settings`` (JSON), all optional:
 - ``webhook``: an https address the game's public notices are posted to besides mail (round
   opened, result, still waiting, game over, whose turn: docs/webhooks.md); ``webhook_secret``
   signs each post; ``webhook_format`` is ``discord``, ``slack`` or ``json`` (default: guessed
-  from the address, else ``json``). Default none.
+  from the address, else ``json``); ``webhook_mentions`` maps handles to their chat names,
+  ``alice:<@123456>,bob:<@U0123ABC>``, mentioned in the posts that wait on them (whose turn,
+  still to order). Default none.
 - ``rated``: whether the game counts for the ratings when it ends (default: yes, unless a
   seat was played by the computer, from the start or as a stand-in).
 """
@@ -70,7 +72,7 @@ from adjudicator.core.schedule import (
 )
 from adjudicator.games import get_rules
 from adjudicator.notify.webhook_address import RefusedAddress, split_url
-from adjudicator.notify.webhook_formats import FORMATS
+from adjudicator.notify.webhook_formats import FORMATS, parse_mentions
 from adjudicator.service import ServiceError
 from adjudicator.storage.models import Game
 
@@ -98,6 +100,7 @@ SETTINGS = (
     "webhook",
     "webhook_secret",
     "webhook_format",
+    "webhook_mentions",
 )
 ABSENT = ("no-orders", "stand-in", "offer")
 ABSENCE = ("wait", "nmr")
@@ -246,6 +249,10 @@ def _check_webhook(settings: Mapping[str, Any]) -> None:
     chosen = settings.get("webhook_format")
     if chosen and str(chosen).lower() not in FORMATS:
         raise ServiceError(f"setting 'webhook_format' is one of {', '.join(FORMATS)}")
+    try:
+        parse_mentions(settings.get("webhook_mentions") or "")
+    except ValueError as error:
+        raise ServiceError(f"setting 'webhook_mentions': {error}") from None
 
 
 def _min_reliability(value: Any) -> int | None:

@@ -65,3 +65,27 @@ def test_the_generic_format_is_the_versioned_schema() -> None:
     assert body["schema"] == SCHEMA == "adjudicator.webhook/1"
     assert body["delivery"] == "d-1"
     assert {k: body[k] for k in ("event", "game", "round", "time", "payload")} == EVENT
+
+
+def test_a_tournaments_round_is_worded_with_the_pairing_and_standings_neutralised() -> None:
+    event = {
+        "event": "tournament.round",
+        "game": {"name": "cup", "kind": "tournament", "time_zone": None},
+        "round": 2,
+        "time": "2026-03-02T12:00:00+00:00",
+        "payload": {
+            "player": "ann",
+            "rounds": 3,
+            "final": False,
+            "pairing": [{"game": "cupr2g1", "opponents": ["@everyone"], "side": "White"}],
+            "standings": [
+                {"rank": 1, "player": "@everyone", "score": "1", "withdrawn": False},
+                {"rank": 2, "player": "ann", "score": "0", "withdrawn": False},
+            ],
+        },
+    }
+    text = json.loads(body_of(event, chat="discord", delivery="d"))["content"]
+    assert text.startswith("**cup**: round 2, ann: cupr2g1 against @")
+    assert "Standings: 1. @" in text
+    assert "2. ann 0." in text
+    assert "@everyone" not in text

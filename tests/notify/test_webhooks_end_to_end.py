@@ -28,6 +28,7 @@ from adjudicator.games import kind_of
 from adjudicator.notify.outbox import retry_delay, send_due
 from adjudicator.notify.webhook import WebhookChannel
 from adjudicator.readmodel.stored import game_state
+from adjudicator.service import ServiceError
 from adjudicator.service.app import App, make_app
 from adjudicator.service.deadlines import queue_reminders
 from adjudicator.service.games import Credentials, find_game
@@ -395,3 +396,147 @@ def test_a_deadline_moved_by_the_game_master_is_posted_with_the_new_deadline(app
         (post,) = receiver.posts
         assert post.headers["X-Adjudicator-Event"] == "round.deadline"
         assert post.json["payload"]["deadline"] == "2026-03-06T12:00:00+00:00"  # 72h + 24h
+
+
+@pytest.mark.parametrize(
+    ("chat", "mentions", "shown"),
+    [
+        ("discord", "bob:<@123456>,carol:<@789>", ["bob (<@123456>)", "carol (<@789>)"]),
+        ("slack", "bob:<@U0BOB>,carol:<@U0CAROL>", ["bob (<@U0BOB>)", "carol (<@U0CAROL>)"]),
+    ],
+)
+def test_the_post_of_who_the_round_waits_for_mentions_the_chat_names_the_gm_mapped(
+    app: App, chat: str, mentions: str, shown: list[str]
+) -> None:
+    """The game master maps handles to chat names (``webhook_mentions``): the post of the
+    players still to order mentions them, Discord allowing exactly those users; alice, who
+    has ordered, is mapped too and is not mentioned."""
+    with receiving(Receiver()) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={
+                "webhook": receiver.url,
+                "webhook_format": chat,
+                "reminders": ["24h"],
+                "webhook_mentions": f"alice:<@111>,{mentions}",
+            },
+            setup=Setup(start={"holdings": START}),
+        )
+        body = f"PASSWORD {creds['alice'].secret}\nGIVE 90 TO bob\n"
+        app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
+        app.clock.advance(hours=48, minutes=1)
+        with session_scope(app.engine) as session:
+            round_ = open_round_of(session, find_game(session, "gw1"))
+            assert round_ is not None
+            queue_reminders(session, round_, ctx=app.ctx, now=app.clock())
+        deliver(app)
+        (post,) = receiver.posts
+        text = post.json["content" if chat == "discord" else "text"]
+        assert f"still waits for {shown[0]} and {shown[1]}" in text
+        assert "111" not in text
+        if chat == "discord":
+            assert post.json["allowed_mentions"] == {"parse": [], "users": ["123456", "789"]}
+
+
+def test_a_game_played_in_turns_mentions_the_player_to_move(app: App) -> None:
+    with receiving(Receiver()) as receiver:
+        new_game(
+            app,
+            ["ann", "ben"],
+            kind="three-musketeers",
+            settings={
+                "webhook": receiver.url,
+                "webhook_format": "discord",
+                "webhook_mentions": "ann:<@1>,ben:<@2>",
+            },
+            welcome=True,
+        )
+        deliver(app)
+        (post,) = receiver.posts
+        (mover,) = post.json["allowed_mentions"]["users"]
+        assert mover in ("1", "2")
+        handle = {"1": "ann", "2": "ben"}[mover]
+        assert f"{handle} (<@{mover}>) to move" in post.json["content"]
+
+
+@pytest.mark.parametrize(
+    "mentions", ["bob:@everyone", "bob:<@&42>", "bob:<!channel>", "bob", "bob:<@1> x"]
+)
+def test_a_mapping_that_is_not_one_users_mention_is_refused(app: App, mentions: str) -> None:
+    with pytest.raises(ServiceError, match="webhook_mentions"):
+        new_game(
+            app, TRIO, settings={"webhook": "https://example.org/h", "webhook_mentions": mentions}
+        )
+
+
+@pytest.mark.parametrize("anonymous", [False, True])
+def test_press_to_every_player_is_posted_once_with_its_text_neutralised(
+    app: App, anonymous: bool
+) -> None:
+    """PRESS (to every player) is told to the game's webhook once, not once a reader, its text
+    unable to mention or link; press to some players only is never posted."""
+    with receiving(Receiver()) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={
+                "webhook": receiver.url,
+                "webhook_format": "discord",
+                "anonymous_press": anonymous,
+            },
+            setup=Setup(start={"holdings": START}),
+        )
+        body = (
+            f"PASSWORD {creds['alice'].secret}\nPRESS\n"
+            "@everyone peace, says <@123> at https://evil.example\nENDPRESS\n"
+        )
+        app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
+        body = f"PASSWORD {creds['bob'].secret}\nPRESS TO carol\nour secret plan\nENDPRESS\n"
+        app.ingest(player_mail("gw1", "bob", body, number=2), channel="t")
+        deliver(app)
+        (post,) = receiver.posts
+        assert post.headers["X-Adjudicator-Event"] == "press.public"
+        assert post.json["allowed_mentions"] == {"parse": []}
+        text = post.json["content"]
+        assert "peace, says" in text
+        assert "@everyone" not in text
+        assert "<@123>" not in text
+        assert "https://" not in text
+        assert ("alice" in text) != anonymous
+        assert "secret plan" not in post.body.decode()
+
+
+def test_the_game_master_maps_chat_names_by_mail(app: App) -> None:
+    with receiving(Receiver()) as receiver:
+        creds = new_game(
+            app,
+            TRIO,
+            settings={"reminders": ["24h"]},
+            setup=Setup(start={"holdings": START}),
+            gm_address="gm@example.org",
+        )
+        with session_scope(app.engine) as session:
+            renew_game_master(
+                session, find_game(session, "gw1"), address=None, ctx=app.ctx, now=app.clock()
+            )
+        reply_to = str(queued(app, "gm:game_master")[0]["Reply-To"])
+        body = (
+            f"WEBHOOK {receiver.url}\nWEBHOOK FORMAT discord\n"
+            "WEBHOOK MENTIONS bob:<@123>, carol:<@456>\nWEBHOOK MENTIONS dan:@everyone\n"
+        )
+        app.ingest(gm_mail(reply_to, body, 1), channel="t")
+        answer = " ".join(plain(queued(app, "answer")[-1]).split())
+        assert "mentions the players you mapped (bob:<@123>,carol:<@456>)" in answer
+        assert "is not handle:<@user id>" in answer  # the second is refused, with the reason
+        body = f"PASSWORD {creds['alice'].secret}\nGIVE 90 TO bob\n"
+        app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
+        app.clock.advance(hours=48, minutes=1)
+        with session_scope(app.engine) as session:
+            round_ = open_round_of(session, find_game(session, "gw1"))
+            assert round_ is not None
+            queue_reminders(session, round_, ctx=app.ctx, now=app.clock())
+        deliver(app)
+        (post,) = receiver.posts
+        assert "still waits for bob (<@123>) and carol (<@456>)" in post.json["content"]
+        assert post.json["allowed_mentions"] == {"parse": [], "users": ["123", "456"]}
