@@ -50,7 +50,7 @@ from adjudicator.notify.webhook_formats import body_of, guess_format, parse_ment
 from adjudicator.readmodel.links import round_file
 from adjudicator.readmodel.stored import game_state, rules_of
 from adjudicator.storage import persons, queries
-from adjudicator.storage.models import Game, OrderSet, Round, RoundResult
+from adjudicator.storage.models import Game, OrderSet, Person, Round, RoundResult
 
 log = logging.getLogger(__name__)
 
@@ -225,8 +225,8 @@ class WebhookChannel:
     ) -> list[Notice]:
         if told.kind not in PERSONAL or not told.recipient:
             return []
-        person = persons.with_webhooks(session).get(told.recipient.strip().lower())
-        if person is None or not person.webhook_url:
+        person = _with_webhook(session, told.recipient)
+        if person is None:
             return []
         seat = queries.seat_at_address(session, game.id, told.recipient)
         if seat is None:
@@ -236,22 +236,7 @@ class WebhookChannel:
         )
         if event is None:
             return []
-        return [
-            Notice(
-                "webhook",
-                person.webhook_url,
-                {
-                    "event": event,
-                    "format": guess_format(person.webhook_url),
-                    "secret": person.webhook_secret or "",
-                },
-                key=f"webhook:p{person.id}:{told.key}",
-                label=f"webhook:{event['event']}",
-                game_id=game.id,
-                round_id=told.round_id,
-                channel=self.name,
-            )
-        ]
+        return [self._to_person(person, event, told, game_id=game.id, round_id=told.round_id)]
 
     def _tournament(
         self, session: Session, told: Notice, *, ctx: ServiceContext, now: datetime
@@ -262,24 +247,43 @@ class WebhookChannel:
         handle = told.context.get("handle")
         if not handle or told.context.get("gm"):
             return []
-        person = persons.with_webhooks(session).get(told.recipient.strip().lower())
-        if person is None or not person.webhook_url:
+        person = _with_webhook(session, told.recipient)
+        if person is None:
             return []
-        event = tournament_event(told.context, now=now)
-        return [
-            Notice(
-                "webhook",
-                person.webhook_url,
-                {
-                    "event": event,
-                    "format": guess_format(person.webhook_url),
-                    "secret": person.webhook_secret or "",
-                },
-                key=f"webhook:p{person.id}:{told.key}",
-                label=f"webhook:{event['event']}",
-                channel=self.name,
-            )
-        ]
+        return [self._to_person(person, tournament_event(told.context, now=now), told)]
+
+    def _to_person(
+        self,
+        person: Person,
+        event: dict[str, Any],
+        told: Notice | PendingMail,
+        *,
+        game_id: int | None = None,
+        round_id: int | None = None,
+    ) -> Notice:
+        """``event`` posted to ``person``'s own webhook (SET WEBHOOK), signed with his secret,
+        keyed by the mail ``told`` it follows: told once however often that mail is."""
+        assert person.webhook_url is not None
+        return Notice(
+            "webhook",
+            person.webhook_url,
+            {
+                "event": event,
+                "format": guess_format(person.webhook_url),
+                "secret": person.webhook_secret or "",
+            },
+            key=f"webhook:p{person.id}:{told.key}",
+            label=f"webhook:{event['event']}",
+            game_id=game_id,
+            round_id=round_id,
+            channel=self.name,
+        )
+
+
+def _with_webhook(session: Session, address: str) -> Person | None:
+    """The person at ``address`` when he has a webhook of his own (SET WEBHOOK)."""
+    person = persons.with_webhooks(session).get(address.strip().lower())
+    return person if person is not None and person.webhook_url else None
 
 
 def tournament_event(context: Mapping[str, Any], *, now: datetime) -> dict[str, Any]:
