@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -11,6 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from adjudicator.notify.outbox import send_due
+from adjudicator.notify.webhook import WebhookChannel
+from adjudicator.service.app import App
 
 
 @dataclass
@@ -71,3 +76,29 @@ def receiving(receiver: Receiver) -> Iterator[Receiver]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def deliver_webhooks(app: App, channel: WebhookChannel | None = None) -> int:
+    """One pass of ``serve`` over the webhook lane, with the app's webhook channel (or
+    ``channel``); how many posts were made."""
+    if channel is None:
+        (channel,) = app.ctx.channels
+        assert isinstance(channel, WebhookChannel)
+    poster = channel
+
+    async def run() -> int:
+        sender = poster.sender()
+        try:
+            return await send_due(
+                app.engine,
+                sender,
+                bounce_address="judge@pbem.test",
+                now=app.clock,
+                channel="webhook",
+                give_up=poster.give_up_after,
+                on_refused=app.tell_refused,
+            )
+        finally:
+            await sender.close()
+
+    return asyncio.run(run())

@@ -7,7 +7,6 @@ by mail once."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import random
@@ -20,12 +19,12 @@ from pathlib import Path
 import pytest
 from playing import Clock, new_game, newest_to, plain, player_mail, queued
 from sqlmodel import Session, col, select
-from webhook_receiver import Post, Receiver, receiving
+from webhook_receiver import Post, Receiver, deliver_webhooks, receiving
 
 from adjudicator.base.config import Config, ServiceConfig, WebhooksConfig
 from adjudicator.core.game import Setup
 from adjudicator.games import kind_of
-from adjudicator.notify.outbox import retry_delay, send_due
+from adjudicator.notify.outbox import retry_delay
 from adjudicator.notify.webhook import WebhookChannel
 from adjudicator.readmodel.stored import game_state
 from adjudicator.service import ServiceError
@@ -62,29 +61,6 @@ def app(tmp_path: Path) -> Iterator[App]:
     application.clock = Clock()
     yield application
     application.engine.dispose()
-
-
-def deliver(app: App) -> int:
-    """One pass of ``serve`` over the webhook lane."""
-    (channel,) = app.ctx.channels
-    assert isinstance(channel, WebhookChannel)
-
-    async def run() -> int:
-        sender = channel.sender()
-        try:
-            return await send_due(
-                app.engine,
-                sender,
-                bounce_address="judge@pbem.test",
-                now=app.clock,
-                channel="webhook",
-                give_up=channel.give_up_after,
-                on_refused=app.tell_refused,
-            )
-        finally:
-            await sender.close()
-
-    return asyncio.run(run())
 
 
 def holdings(app: App) -> dict[str, int]:
@@ -130,25 +106,25 @@ def test_a_game_played_by_mail_to_its_end_posts_every_event_signed_and_once(app:
             setup=Setup(start={"holdings": START}),
             welcome=True,
         )
-        assert deliver(app) == 0  # the receiver's 500: tried again after the backoff
+        assert deliver_webhooks(app) == 0  # the receiver's 500: tried again after the backoff
         (first,) = receiver.posts
         app.clock.advance(seconds=retry_delay(1).total_seconds())
-        assert deliver(app) == 1
+        assert deliver_webhooks(app) == 1
         again = receiver.posts[1]
         assert again.headers["X-Adjudicator-Delivery"] == first.headers["X-Adjudicator-Delivery"]
         assert again.body == first.body
         number = 1
         play_round(app, creds, number)
-        assert deliver(app) == 2  # round 1's result, round 2 opened
+        assert deliver_webhooks(app) == 2  # round 1's result, round 2 opened
     # The receiver is down for a whole round: nothing is lost.
     while not finished(app) and number < 8:
         number += 1
         play_round(app, creds, number)
-        assert deliver(app) == 0
+        assert deliver_webhooks(app) == 0
     assert finished(app)
     app.clock.advance(hours=1)
     with receiving(Receiver(port=receiver.port, posts=receiver.posts)):
-        assert deliver(app) > 0
+        assert deliver_webhooks(app) > 0
     got = events(receiver.posts)
     expected = [("round.opened", 1)]
     for n in range(1, number + 1):
@@ -185,9 +161,9 @@ def test_a_receiver_that_refuses_for_good_is_given_up_and_the_game_master_told_o
             gm_address="gm@example.org",
             welcome=True,
         )
-        deliver(app)
+        deliver_webhooks(app)
         play_round(app, creds, 1)
-        deliver(app)
+        deliver_webhooks(app)
         assert len(receiver.posts) == 3
         assert "X-Adjudicator-Signature" not in receiver.posts[0].headers  # no secret set
     with Session(app.engine) as session:
@@ -209,14 +185,14 @@ def test_a_receiver_down_past_the_give_up_time_is_given_up(app: App) -> None:
         gm_address="gm@example.org",
         welcome=True,
     )
-    assert deliver(app) == 0
+    assert deliver_webhooks(app) == 0
     app.clock.advance(hours=23)
-    assert deliver(app) == 0
+    assert deliver_webhooks(app) == 0
     with Session(app.engine) as session:
         (row,) = session.exec(select(OutboxMail).where(OutboxMail.channel == "webhook")).all()
         assert row.status == OutboxStatus.PENDING  # down for 23 hours: still tried
     app.clock.advance(hours=1, seconds=1)
-    deliver(app)
+    deliver_webhooks(app)
     with Session(app.engine) as session:
         (row,) = session.exec(select(OutboxMail).where(OutboxMail.channel == "webhook")).all()
         assert row.status == OutboxStatus.FAILED
@@ -246,7 +222,7 @@ def test_a_player_sets_his_own_webhook_by_mail_and_gets_his_own_notices_signed(
         secret = secret_in(app, "alice@example.org")
         assert len(secret) >= 24
         play_round(app, creds, 1)
-        deliver(app)
+        deliver_webhooks(app)
         got = [(p.json["event"], p.json["round"], p.json["payload"]["player"]) for p in own.posts]
         assert sorted(got) == [("orders.confirmed", 1, "alice"), ("round.result", 1, "alice")]
         for post in own.posts:
@@ -259,7 +235,7 @@ def test_a_player_sets_his_own_webhook_by_mail_and_gets_his_own_notices_signed(
         assert "SET WEBHOOK OFF" in plain(newest_to(app, "alice@example.org"))
         before = len(own.posts)
         play_round(app, creds, 2)
-        deliver(app)
+        deliver_webhooks(app)
         assert len(own.posts) == before
 
 
@@ -271,7 +247,7 @@ def test_a_players_webhook_given_up_is_told_to_him_once(app: App) -> None:
         body = f"PASSWORD {creds['alice'].secret}\nSET WEBHOOK {own.url}\n"
         app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
         play_round(app, creds, 1)
-        deliver(app)
+        deliver_webhooks(app)
         assert len(own.posts) == 2
     (told,) = queued(app, "webhook_gave_up")
     assert told["To"] == "alice@example.org"
@@ -308,7 +284,7 @@ def test_the_game_master_sets_the_games_webhook_by_mail(app: App) -> None:
         assert f"the game's public notices are posted to {receiver.url} too" in answer
         assert SECRET not in answer.replace(f"WEBHOOK SECRET {SECRET}", "")
         play_round(app, creds, 1)
-        deliver(app)
+        deliver_webhooks(app)
         assert {p.headers["X-Adjudicator-Event"] for p in receiver.posts} == {
             "round.result",
             "round.opened",
@@ -321,7 +297,7 @@ def test_the_game_master_sets_the_games_webhook_by_mail(app: App) -> None:
         assert "nothing more is posted to a webhook for this game" in answer
         before = len(receiver.posts)
         play_round(app, creds, 2)
-        deliver(app)
+        deliver_webhooks(app)
         assert len(receiver.posts) == before
 
 
@@ -340,7 +316,7 @@ def test_a_reminder_tells_the_webhook_who_the_round_still_waits_for_once(app: Ap
             round_ = open_round_of(session, find_game(session, "gw1"))
             assert round_ is not None
             assert queue_reminders(session, round_, ctx=app.ctx, now=app.clock()) == 2
-        deliver(app)
+        deliver_webhooks(app)
         (post,) = receiver.posts
         assert post.headers["X-Adjudicator-Event"] == "round.waiting"
         text = post.json["content"]
@@ -358,7 +334,7 @@ def test_a_game_played_in_turns_tells_whose_turn_it_is(app: App) -> None:
             settings={"webhook": receiver.url},
             welcome=True,
         )
-        deliver(app)
+        deliver_webhooks(app)
         (first,) = receiver.posts
         assert (first.json["event"], first.json["round"]) == ("turn", 1)
         mover = first.json["payload"]["to_move"]
@@ -371,7 +347,7 @@ def test_a_game_played_in_turns_tells_whose_turn_it_is(app: App) -> None:
         body = f"PASSWORD {creds[mover[0]].secret}\n" + "\n".join(move) + "\n"
         app.ingest(player_mail("gw1", mover[0], body, number=1), channel="t")
         app.report()
-        deliver(app)
+        deliver_webhooks(app)
         got = [(p.json["event"], p.json["round"]) for p in receiver.posts[1:]]
         assert sorted(got) == [("round.result", 1), ("turn", 2)]
         (turn,) = [p.json for p in receiver.posts[1:] if p.json["event"] == "turn"]
@@ -392,7 +368,7 @@ def test_a_deadline_moved_by_the_game_master_is_posted_with_the_new_deadline(app
             )
         reply_to = str(queued(app, "gm:game_master")[0]["Reply-To"])
         app.ingest(gm_mail(reply_to, "EXTEND 24h\n", 1), channel="t")
-        deliver(app)
+        deliver_webhooks(app)
         (post,) = receiver.posts
         assert post.headers["X-Adjudicator-Event"] == "round.deadline"
         assert post.json["payload"]["deadline"] == "2026-03-06T12:00:00+00:00"  # 72h + 24h
@@ -430,7 +406,7 @@ def test_the_post_of_who_the_round_waits_for_mentions_the_chat_names_the_gm_mapp
             round_ = open_round_of(session, find_game(session, "gw1"))
             assert round_ is not None
             queue_reminders(session, round_, ctx=app.ctx, now=app.clock())
-        deliver(app)
+        deliver_webhooks(app)
         (post,) = receiver.posts
         text = post.json["content" if chat == "discord" else "text"]
         assert f"still waits for {shown[0]} and {shown[1]}" in text
@@ -452,7 +428,7 @@ def test_a_game_played_in_turns_mentions_the_player_to_move(app: App) -> None:
             },
             welcome=True,
         )
-        deliver(app)
+        deliver_webhooks(app)
         (post,) = receiver.posts
         (mover,) = post.json["allowed_mentions"]["users"]
         assert mover in ("1", "2")
@@ -494,7 +470,7 @@ def test_press_to_every_player_is_posted_once_with_its_text_neutralised(
         app.ingest(player_mail("gw1", "alice", body, number=1), channel="t")
         body = f"PASSWORD {creds['bob'].secret}\nPRESS TO carol\nour secret plan\nENDPRESS\n"
         app.ingest(player_mail("gw1", "bob", body, number=2), channel="t")
-        deliver(app)
+        deliver_webhooks(app)
         (post,) = receiver.posts
         assert post.headers["X-Adjudicator-Event"] == "press.public"
         assert post.json["allowed_mentions"] == {"parse": []}
@@ -536,7 +512,7 @@ def test_the_game_master_maps_chat_names_by_mail(app: App) -> None:
             round_ = open_round_of(session, find_game(session, "gw1"))
             assert round_ is not None
             queue_reminders(session, round_, ctx=app.ctx, now=app.clock())
-        deliver(app)
+        deliver_webhooks(app)
         (post,) = receiver.posts
         assert "still waits for bob (<@123>) and carol (<@456>)" in post.json["content"]
         assert post.json["allowed_mentions"] == {"parse": [], "users": ["123", "456"]}

@@ -6,18 +6,16 @@ server on loopback; the players without one and the game master's copy post noth
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playing import Clock, queued
 from test_tournaments import FLAGS, _address
-from webhook_receiver import Receiver, receiving
+from webhook_receiver import Receiver, deliver_webhooks, receiving
 
 from adjudicator.base.config import Config, ServiceConfig, WebhooksConfig
-from adjudicator.notify.outbox import send_due
-from adjudicator.notify.webhook import WebhookChannel, signature
+from adjudicator.notify.webhook import signature
 from adjudicator.service.app import App, make_app
 from adjudicator.service.games import PlayerSpec
 from adjudicator.service.tournaments import create_tournament, start_tournament
@@ -37,28 +35,6 @@ def hooked(tmp_path: Path) -> Iterator[App]:
     application.clock = Clock()
     yield application
     application.engine.dispose()
-
-
-def deliver(app: App) -> None:
-    (channel,) = app.ctx.channels
-    assert isinstance(channel, WebhookChannel)
-
-    async def run() -> None:
-        sender = channel.sender()
-        try:
-            await send_due(
-                app.engine,
-                sender,
-                bounce_address="judge@pbem.test",
-                now=app.clock,
-                channel="webhook",
-                give_up=channel.give_up_after,
-                on_refused=app.tell_refused,
-            )
-        finally:
-            await sender.close()
-
-    asyncio.run(run())
 
 
 def test_a_player_with_a_webhook_gets_the_tournaments_round_posted(hooked: App) -> None:
@@ -81,7 +57,7 @@ def test_a_player_with_a_webhook_gets_the_tournaments_round_posted(hooked: App) 
             start_tournament(session, tournament, ctx=app.ctx, now=app.clock())
         mails = queued(app, "tournament")
         assert _address("a") in {str(m["To"]) for m in mails}  # the mail goes as ever
-        deliver(app)
+        deliver_webhooks(app)
         (post,) = own.posts
         assert post.headers["X-Adjudicator-Event"] == "tournament.round"
         event = post.json
