@@ -391,6 +391,14 @@ def _all_decided(session: Session, tournament: Tournament) -> bool:
     return all(result_of(tournament, r, games.get(r.game_id or 0)) is not None for r in rows)
 
 
+def player_named(session: Session, tournament: Tournament, handle: str) -> TournamentPlayer:
+    """The player of ``tournament`` by his handle; ``ServiceError`` when there is none."""
+    player = next((p for p in players_of(session, tournament) if p.handle == handle.lower()), None)
+    if player is None:
+        raise ServiceError(f"{handle!r} is not a player of tournament {tournament.name}")
+    return player
+
+
 def replace_player(
     session: Session,
     tournament: Tournament,
@@ -404,9 +412,7 @@ def replace_player(
     handle (as a seat taken over keeps its handle), his seats in the games under way (each
     handed over as ``adjudicate player replace`` does: the newcomer gets the game so far and
     a password), and the games of the rounds to come. The games handed over."""
-    player = next((p for p in players_of(session, tournament) if p.handle == handle.lower()), None)
-    if player is None:
-        raise ServiceError(f"{handle!r} is not a player of tournament {tournament.name}")
+    player = player_named(session, tournament, handle)
     if player.withdrawn_round is not None:
         raise ServiceError(f"{handle} has withdrawn: his games are forfeited, his place is gone")
     player.address = checked_address(address, whose=player.handle)

@@ -21,7 +21,7 @@ from adjudicator.service.tournament_rounds import (
     find_tournament,
 )
 from adjudicator.storage.models import Game, GameStatus
-from adjudicator.storage.tournaments import Tournament, games_by_id, games_of, players_of
+from adjudicator.storage.tournaments import Tournament, games_by_id, games_of
 
 __all__ = [
     "Ratings",
@@ -64,9 +64,7 @@ def withdraw(
     """``handle`` leaves the tournament: his games of the round under way are forfeited (his
     opponents win them) and paused, so that no deadline runs in them any more, and he is paired
     no more (docs/tournaments.md). Every player is told, he too; the games forfeited."""
-    player = next((p for p in players_of(session, tournament) if p.handle == handle.lower()), None)
-    if player is None:
-        raise ServiceError(f"{handle!r} is not a player of tournament {tournament.name}")
+    player = tournament_rounds.player_named(session, tournament, handle)
     if player.withdrawn_round is not None:
         raise ServiceError(f"{handle} has withdrawn already")
 
@@ -105,12 +103,11 @@ def replace_player(
     """The person at ``address`` takes ``handle``'s place (``tournament_rounds.replace_player``:
     his seed, results, handle and seats in the games under way, and the rounds to come); the
     players are told, and so are the newcomer and the former address. The games handed over."""
-    player = next((p for p in players_of(session, tournament) if p.handle == handle.lower()), None)
-    former = player.address if player is not None else None
+    player = tournament_rounds.player_named(session, tournament, handle)
+    former = player.address
     handed = tournament_rounds.replace_player(
         session, tournament, handle, address, ctx=ctx, now=now
     )
-    assert player is not None  # replace_player refuses a handle that is not a player's
     tell_change(
         session,
         tournament,
