@@ -50,44 +50,26 @@ def tournament_feed(renderer: Renderer, view: TournamentView, *, site: Site) -> 
     created = view.created_at or datetime.min
     entries: list[Entry] = []
 
-    def entry(specific: str, title: str, updated: datetime, summary: str) -> Entry:
+    def entry(specific: str, texts_of: str, updated: datetime, *about: object) -> Entry:
+        """The entry ``specific``, its title and summary the template's macros
+        ``<texts_of>_title`` and ``<texts_of>_summary`` of ``about``."""
+        title = str(getattr(texts, f"{texts_of}_title")(*about)).strip()
+        summary = str(getattr(texts, f"{texts_of}_summary")(*about)).strip()
         return Entry(
             id=tag_uri(site.authority, created, f"tournament/{view.name}/{specific}"),
-            title=title.strip(),
+            title=title,
             updated=updated,
             link=page,
-            summary=summary.strip(),
-            html=f"<p>{escape(summary.strip())}</p>",
+            summary=summary,
+            html=f"<p>{escape(summary)}</p>",
         )
 
     for r in view.rounds_played:
-        number = r.number
-        entries.append(
-            entry(
-                f"round-{number}/paired",
-                str(texts.paired_title(view, r)),  # type: ignore[attr-defined]
-                r.paired_at,
-                str(texts.paired_summary(view, r)),  # type: ignore[attr-defined]
-            )
-        )
+        entries.append(entry(f"round-{r.number}/paired", "paired", r.paired_at, view, r))
         if r.finished_at is not None:
-            entries.append(
-                entry(
-                    f"round-{number}/over",
-                    str(texts.finished_title(view, r)),  # type: ignore[attr-defined]
-                    r.finished_at,
-                    str(texts.finished_summary(view, r)),  # type: ignore[attr-defined]
-                )
-            )
+            entries.append(entry(f"round-{r.number}/over", "finished", r.finished_at, view, r))
     if view.finished_at is not None:
-        entries.append(
-            entry(
-                "over",
-                str(texts.over_title(view)),  # type: ignore[attr-defined]
-                view.finished_at,
-                str(texts.over_summary(view)),  # type: ignore[attr-defined]
-            )
-        )
+        entries.append(entry("over", "over", view.finished_at, view))
     entries.reverse()  # newest first; made in the order things happened
     updated = max((e.updated for e in entries), default=created)
     return atom_document(
